@@ -1,0 +1,56 @@
+/** Base class of every error the engine throws on purpose; `isUploadError` tells them apart. */
+export class UploadError extends Error {
+  override name = 'UploadError'
+}
+
+/** An error reply from S3 (or an S3-compatible store), with the store's own `Code`. */
+export class S3Error extends UploadError {
+  override name = 'S3Error'
+  /** S3's error code, e.g. `NoSuchBucket`, `AccessDenied`, `EntityTooSmall`; `Http403` when the reply had no body. */
+  readonly code: string
+  readonly status: number
+  readonly requestId: string | undefined
+  /** The `Retry-After` header of a 429/503 reply, honoured by the retry policy. */
+  readonly retryAfter: string | null
+
+  constructor(code: string, message: string, status: number, requestId?: string, retryAfter: string | null = null) {
+    super(`${code}: ${message} (HTTP ${status}${requestId ? `, request id ${requestId}` : ''})`)
+    this.code = code
+    this.status = status
+    this.requestId = requestId
+    this.retryAfter = retryAfter
+  }
+}
+
+/** The credential endpoint refused or failed; `message` is the endpoint's own `error` text, as is. */
+export class EndpointError extends UploadError {
+  override name = 'EndpointError'
+  readonly status: number
+
+  constructor(message: string, status: number) {
+    super(message)
+    this.status = status
+  }
+}
+
+/** The request never got an HTTP reply (offline, DNS, CORS refusal, connection reset). Retried. */
+export class NetworkError extends UploadError {
+  override name = 'NetworkError'
+}
+
+/** Rejection of an upload stopped through its AbortSignal. The name matches DOM `AbortError`. */
+export class UploadAbortedError extends UploadError {
+  override name = 'AbortError'
+
+  constructor() {
+    super('Upload aborted')
+  }
+}
+
+export const isUploadError = (error: unknown): error is UploadError => error instanceof UploadError
+
+/** Cross-origin replies hide every header not listed in the bucket's CORS `ExposeHeaders`. */
+export const missingETag = (partNumber: number) =>
+  new UploadError(
+    `Part ${partNumber} was uploaded but its ETag is not readable: add "ETag" to the bucket's CORS ExposeHeaders (ExposeHeaders: ETag)`,
+  )

@@ -1,0 +1,51 @@
+import { MIN_PART_SIZE } from './parts.ts'
+import type { Queue } from './queue.ts'
+import { defaultTransport, type Transport } from './transport.ts'
+
+export interface Progress {
+  /** Bytes sent so far: never decreases, never exceeds `total`, ends equal to it. */
+  loaded: number
+  total: number
+}
+
+/** How bytes are moved, whatever gave the permission to move them. */
+export interface TransferOptions {
+  /** Bytes per part; at least 5 MiB, raised automatically to stay within 10 000 parts. Bodies up to one part go as a single PUT. @default 5 MiB */
+  partSize?: number
+  /** Parts in flight at once for this upload. @default 4 */
+  queueSize?: number
+  /** Keep uploaded parts on storage when the upload fails or is aborted (no AbortMultipartUpload). @default false */
+  leavePartsOnError?: boolean
+  /** Attempts per request, the first included; only network errors, 5xx and 429 are retried. @default 3 */
+  retries?: number
+  signal?: AbortSignal
+  onProgress?: (progress: Progress) => void
+  /** @default XMLHttpRequest in browsers (byte progress), fetch elsewhere */
+  transport?: Transport
+  /** A queue shared by several uploads, so a page with many files keeps one connection budget. */
+  queue?: Queue
+}
+
+export const defaultOptions = {
+  partSize: MIN_PART_SIZE,
+  queueSize: 4,
+  leavePartsOnError: false,
+  retries: 3,
+}
+
+export type ResolvedOptions = TransferOptions & typeof defaultOptions & { transport: Transport }
+
+export function resolveOptions(options: TransferOptions): ResolvedOptions {
+  const resolved = { ...defaultOptions, transport: defaultTransport(), ...stripUndefined(options) }
+  for (const name of ['queueSize', 'retries'] as const) {
+    const value = resolved[name]
+    if (!Number.isInteger(value) || value < 1) {
+      throw new RangeError(`updraft: ${name} must be a whole number of at least 1, got ${value}`)
+    }
+  }
+  return resolved
+}
+
+/** `{ partSize: undefined }` means "the default", not "no part size". */
+const stripUndefined = <T extends object>(object: T): T =>
+  Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T

@@ -1,0 +1,40 @@
+/** S3's multipart limits: https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html */
+export const MiB = 1024 * 1024
+export const MIN_PART_SIZE = 5 * MiB
+export const MAX_PART_SIZE = 5 * 1024 * MiB
+export const MAX_PARTS = 10_000
+export const MAX_OBJECT_SIZE = 5 * 1024 * 1024 * MiB
+
+/** How a body of `size` bytes splits into parts. Numbers only: part ranges come from `partRange`. */
+export interface PartPlan {
+  size: number
+  /** Every part but the last is exactly this long. */
+  partSize: number
+  /** 0 for an empty body. */
+  count: number
+  /** Length of the last part: in 1..partSize when size > 0. */
+  lastPartSize: number
+}
+
+/**
+ * Splits `size` bytes into parts of `partSize` (at least 5 MiB), raising the part size to the next
+ * whole MiB when more than 10 000 parts would be needed.
+ */
+export function planParts(size: number, partSize = MIN_PART_SIZE): PartPlan {
+  if (!Number.isSafeInteger(size) || size < 0 || size > MAX_OBJECT_SIZE) {
+    throw new RangeError(`updraft: size must be a whole number of bytes from 0 to 5 TiB, got ${size}`)
+  }
+  if (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
+    throw new RangeError(`updraft: partSize must be a whole number from 5 MiB to 5 GiB, got ${partSize}`)
+  }
+  const smallestAllowed = Math.ceil(size / MAX_PARTS)
+  if (partSize < smallestAllowed) partSize = Math.ceil(smallestAllowed / MiB) * MiB
+  const count = Math.ceil(size / partSize)
+  return { size, partSize, count, lastPartSize: size - Math.max(0, count - 1) * partSize }
+}
+
+/** Byte range [start, end) of part `partNumber` (1-based, as S3 numbers them). */
+export function partRange(plan: PartPlan, partNumber: number): [start: number, end: number] {
+  const start = (partNumber - 1) * plan.partSize
+  return [start, Math.min(start + plan.partSize, plan.size)]
+}
