@@ -41,7 +41,9 @@ stop_cluster() {
     for name in radosgw osd mon; do
       [ -f "$dir/pids/$name.pid" ] || continue
       pid="$(cat "$dir/pids/$name.pid" 2>/dev/null || true)"
-      if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then alive=1; fi
+      # a zombie (state Z) is dead: it holds no memory or ports, only waits for reaping
+      if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null \
+        && [ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)" != Z ]; then alive=1; fi
     done
     [ "$alive" = 0 ] && break
     sleep 0.1

@@ -1,0 +1,17 @@
+// s3rver ships no types; this declares the part of its API the tests and `npm start` use.
+declare module '@20minutes/s3rver' {
+  interface S3rverOptions {
+    address?: string
+    port?: number
+    silent?: boolean
+    directory?: string
+    vhostBuckets?: boolean
+    resetOnClose?: boolean
+    configureBuckets?: Array<{ name: string; configs?: Array<string | Buffer> }>
+  }
+  export default class S3rver {
+    constructor(options?: S3rverOptions)
+    run(): Promise<{ address: string; port: number }>
+    close(): Promise<void>
+  }
+}
