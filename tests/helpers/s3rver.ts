@@ -2,18 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import S3rver from '@20minutes/s3rver'
+import { BUCKET, BUCKET_WITHOUT_EXPOSED_ETAG, type TestStore } from './stores.ts'
 
 /** s3rver accepts this fixed key pair and checks SigV4 signatures made with it. */
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
 
-export interface S3rverInstance {
-  endpoint: string
-  region: string
-  credentials: typeof S3RVER_CREDENTIALS
-  /** CORS allows any origin and exposes ETag. */
-  bucket: string
-  /** CORS allows any origin but does not expose ETag: browsers cannot read part ETags. */
-  bucketWithoutExposedETag: string
+export interface S3rverInstance extends TestStore {
+  name: 's3rver'
   stop(): Promise<void>
 }
 
@@ -25,7 +20,11 @@ const corsXml = (exposeETag: boolean) => `<CORSConfiguration><CORSRule>
   <MaxAgeSeconds>3000</MaxAgeSeconds>
 </CORSRule></CORSConfiguration>`
 
-/** Starts s3rver on a free loopback port with its data in a fresh temporary folder. */
+/**
+ * Starts s3rver on a free loopback port with its data in a fresh temporary folder. Cheap
+ * (~50 ms), so each test file starts its own. Its buckets are configured up front because
+ * s3rver has no PutBucketCors.
+ */
 export async function startS3rver(): Promise<S3rverInstance> {
   const directory = await mkdtemp(join(tmpdir(), 'updraft-s3rver-'))
   const server = new S3rver({
@@ -35,17 +34,18 @@ export async function startS3rver(): Promise<S3rverInstance> {
     directory,
     vhostBuckets: false,
     configureBuckets: [
-      { name: 'uploads', configs: [corsXml(true)] },
-      { name: 'no-expose', configs: [corsXml(false)] },
+      { name: BUCKET, configs: [corsXml(true)] },
+      { name: BUCKET_WITHOUT_EXPOSED_ETAG, configs: [corsXml(false)] },
     ],
   })
   const { port } = (await server.run()) as { port: number }
   return {
+    name: 's3rver',
     endpoint: `http://127.0.0.1:${port}`,
     region: 'us-east-1',
     credentials: S3RVER_CREDENTIALS,
-    bucket: 'uploads',
-    bucketWithoutExposedETag: 'no-expose',
+    bucket: BUCKET,
+    bucketWithoutExposedETag: BUCKET_WITHOUT_EXPOSED_ETAG,
     async stop() {
       await server.close()
       await rm(directory, { recursive: true, force: true })

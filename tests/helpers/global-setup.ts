@@ -1,0 +1,30 @@
+import type { TestProject } from 'vitest/node'
+import { startRgw } from './rgw.ts'
+import { BUCKET, BUCKET_WITHOUT_EXPOSED_ETAG, createTestBuckets, type RgwStore } from './stores.ts'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    rgw: RgwStore
+  }
+}
+
+/**
+ * Ceph RGW takes ~14 s to boot, so one instance serves the whole run; tests reach it with
+ * `inject('rgw')`. If radosgw is not installed, startRgw throws the apt-get line to run: the
+ * run fails, it never skips.
+ */
+export default async function setup(project: TestProject) {
+  const rgw = await startRgw()
+  const store: RgwStore = {
+    name: 'rgw',
+    endpoint: rgw.endpoint,
+    region: rgw.region,
+    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
+    bucket: BUCKET,
+    bucketWithoutExposedETag: BUCKET_WITHOUT_EXPOSED_ETAG,
+    roleArn: rgw.roleArn,
+  }
+  await createTestBuckets(store)
+  project.provide('rgw', store)
+  return () => rgw.stop()
+}

@@ -1,0 +1,45 @@
+import { CreateBucketCommand, PutBucketCorsCommand } from '@aws-sdk/client-s3'
+import { sdkClient, type StoreAccess } from './s3-client.ts'
+
+/** A running S3-compatible store as the tests see it, whichever server it is. */
+export interface TestStore extends StoreAccess {
+  name: 's3rver' | 'rgw'
+  /** CORS allows any origin and exposes ETag. */
+  bucket: string
+  /** CORS allows any origin but hides ETag from browsers. */
+  bucketWithoutExposedETag: string
+}
+
+/** RGW also issues STS credentials for this role (AssumeRole). */
+export interface RgwStore extends TestStore {
+  name: 'rgw'
+  roleArn: string
+}
+
+export const BUCKET = 'uploads'
+export const BUCKET_WITHOUT_EXPOSED_ETAG = 'no-expose'
+
+/** Creates the two test buckets with their CORS rules, through the S3 API. */
+export async function createTestBuckets(store: StoreAccess): Promise<void> {
+  const client = sdkClient(store)
+  for (const [bucket, exposeETag] of [[BUCKET, true], [BUCKET_WITHOUT_EXPOSED_ETAG, false]] as const) {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }))
+    await client.send(
+      new PutBucketCorsCommand({
+        Bucket: bucket,
+        CORSConfiguration: {
+          CORSRules: [
+            {
+              AllowedOrigins: ['*'],
+              AllowedMethods: ['GET', 'PUT', 'POST', 'DELETE', 'HEAD'],
+              AllowedHeaders: ['*'],
+              ExposeHeaders: exposeETag ? ['ETag'] : [],
+              MaxAgeSeconds: 3000,
+            },
+          ],
+        },
+      }),
+    )
+  }
+  client.destroy()
+}
