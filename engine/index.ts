@@ -14,3 +14,9 @@ export {
   UploadAbortedError,
   isUploadError,
 } from './errors.ts'
+export { upload } from './upload.ts'
+export { uploadPresigned } from './presigned-entry.ts'
+export type { UploadOptions } from './request-upload.ts'
+export { DEFAULT_ENDPOINT } from './endpoint.ts'
+export type * from './protocol.ts'
+export { TOKEN_CACHE_CONTROL, PRESIGNED_CACHE_CONTROL } from './protocol.ts'
