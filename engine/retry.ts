@@ -50,6 +50,7 @@ export async function withRetries<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
+      if (signal?.aborted) throw new UploadAbortedError()
       return await attemptOnce(attempt)
     } catch (error) {
       if (signal?.aborted) throw new UploadAbortedError()
