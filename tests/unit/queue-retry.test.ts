@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { NetworkError, S3Error, UploadError } from '../../engine/errors.ts'
+import { createQueue, runPool } from '../../engine/queue.ts'
+import { isRetryable, retryDelay, withRetries } from '../../engine/retry.ts'
+
+const deferred = () => {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { promise, resolve }
+}
+const tick = () => new Promise((r) => setTimeout(r, 0))
+
+describe('createQueue', () => {
+  it('runs at most `concurrency` tasks, in order, and hands a freed slot to the next at once', async () => {
+    const queue = createQueue(2)
+    const gates = [deferred(), deferred(), deferred(), deferred()]
+    const started: number[] = []
+    const runs = gates.map((gate, i) => queue.run(async () => (started.push(i), gate.promise)))
+    await tick()
+    expect(started).toEqual([0, 1])
+    // A newcomer arriving while a slot changes hands must not squeeze in as a third runner.
+    gates[1]!.resolve()
+    const late = queue.run(async () => started.push(99))
+    await tick()
+    expect(started).toEqual([0, 1, 2])
+    gates[0]!.resolve()
+    gates[2]!.resolve()
+    gates[3]!.resolve()
+    await Promise.all([...runs, late])
+    expect(started).toEqual([0, 1, 2, 3, 99])
+  })
+
+  it('drops a waiting task whose signal aborts, without starting it', async () => {
+    const queue = createQueue(1)
+    const gate = deferred()
+    const first = queue.run(() => gate.promise)
+    const controller = new AbortController()
+    const task = vi.fn(async () => {})
+    const waiting = queue.run(task, controller.signal)
+    controller.abort()
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError', message: 'Upload aborted' })
+    gate.resolve()
+    await first
+    expect(task).not.toHaveBeenCalled()
+    await expect(queue.run(async () => 'free again')).resolves.toBe('free again')
+  })
+
+  it('refuses a concurrency under 1', () => {
+    expect(() => createQueue(0)).toThrow('updraft: queueSize must be a whole number of at least 1, got 0')
+  })
+})
+
+describe('runPool', () => {
+  it('keeps `limit` tasks in flight and covers 1..count exactly once', async () => {
+    let inFlight = 0
+    let peak = 0
+    const seen: number[] = []
+    await runPool(10, 3, async (n) => {
+      peak = Math.max(peak, ++inFlight)
+      seen.push(n)
+      await new Promise((r) => setTimeout(r, 1 + (n % 3)))
+      inFlight--
+    })
+    expect(peak).toBe(3)
+    expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+  })
+
+  it('stops starting tasks after one fails, and rejects with that failure', async () => {
+    const seen: number[] = []
+    const failure = new Error('part 2 failed')
+    await expect(
+      runPool(100, 2, async (n) => {
+        seen.push(n)
+        if (n === 2) throw failure
+        await tick()
+      }),
+    ).rejects.toBe(failure)
+    expect(seen.length).toBeLessThan(5)
+  })
+})
+
+describe('retry policy', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it.each([
+    [new NetworkError('offline'), true],
+    [new S3Error('InternalError', 'x', 500), true],
+    [new S3Error('SlowDown', 'x', 503), true],
+    [new S3Error('TooManyRequests', 'x', 429), true],
+    [new S3Error('AccessDenied', 'x', 403), false],
+    [new S3Error('EntityTooSmall', 'x', 400), false],
+    [new UploadError('no ETag'), false],
+    [new TypeError('a bug'), false],
+  ])('retries %s: %s', (error, expected) => {
+    expect(isRetryable(error)).toBe(expected)
+  })
+
+  it('uses full jitter under an exponential cap, and honours Retry-After in seconds or as a date', () => {
+    expect(retryDelay(1, null, () => 0.999)).toBe(399)
+    expect(retryDelay(3, null, () => 0.5)).toBe(800)
+    expect(retryDelay(30, null, () => 0.999)).toBeLessThanOrEqual(20_000)
+    expect(retryDelay(1, '2', () => 0)).toBe(2000)
+    vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') })
+    expect(retryDelay(1, 'Thu, 01 Jan 2026 00:00:05 GMT')).toBe(5000)
+  })
+
+  it('waits between attempts with fake timers and gives up after the last', async () => {
+    vi.useFakeTimers()
+    const attempt = vi.fn(async () => {
+      throw new S3Error('InternalError', 'x', 500)
+    })
+    const result = withRetries(3, undefined, attempt).catch((e: unknown) => e)
+    await vi.runAllTimersAsync()
+    expect(await result).toMatchObject({ code: 'InternalError' })
+    expect(attempt).toHaveBeenCalledTimes(3)
+  })
+})
