@@ -44,12 +44,8 @@ export function xmlText(xml: string, tag: string): string | undefined {
 
 const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
 
-const unescapeXml = (text: string) =>
-  text.replace(/&(#x?[0-9a-f]+|\w+);/gi, (entity, name: string) =>
-    name[0] === '#'
-      ? String.fromCodePoint(parseInt(name.slice(name[1] === 'x' ? 2 : 1), name[1] === 'x' ? 16 : 10))
-      : (XML_ENTITIES[name] ?? entity),
-  )
+/** S3 escapes only with the five named entities (ETags arrive as `&quot;…&quot;`). */
+const unescapeXml = (text: string) => text.replace(/&(\w+);/g, (entity, name: string) => XML_ENTITIES[name] ?? entity)
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 

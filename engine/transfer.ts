@@ -32,16 +32,22 @@ export interface MultipartUpload {
   abort(): Promise<void>
 }
 
-/** Sends `body` with retries, signing afresh for every attempt. */
+/**
+ * Sends `body` with retries, signing afresh for every attempt. A request refused as expired is
+ * signed once more with `renew` set (a presigned URL that sat too long), outside the retry count.
+ */
 export function send(
   options: ResolvedOptions,
-  sign: () => Promise<SignedRequest>,
+  sign: (renew: boolean) => Promise<SignedRequest>,
   body: Blob | string | undefined,
   signal: AbortSignal | undefined,
+  onSent?: (bytes: number) => void,
 ): Promise<HttpResponse> {
-  return withRetries(options.retries, signal, async () =>
-    throwIfS3Error(await options.transport({ ...(await sign()), body, signal })),
-  )
+  const attempt = async (renew: boolean) => {
+    onSent?.(0)
+    return throwIfS3Error(await options.transport({ ...(await sign(renew)), body, signal, onProgress: onSent }))
+  }
+  return withRetries(options.retries, signal, () => attempt(false).catch((error) => (isExpired(error) ? attempt(true) : Promise.reject(error))))
 }
 
 /** One PutObject. */
@@ -52,17 +58,7 @@ export async function putSingle(
   options: ResolvedOptions,
 ): Promise<UploadResult> {
   const progress = trackProgress(file.size, options.onProgress)
-  const response = await withRetries(options.retries, options.signal, async () => {
-    progress.sent(1, 0)
-    return throwIfS3Error(
-      await options.transport({
-        ...(await sign()),
-        body: file,
-        signal: options.signal,
-        onProgress: (bytes) => progress.sent(1, bytes),
-      }),
-    )
-  })
+  const response = await send(options, sign, file, options.signal, (bytes) => progress.sent(1, bytes))
   progress.finished(1, file.size)
   return result(response.header('ETag') ?? '')
 }
@@ -78,29 +74,10 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
   options.signal?.addEventListener('abort', cancel)
   const etags: string[] = []
 
-  const sendPart = async (partNumber: number, body: Blob, renew: boolean) => {
-    progress.sent(partNumber, 0)
-    return throwIfS3Error(
-      await options.transport({
-        ...(await upload.signPart(partNumber, renew)),
-        body,
-        signal,
-        onProgress: (bytes) => progress.sent(partNumber, bytes),
-      }),
-    )
-  }
-
   const uploadPart = async (partNumber: number) => {
     const [start, end] = partRange(plan, partNumber)
-    const body = file.slice(start, end)
-    const response = await withRetries(options.retries, signal, async () => {
-      try {
-        return await sendPart(partNumber, body, false)
-      } catch (error) {
-        if (!isExpired(error)) throw error
-        return await sendPart(partNumber, body, true)
-      }
-    })
+    const sign = (renew: boolean) => upload.signPart(partNumber, renew)
+    const response = await send(options, sign, file.slice(start, end), signal, (bytes) => progress.sent(partNumber, bytes))
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
     etags[partNumber - 1] = etag

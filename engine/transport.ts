@@ -77,8 +77,8 @@ export const fetchTransport: Transport = async (request) => {
 export const defaultTransport = (): Transport =>
   typeof XMLHttpRequest === 'function' ? xhrTransport : fetchTransport
 
-const sizeOf = (body: Blob | string | undefined) =>
-  typeof body === 'string' ? new TextEncoder().encode(body).length : (body?.size ?? 0)
+/** Progress is only asked for on Blob bodies (objects and parts). */
+const sizeOf = (body: Blob | string | undefined) => (body as Blob).size
 
 /** Only the origin goes into messages: presigned query strings carry signatures. */
 const origin = (url: string) => new URL(url, globalThis.location?.href).origin

@@ -32,7 +32,7 @@ export const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
  * Deterministic pseudo-random bytes (xorshift), so a misplaced or repeated part changes the hash.
  * Generated 4 bytes at a time: 64 MiB takes well under a second.
  */
-export function testBytes(size: number, seed = 1): Uint8Array {
+export function testBytes(size: number, seed = 1): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(size)
   const words = new Uint32Array(bytes.buffer, 0, Math.floor(size / 4))
   let x = seed >>> 0 || 1
