@@ -9,7 +9,7 @@ declare module 'vitest' {
 }
 
 /**
- * Ceph RGW takes ~14 s to boot, so one instance serves the whole run; tests reach it with
+ * One Ceph RGW (~1.5 s to boot, more under load) serves the whole run; tests reach it with
  * `inject('rgw')`. If radosgw is not installed, startRgw throws the apt-get line to run: the
  * run fails, it never skips.
  */

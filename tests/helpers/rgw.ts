@@ -1,6 +1,6 @@
 // Throwaway single-node Ceph RADOS Gateway (RGW 16.x) for tests.
 //
-//   const rgw = await startRgw()   // ~1.5-3 s: 1 mon + 1 memstore OSD + radosgw on free loopback ports
+//   const rgw = await startRgw()   // ~1.2-2 s: 1 mon + 1 memstore OSD + radosgw on free loopback ports
 //   ...use rgw.endpoint / rgw.accessKeyId / rgw.secretAccessKey / rgw.roleArn...
 //   await rgw.stop()               // SIGKILLs the daemons, removes the state dir
 //
@@ -182,11 +182,14 @@ async function startOnce(): Promise<RgwServer> {
  */
 export async function startRgw(): Promise<RgwServer> {
   assertRgwInstalled();
+  const t0 = Date.now();
   try {
     return await startOnce();
   } catch (first) {
-    // the free ports are released before the daemons bind them: another process
-    // may grab one in between. Retry once with new ports.
+    // The free ports are released before the daemons bind them, so another process
+    // may grab one in between: such a failure is quick. Retry once with new ports,
+    // but not after a slow failure (a timeout would only repeat).
+    if (Date.now() - t0 > 20_000) throw first;
     try {
       return await startOnce();
     } catch {

@@ -86,16 +86,25 @@ fi
 log() { local ms=$(( (${EPOCHREALTIME/./} - T0) / 1000 )); printf '[rgw-bootstrap +%d.%03ds] %s\n' $((ms / 1000)) $((ms % 1000)) "$*" >&2; }
 
 fail() {
-  echo "bootstrap failed: $*" >&2
-  local f
-  for f in "$STATE"/log/*.log "$STATE"/log/*.out; do
-    [ -s "$f" ] || continue
-    echo "----- tail $f -----" >&2
-    tail -n 40 "$f" >&2
-  done
+  # stop first: whatever happens to our stderr, no daemon is left behind
+  trap '' PIPE
+  set +e
   stop_cluster "$STATE"
+  {
+    echo "bootstrap failed: $*"
+    local f
+    for f in "$STATE"/log/*.out "$STATE"/log/client.rgw.a.log "$STATE"/log/osd.0.log \
+      "$STATE"/log/mon.a.log "$STATE"/log/cluster.log; do
+      [ -s "$f" ] || continue
+      echo "----- tail $f -----"
+      tail -n 25 "$f" | cut -c1-400
+    done
+  } >&2
   exit 1
 }
+# a failed step or a signal (e.g. the caller's timeout) must not leave daemons behind
+trap 'fail "interrupted"' INT TERM HUP
+trap 'fail "command failed at line $LINENO"' ERR
 
 mkdir -p "$STATE"/{mon,osd/ceph-0,log,run,pids,crash,rgw}
 CONF="$STATE/ceph.conf"
@@ -103,7 +112,7 @@ KEYRING="$STATE/keyring"
 FSID="$(cat /proc/sys/kernel/random/uuid)"
 OSD_UUID="$(cat /proc/sys/kernel/random/uuid)"
 # rgw sts key must be exactly 16 characters
-STS_KEY="$(head -c 64 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 16)"
+STS_KEY="$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')"
 
 cat >"$CONF" <<EOF
 [global]
@@ -156,6 +165,12 @@ memstore device bytes = 4294967296
 osd journal size = 0
 osd memory target = 939524096
 
+[client]
+# librados re-requests a missed osdmap on this tick (default 5 s)
+objecter tick interval = 1
+# CLI tools (radosgw-admin, ceph) may overlap: one socket per process
+admin socket = $STATE/run/\$cluster-\$name.\$pid.asok
+
 [client.rgw.a]
 rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT
 rgw data = $STATE/rgw
@@ -183,9 +198,30 @@ monmaptool --create --clobber --fsid "$FSID" --addv a "[v2:127.0.0.1:$MON_PORT]"
 ceph-mon "${C[@]}" -i a --mkfs --monmap "$STATE/monmap" --keyring "$KEYRING" \
   >"$STATE/log/mon-mkfs.out" 2>&1 || fail "ceph-mon --mkfs"
 
-# daemons: foreground (-f) so $! is the daemon pid, detached from our stdio
-ceph-mon "${C[@]}" -i a -f </dev/null >"$STATE/log/mon.out" 2>&1 &
-echo $! >"$STATE/pids/mon.pid"; disown
+# spawn NAME CMD...: run a daemon in the foreground (-f, so its pid is known) under a
+# small "nanny" subshell that waits for it. The nanny reaps the daemon the moment it is
+# killed, so no <defunct> ceph process lingers even where init reaps orphans slowly.
+# Neither inherits our stdout/stderr (the caller reads those until EOF).
+spawn() {
+  local name="$1"; shift
+  rm -f "$STATE/pids/$name.pid"
+  (
+    trap - ERR INT TERM HUP
+    "$@" </dev/null >"$STATE/log/$name.out" 2>&1 &
+    echo $! >"$STATE/pids/$name.pid.tmp"
+    mv "$STATE/pids/$name.pid.tmp" "$STATE/pids/$name.pid"
+    wait $! || true
+  ) </dev/null >/dev/null 2>&1 &
+  disown
+  local i
+  for i in $(seq 1 500); do
+    [ -s "$STATE/pids/$name.pid" ] && return 0
+    sleep 0.01
+  done
+  fail "could not start $name"
+}
+
+spawn mon ceph-mon "${C[@]}" -i a -f
 
 if [ -n "${WATCH_PID:-}" ]; then
   # kill the cluster if the test process dies without calling stop()
@@ -197,19 +233,38 @@ if [ -n "${WATCH_PID:-}" ]; then
   echo $! >"$STATE/pids/watchdog.pid"; disown
 fi
 
-# OSD store can be made while the mon comes up
-ceph-osd "${C[@]}" -i 0 --mkfs --osd-uuid "$OSD_UUID" \
-  >"$STATE/log/osd-mkfs.out" 2>&1 || fail "ceph-osd --mkfs"
+# wait_for DESC CMD...: poll CMD every 20 ms until it succeeds; fail if a started daemon
+# dies or the overall deadline passes
+DEADLINE=$(( $(date +%s) + ${RGW_START_TIMEOUT:-80} ))
+wait_for() {
+  local desc="$1" name pid; shift
+  until "$@"; do
+    for name in mon osd radosgw; do
+      [ -f "$STATE/pids/$name.pid" ] || continue
+      pid="$(cat "$STATE/pids/$name.pid")"
+      kill -0 "$pid" 2>/dev/null || fail "$name exited while waiting for $desc"
+    done
+    [ "$(date +%s)" -lt "$DEADLINE" ] || fail "timed out waiting for $desc"
+    sleep 0.02
+  done
+}
 
+# the OSD store is made while `ceph osd new` registers osd.0 with the mon
+ceph-osd "${C[@]}" -i 0 --mkfs --osd-uuid "$OSD_UUID" >"$STATE/log/osd-mkfs.out" 2>&1 &
+MKFS_PID=$!
 CEPH=(ceph "${C[@]}" -n client.admin -k "$KEYRING" --connect-timeout 20)
 "${CEPH[@]}" osd new "$OSD_UUID" 0 >"$STATE/log/osd-new.out" 2>&1 || fail "ceph osd new"
+wait "$MKFS_PID" || fail "ceph-osd --mkfs"
 log "mon up, osd.0 registered"
 
-ceph-osd "${C[@]}" -i 0 -f </dev/null >"$STATE/log/osd.out" 2>&1 &
-echo $! >"$STATE/pids/osd.pid"; disown
+spawn osd ceph-osd "${C[@]}" -i 0 -f
+# Start radosgw only once the OSD is active: a librados client whose first op finds no
+# up OSD only re-asks the mon for a new osdmap on its next tick (several seconds).
+osd_active() { grep -q 'state: booting -> active' "$STATE/log/osd.0.log" 2>/dev/null; }
+wait_for "osd.0 to become active" osd_active
+log "osd.0 active"
 
-radosgw "${C[@]}" -n client.rgw.a -f </dev/null >"$STATE/log/radosgw.out" 2>&1 &
-echo $! >"$STATE/pids/radosgw.pid"; disown
+spawn radosgw radosgw "${C[@]}" -n client.rgw.a -f
 
 # wait for HTTP on the RGW port (no curl dependency: bash /dev/tcp)
 rgw_answers() {
@@ -220,22 +275,13 @@ rgw_answers() {
   exec 3>&- 3<&-
   [[ "$line" == HTTP/1.1\ * ]]
 }
-deadline=$(( $(date +%s) + ${RGW_START_TIMEOUT:-80} ))
-until rgw_answers; do
-  for name in mon osd radosgw; do
-    kill -0 "$(cat "$STATE/pids/$name.pid")" 2>/dev/null || fail "$name exited"
-  done
-  [ "$(date +%s)" -lt "$deadline" ] || fail "radosgw did not answer on 127.0.0.1:$RGW_PORT"
-  sleep 0.2
-done
+wait_for "radosgw to answer HTTP on 127.0.0.1:$RGW_PORT" rgw_answers
 log "radosgw answers HTTP"
 
 ADMIN=(radosgw-admin "${C[@]}" -n client.admin -k "$KEYRING")
 "${ADMIN[@]}" user create --uid "$USER_UID" --display-name "updraft tests" \
-  --access-key "$ACCESS_KEY" --secret-key "$SECRET_KEY" \
+  --access-key "$ACCESS_KEY" --secret-key "$SECRET_KEY" --caps 'roles=*;user-policy=*' \
   >"$STATE/log/admin-user.out" 2>&1 || fail "radosgw-admin user create"
-"${ADMIN[@]}" caps add --uid "$USER_UID" --caps 'roles=*;user-policy=*' \
-  >"$STATE/log/admin-caps.out" 2>&1 || fail "radosgw-admin caps add"
 
 TRUST='{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":["arn:aws:iam:::user/'"$USER_UID"'"]},"Action":["sts:AssumeRole"]}]}'
 "${ADMIN[@]}" role create --role-name "$ROLE_NAME" --assume-role-policy-doc "$TRUST" \
@@ -244,7 +290,7 @@ ROLE_POLICY='{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s
 "${ADMIN[@]}" role-policy put --role-name "$ROLE_NAME" --policy-name allow-s3 \
   --policy-doc "$ROLE_POLICY" >"$STATE/log/admin-role-policy.out" 2>&1 || fail "radosgw-admin role-policy put"
 
-ROLE_ARN="$(sed -n 's/.*"arn": *"\([^"]*\)".*/\1/p' "$STATE/log/admin-role.out" | head -n 1)"
+ROLE_ARN="$(sed -n '/"Arn"/{s/.*"Arn": *"\([^"]*\)".*/\1/p;q;}' "$STATE/log/admin-role.out")"
 [ -n "$ROLE_ARN" ] || ROLE_ARN="arn:aws:iam:::role/$ROLE_NAME"
 log "user and role created"
 echo "ROLE_ARN=$ROLE_ARN"
