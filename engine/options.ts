@@ -22,7 +22,10 @@ export interface TransferOptions {
   onProgress?: (progress: Progress) => void
   /** @default XMLHttpRequest in browsers (byte progress), fetch elsewhere */
   transport?: Transport
-  /** A queue shared by several uploads, so a page with many files keeps one connection budget. */
+  /**
+   * A queue shared by several uploads, so a page with many files keeps one connection budget:
+   * every body request (a single PUT, each part) takes a slot of it.
+   */
   queue?: Queue
 }
 

@@ -58,7 +58,8 @@ export async function putSingle(
   options: ResolvedOptions,
 ): Promise<UploadResult> {
   const progress = trackProgress(file.size, options.onProgress)
-  const response = await send(options, sign, file, options.signal, (bytes) => progress.sent(1, bytes))
+  const put = () => send(options, sign, file, options.signal, (bytes) => progress.sent(1, bytes))
+  const response = await (options.queue ? options.queue.run(put, options.signal) : put())
   progress.finished(1, file.size)
   return result(response.header('ETag') ?? '')
 }

@@ -1,0 +1,33 @@
+import { type ChangeEvent, forwardRef, type InputHTMLAttributes } from 'react'
+
+type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'onChange' | 'multiple'>
+
+/** One file at a time: `onChange` gets the File (undefined when the dialog was cancelled), as in next-s3-upload. */
+export interface SingleFileInputProps extends InputProps {
+  multiple?: false
+  onChange?: (file: File | undefined, event: ChangeEvent<HTMLInputElement>) => void
+}
+
+/** `multiple`: `onChange` gets every picked File, in the order the browser lists them. */
+export interface MultipleFileInputProps extends InputProps {
+  multiple: true
+  onChange?: (files: File[], event: ChangeEvent<HTMLInputElement>) => void
+}
+
+export type FileInputProps = SingleFileInputProps | MultipleFileInputProps
+
+/**
+ * An `<input type="file">` that hands over Files instead of an event. Every other prop (`accept`,
+ * `capture`, `name`, `aria-*`, `data-*`, …) goes to the input as is. The hooks render it hidden
+ * and open it through `openFileDialog()`.
+ */
+export const FileInput = forwardRef<HTMLInputElement, FileInputProps>(function FileInput(props, ref) {
+  // `onChange` is read from `props` so the union keeps single and multiple apart.
+  const { onChange: _onChange, multiple, ...inputProps } = props
+  const handleChange = (event: ChangeEvent<HTMLInputElement>) => {
+    const files = Array.from(event.target.files ?? [])
+    if (props.multiple) props.onChange?.(files, event)
+    else props.onChange?.(files[0], event)
+  }
+  return <input {...inputProps} ref={ref} type="file" multiple={multiple} onChange={handleChange} />
+})

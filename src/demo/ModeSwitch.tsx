@@ -1,0 +1,56 @@
+import type { Strategy } from '../../engine/index.ts'
+import type { ServerInfoState } from './useServerInfo.ts'
+
+interface ModeSwitchProps {
+  mode: Strategy
+  onChange(mode: Strategy): void
+  server: ServerInfoState
+}
+
+/** Real radio buttons in a fieldset: arrow keys move between them, the legend names the group. */
+export function ModeSwitch({ mode, onChange, server }: ModeSwitchProps) {
+  const tokenAvailable = server.state === 'unknown' || (server.state === 'ready' && server.info.token)
+  const tokenNote =
+    server.state === 'loading'
+      ? 'Checking whether the server can issue tokens…'
+      : server.state === 'ready' && !server.info.token
+        ? `Unavailable: ${server.info.tokenUnavailableReason ?? 'the server cannot issue temporary credentials.'}`
+        : server.state === 'unknown'
+          ? `The server did not say whether it can issue tokens (${server.reason}); if it cannot, uploads will fail with its message.`
+          : 'The server issues short-lived STS credentials scoped to one key; the page signs its own requests.'
+
+  return (
+    <fieldset className="mode-switch">
+      <legend>Upload mode</legend>
+      <label className="mode-option">
+        <input
+          type="radio"
+          name="mode"
+          value="presigned"
+          checked={mode === 'presigned'}
+          onChange={() => onChange('presigned')}
+          aria-describedby="mode-presigned-note"
+        />
+        <span className="mode-title">Presigned URLs</span>
+        <span id="mode-presigned-note" className="mode-note">
+          The server signs every request to storage; the page never holds a key.
+        </span>
+      </label>
+      <label className={`mode-option${tokenAvailable ? '' : ' is-disabled'}`}>
+        <input
+          type="radio"
+          name="mode"
+          value="token"
+          checked={mode === 'token'}
+          disabled={!tokenAvailable}
+          onChange={() => onChange('token')}
+          aria-describedby="mode-token-note"
+        />
+        <span className="mode-title">Temporary credentials (token)</span>
+        <span id="mode-token-note" className={`mode-note${tokenAvailable ? '' : ' is-warning'}`}>
+          {tokenNote}
+        </span>
+      </label>
+    </fieldset>
+  )
+}

@@ -1,0 +1,83 @@
+import type { UploadResult } from '../engine/index.ts'
+
+export type UploadStatus = 'queued' | 'uploading' | 'done' | 'error' | 'aborted'
+
+/** One upload in the hook's `files` list (next-s3-upload's tracked file, plus status and outcome). */
+export interface UploadEntry {
+  id: string
+  file: File
+  /** Percent sent, 0..100; starts at 0. */
+  progress: number
+  /** Bytes sent so far. */
+  uploaded: number
+  /** The file's size in bytes. */
+  size: number
+  /** `queued` until its first bytes move (or it waits for a connection), then `uploading`, then one of the ends. */
+  status: UploadStatus
+  /** Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). */
+  error?: Error
+  /** Set once `status` is `done`. */
+  result?: UploadResult
+  /** Cancels this upload (in the queue or in flight); a no-op once it has ended. */
+  abort(): void
+}
+
+export type UploadAction =
+  | { type: 'added'; entry: UploadEntry }
+  | { type: 'progressed'; id: string; uploaded: number }
+  | { type: 'finished'; id: string; result: UploadResult }
+  | { type: 'failed'; id: string; error: Error; aborted: boolean }
+  | { type: 'reset' }
+
+const running = (entry: UploadEntry) => entry.status === 'queued' || entry.status === 'uploading'
+
+/**
+ * Pure transitions of the file list. Actions for an id that is no longer listed (after a reset)
+ * or for an upload that has already ended are ignored, so late engine events cannot resurrect
+ * or rewrite an entry.
+ */
+export function uploadListReducer(files: UploadEntry[], action: UploadAction): UploadEntry[] {
+  switch (action.type) {
+    case 'added':
+      return [...files, action.entry]
+    case 'reset':
+      return files.length === 0 ? files : []
+    case 'progressed':
+      return update(files, action.id, (entry) => {
+        const uploaded = Math.min(action.uploaded, entry.size)
+        return { ...entry, status: 'uploading', uploaded, progress: percent(uploaded, entry.size) }
+      })
+    case 'finished':
+      // Success means every byte went: the bar ends at 100% even if the last progress event was lost.
+      return update(files, action.id, (entry) => ({
+        ...entry,
+        status: 'done',
+        uploaded: entry.size,
+        progress: 100,
+        result: action.result,
+      }))
+    case 'failed':
+      return update(files, action.id, (entry) => ({
+        ...entry,
+        status: action.aborted ? 'aborted' : 'error',
+        error: action.error,
+      }))
+  }
+}
+
+/** A new entry: at 0%, waiting for its turn. */
+export function queuedEntry(id: string, file: File, abort: () => void): UploadEntry {
+  return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'queued', abort }
+}
+
+function update(files: UploadEntry[], id: string, change: (entry: UploadEntry) => UploadEntry): UploadEntry[] {
+  const index = files.findIndex((entry) => entry.id === id)
+  const entry = files[index]
+  if (!entry || !running(entry)) return files
+  const next = files.slice()
+  next[index] = change(entry)
+  return next
+}
+
+/** An empty file has nothing to send: 0% until it is done. */
+const percent = (uploaded: number, size: number) => (size > 0 ? (uploaded / size) * 100 : 0)

@@ -1,0 +1,48 @@
+import { type ComponentType, type CSSProperties, type RefObject, useCallback, useRef, useState } from 'react'
+import { FileInput, type FileInputProps } from './FileInput.tsx'
+
+/** Marks the hook's hidden input, so tests (and Playwright's `setInputFiles`) can reach it. */
+export const FILE_INPUT_TEST_ID = 'updraft-file-input'
+
+interface InputDefaults {
+  'data-testid': string
+  style: CSSProperties
+}
+
+// display:none rather than `hidden`, as next-s3-upload does: page CSS such as
+// `input { display: block }` overrides the `hidden` attribute but not an inline style.
+const inputDefaults: InputDefaults = { 'data-testid': FILE_INPUT_TEST_ID, style: { display: 'none' } }
+
+export interface FileDialog {
+  /** The hidden file input bound to `openFileDialog`. The same component on every render. */
+  FileInput: ComponentType<FileInputProps>
+  /** Clears the input, then opens the browser's file dialog: picking the same file again fires `onChange` again. */
+  openFileDialog(): void
+  /** Prop getter (react-dropzone style) for callers rendering `<FileInput>` or their own input. */
+  getInputProps<P extends object = {}>(props?: P): InputDefaults & P & { ref: RefObject<HTMLInputElement | null> }
+}
+
+export function useFileDialog(): FileDialog {
+  const inputRef = useRef<HTMLInputElement>(null)
+
+  const openFileDialog = useCallback(() => {
+    const input = inputRef.current
+    if (!input) return
+    // A file input fires no change event when the same file is picked twice in a row.
+    input.value = ''
+    input.click()
+  }, [])
+
+  const getInputProps = useCallback(
+    <P extends object = {}>(props?: P) => ({ ...inputDefaults, ...(props as P), ref: inputRef }),
+    [],
+  )
+
+  // Created once per hook: a component made anew each render would remount the input every time.
+  const [BoundFileInput] = useState(() => {
+    const HiddenFileInput = (props: FileInputProps) => <FileInput {...getInputProps(props)} />
+    return HiddenFileInput
+  })
+
+  return { FileInput: BoundFileInput, openFileDialog, getInputProps }
+}

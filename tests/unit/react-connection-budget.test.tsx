@@ -1,0 +1,107 @@
+// @vitest-environment jsdom
+import { act, cleanup, renderHook } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
+import { MIN_PART_SIZE } from '../../engine/parts.ts'
+import { createQueue } from '../../engine/queue.ts'
+import type { UploadOptions, UploadResult } from '../../engine/index.ts'
+import { type Uploader, uploadWithinBudget } from '../../src/connection-budget.ts'
+import { useS3Upload } from '../../src/useS3Upload.ts'
+
+afterEach(cleanup)
+
+const tick = () => new Promise((r) => setTimeout(r, 0))
+const result: UploadResult = { url: 'u', bucket: 'b', key: 'k', etag: 'e' }
+
+/** A File that claims `size` bytes without allocating them: the budget looks at size only. */
+function sizedFile(size: number, name = 'f') {
+  const file = new File([], name)
+  Object.defineProperty(file, 'size', { value: size })
+  return file
+}
+
+/**
+ * Plays the engine's part of the bargain: a single PUT is one connection, a multipart upload
+ * runs its parts `queueSize` at a time, and each of those requests takes a slot of
+ * `options.queue` when one is given.
+ * Counts connections open at once across every upload, and lets the test finish them.
+ */
+function connectionCounter() {
+  let open = 0
+  let peak = 0
+  const finishers: Array<() => void> = []
+  const connection = () =>
+    new Promise<void>((resolve) => {
+      peak = Math.max(peak, ++open)
+      finishers.push(() => (open--, resolve()))
+    })
+  const uploader: Uploader = async (file: File, options: UploadOptions) => {
+    const parts = Math.ceil(file.size / MIN_PART_SIZE)
+    if (parts <= 1) await (options.queue ? options.queue.run(connection) : connection())
+    else {
+      let next = 0
+      const worker = async () => {
+        while (next < parts) {
+          next++
+          await (options.queue ? options.queue.run(connection) : connection())
+        }
+      }
+      await Promise.all(Array.from({ length: options.queueSize ?? 4 }, worker))
+    }
+    return result
+  }
+  const finishAll = async () => {
+    while (finishers.length) {
+      finishers.splice(0).forEach((finish) => finish())
+      await tick()
+    }
+  }
+  return { uploader, finishAll, peak: () => peak, open: () => open }
+}
+
+describe('one connection budget for many files', () => {
+  it('10 small files and 3 large ones never hold more connections than the queue allows', async () => {
+    const counter = connectionCounter()
+    const queue = createQueue(3)
+    const files = [
+      ...Array.from({ length: 10 }, (_, i) => sizedFile(1000, `small-${i}`)),
+      ...Array.from({ length: 3 }, (_, i) => sizedFile(4 * MIN_PART_SIZE, `large-${i}`)),
+    ]
+    const uploads = files.map((file) => uploadWithinBudget(counter.uploader, file, {}, queue))
+    await tick()
+    expect(counter.open()).toBe(3)
+    await counter.finishAll()
+    await expect(Promise.all(uploads)).resolves.toHaveLength(13)
+    expect(counter.peak()).toBe(3)
+  })
+
+  it('starts at most 4 files per queue, so idle files open no multipart upload or token yet', async () => {
+    const counter = connectionCounter()
+    const queue = createQueue(8)
+    const started: string[] = []
+    const uploader: Uploader = (file, options) => (started.push(file.name), counter.uploader(file, options))
+    const uploads = Array.from({ length: 6 }, (_, i) => uploadWithinBudget(uploader, sizedFile(10, `f${i}`), {}, queue))
+    await tick()
+    expect(started).toEqual(['f0', 'f1', 'f2', 'f3'])
+    await counter.finishAll()
+    await Promise.all(uploads)
+    expect(started).toHaveLength(6)
+  })
+
+  it('through the hook: every uploadToS3 call shares the hook\'s queue', async () => {
+    const counter = connectionCounter()
+    const { result: hook } = renderHook(() => useS3Upload({ uploader: counter.uploader, queue: createQueue(2) }))
+    let all!: Promise<UploadResult[]>
+    act(() => {
+      all = Promise.all(
+        [sizedFile(10), sizedFile(10), sizedFile(2 * MIN_PART_SIZE), sizedFile(10)].map((f) => hook.current.uploadToS3(f)),
+      )
+    })
+    await act(tick)
+    expect(counter.open()).toBe(2)
+    expect(hook.current.files.map((f) => f.status)).toEqual(['queued', 'queued', 'queued', 'queued'])
+    await act(counter.finishAll)
+    await all
+    expect(counter.peak()).toBe(2)
+    expect(hook.current.files.every((f) => f.status === 'done')).toBe(true)
+  })
+})

@@ -1,0 +1,71 @@
+import { describe, expect, it, vi } from 'vitest'
+import { UploadAbortedError } from '../../engine/errors.ts'
+import { queuedEntry, type UploadEntry, uploadListReducer } from '../../src/upload-list.ts'
+
+const file = (size: number, name = 'a.bin') => new File([new Uint8Array(size)], name)
+const result = { url: 'http://s3/b/k', bucket: 'b', key: 'k', etag: '"e"' }
+const listed = (size = 1000) => [queuedEntry('1', file(size), vi.fn())]
+
+describe('uploadListReducer', () => {
+  it('adds an entry queued at 0% with its size', () => {
+    const files = uploadListReducer([], { type: 'added', entry: queuedEntry('1', file(1000), () => {}) })
+    expect(files).toMatchObject([{ id: '1', progress: 0, uploaded: 0, size: 1000, status: 'queued' }])
+    expect(files[0]!.file.name).toBe('a.bin')
+  })
+
+  it('progress moves a queued entry to uploading and sets bytes and percent', () => {
+    const files = uploadListReducer(listed(1000), { type: 'progressed', id: '1', uploaded: 250 })
+    expect(files[0]).toMatchObject({ status: 'uploading', uploaded: 250, progress: 25 })
+  })
+
+  it('never reports more bytes than the file has', () => {
+    const files = uploadListReducer(listed(1000), { type: 'progressed', id: '1', uploaded: 5000 })
+    expect(files[0]).toMatchObject({ uploaded: 1000, progress: 100 })
+  })
+
+  it('an empty file stays at 0% while uploading and ends at 100%', () => {
+    let files = uploadListReducer(listed(0), { type: 'progressed', id: '1', uploaded: 0 })
+    expect(files[0]).toMatchObject({ status: 'uploading', progress: 0 })
+    files = uploadListReducer(files, { type: 'finished', id: '1', result })
+    expect(files[0]).toMatchObject({ status: 'done', progress: 100, uploaded: 0 })
+  })
+
+  it('finished: done at 100% with the result, even without a final progress event', () => {
+    let files = uploadListReducer(listed(1000), { type: 'progressed', id: '1', uploaded: 10 })
+    files = uploadListReducer(files, { type: 'finished', id: '1', result })
+    expect(files[0]).toMatchObject({ status: 'done', progress: 100, uploaded: 1000, result })
+  })
+
+  it('failed: error with the error kept, or aborted', () => {
+    const error = new Error('File type not allowed')
+    expect(uploadListReducer(listed(), { type: 'failed', id: '1', error, aborted: false })[0]).toMatchObject({
+      status: 'error',
+      error,
+    })
+    const aborted = uploadListReducer(listed(), { type: 'failed', id: '1', error: new UploadAbortedError(), aborted: true })
+    expect(aborted[0]).toMatchObject({ status: 'aborted', error: { name: 'AbortError', message: 'Upload aborted' } })
+  })
+
+  it('an ended upload ignores late events: no progress, no second outcome', () => {
+    const done = uploadListReducer(listed(), { type: 'finished', id: '1', result })
+    expect(uploadListReducer(done, { type: 'progressed', id: '1', uploaded: 1 })).toBe(done)
+    expect(uploadListReducer(done, { type: 'failed', id: '1', error: new Error('late'), aborted: false })).toBe(done)
+    const failed = uploadListReducer(listed(), { type: 'failed', id: '1', error: new Error('x'), aborted: false })
+    expect(uploadListReducer(failed, { type: 'finished', id: '1', result })).toBe(failed)
+  })
+
+  it('reset empties the list; events for entries no longer listed change nothing', () => {
+    const files = uploadListReducer(listed(), { type: 'reset' })
+    expect(files).toEqual([])
+    expect(uploadListReducer(files, { type: 'progressed', id: '1', uploaded: 5 })).toBe(files)
+    expect(uploadListReducer(files, { type: 'finished', id: '1', result })).toBe(files)
+  })
+
+  it('touches only the entry named and keeps the others as they were', () => {
+    const two: UploadEntry[] = [queuedEntry('1', file(10), () => {}), queuedEntry('2', file(10), () => {})]
+    const next = uploadListReducer(two, { type: 'progressed', id: '2', uploaded: 5 })
+    expect(next[0]).toBe(two[0])
+    expect(next[1]).toMatchObject({ id: '2', progress: 50 })
+    expect(two[1]!.progress).toBe(0)
+  })
+})

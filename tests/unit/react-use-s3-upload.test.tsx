@@ -1,0 +1,212 @@
+// @vitest-environment jsdom
+import { act, cleanup, renderHook } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { EndpointError, UploadAbortedError } from '../../engine/errors.ts'
+import { createQueue } from '../../engine/queue.ts'
+import type { UploadOptions, UploadResult } from '../../engine/index.ts'
+import { usePresignedUpload, useS3Upload } from '../../src/useS3Upload.ts'
+
+afterEach(() => {
+  cleanup()
+  vi.useRealTimers()
+})
+
+const file = (size: number, name = 'photo.jpg') => new File([new Uint8Array(size)], name, { type: 'image/jpeg' })
+const result: UploadResult = { url: 'http://127.0.0.1:9000/uploads/k', bucket: 'uploads', key: 'k', etag: '"abc"' }
+
+/** An `upload` stand-in that the test settles by hand; it rejects on abort as the engine does. */
+function stubUploader() {
+  const calls: Array<{ file: File; options: UploadOptions; resolve(r: UploadResult): void; reject(e: unknown): void }> = []
+  const uploader = vi.fn(
+    (file: File, options: UploadOptions) =>
+      new Promise<UploadResult>((resolve, reject) => {
+        options.signal?.addEventListener('abort', () => reject(new UploadAbortedError()))
+        calls.push({ file, options, resolve, reject })
+      }),
+  )
+  return { uploader, calls }
+}
+
+/** Marks a rejection as expected now; the test still awaits the promise itself afterwards. */
+const handled = <T,>(promise: Promise<T>) => (promise.catch(() => {}), promise)
+
+function renderUploads(hook = useS3Upload, extra: Parameters<typeof useS3Upload>[0] = {}) {
+  const stub = stubUploader()
+  let renders = 0
+  const rendered = renderHook(() => {
+    renders++
+    return hook({ uploader: stub.uploader, queue: createQueue(4), ...extra })
+  })
+  return { ...stub, ...rendered, renders: () => renders }
+}
+
+describe('useS3Upload with a stubbed upload', () => {
+  it('lists the file at once, queued at 0%, and passes the file to the uploader', () => {
+    const { result: hook, calls } = renderUploads()
+    act(() => void hook.current.uploadToS3(file(1000)).catch(() => {}))
+    expect(hook.current.files).toHaveLength(1)
+    expect(hook.current.files[0]).toMatchObject({ progress: 0, uploaded: 0, size: 1000, status: 'queued' })
+    expect(hook.current.files[0]!.file.name).toBe('photo.jpg')
+    expect(calls[0]!.file.name).toBe('photo.jpg')
+  })
+
+  it('throttles progress to ~10 renders a second, and the last value lands', () => {
+    vi.useFakeTimers()
+    const { result: hook, calls, renders } = renderUploads()
+    act(() => void hook.current.uploadToS3(file(100_000)).catch(() => {}))
+    const { onProgress } = calls[0]!.options
+    const before = renders()
+    // 200 progress events over one second, each in its own task as XHR delivers them.
+    for (let i = 1; i <= 200; i++) {
+      act(() => {
+        onProgress!({ loaded: i * 500, total: 100_000 })
+        vi.advanceTimersByTime(5)
+      })
+    }
+    act(() => void vi.advanceTimersByTime(100))
+    expect(renders() - before).toBeGreaterThanOrEqual(10)
+    expect(renders() - before).toBeLessThanOrEqual(12)
+    expect(hook.current.files[0]).toMatchObject({ status: 'uploading', uploaded: 100_000, progress: 100 })
+  })
+
+  it('the first progress event shows at once and marks the entry uploading', () => {
+    const { result: hook, calls } = renderUploads()
+    act(() => void hook.current.uploadToS3(file(1000)).catch(() => {}))
+    act(() => calls[0]!.options.onProgress!({ loaded: 0, total: 1000 }))
+    expect(hook.current.files[0]).toMatchObject({ status: 'uploading', progress: 0 })
+  })
+
+  it('resolves with the result, and the entry is done at 100% with it', async () => {
+    const { result: hook, calls } = renderUploads()
+    let uploaded!: Promise<UploadResult>
+    act(() => void (uploaded = handled(hook.current.uploadToS3(file(1000)))))
+    act(() => calls[0]!.options.onProgress!({ loaded: 400, total: 1000 }))
+    await act(async () => calls[0]!.resolve(result))
+    await expect(uploaded).resolves.toEqual(result)
+    expect(hook.current.files[0]).toMatchObject({ status: 'done', progress: 100, uploaded: 1000, result })
+  })
+
+  it('a pending throttled value is flushed before done: no timer is left behind', async () => {
+    vi.useFakeTimers()
+    const { result: hook, calls } = renderUploads()
+    let uploaded!: Promise<UploadResult>
+    act(() => void (uploaded = handled(hook.current.uploadToS3(file(1000)))))
+    act(() => {
+      calls[0]!.options.onProgress!({ loaded: 100, total: 1000 })
+      calls[0]!.options.onProgress!({ loaded: 1000, total: 1000 })
+    })
+    await act(async () => calls[0]!.resolve(result))
+    await uploaded
+    expect(vi.getTimerCount()).toBe(0)
+    expect(hook.current.files[0]).toMatchObject({ status: 'done', progress: 100 })
+  })
+
+  it('rejects with the engine error as is, and the entry shows its message', async () => {
+    const { result: hook, calls } = renderUploads()
+    let uploaded!: Promise<UploadResult>
+    act(() => void (uploaded = handled(hook.current.uploadToS3(file(1000)))))
+    const refusal = new EndpointError('File type image/jpeg is not allowed', 400)
+    await act(async () => calls[0]!.reject(refusal))
+    await expect(uploaded).rejects.toBe(refusal)
+    expect(hook.current.files[0]).toMatchObject({ status: 'error', error: refusal })
+    expect(hook.current.files[0]!.error!.message).toBe('File type image/jpeg is not allowed')
+  })
+
+  it("an entry's abort() cancels the upload: status aborted, AbortError 'Upload aborted'", async () => {
+    const { result: hook, calls } = renderUploads()
+    let uploaded!: Promise<UploadResult>
+    act(() => void (uploaded = handled(hook.current.uploadToS3(file(1000)))))
+    act(() => calls[0]!.options.onProgress!({ loaded: 300, total: 1000 }))
+    await act(async () => hook.current.files[0]!.abort())
+    await expect(uploaded).rejects.toMatchObject({ name: 'AbortError', message: 'Upload aborted' })
+    expect(calls[0]!.options.signal!.aborted).toBe(true)
+    expect(hook.current.files[0]).toMatchObject({ status: 'aborted', progress: 30, error: { message: 'Upload aborted' } })
+  })
+
+  it('aborting an upload still waiting for its turn ends it without ever starting it', async () => {
+    const { result: hook, uploader } = renderUploads(useS3Upload, { queue: createQueue(1) })
+    let fifth!: Promise<UploadResult>
+    act(() => {
+      // Four files start at once per queue; the fifth waits for one of them to end.
+      for (let i = 0; i < 4; i++) void hook.current.uploadToS3(file(10, `f${i}.jpg`)).catch(() => {})
+      fifth = handled(hook.current.uploadToS3(file(10, 'fifth.jpg')))
+    })
+    expect(uploader).toHaveBeenCalledTimes(4)
+    await act(async () => hook.current.files[4]!.abort())
+    await expect(fifth).rejects.toMatchObject({ name: 'AbortError' })
+    expect(hook.current.files[4]!.status).toBe('aborted')
+    expect(uploader).toHaveBeenCalledTimes(4)
+  })
+
+  it("the caller's own signal aborts too", async () => {
+    const { result: hook, calls } = renderUploads()
+    const controller = new AbortController()
+    let uploaded!: Promise<UploadResult>
+    act(() => void (uploaded = handled(hook.current.uploadToS3(file(10), { signal: controller.signal }))))
+    await act(async () => controller.abort())
+    await expect(uploaded).rejects.toMatchObject({ name: 'AbortError' })
+    expect(calls[0]!.options.signal!.aborted).toBe(true)
+    expect(hook.current.files[0]!.status).toBe('aborted')
+  })
+
+  it('resetFiles empties the list, aborts nothing, and a later outcome does not bring the entry back', async () => {
+    const { result: hook, calls } = renderUploads()
+    let uploaded!: Promise<UploadResult>
+    act(() => void (uploaded = handled(hook.current.uploadToS3(file(10)))))
+    act(() => hook.current.resetFiles())
+    expect(hook.current.files).toEqual([])
+    expect(calls[0]!.options.signal!.aborted).toBe(false)
+    await act(async () => calls[0]!.resolve(result))
+    await expect(uploaded).resolves.toEqual(result)
+    expect(hook.current.files).toEqual([])
+  })
+
+  it("maps next-s3-upload's endpoint.request onto engine options, over the hook's own", () => {
+    const { result: hook, calls } = renderUploads(useS3Upload, {
+      endpoint: '/api/hook-endpoint',
+      body: { album: 'a', from: 'hook' },
+      headers: { 'x-hook': '1' },
+    })
+    act(() => {
+      void hook.current.uploadToS3(file(10)).catch(() => {})
+      void hook.current
+        .uploadToS3(file(10), {
+          endpoint: { request: { url: '/api/other', body: { from: 'call' }, headers: new Headers({ 'X-Csrf': 't' }) } },
+          retries: 5,
+        })
+        .catch(() => {})
+    })
+    expect(calls[0]!.options).toMatchObject({
+      endpoint: '/api/hook-endpoint',
+      strategy: 'token',
+      body: { album: 'a', from: 'hook' },
+      headers: { 'x-hook': '1' },
+    })
+    expect(calls[1]!.options).toMatchObject({
+      endpoint: '/api/other',
+      body: { album: 'a', from: 'call' },
+      headers: { 'x-hook': '1', 'x-csrf': 't' },
+      retries: 5,
+    })
+  })
+
+  it('usePresignedUpload asks for presigned mode; a call can still choose its strategy', () => {
+    const { result: hook, calls } = renderUploads(usePresignedUpload)
+    act(() => {
+      void hook.current.uploadToS3(file(10)).catch(() => {})
+      void hook.current.uploadToS3(file(10), { strategy: 'token' }).catch(() => {})
+    })
+    expect(calls[0]!.options.strategy).toBe('presigned')
+    expect(calls[1]!.options.strategy).toBe('token')
+  })
+
+  it('keeps uploadToS3, resetFiles, openFileDialog and FileInput stable across renders', () => {
+    const { result: hook, rerender } = renderUploads()
+    const first = hook.current
+    rerender()
+    expect(hook.current.uploadToS3).toBe(first.uploadToS3)
+    expect(hook.current.resetFiles).toBe(first.resetFiles)
+    expect(hook.current.openFileDialog).toBe(first.openFileDialog)
+    expect(hook.current.FileInput).toBe(first.FileInput)
+  })
+})
