@@ -1,0 +1,158 @@
+import { MAX_PART_SIZE } from '../engine/parts.ts'
+import type { PresignedReply, TokenReply } from '../engine/protocol.ts'
+import { resolveConfig, type Logger, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
+import { checkKey, defaultKey } from './key.ts'
+import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
+import { createPartPresigner, createS3Client, presignPut } from './presign.ts'
+import { deriveTicketSecret } from './ticket.ts'
+import { createTokenIssuer } from './token.ts'
+import {
+  parseAbortRequest,
+  parseCompleteRequest,
+  parsePartsRequest,
+  parseUploadRequest,
+  notAuthorized,
+  readJson,
+  RequestError,
+  type ValidUploadRequest,
+} from './validate.ts'
+
+export type UploadHandler = (request: Request) => Promise<Response>
+/** The handler with the logger chosen per request (Fastify passes `request.log`). */
+export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
+
+/** `.../parts`, `.../complete`, `.../abort`; any other path is the upload request itself. */
+export type Route = 'upload' | 'parts' | 'complete' | 'abort'
+
+/**
+ * The credential endpoint as a Web-standard handler, for Fastify (server/fastify.ts), Next.js
+ * route handlers, Hono and Workers alike. With no config it reads the S3_UPLOAD_* environment;
+ * missing settings throw here, not on the first upload.
+ */
+export function createUploadHandler(config?: UploadHandlerConfig): UploadHandler {
+  const handle = createLoggingUploadHandler(config)
+  return (request) => handle(request)
+}
+
+export function createLoggingUploadHandler(config?: UploadHandlerConfig): LoggingUploadHandler {
+  const resolved = resolveConfig(config)
+  const s3 = createS3Client(resolved)
+  const issueToken = createTokenIssuer(resolved)
+  const multipart: MultipartContext = {
+    config: resolved,
+    s3,
+    presignParts: createPartPresigner(resolved),
+    ticketSecret: resolved.ticketSecret ?? deriveTicketSecret(resolved.secretAccessKey),
+  }
+
+  async function upload(request: Request, input: ValidUploadRequest): Promise<TokenReply | PresignedReply> {
+    checkLimits(resolved, input)
+    const { filename, filetype, filesize } = input
+    const key = resolved.key ? checkKey(await resolved.key(request, filename, input.body)) : defaultKey(filename)
+    const { bucket, region, endpoint } = resolved
+
+    if (input.strategy === 'token') {
+      const Credentials = await issueToken(key)
+      // endpoint and path style only for a custom store, as next-s3-upload's client expects for AWS.
+      const store = endpoint ? { endpoint, forcePathStyle: resolved.forcePathStyle } : {}
+      return { token: { Credentials }, key, bucket, region, ...store }
+    }
+    // A single PUT is capped at 5 GiB whatever the threshold says.
+    if (filesize !== undefined && filesize > Math.min(resolved.multipartThreshold, MAX_PART_SIZE)) {
+      return startMultipart(multipart, { key, filetype, filesize })
+    }
+    const { url, headers } = await presignPut(s3, resolved, { key, filetype, filesize })
+    return { key, bucket, region, endpoint, url, headers }
+  }
+
+  async function route(request: Request, name: Route): Promise<unknown> {
+    // Authorization comes first: a refused caller learns nothing about what it sent.
+    if (resolved.authorize && !(await resolved.authorize(request.clone()))) {
+      throw notAuthorized()
+    }
+    // Read from a clone, so the key callback still gets a request whose body it can read.
+    const body = await readJson(request.clone())
+    switch (name) {
+      case 'upload':
+        return upload(request, parseUploadRequest(body))
+      case 'parts': {
+        const { ticket, partNumbers } = parsePartsRequest(body)
+        return signParts(multipart, readTicket(multipart, ticket), partNumbers)
+      }
+      case 'complete': {
+        const { ticket, parts } = parseCompleteRequest(body)
+        return completeMultipart(multipart, readTicket(multipart, ticket), parts)
+      }
+      case 'abort':
+        return abortMultipart(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
+    }
+  }
+
+  return async (request, logger = resolved.logger) => {
+    const name = routeOf(request.url)
+    if (request.method !== 'POST') {
+      return json({ error: `Method ${request.method} is not allowed: use POST` }, 405, { allow: 'POST' })
+    }
+    try {
+      return json(await route(request, name), 200)
+    } catch (error) {
+      if (error instanceof RequestError) return json({ error: error.message }, error.status)
+      // The page learns only that it failed; what failed (STS/S3 code, request id) goes to the log.
+      logger.error({ err: describeError(error), route: name }, 'updraft: upload endpoint failed')
+      return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+    }
+  }
+}
+
+/** Matched on the last path segment, so the handler works under any prefix. */
+export function routeOf(url: string): Route {
+  const last = new URL(url).pathname.replace(/\/+$/, '').split('/').pop()
+  return last === 'parts' || last === 'complete' || last === 'abort' ? last : 'upload'
+}
+
+/** maxFileSize and allowedTypes, before any key, credential or URL exists. */
+function checkLimits({ maxFileSize, allowedTypes }: ResolvedConfig, { filetype, filesize }: ValidUploadRequest) {
+  if (maxFileSize !== undefined) {
+    if (filesize === undefined) {
+      throw new RequestError(400, `filesize is required: this endpoint accepts files of at most ${maxFileSize} bytes`)
+    }
+    if (filesize > maxFileSize) {
+      throw new RequestError(413, `filesize ${filesize} is over the limit of ${maxFileSize} bytes`)
+    }
+  }
+  if (allowedTypes && !isAllowedType(filetype, allowedTypes)) {
+    throw new RequestError(415, `filetype '${filetype}' is not allowed; allowed: ${allowedTypes.join(', ')}`)
+  }
+}
+
+/** Exact types and `type/*` patterns, case-insensitive, ignoring parameters such as `;charset=`. */
+export function isAllowedType(filetype: string, allowedTypes: readonly string[]): boolean {
+  const type = filetype.split(';')[0]!.trim().toLowerCase()
+  if (!type.includes('/')) return false
+  return allowedTypes.some((allowed) => {
+    const pattern = allowed.toLowerCase()
+    const prefix = pattern.slice(0, -1)
+    return pattern.endsWith('/*') ? type.startsWith(prefix) && type.length > prefix.length : type === pattern
+  })
+}
+
+const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    // Replies carry credentials and signatures: no cache may keep them.
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+  })
+
+/** Enough to act on (the STS/S3 code, status, request id), and nothing from the config. */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { message: String(error) }
+  const details = error as Error & { Code?: string; code?: string; $metadata?: { httpStatusCode?: number; requestId?: string } }
+  return {
+    type: error.name,
+    message: error.message,
+    code: details.Code ?? details.code ?? error.name,
+    status: details.$metadata?.httpStatusCode,
+    requestId: details.$metadata?.requestId,
+    stack: error.stack,
+  }
+}

@@ -1,0 +1,127 @@
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3'
+import { planParts } from '../engine/parts.ts'
+import {
+  PRESIGNED_CACHE_CONTROL,
+  type AbortReply,
+  type CompleteReply,
+  type CompleteRequest,
+  type PartsReply,
+  type PresignedMultipartReply,
+} from '../engine/protocol.ts'
+import { objectUrl } from '../engine/s3.ts'
+import type { ResolvedConfig } from './config.ts'
+import type { createPartPresigner } from './presign.ts'
+import { signTicket, verifyTicket, type TicketClaims } from './ticket.ts'
+import { checkCompleteParts, checkPartNumbers, RequestError } from './validate.ts'
+
+/** What the multipart routes share; built once per handler. */
+export interface MultipartContext {
+  config: ResolvedConfig
+  s3: S3Client
+  presignParts: ReturnType<typeof createPartPresigner>
+  ticketSecret: string
+}
+
+/** CreateMultipartUpload, then a ticket that carries the plan to /parts, /complete and /abort. */
+export async function startMultipart(
+  { config, s3, ticketSecret }: MultipartContext,
+  { key, filetype, filesize }: { key: string; filetype: string; filesize: number },
+): Promise<PresignedMultipartReply> {
+  const plan = planParts(filesize, config.partSize)
+  const created = await s3.send(
+    new CreateMultipartUploadCommand({
+      Bucket: config.bucket,
+      Key: key,
+      ContentType: filetype || undefined,
+      CacheControl: PRESIGNED_CACHE_CONTROL,
+    }),
+  )
+  if (!created.UploadId) throw new Error('updraft: CreateMultipartUpload answered without an UploadId')
+  const claims: TicketClaims = {
+    bucket: config.bucket,
+    key,
+    uploadId: created.UploadId,
+    partSize: plan.partSize,
+    filesize,
+    partCount: plan.count,
+    expires: Math.floor(Date.now() / 1000) + config.ticketTtlSeconds,
+  }
+  return {
+    key,
+    bucket: config.bucket,
+    region: config.region,
+    endpoint: config.endpoint,
+    uploadId: created.UploadId,
+    partSize: plan.partSize,
+    partCount: plan.count,
+    ticket: signTicket(claims, ticketSecret),
+  }
+}
+
+export function readTicket({ config, ticketSecret }: MultipartContext, ticket: string): TicketClaims {
+  return verifyTicket(ticket, ticketSecret, config.bucket)
+}
+
+export function signParts(context: MultipartContext, claims: TicketClaims, partNumbers: readonly number[]): PartsReply {
+  checkPartNumbers(partNumbers, claims.partCount)
+  return { urls: context.presignParts(claims, partNumbers) }
+}
+
+export async function completeMultipart(
+  { config, s3 }: MultipartContext,
+  claims: TicketClaims,
+  parts: CompleteRequest['parts'],
+): Promise<CompleteReply> {
+  checkCompleteParts(parts, claims.partCount)
+  const { bucket, key, uploadId } = claims
+  const ordered = [...parts].sort((a, b) => a.partNumber - b.partNumber)
+  const completed = await refuseClientMistakes(() =>
+    s3.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId: uploadId,
+        MultipartUpload: { Parts: ordered.map(({ partNumber, etag }) => ({ PartNumber: partNumber, ETag: etag })) },
+      }),
+    ),
+  )
+  // RGW answers Complete with an empty <ETag>; the object's own is one HEAD away.
+  const etag = completed.ETag || (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).ETag || ''
+  return { url: objectUrl({ ...config, bucket, key }), bucket, key, etag }
+}
+
+export async function abortMultipart({ s3 }: MultipartContext, claims: TicketClaims): Promise<AbortReply> {
+  try {
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: claims.bucket, Key: claims.key, UploadId: claims.uploadId }))
+  } catch (error) {
+    // Already aborted or completed: the caller wanted it gone, and it is.
+    if (s3Code(error) !== 'NoSuchUpload') throw error
+  }
+  return { aborted: true }
+}
+
+/**
+ * Storage refusals that follow from what the client sent (a wrong ETag, a part under 5 MiB, an
+ * upload already finished) become 4xx with the code; anything else stays a fault (500, logged).
+ */
+const CLIENT_MISTAKES: Record<string, number> = { InvalidPart: 400, InvalidPartOrder: 400, EntityTooSmall: 400, NoSuchUpload: 404 }
+
+async function refuseClientMistakes<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    const code = s3Code(error)
+    const status = code ? CLIENT_MISTAKES[code] : undefined
+    if (status) throw new RequestError(status, `Storage refused to complete the upload: ${code}`)
+    throw error
+  }
+}
+
+/** The SDK names its service exceptions after the S3 error code. */
+const s3Code = (error: unknown) => (error instanceof Error ? ((error as { Code?: string }).Code ?? error.name) : undefined)

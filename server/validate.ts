@@ -1,0 +1,195 @@
+import { MAX_OBJECT_SIZE } from '../engine/parts.ts'
+import type { AbortRequest, CompleteRequest, PartsRequest, Strategy } from '../engine/protocol.ts'
+
+/** A refusal the client caused: sent as `{ error: message }` with `status`, never logged as a fault. */
+export class RequestError extends Error {
+  override name = 'RequestError'
+  readonly status: number
+
+  constructor(status: number, message: string) {
+    super(message)
+    this.status = status
+  }
+}
+
+/** An upload request after validation; `body` keeps every field, extra ones included, for the key callback. */
+export interface ValidUploadRequest {
+  filename: string
+  filetype: string
+  filesize: number | undefined
+  strategy: Strategy
+  body: Record<string, unknown>
+}
+
+export const MAX_FILENAME_BYTES = 1024
+/** One /parts call signs at most this many URLs: enough to stay ahead of any queue, bounded work per request. */
+export const MAX_PARTS_PER_REQUEST = 100
+/**
+ * Refused before parsing beyond this. A /complete of 10 000 parts is ~550 KB; 1 MiB is also
+ * Fastify's default body limit.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+export function parseUploadRequest(body: unknown): ValidUploadRequest {
+  const fields = asObject(body)
+  const { filename, filetype, filesize } = fields
+  if (typeof filename !== 'string' || filename === '') {
+    throw badRequest(`filename must be a non-empty string, got ${describe(filename)}`)
+  }
+  const filenameBytes = new TextEncoder().encode(filename).length
+  if (filenameBytes > MAX_FILENAME_BYTES) {
+    throw badRequest(`filename must be at most ${MAX_FILENAME_BYTES} bytes (UTF-8), got ${filenameBytes}`)
+  }
+  // filetype becomes a signed Content-Type header: a control character would break the request.
+  if (typeof filetype !== 'string' || CONTROL.test(filetype) || filetype.length > 255) {
+    throw badRequest(`filetype must be a string of at most 255 printable characters, got ${describe(filetype)}`)
+  }
+  if (filesize !== undefined && !(Number.isSafeInteger(filesize) && (filesize as number) >= 0)) {
+    throw badRequest(`filesize must be a whole number of bytes (0 or more), got ${describe(filesize)}`)
+  }
+  if (typeof filesize === 'number' && filesize > MAX_OBJECT_SIZE) {
+    throw new RequestError(413, `filesize ${filesize} is over S3's limit of ${MAX_OBJECT_SIZE} bytes (5 TiB) per object`)
+  }
+  return { filename, filetype, filesize: filesize as number | undefined, strategy: strategyOf(fields), body: fields }
+}
+
+/** `strategy` is this engine's marker, `_nextS3.strategy` next-s3-upload's ('aws-sdk' = token). */
+function strategyOf(fields: Record<string, unknown>): Strategy {
+  const { strategy, _nextS3 } = fields
+  if (strategy !== undefined && strategy !== 'presigned' && strategy !== 'token') {
+    throw badRequest(`strategy must be 'presigned' or 'token', got ${describe(strategy)}`)
+  }
+  let nextS3: Strategy | undefined
+  if (_nextS3 !== undefined) {
+    const marker = isObject(_nextS3) ? _nextS3.strategy : _nextS3
+    if (marker !== 'presigned' && marker !== 'aws-sdk') {
+      throw badRequest(`_nextS3.strategy must be 'presigned' or 'aws-sdk', got ${describe(marker)}`)
+    }
+    nextS3 = marker === 'presigned' ? 'presigned' : 'token'
+  }
+  if (strategy && nextS3 && strategy !== nextS3) {
+    throw badRequest(`strategy '${strategy}' and _nextS3.strategy disagree`)
+  }
+  return strategy ?? nextS3 ?? 'token'
+}
+
+export function parsePartsRequest(body: unknown): PartsRequest {
+  const fields = asObject(body)
+  const { partNumbers } = fields
+  if (!Array.isArray(partNumbers) || partNumbers.length === 0) {
+    throw badRequest(`partNumbers must be a non-empty array of part numbers, got ${describe(partNumbers)}`)
+  }
+  if (partNumbers.length > MAX_PARTS_PER_REQUEST) {
+    throw badRequest(`partNumbers may hold at most ${MAX_PARTS_PER_REQUEST} part numbers per request, got ${partNumbers.length}`)
+  }
+  for (const partNumber of partNumbers) checkPartNumberType(partNumber, 'partNumbers')
+  return { ticket: ticketOf(fields), partNumbers: partNumbers as number[] }
+}
+
+export function parseCompleteRequest(body: unknown): CompleteRequest {
+  const fields = asObject(body)
+  const { parts } = fields
+  if (!Array.isArray(parts) || parts.length === 0) {
+    throw badRequest(`parts must be a non-empty array of { partNumber, etag }, got ${describe(parts)}`)
+  }
+  for (const [index, part] of parts.entries()) {
+    if (!isObject(part)) throw badRequest(`parts[${index}] must be an object { partNumber, etag }, got ${describe(part)}`)
+    checkPartNumberType(part.partNumber, `parts[${index}].partNumber`)
+    if (typeof part.etag !== 'string' || part.etag === '' || part.etag.length > 1024 || CONTROL.test(part.etag)) {
+      throw badRequest(`parts[${index}].etag must be the ETag storage returned for the part, got ${describe(part.etag)}`)
+    }
+  }
+  return { ticket: ticketOf(fields), parts: parts as CompleteRequest['parts'] }
+}
+
+export function parseAbortRequest(body: unknown): AbortRequest {
+  return { ticket: ticketOf(asObject(body)) }
+}
+
+/** Part numbers against the ticket's plan: 1..partCount, each once. */
+export function checkPartNumbers(partNumbers: readonly number[], partCount: number): void {
+  const outside = partNumbers.find((n) => n < 1 || n > partCount)
+  if (outside !== undefined) throw badRequest(`part number ${outside} is outside 1..${partCount}`)
+}
+
+/** Complete must list every planned part exactly once: 1..partCount. */
+export function checkCompleteParts(parts: CompleteRequest['parts'], partCount: number): void {
+  checkPartNumbers(parts.map((part) => part.partNumber), partCount)
+  const seen = new Set(parts.map((part) => part.partNumber))
+  if (seen.size !== parts.length || parts.length !== partCount) {
+    throw badRequest(`parts must list each of the ${partCount} planned parts exactly once, got ${parts.length} entries for ${seen.size} distinct parts`)
+  }
+}
+
+/** Reads at most MAX_BODY_BYTES and parses them as a JSON object. */
+export async function readJson(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? 0)
+  if (declared > MAX_BODY_BYTES) throw tooLarge()
+  const bytes = await readLimited(request, MAX_BODY_BYTES)
+  const text = new TextDecoder().decode(bytes)
+  if (text.trim() === '') throw badRequest('Request body must be JSON, got an empty body')
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw badRequest(`Request body is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array()
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength
+    if (size > limit) {
+      // Not awaited: cancelling one branch of a tee (request.clone()) settles only when both are cancelled.
+      reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(chunk.value)
+  }
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return bytes
+}
+
+function ticketOf(fields: Record<string, unknown>): string {
+  const { ticket } = fields
+  if (typeof ticket !== 'string' || ticket === '') {
+    throw badRequest(`ticket must be the ticket string the upload request returned, got ${describe(ticket)}`)
+  }
+  return ticket
+}
+
+function checkPartNumberType(value: unknown, name: string) {
+  if (!Number.isSafeInteger(value)) throw badRequest(`${name} must hold whole numbers, got ${describe(value)}`)
+}
+
+function asObject(body: unknown): Record<string, unknown> {
+  if (!isObject(body)) throw badRequest(`Request body must be a JSON object, got ${describe(body)}`)
+  return body
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+const badRequest = (message: string) => new RequestError(400, message)
+export const notAuthorized = () => new RequestError(403, 'Not authorized to upload')
+const tooLarge = () => new RequestError(413, `Request body must be at most ${MAX_BODY_BYTES} bytes`)
+
+/** A short, safe rendering of what the client sent, for error messages. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value)
+  return `${typeof value} ${String(value)}`
+}

@@ -1,0 +1,180 @@
+// The Fastify plugin: mounting (prefix, nesting, env config), schemas, the Web Request/Response
+// round trip, pino logging of failures, and a whole presigned upload through app.inject.
+import { Writable } from 'node:stream'
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../engine/protocol.ts'
+import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
+import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+
+const MiB = 1024 * 1024
+let s3rver: S3rverInstance
+const apps: FastifyInstance[] = []
+beforeAll(async () => {
+  s3rver = await startS3rver()
+})
+afterEach(async () => {
+  vi.unstubAllEnvs()
+  await Promise.all(apps.splice(0).map((app) => app.close()))
+})
+afterAll(() => s3rver?.stop())
+
+const storeConfig = (): S3UploadPluginOptions => ({
+  ...s3rver.credentials,
+  bucket: s3rver.bucket,
+  region: s3rver.region,
+  endpoint: s3rver.endpoint,
+  forcePathStyle: true,
+})
+
+async function appWith(options: S3UploadPluginOptions = storeConfig(), fastifyOptions: FastifyServerOptions = {}) {
+  const app = Fastify(fastifyOptions)
+  apps.push(app)
+  await app.register(s3Upload, options)
+  await app.ready()
+  return app
+}
+
+const postJson = (app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'POST', url, payload: body as object, headers })
+
+describe('mounting', () => {
+  it('serves /api/s3-upload by default, and the three multipart routes under it', async () => {
+    const routes: RouteOptions[] = []
+    const app = Fastify()
+    apps.push(app)
+    app.addHook('onRoute', (route) => void routes.push(route))
+    await app.register(s3Upload, storeConfig())
+    await app.ready()
+    const posts = routes.filter((route) => route.method === 'POST')
+    // Fastify serves '/api/s3-upload/' with and without the trailing slash.
+    expect(posts.map((route) => route.url).sort()).toEqual(['/api/s3-upload/', '/api/s3-upload/abort', '/api/s3-upload/complete', '/api/s3-upload/parts'])
+    for (const route of posts) expect(route.schema?.body).toMatchObject({ type: 'object', required: expect.any(Array) })
+  })
+
+  it('takes a prefix, also inside a prefixed scope, and nothing stays at the default path', async () => {
+    const app = Fastify()
+    apps.push(app)
+    await app.register(async (api) => api.register(s3Upload, { ...storeConfig(), prefix: '/uploads/sign' }), { prefix: '/v1' })
+    const body = { filename: 'a.txt', filetype: 'text/plain', filesize: 1, strategy: 'presigned' }
+    expect((await postJson(app, '/v1/uploads/sign', body)).statusCode).toBe(200)
+    expect((await postJson(app, '/api/s3-upload', body)).statusCode).toBe(404)
+  })
+
+  it('is a fastify-plugin named updraft for Fastify 5: other plugins can depend on it', async () => {
+    const app = Fastify()
+    apps.push(app)
+    await app.register(s3Upload, storeConfig())
+    await app.register(fp(async () => {}, { name: 'after-updraft', dependencies: ['updraft'] }))
+    await expect(app.ready()).resolves.toBeDefined()
+    expect((s3Upload as unknown as Record<symbol, unknown>)[Symbol.for('plugin-meta')]).toMatchObject({ fastify: '5.x', name: 'updraft' })
+  })
+
+  it('reads the S3_UPLOAD_* environment when given no config', async () => {
+    vi.stubEnv('S3_UPLOAD_KEY', s3rver.credentials.accessKeyId)
+    vi.stubEnv('S3_UPLOAD_SECRET', s3rver.credentials.secretAccessKey)
+    vi.stubEnv('S3_UPLOAD_BUCKET', s3rver.bucket)
+    vi.stubEnv('S3_UPLOAD_REGION', s3rver.region)
+    vi.stubEnv('S3_UPLOAD_ENDPOINT', s3rver.endpoint)
+    vi.stubEnv('S3_UPLOAD_FORCE_PATH_STYLE', 'true')
+    const app = await appWith({})
+    const response = await postJson(app, '/api/s3-upload', { filename: 'a.txt', filetype: 'text/plain', filesize: 3, strategy: 'presigned' })
+    const reply = response.json<PresignedPutReply>()
+    expect(reply.url.startsWith(`${s3rver.endpoint}/uploads/next-s3-uploads/`)).toBe(true)
+  })
+
+  it('fails to start, naming every missing setting, when the environment is incomplete', async () => {
+    vi.stubEnv('S3_UPLOAD_KEY', 'AKID')
+    vi.stubEnv('S3_UPLOAD_SECRET', '')
+    vi.stubEnv('S3_UPLOAD_BUCKET', '')
+    vi.stubEnv('S3_UPLOAD_REGION', '')
+    await expect(appWith({})).rejects.toThrow(
+      'updraft: missing settings: secretAccessKey (S3_UPLOAD_SECRET), bucket (S3_UPLOAD_BUCKET), region (S3_UPLOAD_REGION)',
+    )
+  })
+})
+
+describe('requests and replies', () => {
+  it('hands the handler the headers and URL (authorize sees cookies), and returns its headers', async () => {
+    const seen: Array<{ cookie: string | null; url: string }> = []
+    const app = await appWith({
+      ...storeConfig(),
+      authorize: (request) => (seen.push({ cookie: request.headers.get('cookie'), url: request.url }), request.headers.get('cookie') === 'session=ok'),
+    })
+    const body = { filename: 'a.txt', filetype: 'text/plain', filesize: 1, strategy: 'presigned' }
+    const refused = await postJson(app, '/api/s3-upload?from=test', body, { cookie: 'session=bad' })
+    expect(refused.statusCode).toBe(403)
+    const allowed = await postJson(app, '/api/s3-upload?from=test', body, { cookie: 'session=ok' })
+    expect(allowed.statusCode).toBe(200)
+    expect(allowed.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(allowed.headers['cache-control']).toBe('no-store')
+    expect(seen).toEqual([
+      { cookie: 'session=bad', url: 'http://localhost/api/s3-upload?from=test' },
+      { cookie: 'session=ok', url: 'http://localhost/api/s3-upload?from=test' },
+    ])
+  })
+
+  it('gives the key callback the body as sent, extra fields included', async () => {
+    const app = await appWith({ ...storeConfig(), key: (_request, filename, body) => `users/${String(body.userId)}/${filename}` })
+    const response = await postJson(app, '/api/s3-upload', { filename: 'cv.pdf', filetype: 'application/pdf', filesize: 9, strategy: 'presigned', userId: 42 })
+    expect(response.json<PresignedPutReply>().key).toBe('users/42/cv.pdf')
+  })
+
+  it('logs failures with the Fastify pino logger (code and reqId), and the page gets only "Internal Server Error"', async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>)
+        done()
+      },
+    })
+    const app = await appWith({ ...storeConfig(), bucket: 'no-such-bucket' }, { logger: { level: 'error', stream } })
+    const response = await postJson(app, '/api/s3-upload', { filename: 'a.bin', filetype: '', filesize: 6 * MiB, strategy: 'presigned' })
+    expect(response.statusCode).toBe(500)
+    expect(response.body).toBe('Internal Server Error')
+    expect(response.headers['content-type']).toMatch(/^text\/plain/)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ level: 50, msg: 'updraft: upload endpoint failed', reqId: expect.any(String), route: 'upload', err: { code: 'NoSuchBucket', status: 404 } })
+    expect(JSON.stringify(lines)).not.toContain(s3rver.credentials.secretAccessKey + '"')
+  })
+})
+
+describe('a whole presigned upload through app.inject', () => {
+  it('single PUT', async () => {
+    const app = await appWith()
+    const bytes = testBytes(4321, 31)
+    const reply = (await postJson(app, '/api/s3-upload', { filename: 'pic.png', filetype: 'image/png', filesize: bytes.length, strategy: 'presigned' })).json<PresignedPutReply>()
+    expect((await fetch(reply.url, { method: 'PUT', body: bytes, headers: reply.headers })).status).toBe(200)
+    const client = sdkClient(s3rver)
+    expect(sha256(await readObject(client, reply.bucket, reply.key))).toBe(sha256(bytes))
+    client.destroy()
+  })
+
+  it('multipart: /parts in two batches, then /complete', async () => {
+    const app = await appWith()
+    const bytes = testBytes(16 * MiB + 10, 32)
+    const started = (await postJson(app, '/api/s3-upload', { filename: 'big.bin', filetype: '', filesize: bytes.length, strategy: 'presigned' })).json<PresignedMultipartReply>()
+    expect(started.partCount).toBe(4)
+    const urls = {
+      ...(await postJson(app, '/api/s3-upload/parts', { ticket: started.ticket, partNumbers: [1, 2] })).json<PartsReply>().urls,
+      ...(await postJson(app, '/api/s3-upload/parts', { ticket: started.ticket, partNumbers: [3, 4] })).json<PartsReply>().urls,
+    }
+    const parts = await Promise.all(
+      [1, 2, 3, 4].map(async (partNumber) => {
+        const start = (partNumber - 1) * started.partSize
+        const response = await fetch(urls[partNumber]!, { method: 'PUT', body: bytes.subarray(start, start + started.partSize) })
+        expect(response.status).toBe(200)
+        return { partNumber, etag: response.headers.get('etag')! }
+      }),
+    )
+    const completed = await postJson(app, '/api/s3-upload/complete', { ticket: started.ticket, parts })
+    expect(completed.statusCode).toBe(200)
+    const result = completed.json<CompleteReply>()
+    expect(result.key).toBe(started.key)
+    const client = sdkClient(s3rver)
+    expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
+    client.destroy()
+  })
+})
