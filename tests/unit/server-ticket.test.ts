@@ -1,8 +1,8 @@
 // Multipart tickets: stateless, HMAC-signed, expiring; anything but an intact, current ticket for
 // this bucket is a 403.
 import { describe, expect, it } from 'vitest'
-import { deriveTicketSecret, signTicket, verifyTicket, type TicketClaims } from '../server/ticket.ts'
-import { RequestError } from '../server/validate.ts'
+import { deriveTicketSecret, signTicket, verifyTicket, type TicketClaims } from '../../server/ticket.ts'
+import { RequestError } from '../../server/validate.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
 const claims: TicketClaims = {
