@@ -16,6 +16,7 @@ export {
 } from './errors.ts'
 export { upload } from './upload.ts'
 export { uploadPresigned } from './presigned-entry.ts'
+export { uploadWithToken } from './token-entry.ts'
 export type { UploadOptions } from './request-upload.ts'
 export { DEFAULT_ENDPOINT } from './endpoint.ts'
 export type * from './protocol.ts'

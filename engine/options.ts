@@ -1,6 +1,7 @@
 import { MIN_PART_SIZE } from './parts.ts'
 import type { Queue } from './queue.ts'
-import { defaultTransport, type Transport } from './transport.ts'
+import { defaultTransport } from '#default-transport'
+import type { Transport } from './transport.ts'
 
 export interface Progress {
   /** Bytes sent so far: never decreases, never exceeds `total`, ends equal to it. */
@@ -38,8 +39,16 @@ export const defaultOptions = {
 
 export type ResolvedOptions = TransferOptions & typeof defaultOptions & { transport: Transport }
 
+/** Fills in the defaults (an option set to `undefined` gets its default too) and checks the counts. */
 export function resolveOptions(options: TransferOptions): ResolvedOptions {
-  const resolved = { ...defaultOptions, transport: defaultTransport(), ...stripUndefined(options) }
+  const resolved = {
+    ...options,
+    partSize: options.partSize ?? defaultOptions.partSize,
+    queueSize: options.queueSize ?? defaultOptions.queueSize,
+    leavePartsOnError: options.leavePartsOnError ?? defaultOptions.leavePartsOnError,
+    retries: options.retries ?? defaultOptions.retries,
+    transport: options.transport ?? defaultTransport(),
+  }
   for (const name of ['queueSize', 'retries'] as const) {
     const value = resolved[name]
     if (!Number.isInteger(value) || value < 1) {
@@ -48,7 +57,3 @@ export function resolveOptions(options: TransferOptions): ResolvedOptions {
   }
   return resolved
 }
-
-/** `{ partSize: undefined }` means "the default", not "no part size". */
-const stripUndefined = <T extends object>(object: T): T =>
-  Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T

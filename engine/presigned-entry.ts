@@ -1,4 +1,4 @@
-import { uploadWithPresigned } from './presigned.ts'
+import { sendPresigned } from './presigned.ts'
 import type { PresignedReply } from './protocol.ts'
 import type { UploadResult } from './transfer.ts'
 import { requestUpload, type UploadOptions } from './request-upload.ts'
@@ -9,7 +9,7 @@ import { requestUpload, type UploadOptions } from './request-upload.ts'
  */
 export async function uploadPresigned(file: Blob, options: Omit<UploadOptions, 'strategy'> = {}): Promise<UploadResult> {
   const { reply, contentType } = await requestUpload(file, { ...options, strategy: 'presigned' })
-  return uploadWithPresigned(file, reply as PresignedReply, contentType, options)
+  return sendPresigned(file, reply as PresignedReply, contentType, options)
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'

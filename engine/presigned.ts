@@ -12,7 +12,7 @@ import {
 import { putMultipart, putSingle, type UploadResult } from './transfer.ts'
 
 /** Presigned mode: storage requests are signed by the endpoint; this side never holds a key. */
-export function uploadWithPresigned(
+export function sendPresigned(
   file: Blob,
   reply: PresignedReply,
   contentType: string,

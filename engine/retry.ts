@@ -11,17 +11,13 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /**
- * Milliseconds to wait before retry number `attempt` (1-based): the server's `Retry-After` when it
- * sent one, else "full jitter" exponential backoff
- * (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/).
+ * Milliseconds to wait before retry number `attempt` (1-based): the server's `Retry-After`
+ * seconds when it sent them (S3 never sends the HTTP-date form), else "full jitter" exponential
+ * backoff (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/).
  */
 export function retryDelay(attempt: number, retryAfter?: string | null, random = Math.random): number {
-  if (retryAfter) {
-    const seconds = Number(retryAfter)
-    const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - Date.now()
-    if (ms >= 0) return Math.min(ms, MAX_DELAY_MS)
-  }
-  return Math.floor(random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt))
+  const asked = Number(retryAfter || NaN) * 1000
+  return Math.min(asked >= 0 ? asked : Math.floor(random() * BASE_DELAY_MS * 2 ** attempt), MAX_DELAY_MS)
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

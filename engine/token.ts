@@ -4,7 +4,7 @@ import type { UploadResult } from './transfer.ts'
 import { uploadObject } from './upload-object.ts'
 
 /** Token mode: the endpoint handed out STS credentials scoped to one key; sign every request here. */
-export function uploadWithToken(
+export function sendWithToken(
   file: Blob,
   reply: TokenReply,
   contentType: string,

@@ -74,9 +74,6 @@ export const fetchTransport: Transport = async (request) => {
   return { status: response.status, header: (name) => response.headers.get(name), body }
 }
 
-export const defaultTransport = (): Transport =>
-  typeof XMLHttpRequest === 'function' ? xhrTransport : fetchTransport
-
 /** Progress is only asked for on Blob bodies (objects and parts). */
 const sizeOf = (body: Blob | string | undefined) => (body as Blob).size
 

@@ -1,13 +1,13 @@
-import { uploadWithPresigned } from './presigned.ts'
+import { sendPresigned } from './presigned.ts'
 import type { PresignedReply, TokenReply } from './protocol.ts'
 import { requestUpload, type UploadOptions } from './request-upload.ts'
-import { uploadWithToken } from './token.ts'
+import { sendWithToken } from './token.ts'
 import type { UploadResult } from './transfer.ts'
 
 /** Asks the endpoint for permission, then sends `file` straight to storage. */
 export async function upload(file: Blob, options: UploadOptions = {}): Promise<UploadResult> {
   const { reply, contentType } = await requestUpload(file, options)
   return options.strategy === 'presigned'
-    ? uploadWithPresigned(file, reply as PresignedReply, contentType, options)
-    : uploadWithToken(file, reply as TokenReply, contentType, options)
+    ? sendPresigned(file, reply as PresignedReply, contentType, options)
+    : sendWithToken(file, reply as TokenReply, contentType, options)
 }
