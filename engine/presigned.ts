@@ -56,6 +56,7 @@ function presignedMultipart(
 
   return {
     plan,
+    partUrlsExpire: true,
     async signPart(partNumber: number, renew: boolean) {
       if (renew) pending.delete(partNumber)
       if (!pending.has(partNumber)) fetchBatch(partNumber)

@@ -25,29 +25,44 @@ export interface SignedRequest {
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {
   plan: PartPlan
-  /** `renew` after storage refused the last request for this part as expired. */
+  /** `renew` after storage refused the last URL for this part (see `partUrlsExpire`). */
   signPart(partNumber: number, renew: boolean): Promise<SignedRequest>
+  /** Parts go to presigned URLs that can expire before use: a 403 on one is worth one renewal. */
+  partUrlsExpire?: boolean
   complete(etags: string[], signal?: AbortSignal): Promise<UploadResult>
   /** Best-effort cleanup; called without the (already aborted) signal. */
   abort(): Promise<void>
 }
 
-/**
- * Sends `body` with retries, signing afresh for every attempt. A request refused as expired is
- * signed once more with `renew` set (a presigned URL that sat too long), outside the retry count.
- */
+export interface SendOptions {
+  body?: Blob | string
+  signal: AbortSignal | undefined
+  onSent?: (bytes: number) => void
+  /**
+   * `sign(true)` yields a fresh presigned URL, so a 403 is answered by renewing it once, outside
+   * the retry count. Any 403 counts: S3 says "Request has expired", but Ceph RGW 16.2 answers an
+   * expired URL with a bare AccessDenied, and judging expiry by the page's clock would fail exactly
+   * when that clock runs behind storage's.
+   */
+  renewable?: boolean
+}
+
+/** Sends one request with retries, signing afresh for every attempt. */
 export function send(
   options: ResolvedOptions,
   sign: (renew: boolean) => Promise<SignedRequest>,
-  body: Blob | string | undefined,
-  signal: AbortSignal | undefined,
-  onSent?: (bytes: number) => void,
+  { body, signal, onSent, renewable }: SendOptions,
 ): Promise<HttpResponse> {
-  const attempt = async (renew: boolean) => {
+  const attempt = async (renew: boolean): Promise<HttpResponse> => {
     onSent?.(0)
-    return throwIfS3Error(await options.transport({ ...(await sign(renew)), body, signal, onProgress: onSent }))
+    try {
+      return throwIfS3Error(await options.transport({ ...(await sign(renew)), body, signal, onProgress: onSent }))
+    } catch (error) {
+      if (renew || !renewable || !(error instanceof S3Error && error.status === 403)) throw error
+      return attempt(true)
+    }
   }
-  return withRetries(options.retries, signal, () => attempt(false).catch((error) => (isExpired(error) ? attempt(true) : Promise.reject(error))))
+  return withRetries(options.retries, signal, () => attempt(false))
 }
 
 /** One PutObject. */
@@ -58,7 +73,7 @@ export async function putSingle(
   options: ResolvedOptions,
 ): Promise<UploadResult> {
   const progress = trackProgress(file.size, options.onProgress)
-  const put = () => send(options, sign, file, options.signal, (bytes) => progress.sent(1, bytes))
+  const put = () => send(options, sign, { body: file, signal: options.signal, onSent: (bytes) => progress.sent(1, bytes) })
   const response = await (options.queue ? options.queue.run(put, options.signal) : put())
   progress.finished(1, file.size)
   return result(response.header('ETag') ?? '')
@@ -78,7 +93,12 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
   const uploadPart = async (partNumber: number) => {
     const [start, end] = partRange(plan, partNumber)
     const sign = (renew: boolean) => upload.signPart(partNumber, renew)
-    const response = await send(options, sign, file.slice(start, end), signal, (bytes) => progress.sent(partNumber, bytes))
+    const response = await send(options, sign, {
+      body: file.slice(start, end),
+      signal,
+      onSent: (bytes) => progress.sent(partNumber, bytes),
+      renewable: upload.partUrlsExpire,
+    })
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
     etags[partNumber - 1] = etag
@@ -102,9 +122,6 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
     options.signal?.removeEventListener('abort', cancel)
   }
 }
-
-/** A presigned URL or signature past its expiry: S3 says AccessDenied "Request has expired". */
-const isExpired = (error: unknown) => error instanceof S3Error && error.status === 403 && /expired/i.test(error.message)
 
 /**
  * Sums bytes in flight per part and reports the running total, only upwards: a part that is

@@ -26,7 +26,7 @@ export async function uploadObject(file: Blob, target: ObjectTarget): Promise<Up
 
   if (plan.count <= 1) return putSingle(file, () => sign('PUT', '', objectHeaders), result, options)
 
-  const created = await send(options, () => sign('POST', '?uploads', objectHeaders), undefined, options.signal)
+  const created = await send(options, () => sign('POST', '?uploads', objectHeaders), { signal: options.signal })
   const uploadId = xmlText(created.body, 'UploadId')
   if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
   const ofUpload = `uploadId=${encodeURIComponent(uploadId)}`
@@ -38,12 +38,12 @@ export async function uploadObject(file: Blob, target: ObjectTarget): Promise<Up
       signPart: (partNumber) => sign('PUT', `?partNumber=${partNumber}&${ofUpload}`),
       async complete(etags, signal) {
         const completeSign = () => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' })
-        const completed = await send(options, completeSign, completeXml(etags), signal)
+        const completed = await send(options, completeSign, { body: completeXml(etags), signal })
         return result(xmlText(completed.body, 'ETag') ?? '')
       },
       async abort() {
         // Not under the caller's signal: cleanup runs precisely because that signal fired.
-        await send(options, () => sign('DELETE', `?${ofUpload}`), undefined, undefined)
+        await send(options, () => sign('DELETE', `?${ofUpload}`), { signal: undefined })
       },
     },
     options,

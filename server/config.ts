@@ -51,12 +51,24 @@ export interface UploadHandlerConfig {
   multipartThreshold?: number
   /** Part size of presigned multipart uploads, raised to keep within 10 000 parts. @default 5 MiB */
   partSize?: number
+  /**
+   * Seconds each multipart part URL stays valid (1..604800). The engine fetches part URLs just
+   * ahead of need and re-asks for one that storage refuses as expired, so a short lifetime costs
+   * little and narrows what a leaked URL allows. Single-PUT URLs keep next-s3-upload's 3600 s.
+   * @default 3600
+   */
+  partUrlExpiresIn?: number
   /** HMAC key for multipart tickets; instances behind one load balancer must share it. @default derived from secretAccessKey */
   ticketSecret?: string
   /** How long a multipart ticket stays valid. @default 86400 (24 h) */
   ticketTtlSeconds?: number
   /** @default console */
   logger?: Logger
+  /**
+   * What `GET {prefix}/info` tells the page, over what the config implies (server/info.ts):
+   * `store` names the storage for display; `tokenUnavailableReason` turns token mode off, saying why.
+   */
+  info?: { store?: string; tokenUnavailableReason?: string }
 }
 
 /** What the handler runs on: every required setting present and checked. */
@@ -67,6 +79,7 @@ export interface ResolvedConfig
   sts: { mode: StsMode; endpoint?: string; roleArn?: string }
   multipartThreshold: number
   partSize: number
+  partUrlExpiresIn: number
   ticketTtlSeconds: number
   logger: Logger
 }
@@ -74,6 +87,7 @@ export interface ResolvedConfig
 export const defaultConfig = {
   multipartThreshold: MIN_PART_SIZE,
   partSize: MIN_PART_SIZE,
+  partUrlExpiresIn: 60 * 60,
   ticketTtlSeconds: 24 * 60 * 60,
   logger: { error: (obj: object, msg?: string) => console.error(msg ?? 'updraft: error', obj) } satisfies Logger,
 }
@@ -149,14 +163,17 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   }
   checkNumber('multipartThreshold', resolved.multipartThreshold, 0)
   checkNumber('partSize', resolved.partSize, MIN_PART_SIZE)
+  // SigV4 presigned URLs live at most 7 days.
+  checkNumber('partUrlExpiresIn', resolved.partUrlExpiresIn, 1, 604_800)
   checkNumber('ticketTtlSeconds', resolved.ticketTtlSeconds, 1)
   if (resolved.maxFileSize !== undefined) checkNumber('maxFileSize', resolved.maxFileSize, 0)
   return resolved
 }
 
-function checkNumber(name: string, value: number, min: number) {
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(`updraft: ${name} must be a whole number of at least ${min}, got ${value}`)
+function checkNumber(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`
+    throw new RangeError(`updraft: ${name} must be a whole number ${range}, got ${value}`)
   }
 }
 

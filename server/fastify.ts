@@ -113,6 +113,8 @@ async function routes(scope: FastifyInstance, handle: LoggingUploadHandler, { au
     // Other methods reach the handler too, which answers 405 with `Allow: POST`.
     scope.route({ method: ['GET', 'PUT', 'DELETE', 'PATCH'], url: path, exposeHeadRoute: false, handler: forward })
   }
+  // What the page may offer (server/info.ts); `authorize` above guards only POSTs.
+  scope.get('/info', { exposeHeadRoute: false }, forward)
 }
 
 /** Fastify's own refusals (schema, JSON, body size, media type) in the protocol's `{ error }` shape. */

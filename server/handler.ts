@@ -1,6 +1,7 @@
 import { MAX_PART_SIZE } from '../engine/parts.ts'
 import type { PresignedReply, TokenReply } from '../engine/protocol.ts'
 import { resolveConfig, type Logger, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
+import { serverInfo } from './info.ts'
 import { checkKey, defaultKey } from './key.ts'
 import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
 import { createPartPresigner, createS3Client, presignPut } from './presign.ts'
@@ -21,8 +22,8 @@ export type UploadHandler = (request: Request) => Promise<Response>
 /** The handler with the logger chosen per request (Fastify passes `request.log`). */
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
 
-/** `.../parts`, `.../complete`, `.../abort`; any other path is the upload request itself. */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort'
+/** `.../parts`, `.../complete`, `.../abort`, `.../info`; any other path is the upload request itself. */
+export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info'
 
 /**
  * The credential endpoint as a Web-standard handler, for Fastify (server/fastify.ts), Next.js
@@ -44,6 +45,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
     presignParts: createPartPresigner(resolved),
     ticketSecret: resolved.ticketSecret ?? deriveTicketSecret(resolved.secretAccessKey),
   }
+  const info = serverInfo(resolved)
 
   async function upload(request: Request, input: ValidUploadRequest): Promise<TokenReply | PresignedReply> {
     checkLimits(resolved, input)
@@ -65,7 +67,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
     return { key, bucket, region, endpoint, url, headers }
   }
 
-  async function route(request: Request, name: Route): Promise<unknown> {
+  async function route(request: Request, name: Exclude<Route, 'info'>): Promise<unknown> {
     // Authorization comes first: a refused caller learns nothing about what it sent.
     if (resolved.authorize && !(await resolved.authorize(request.clone()))) {
       throw notAuthorized()
@@ -90,6 +92,11 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
 
   return async (request, logger = resolved.logger) => {
     const name = routeOf(request.url)
+    // Capabilities only, nothing issued: a GET, open to callers `authorize` would refuse.
+    if (name === 'info') {
+      if (request.method === 'GET') return json(info, 200)
+      return json({ error: `Method ${request.method} is not allowed: use GET` }, 405, { allow: 'GET' })
+    }
     if (request.method !== 'POST') {
       return json({ error: `Method ${request.method} is not allowed: use POST` }, 405, { allow: 'POST' })
     }
@@ -107,7 +114,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
 /** Matched on the last path segment, so the handler works under any prefix. */
 export function routeOf(url: string): Route {
   const last = new URL(url).pathname.replace(/\/+$/, '').split('/').pop()
-  return last === 'parts' || last === 'complete' || last === 'abort' ? last : 'upload'
+  return last === 'parts' || last === 'complete' || last === 'abort' || last === 'info' ? last : 'upload'
 }
 
 /** maxFileSize and allowedTypes, before any key, credential or URL exists. */

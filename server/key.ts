@@ -3,8 +3,11 @@ export const MAX_KEY_BYTES = 1024
 
 export const DEFAULT_KEY_PREFIX = 'next-s3-uploads'
 
-/** `next-s3-uploads/{uuid}/` is 53 bytes; the name gets the rest. */
-const MAX_NAME_LENGTH = MAX_KEY_BYTES - `${DEFAULT_KEY_PREFIX}/${crypto.randomUUID()}/`.length
+/**
+ * `next-s3-uploads/{uuid}/` is 53 bytes (a UUID is 36 characters); the name gets the rest.
+ * Counted, not measured on a sample UUID: Workers refuse random values at module scope.
+ */
+const MAX_NAME_LENGTH = MAX_KEY_BYTES - `${DEFAULT_KEY_PREFIX}//`.length - 36
 
 /**
  * next-s3-upload's rule — characters outside `0-9 a-z A-Z ! _ . ' ( ) -` become a space, runs of

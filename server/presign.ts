@@ -76,7 +76,7 @@ export function createPartPresigner(config: ResolvedConfig) {
         url,
         query: { partNumber: String(partNumber), uploadId: claims.uploadId },
         headers: { 'content-length': String(end - start) },
-        expiresIn: PRESIGN_EXPIRES_IN,
+        expiresIn: config.partUrlExpiresIn,
         date,
       })
     }

@@ -1,0 +1,135 @@
+import type { AddressInfo } from 'node:net'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { resolveConfig, type Logger, type UploadHandlerConfig } from './config.ts'
+import { DEMO_DIR, ensureDemoBuilt } from './demo-build.ts'
+import { startEmbeddedS3, type EmbeddedS3 } from './embedded-s3.ts'
+import { DEFAULT_PREFIX, s3Upload, type S3UploadPluginOptions } from './fastify.ts'
+import { describeStore } from './info.ts'
+import { serveStatic } from './static.ts'
+
+export const DEFAULT_PORT = 3000
+
+/** s3rver cannot issue credentials; the demo shows this where the token switch would be. */
+export const EMBEDDED_TOKEN_REASON =
+  'The embedded local S3 has no STS; set S3_UPLOAD_* and S3_UPLOAD_STS_* to use token mode'
+
+export interface AppOptions {
+  /** 0 picks a free port. @default 3000 */
+  port?: number
+  /** Loopback only by default: the embedded store's bucket is open to anyone who can reach it. @default 'localhost' */
+  host?: string
+  /**
+   * The endpoint's settings (server/config.ts) and `prefix`. The store comes from here or from
+   * the S3_UPLOAD_* environment; when neither names one, an embedded s3rver is started.
+   */
+  config?: S3UploadPluginOptions
+  /** The embedded store's data folder. @default a temporary folder, removed on close */
+  dataDir?: string
+  /** Build dist/demo first when it is missing or stale (server/demo-build.ts). @default true */
+  buildDemo?: boolean
+  /** Progress lines ("Building the demo page…"). @default none */
+  log?: (message: string) => void
+  /** Fastify's logger; endpoint failures are logged through it. @default { level: 'warn' } */
+  logger?: FastifyServerOptions['logger']
+}
+
+export interface RunningApp {
+  /** `http://localhost:3000`: the page; the endpoint is at `{url}{prefix}`. */
+  url: string
+  prefix: string
+  /** What the page's "Storage:" line shows, e.g. "embedded s3rver at http://127.0.0.1:43123 · bucket uploads". */
+  store: string
+  /** Set when the app started its own s3rver. */
+  embedded?: EmbeddedS3
+  app: FastifyInstance
+  /** Stops Fastify (dropping open connections), then the embedded store if there is one. */
+  close(): Promise<void>
+}
+
+/** The `npm start` app — the page, the endpoint and, without a configured store, an embedded s3rver. */
+export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
+  const { port = DEFAULT_PORT, host = 'localhost', config = {}, log = () => {} } = options
+  const prefix = config.prefix ?? DEFAULT_PREFIX
+  if (options.buildDemo ?? true) await ensureDemoBuilt(log)
+
+  const useEmbedded = !namesStore(config, process.env)
+  // Checked before anything starts: a half-set S3_UPLOAD_* environment names every missing variable.
+  if (!useEmbedded) resolveConfig(config)
+  const embedded = useEmbedded ? await startEmbeddedS3({ directory: options.dataDir }) : undefined
+  const store = embedded
+    ? `embedded s3rver at ${embedded.endpoint} · bucket ${embedded.bucket}`
+    : describeStore(resolveConfig(config))
+
+  const app = Fastify({ logger: options.logger ?? { level: 'warn' }, forceCloseConnections: true })
+  try {
+    await app.register(s3Upload, embedded ? embeddedConfig(config, embedded, store, app.log) : config)
+    serveStatic(app, DEMO_DIR)
+    await app.listen({ port, host })
+  } catch (error) {
+    await app.close().catch(() => {})
+    await embedded?.close()
+    throw error
+  }
+
+  const { port: actualPort } = app.server.address() as AddressInfo
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${shownHost}:${actualPort}`,
+    prefix,
+    store,
+    embedded,
+    app,
+    close: () =>
+      (closing ??= (async () => {
+        try {
+          await app.close()
+        } finally {
+          await embedded?.close()
+        }
+      })()),
+  }
+}
+
+/** The endpoint on the embedded store: its fixed key pair, path-style, and token mode marked off. */
+function embeddedConfig(
+  config: S3UploadPluginOptions,
+  store: EmbeddedS3,
+  name: string,
+  log: FastifyBaseLogger,
+): S3UploadPluginOptions {
+  return {
+    logger: embeddedLogger(log),
+    ...config,
+    ...store.credentials,
+    bucket: store.bucket,
+    region: store.region,
+    endpoint: store.endpoint,
+    forcePathStyle: true,
+    // Explicit, so a stray S3_UPLOAD_STS_MODE cannot demand a role ARN for a store without STS.
+    sts: { mode: 'federation' },
+    info: { store: name, tokenUnavailableReason: EMBEDDED_TOKEN_REASON, ...config.info },
+  }
+}
+
+/**
+ * s3rver has no AbortMultipartUpload (it answers 405): after an abort on the demo page that is
+ * expected, so it is one warning line rather than an error with a stack. Anything else as usual.
+ */
+const embeddedLogger = (log: FastifyBaseLogger): Logger => ({
+  error(details, message) {
+    const { route, err } = details as { route?: string; err?: { code?: string } }
+    if (route === 'abort' && err?.code === 'MethodNotAllowed') {
+      log.warn('updraft: the embedded s3rver cannot abort multipart uploads; the parts sent so far stay in its data folder')
+    } else {
+      log.error(details, message)
+    }
+  },
+})
+
+/** Whether a store is configured at all, in `config` or the environment (even partly: then resolveConfig says what is missing). */
+function namesStore(config: UploadHandlerConfig, env: NodeJS.ProcessEnv): boolean {
+  const fields = [config.accessKeyId, config.secretAccessKey, config.bucket, config.region, config.endpoint]
+  const variables = ['S3_UPLOAD_KEY', 'S3_UPLOAD_SECRET', 'S3_UPLOAD_BUCKET', 'S3_UPLOAD_REGION', 'S3_UPLOAD_ENDPOINT']
+  return fields.some((value) => value !== undefined && value !== '') || variables.some((name) => !!env[name])
+}

@@ -1,0 +1,53 @@
+import type { ResolvedConfig } from './config.ts'
+
+/**
+ * `GET {prefix}/info`: which modes this server can serve, and with which store, so a page can
+ * offer token mode only where it works (src/demo/useServerInfo.ts reads it). It carries nothing
+ * a presigned reply does not already show the page: no keys, no role ARN.
+ */
+export interface InfoReply {
+  token: boolean
+  /** Why token mode is off; present exactly when `token` is false. */
+  tokenUnavailableReason?: string
+  /** Every server can presign: it needs only the access key it already has. */
+  presigned: true
+  /** The storage in use, for display: "AWS S3 (eu-west-1) · bucket uploads", … */
+  store: string
+}
+
+/** What the config implies, with `config.info` (the app's own knowledge, e.g. an embedded store) over it. */
+export function serverInfo(config: ResolvedConfig): InfoReply {
+  const reason = config.info?.tokenUnavailableReason ?? tokenUnavailableReason(config)
+  return {
+    token: reason === undefined,
+    ...(reason === undefined ? {} : { tokenUnavailableReason: reason }),
+    presigned: true,
+    store: config.info?.store ?? describeStore(config),
+  }
+}
+
+/**
+ * AssumeRole works wherever an STS answers it (AWS, RGW, MinIO: resolveConfig already insisted on
+ * a roleArn). GetFederationToken exists only on AWS STS, so federation needs AWS itself or an STS
+ * endpoint named on purpose; a custom store alone (R2, MinIO, RGW) cannot answer it.
+ */
+function tokenUnavailableReason({ sts, endpoint }: ResolvedConfig): string | undefined {
+  if (sts.mode === 'assume-role' || sts.endpoint !== undefined) return undefined
+  if (endpoint === undefined || isAws(endpoint)) return undefined
+  return (
+    'GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role ' +
+    'and S3_UPLOAD_ROLE_ARN (RGW, MinIO), or S3_UPLOAD_STS_ENDPOINT'
+  )
+}
+
+/** A name a person recognises; the endpoint's origin for stores that cannot be told apart. */
+export function describeStore({ endpoint, region, bucket }: ResolvedConfig): string {
+  const where = `bucket ${bucket}`
+  if (endpoint === undefined || isAws(endpoint)) return `AWS S3 (${region}) · ${where}`
+  const { host, origin } = new URL(endpoint)
+  if (host.endsWith('.r2.cloudflarestorage.com')) return `Cloudflare R2 · ${where}`
+  if (host.endsWith('.backblazeb2.com')) return `Backblaze B2 (${region}) · ${where}`
+  return `S3-compatible store at ${origin} · ${where}`
+}
+
+const isAws = (endpoint: string) => /(^|\.)amazonaws\.com(\.cn)?$/.test(new URL(endpoint).hostname)

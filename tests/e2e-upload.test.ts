@@ -1,0 +1,152 @@
+// End to end: the engine's upload(file, options) → the handler served over HTTP → storage, on
+// s3rver and Ceph RGW. Every upload is read back with the AWS SDK and compared by sha256.
+import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { EndpointError, fetchTransport, upload, type Transport, type UploadOptions, type UploadResult } from '../engine/index.ts'
+import type { PresignedMultipartReply, TokenReply } from '../engine/protocol.ts'
+import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
+import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import { recordCalls, serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
+import type { TestStore } from './helpers/stores.ts'
+
+const MiB = 1024 * 1024
+const rgw = inject('rgw')
+let s3rver: S3rverInstance
+const served: ServedHandler[] = []
+const clients: S3Client[] = []
+
+beforeAll(async () => {
+  s3rver = await startS3rver()
+})
+afterAll(async () => {
+  await Promise.all(served.map((server) => server.close()))
+  for (const client of clients) client.destroy()
+  await s3rver?.stop()
+})
+
+const stores: Record<'s3rver' | 'rgw', () => TestStore> = { s3rver: () => s3rver, rgw: () => rgw }
+
+/** The handler for `store` on a real HTTP port, recording what the engine asked it. */
+async function endpointFor(store: TestStore, extra: UploadHandlerConfig = {}) {
+  const { handler, calls } = recordCalls(
+    createUploadHandler({ ...store.credentials, bucket: store.bucket, region: store.region, endpoint: store.endpoint, forcePathStyle: true, ...extra }),
+  )
+  const server = await serveHandler(handler)
+  served.push(server)
+  const client = sdkClient(store)
+  clients.push(client)
+  return { endpoint: server.endpoint, calls, client }
+}
+
+const assumeRole = (): UploadHandlerConfig => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+
+const fileOf = (bytes: Uint8Array<ArrayBuffer>, name: string, type = 'application/octet-stream') => new File([bytes], name, { type })
+
+/** Uploads, then reads the object back: bytes equal, and progress ended exactly at the size. */
+async function uploadAndReadBack(client: S3Client, bytes: Uint8Array<ArrayBuffer>, options: UploadOptions): Promise<UploadResult> {
+  const progress: Array<{ loaded: number; total: number }> = []
+  const result = await upload(fileOf(bytes, 'data.bin'), { ...options, onProgress: (p) => void progress.push(p) })
+  expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
+  expect(progress.at(-1)).toEqual({ loaded: bytes.length, total: bytes.length })
+  return result
+}
+
+describe.each(Object.entries(stores))('presigned upload() to %s through the HTTP endpoint', (_name, store) => {
+  it('single PUT (200 kB): one endpoint call, bytes exact', async () => {
+    const { endpoint, calls, client } = await endpointFor(store())
+    const result = await uploadAndReadBack(client, testBytes(200_000, 31), { endpoint, strategy: 'presigned' })
+    expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200]])
+    expect(result).toMatchObject({ bucket: store().bucket, key: (calls[0]!.reply as { key: string }).key })
+  })
+
+  it('multipart (12 MiB → 3 parts of 5 MiB): /parts, PUTs, /complete, bytes exact', async () => {
+    const { endpoint, calls, client } = await endpointFor(store())
+    const result = await uploadAndReadBack(client, testBytes(12 * MiB, 32), { endpoint, strategy: 'presigned' })
+    expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/parts', 200], ['/complete', 200]])
+    expect(calls[0]!.reply).toMatchObject({ partSize: 5 * MiB, partCount: 3 })
+    expect(result.key).toBe((calls[0]!.reply as PresignedMultipartReply).key)
+  })
+})
+
+describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => {
+  it('single PUT (200 kB) with the issued credentials, bytes exact', async () => {
+    const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
+    const result = await uploadAndReadBack(client, testBytes(200_000, 33), { endpoint })
+    expect(calls).toHaveLength(1)
+    expect((calls[0]!.reply as TokenReply).token.Credentials.AccessKeyId).not.toBe(rgw.credentials.accessKeyId)
+    expect(result.key).toBe((calls[0]!.reply as TokenReply).key)
+  })
+
+  it('multipart (12 MiB, partSize 5 MiB) signed in the page, bytes exact', async () => {
+    const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
+    await uploadAndReadBack(client, testBytes(12 * MiB, 34), { endpoint, strategy: 'token', partSize: 5 * MiB })
+    // Token mode asks the endpoint once; every multipart step is signed with the STS credentials.
+    expect(calls.map((call) => call.route)).toEqual([''])
+  })
+})
+
+describe('endpoint refusals reach the caller as EndpointError, message as the server wrote it', () => {
+  const limits: UploadHandlerConfig = { allowedTypes: ['image/*'], maxFileSize: 1000 }
+
+  it.each([
+    ['415 for a type not allowed', fileOf(testBytes(10), 'notes.txt', 'text/plain'), 415, "filetype 'text/plain' is not allowed; allowed: image/*"],
+    ['413 for a file over maxFileSize', fileOf(testBytes(2000), 'big.png', 'image/png'), 413, 'filesize 2000 is over the limit of 1000 bytes'],
+  ])('%s', async (_title, file, status, message) => {
+    const { endpoint, calls } = await endpointFor(s3rver, limits)
+    for (const strategy of ['presigned', 'token'] as const) {
+      const error = await upload(file, { endpoint, strategy }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(EndpointError)
+      expect(error).toMatchObject({ name: 'EndpointError', status, message })
+    }
+    // Nothing but the refused requests: no URL, credential or upload was issued.
+    expect(calls.map((call) => call.status)).toEqual([status, status])
+  })
+})
+
+describe('abort midway on RGW leaves no multipart upload behind', () => {
+  async function uploadsLeft(client: S3Client, key: string) {
+    const listed = await client.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))
+    return listed.Uploads ?? []
+  }
+
+  /** 12 MiB one part at a time, aborted once the first 5 MiB part is on storage. */
+  async function abortAfterFirstPart(options: UploadOptions) {
+    const controller = new AbortController()
+    const error = await upload(fileOf(testBytes(12 * MiB, 35), 'aborted.bin'), {
+      ...options,
+      queueSize: 1,
+      signal: controller.signal,
+      onProgress: ({ loaded }) => {
+        if (loaded >= 5 * MiB) controller.abort()
+      },
+    }).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({ name: 'AbortError', message: 'Upload aborted' })
+  }
+
+  it('presigned: the engine calls /abort, storage lists nothing, no object exists', async () => {
+    const { endpoint, calls, client } = await endpointFor(rgw)
+    await abortAfterFirstPart({ endpoint, strategy: 'presigned' })
+    expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/parts', 200], ['/abort', 200]])
+    const started = calls[0]!.reply as PresignedMultipartReply
+    expect(calls[2]!.body).toEqual({ ticket: started.ticket })
+    expect(await uploadsLeft(client, started.key)).toEqual([])
+    await expect(readObject(client, started.bucket, started.key)).rejects.toMatchObject({ name: 'NoSuchKey' })
+  })
+
+  it('token: AbortMultipartUpload with the scoped credentials (the policy allows it), nothing left', async () => {
+    const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
+    const sent: string[] = []
+    const transport: Transport = async (request) => {
+      const response = await fetchTransport(request)
+      sent.push(`${request.method} ${response.status}`)
+      return response
+    }
+    await abortAfterFirstPart({ endpoint, strategy: 'token', partSize: 5 * MiB, transport })
+    // Create, part 1, then AbortMultipartUpload answered 204: the scoped credentials may abort.
+    expect(sent).toEqual(['POST 200', 'PUT 200', 'DELETE 204'])
+    const issued = calls[0]!.reply as TokenReply
+    expect(await uploadsLeft(client, issued.key)).toEqual([])
+    await expect(readObject(client, issued.bucket, issued.key)).rejects.toMatchObject({ name: 'NoSuchKey' })
+  })
+})
