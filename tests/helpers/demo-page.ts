@@ -1,0 +1,117 @@
+// Driving the demo page (src/demo) as a person would: its own button, its rows, its links.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Locator, Page } from 'playwright-core'
+import { testBytes } from './s3-client.ts'
+
+export const MiB = 1024 * 1024
+
+/** Statuses after which a row never changes again. */
+const SETTLED = ['done', 'error', 'aborted'].map((status) => `[data-status=${status}]`).join(',')
+
+/** Opens the page and waits until it knows the server's capabilities (its "Storage:" line). */
+export async function openDemo(page: Page, url: string): Promise<void> {
+  await page.goto(url)
+  await page.getByText('Storage:').waitFor()
+}
+
+/**
+ * Caps the page's upload rate through DevTools (Chromium throttles request bodies too), so a
+ * loopback upload lasts long enough to be caught mid-way. Bytes per second; -1 lifts the cap.
+ */
+export async function throttleUploads(page: Page, bytesPerSecond: number): Promise<void> {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('Network.enable')
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond,
+  })
+}
+
+/** Clicks "Choose files…" and answers the file dialog it opens, as a person picking files would. */
+export async function pickFiles(page: Page, files: string[] | FilePayload[]): Promise<void> {
+  const [chooser] = await Promise.all([
+    page.waitForEvent('filechooser'),
+    page.getByRole('button', { name: 'Choose files…' }).click(),
+  ])
+  await chooser.setFiles(files)
+}
+
+/** Every row for a file name, in the order the uploads started. */
+export const rowsOf = (page: Page, name: string): Locator =>
+  page.getByTestId('upload-row').filter({ has: page.getByRole('progressbar', { name: `Upload of ${name}`, exact: true }) })
+
+export interface SettledRow {
+  status: string
+  /** The bar's aria-valuenow. */
+  percent: number
+  /** The row's visible text (name, sizes, status, error message). */
+  text: string
+  /** The object's URL, from the row's link; set when done. */
+  url?: string
+}
+
+/** Waits until the row has ended (done, error or aborted) and reads what it shows. */
+export async function settle(row: Locator, timeout = 45_000): Promise<SettledRow> {
+  await row.and(row.page().locator(SETTLED)).waitFor({ timeout })
+  const link = row.locator('a.object-url')
+  return {
+    status: (await row.getAttribute('data-status')) ?? '',
+    percent: Number(await row.getByRole('progressbar').getAttribute('aria-valuenow')),
+    text: await row.innerText(),
+    url: (await link.count()) > 0 ? ((await link.getAttribute('href')) ?? undefined) : undefined,
+  }
+}
+
+/** The row's progress bar value, 0..100. */
+export const percentOf = async (row: Locator): Promise<number> =>
+  Number(await row.getByRole('progressbar').getAttribute('aria-valuenow'))
+
+/** `http://host:port/{bucket}/{key}` (path-style, as the app's stores use) → the key. */
+export function keyFromObjectUrl(url: string, bucket: string): string {
+  const { pathname } = new URL(url)
+  const prefix = `/${bucket}/`
+  if (!pathname.startsWith(prefix)) throw new Error(`not a path-style URL in bucket ${bucket}: ${url}`)
+  return decodeURIComponent(pathname.slice(prefix.length))
+}
+
+/** Playwright's in-memory file for a file chooser (its type is not exported by playwright-core). */
+export interface FilePayload {
+  name: string
+  mimeType: string
+  buffer: Buffer
+}
+
+/** A file made in memory for the chooser: `size` deterministic bytes (testBytes with `seed`). */
+export const filePayload = (name: string, mimeType: string, size: number, seed: number): FilePayload => {
+  const bytes = testBytes(size, seed)
+  return { name, mimeType, buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }
+}
+
+export interface TestFiles {
+  /** Writes `size` deterministic bytes (testBytes with `seed`) as `name`; returns its path. */
+  write(name: string, size: number, seed: number): Promise<string>
+  remove(): Promise<void>
+}
+
+/**
+ * Files on disk for the file chooser: Playwright sends paths without copying them through the
+ * DevTools protocol (which refuses buffers over 50 MB), and names them by their base name.
+ */
+export async function testFiles(): Promise<TestFiles> {
+  const folder = await mkdtemp(join(tmpdir(), 'updraft-demo-files-'))
+  let count = 0
+  return {
+    async write(name, size, seed) {
+      // One folder per file, so two tests may use the same name with different bytes.
+      const directory = join(folder, String(++count))
+      await mkdir(directory)
+      await writeFile(join(directory, name), testBytes(size, seed))
+      return join(directory, name)
+    },
+    remove: () => rm(folder, { recursive: true, force: true }),
+  }
+}
