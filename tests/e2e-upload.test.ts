@@ -1,43 +1,16 @@
 // End to end: the engine's upload(file, options) → the handler served over HTTP → storage, on
 // s3rver and Ceph RGW. Every upload is read back with the AWS SDK and compared by sha256.
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { EndpointError, fetchTransport, upload, type Transport, type UploadOptions, type UploadResult } from '../engine/index.ts'
 import type { PresignedMultipartReply, TokenReply } from '../engine/protocol.ts'
-import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { recordCalls, serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
-import type { TestStore } from './helpers/stores.ts'
+import type { UploadHandlerConfig } from '../server/index.ts'
+import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
-let s3rver: S3rverInstance
-const served: ServedHandler[] = []
-const clients: S3Client[] = []
-
-beforeAll(async () => {
-  s3rver = await startS3rver()
-})
-afterAll(async () => {
-  await Promise.all(served.map((server) => server.close()))
-  for (const client of clients) client.destroy()
-  await s3rver?.stop()
-})
-
-const stores: Record<'s3rver' | 'rgw', () => TestStore> = { s3rver: () => s3rver, rgw: () => rgw }
-
-/** The handler for `store` on a real HTTP port, recording what the engine asked it. */
-async function endpointFor(store: TestStore, extra: UploadHandlerConfig = {}) {
-  const { handler, calls } = recordCalls(
-    createUploadHandler({ ...store.credentials, bucket: store.bucket, region: store.region, endpoint: store.endpoint, forcePathStyle: true, ...extra }),
-  )
-  const server = await serveHandler(handler)
-  served.push(server)
-  const client = sdkClient(store)
-  clients.push(client)
-  return { endpoint: server.endpoint, calls, client }
-}
+const { stores, endpointFor, s3rver } = useEndpointFixture()
 
 const assumeRole = (): UploadHandlerConfig => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
 
@@ -93,7 +66,7 @@ describe('endpoint refusals reach the caller as EndpointError, message as the se
     ['415 for a type not allowed', fileOf(testBytes(10), 'notes.txt', 'text/plain'), 415, "filetype 'text/plain' is not allowed; allowed: image/*"],
     ['413 for a file over maxFileSize', fileOf(testBytes(2000), 'big.png', 'image/png'), 413, 'filesize 2000 is over the limit of 1000 bytes'],
   ])('%s', async (_title, file, status, message) => {
-    const { endpoint, calls } = await endpointFor(s3rver, limits)
+    const { endpoint, calls } = await endpointFor(s3rver(), limits)
     for (const strategy of ['presigned', 'token'] as const) {
       const error = await upload(file, { endpoint, strategy }).catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(EndpointError)

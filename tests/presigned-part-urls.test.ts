@@ -1,14 +1,11 @@
 // Presigned multipart part URLs, end to end over HTTP: the engine fetches them in batches just
 // ahead of need (never all at once), and re-asks for a URL that storage refuses as expired.
-import type { S3Client } from '@aws-sdk/client-s3'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { fetchTransport, upload, type Transport } from '../engine/index.ts'
 import { xmlText } from '../engine/s3.ts'
-import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { recordCalls, serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { createUploadHandler } from '../server/index.ts'
+import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 
 const MiB = 1024 * 1024
 /** Part URLs live this long here, so one can be made to expire in a test's time. */
@@ -16,30 +13,7 @@ const PART_URL_SECONDS = 3
 /** Longer than PART_URL_SECONDS plus the up-to-1 s that X-Amz-Date's truncation to seconds takes off. */
 const HOLD_MS = (PART_URL_SECONDS + 1.5) * 1000
 
-let s3rver: S3rverInstance
-const served: ServedHandler[] = []
-const clients: S3Client[] = []
-beforeAll(async () => {
-  s3rver = await startS3rver()
-})
-afterAll(async () => {
-  await Promise.all(served.map((server) => server.close()))
-  for (const client of clients) client.destroy()
-  await s3rver?.stop()
-})
-
-const stores: Record<'s3rver' | 'rgw', () => TestStore> = { s3rver: () => s3rver, rgw: () => inject('rgw') }
-
-async function endpointFor(store: TestStore, extra: UploadHandlerConfig = {}) {
-  const { handler, calls } = recordCalls(
-    createUploadHandler({ ...store.credentials, bucket: store.bucket, region: store.region, endpoint: store.endpoint, forcePathStyle: true, ...extra }),
-  )
-  const server = await serveHandler(handler)
-  served.push(server)
-  const client = sdkClient(store)
-  clients.push(client)
-  return { endpoint: server.endpoint, calls, client }
-}
+const { stores, endpointFor, s3rver } = useEndpointFixture()
 
 interface Sent {
   partNumber: number
@@ -88,7 +62,7 @@ describe.each(Object.entries(stores))('a part URL that expired before use, on %s
 
 describe('partUrlExpiresIn', () => {
   it('is checked when the handler is created: 1..604800 seconds (SigV4 presigned URLs live at most 7 days)', () => {
-    const base = { ...s3rver.credentials, bucket: s3rver.bucket, region: s3rver.region, endpoint: s3rver.endpoint }
+    const base = { ...s3rver().credentials, bucket: s3rver().bucket, region: s3rver().region, endpoint: s3rver().endpoint }
     for (const partUrlExpiresIn of [0, 604_801, 1.5]) {
       expect(() => createUploadHandler({ ...base, partUrlExpiresIn })).toThrow(
         `updraft: partUrlExpiresIn must be a whole number from 1 to 604800, got ${partUrlExpiresIn}`,
@@ -99,7 +73,7 @@ describe('partUrlExpiresIn', () => {
 
 describe('part URLs for a many-part upload (s3rver)', () => {
   it('come in batches of 2 × queueSize, each asked for only when its first part is due', async () => {
-    const { endpoint, calls, client } = await endpointFor(s3rver)
+    const { endpoint, calls, client } = await endpointFor(s3rver())
     const partsCalls = () => calls.filter((call) => call.route === '/parts')
     // For each part PUT: how many /parts calls had been answered when it was sent.
     const batchesBefore: Record<number, number> = {}

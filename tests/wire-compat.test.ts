@@ -5,50 +5,18 @@
 import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { fetchTransport, upload, type Transport } from '../engine/index.ts'
 import type { PresignedPutReply, TokenReply } from '../engine/protocol.ts'
-import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { recordCalls, serveHandler, type ServedHandler, type WebHandler } from './helpers/serve-handler.ts'
+import { createUploadHandler } from '../server/index.ts'
+import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { type WebHandler } from './helpers/serve-handler.ts'
 import type { TestStore } from './helpers/stores.ts'
+import { storeConfig, useEndpointFixture } from './helpers/endpoint-fixture.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
-let s3rver: S3rverInstance
-const served: ServedHandler[] = []
-const clients: S3Client[] = []
-beforeAll(async () => {
-  s3rver = await startS3rver()
-})
-afterAll(async () => {
-  await Promise.all(served.map((server) => server.close()))
-  for (const client of clients) client.destroy()
-  await s3rver?.stop()
-})
-
-async function serve(handler: WebHandler) {
-  const recorded = recordCalls(handler)
-  const server = await serveHandler(recorded.handler)
-  served.push(server)
-  return { endpoint: server.endpoint, calls: recorded.calls }
-}
-
-function readerFor(store: TestStore) {
-  const client = sdkClient(store)
-  clients.push(client)
-  return client
-}
-
-const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): UploadHandlerConfig => ({
-  ...store.credentials,
-  bucket: store.bucket,
-  region: store.region,
-  endpoint: store.endpoint,
-  forcePathStyle: true,
-  ...extra,
-})
+const { s3rver, serve, track, readerFor } = useEndpointFixture()
 
 /** What next-s3-upload's client POSTs (its `N` in dist/index.js): no filesize, no strategy. */
 const askAsNextS3Upload = (endpoint: string, file: File, strategy: 'presigned' | 'aws-sdk') =>
@@ -60,7 +28,7 @@ const askAsNextS3Upload = (endpoint: string, file: File, strategy: 'presigned' |
 
 describe("(a) next-s3-upload's requests against this handler", () => {
   it.each([
-    ['s3rver', () => s3rver as TestStore],
+    ['s3rver', () => s3rver()],
     ['rgw', () => rgw as TestStore],
   ])('presigned on %s: its shape { key, bucket, region, endpoint, url }, and its PUT lands byte-exact', async (_name, store) => {
     const { endpoint } = await serve(createUploadHandler(storeConfig(store())))
@@ -128,7 +96,7 @@ describe("(a) next-s3-upload's requests against this handler", () => {
       forcePathStyle: reply.forcePathStyle,
       credentials: { accessKeyId: Credentials.AccessKeyId, secretAccessKey: Credentials.SecretAccessKey, sessionToken: Credentials.SessionToken },
     })
-    clients.push(client)
+    track(client)
     const params = { Bucket: reply.bucket, Key: reply.key, Body: bytes, CacheControl: 'max-age=630720000, public', ContentType: file.type }
     await new Upload({ client, params }).done()
     expect(sha256(await readObject(readerFor(rgw), reply.bucket, reply.key))).toBe(sha256(bytes))
@@ -143,7 +111,7 @@ describe("(a) next-s3-upload's requests against this handler", () => {
 function nextS3UploadRoute(store: TestStore): WebHandler {
   const { bucket, region, endpoint } = store
   const client = new S3Client({ credentials: store.credentials, region, forcePathStyle: true, endpoint })
-  clients.push(client)
+  track(client)
   return async (request) => {
     const { filename, filetype, _nextS3 } = (await request.json()) as { filename: string; filetype: string; _nextS3?: { strategy?: string } }
     // Its token branch needs AWS's GetFederationToken; this stand-in only serves presigned.
@@ -160,7 +128,7 @@ describe("(b) this engine against a route that answers only next-s3-upload's sha
     ['100 kB', 100_000],
     ['6 MiB + 1, over one part: still one PUT, as the route signs only one URL', 6 * MiB + 1],
   ])('%s uploads byte-exact with the headers its URL signs', async (_title, size) => {
-    const { endpoint, calls } = await serve(nextS3UploadRoute(s3rver))
+    const { endpoint, calls } = await serve(nextS3UploadRoute(s3rver()))
     const puts: string[] = []
     const transport: Transport = (request) => {
       puts.push(`${request.method} ${new URL(request.url).searchParams.has('partNumber') ? 'part' : 'object'}`)
@@ -173,7 +141,7 @@ describe("(b) this engine against a route that answers only next-s3-upload's sha
     expect(calls[0]!.body).toMatchObject({ filename: 'clip.mp4', filetype: 'video/mp4', _nextS3: { strategy: 'presigned' } })
     expect(Object.keys(calls[0]!.reply as object).sort()).toEqual(['bucket', 'endpoint', 'key', 'region', 'url'])
     expect(puts).toEqual(['PUT object'])
-    const reader = readerFor(s3rver)
+    const reader = readerFor(s3rver())
     expect(sha256(await readObject(reader, result.bucket, result.key))).toBe(sha256(bytes))
     // With no `headers` in the reply the engine sent what next-s3-upload's client sends.
     const head = await reader.send(new HeadObjectCommand({ Bucket: result.bucket, Key: result.key }))

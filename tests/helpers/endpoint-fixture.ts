@@ -1,0 +1,60 @@
+import type { S3Client } from '@aws-sdk/client-s3'
+import { afterAll, beforeAll, inject } from 'vitest'
+import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
+import { sdkClient } from './s3-client.ts'
+import { type S3rverInstance, startS3rver } from './s3rver.ts'
+import { recordCalls, serveHandler, type WebHandler } from './serve-handler.ts'
+import type { TestStore } from './stores.ts'
+
+/** The endpoint's config for a test store: its keys, bucket and address, path-style. */
+export const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): UploadHandlerConfig => ({
+  ...store.credentials,
+  bucket: store.bucket,
+  region: store.region,
+  endpoint: store.endpoint,
+  forcePathStyle: true,
+  ...extra,
+})
+
+/**
+ * For end-to-end test files: an s3rver of their own beside the run's RGW, handlers served over
+ * real HTTP, and SDK clients to read back with — all closed after the file's tests.
+ */
+export function useEndpointFixture() {
+  let s3rver: S3rverInstance
+  const closers: Array<() => unknown> = []
+  beforeAll(async () => {
+    s3rver = await startS3rver()
+  })
+  afterAll(async () => {
+    await Promise.all(closers.map((close) => close()))
+    await s3rver?.stop()
+  })
+
+  /** Keeps an SDK client (a reader, or one a test builds itself) until the file ends. */
+  const track = <T extends S3Client>(client: T): T => {
+    closers.push(() => client.destroy())
+    return client
+  }
+
+  /** `handler` on a real loopback port, recording what the engine asked it. */
+  async function serve(handler: WebHandler) {
+    const recorded = recordCalls(handler)
+    const server = await serveHandler(recorded.handler)
+    closers.push(() => server.close())
+    return { endpoint: server.endpoint, calls: recorded.calls }
+  }
+
+  return {
+    s3rver: (): TestStore => s3rver,
+    stores: { s3rver: (): TestStore => s3rver, rgw: (): TestStore => inject('rgw') },
+    serve,
+    track,
+    readerFor: (store: TestStore) => track(sdkClient(store)),
+    /** Updraft's endpoint for `store` (plus `extra` config), served, with a reader for the store. */
+    async endpointFor(store: TestStore, extra: UploadHandlerConfig = {}) {
+      const served = await serve(createUploadHandler(storeConfig(store, extra)))
+      return { ...served, client: track(sdkClient(store)) }
+    },
+  }
+}
