@@ -1,4 +1,6 @@
-export { uploadObject, type ObjectTarget } from './upload-object.ts'
+export { uploadObject, type ObjectTarget, type ObjectExtras } from './upload-object.ts'
+export { sseCustomerKey } from './sse-c.ts'
+export { taggingHeaders, putObjectTagging } from './tags.ts'
 export { planParts, partRange, type PartPlan, MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE } from './parts.ts'
 export { createQueue, type Queue } from './queue.ts'
 export { defaultOptions, type Progress, type TransferOptions } from './options.ts'

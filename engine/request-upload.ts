@@ -1,8 +1,10 @@
 import { type EndpointOptions, postToEndpoint } from './endpoint.ts'
 import type { TransferOptions } from './options.ts'
 import type { PresignedReply, Strategy, TokenReply } from './protocol.ts'
+import type { ObjectExtras } from './upload-object.ts'
 
-export interface UploadOptions extends TransferOptions, EndpointOptions {
+/** `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`) work in token mode only. */
+export interface UploadOptions extends TransferOptions, EndpointOptions, ObjectExtras {
   /** @default 'token' */
   strategy?: Strategy
   /** Extra fields merged into the endpoint request, handed to the server's `key` callback. */
