@@ -1,0 +1,10 @@
+import { browser } from './browser.ts'
+import { bundleSize } from './bundle-size.ts'
+import { concurrency } from './concurrency.ts'
+import type { Benchmark } from './lib/report.ts'
+import { endpoint } from './endpoint.ts'
+import { memory } from './memory.ts'
+import { throughput } from './throughput.ts'
+
+/** In run order; `npm run bench -- NAME` picks by name. */
+export const benchmarks: Benchmark[] = [bundleSize, throughput, concurrency, browser, memory, endpoint]

@@ -1,0 +1,165 @@
+// One upload in a child process of its own, so CPU time and peak RSS belong to one contender.
+// Spawned by bench/lib/child.ts from an esbuild bundle (no TypeScript loader in the measured
+// process); prints one JSON line with the measurements.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { openAsBlob } from 'node:fs'
+import type { ClientResult, ClientSpec, UploadTarget } from '../lib/child.ts'
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as ClientSpec
+
+const MiB = 1024 * 1024
+
+/** Each contender: set up (load modules, make clients) outside the clock, then return the timed run. */
+const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => Promise<void>>> = {
+  async updraft() {
+    const { uploadObject } = await import('../../engine/index.ts')
+    return (body) => uploadObject(body, objectTarget(spec)).then(() => undefined)
+  },
+  async 'updraft-node'() {
+    const { uploadObject } = await import('../../engine/index.ts')
+    const { nodeTransport } = await import('../../engine/node-transport.ts')
+    return (body) => uploadObject(body, { ...objectTarget(spec), transport: nodeTransport }).then(() => undefined)
+  },
+  async 'lib-storage'() {
+    const { S3Client } = await import('@aws-sdk/client-s3')
+    const { Upload } = await import('@aws-sdk/lib-storage')
+    const { target } = spec
+    const client = new S3Client({
+      region: target.region,
+      endpoint: target.endpoint,
+      forcePathStyle: true,
+      credentials: target.credentials,
+      // As the project's own SDK clients: no CRC32 of every part (Updraft computes none either),
+      // and RGW refuses the SDK's default streamed checksums (ARCHITECTURE.md).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    })
+    return async (body) => {
+      const upload = new Upload({
+        client,
+        params: { Bucket: target.bucket, Key: target.key, Body: body },
+        partSize: spec.partSize,
+        queueSize: spec.queueSize,
+      })
+      await upload.done()
+    }
+  },
+  async 'fetch-ceiling'() {
+    const { putRaw } = await rawMultipart()
+    return (body) => putRaw(body, async (url, slice) => {
+      const response = await fetch(url, { method: 'PUT', body: slice })
+      await response.arrayBuffer()
+      return response.headers.get('etag') ?? ''
+    })
+  },
+  async 'http-ceiling'() {
+    const { putRaw } = await rawMultipart()
+    const { request } = await import('node:http')
+    return (body) =>
+      putRaw(body, (url, slice) =>
+        new Promise<string>((resolve, reject) => {
+          const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(slice.size) } }, (incoming) => {
+            incoming.resume()
+            incoming.on('end', () => resolve(String(incoming.headers.etag ?? '')))
+          })
+          outgoing.on('error', reject)
+          void (async () => {
+            const reader = slice.stream().getReader()
+            for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+              if (!outgoing.write(chunk.value)) await new Promise((drain) => outgoing.once('drain', drain))
+            }
+            outgoing.end()
+          })().catch(reject)
+        }),
+      )
+  },
+}
+
+/**
+ * The ceiling: CreateMultipartUpload, then the same slices PUT by `queueSize` plain workers with
+ * presigned URLs (one SHA-256 + HMAC each, microseconds), then Complete. No retries, no progress,
+ * no checks: what any client must at least spend.
+ */
+async function rawMultipart() {
+  const { createQueryPresigner } = await import('../../server/sigv4.ts')
+  const { objectUrl } = await import('../../engine/s3.ts')
+  const { target, partSize, queueSize } = spec
+  const presign = createQueryPresigner(target.credentials, target.region)
+  const url = objectUrl({ ...target, forcePathStyle: true })
+  const signed = (method: string, query: Record<string, string>) => presign({ method, url, query, expiresIn: 3600 })
+  const putRaw = async (body: Blob, put: (url: string, slice: Blob) => Promise<string>) => {
+    const created = await (await fetch(signed('POST', { uploads: '' }), { method: 'POST' })).text()
+    const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1]
+    if (!uploadId) throw new Error(`CreateMultipartUpload failed: ${created.slice(0, 300)}`)
+    const count = Math.ceil(body.size / partSize)
+    const etags: string[] = []
+    let next = 1
+    const worker = async () => {
+      for (let n = next++; n <= count; n = next++) {
+        etags[n - 1] = await put(signed('PUT', { partNumber: String(n), uploadId }), body.slice((n - 1) * partSize, n * partSize))
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(queueSize, count) }, worker))
+    const xml = `<CompleteMultipartUpload>${etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${etag.replace(/&/g, '&amp;')}</ETag></Part>`).join('')}</CompleteMultipartUpload>`
+    const completed = await fetch(signed('POST', { uploadId }), { method: 'POST', body: xml })
+    const reply = await completed.text()
+    if (!completed.ok || reply.includes('<Error>')) throw new Error(`CompleteMultipartUpload failed: ${reply.slice(0, 300)}`)
+  }
+  return { putRaw }
+}
+
+function objectTarget({ target, partSize, queueSize }: ClientSpec) {
+  return { ...target, forcePathStyle: true, partSize, queueSize } satisfies UploadTarget & Record<string, unknown>
+}
+
+/** Same bytes for every contender: a 1 MiB pseudo-random block repeated (no store compresses). */
+async function makeBody(): Promise<Blob> {
+  if (spec.body.kind === 'file') return openAsBlob(spec.body.path)
+  const block = new Uint8Array(MiB)
+  let x = 2463534242
+  for (let i = 0; i < block.length; i++) {
+    x ^= x << 13
+    x ^= x >>> 17
+    x ^= x << 5
+    block[i] = x & 0xff
+  }
+  const blocks = Array.from({ length: Math.ceil(spec.body.size / MiB) }, () => block)
+  return new Blob(blocks).slice(0, spec.body.size)
+}
+
+/** Resident set now, and the high-water mark since the last reset (Linux /proc, bytes). */
+function memory() {
+  const status = readFileSync('/proc/self/status', 'utf8')
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) * 1024
+  return { rss: kib('VmRSS'), peak: kib('VmHWM') }
+}
+
+async function main(): Promise<ClientResult> {
+  const run = await contenders[spec.contender]()
+  const body = await makeBody()
+  // One small single-PUT upload first: lazy module loading (undici, the SDK's middleware),
+  // WebCrypto's first use and JIT are one-time costs of a process, not of an upload.
+  if (spec.warmUp) await run(new Blob([new Uint8Array(1024)]))
+  globalThis.gc?.()
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  // Writing 5 resets VmHWM to the current RSS (Linux >= 4.0), so the peak below is this upload's.
+  writeFileSync('/proc/self/clear_refs', '5')
+  const idle = memory().rss
+  const cpu = process.cpuUsage()
+  const start = performance.now()
+  await run(body)
+  const seconds = (performance.now() - start) / 1000
+  const used = process.cpuUsage(cpu)
+  return { seconds, bytes: body.size, cpuSeconds: (used.user + used.system) / 1e6, idleRss: idle, peakRss: memory().peak }
+}
+
+main().then(
+  (result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`)
+    process.exit(0)
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,99 @@
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { build } from 'esbuild'
+
+/** Something a page could import, as a one-line entry module. */
+export interface BundleEntry {
+  label: string
+  contents: string
+  /** Packages the page already ships and that are not counted (React, Next.js). */
+  external?: string[]
+}
+
+export interface BundleSize {
+  min: number
+  gzip: number
+  brotli: number
+  /** Minified bytes each input file contributes, largest first (what `esbuild --analyze` shows). */
+  inputs: Array<{ path: string; bytes: number }>
+}
+
+const REACT = ['react', 'react-dom', 'react/jsx-runtime']
+
+/** Updraft's browser entries, as a page imports them. */
+export const UPDRAFT_ENTRIES = {
+  upload: {
+    label: 'Updraft `upload()` (token + presigned, multipart, retries, abort, XHR; incl. aws4fetch)',
+    contents: `export { upload } from './engine/index.ts'`,
+  },
+  token: {
+    label: 'Updraft `uploadWithToken()` (token-only entry, incl. aws4fetch)',
+    contents: `export { uploadWithToken } from './engine/token-entry.ts'`,
+  },
+  presigned: {
+    label: 'Updraft `uploadPresigned()` (presigned-only entry)',
+    contents: `export { uploadPresigned } from './engine/presigned-entry.ts'`,
+  },
+  react: {
+    label: 'Updraft React `useS3Upload` (React external)',
+    contents: `export { useS3Upload } from './src/index.ts'`,
+    external: REACT,
+  },
+} satisfies Record<string, BundleEntry>
+
+/** What people ship today for the same job. */
+export const PEER_ENTRIES = {
+  libStorage: {
+    label: '`@aws-sdk/client-s3` S3Client + `@aws-sdk/lib-storage` Upload',
+    contents: `export { S3Client } from '@aws-sdk/client-s3'; export { Upload } from '@aws-sdk/lib-storage'`,
+  },
+  nextS3Upload: {
+    label: 'next-s3-upload `useS3Upload` (React, Next external)',
+    contents: `export { useS3Upload } from 'next-s3-upload'`,
+    external: [...REACT, 'next', 'next/*'],
+  },
+  uppy: {
+    label: '`@uppy/core` + `@uppy/aws-s3`',
+    contents: `export { default as Uppy } from '@uppy/core'; export { default as AwsS3 } from '@uppy/aws-s3'`,
+  },
+} satisfies Record<string, BundleEntry>
+
+/**
+ * Budgets of ARCHITECTURE.md ("Size discipline"), gzip bytes. KB = 1000 bytes, the unit
+ * size-limit and bundlephobia print, so "6 KB" is 6000.
+ */
+export const BUDGETS = [
+  { entry: 'upload', limit: 6000, what: 'full path (`upload()`, token + presigned, incl. aws4fetch)' },
+  { entry: 'token', limit: 6000, what: 'token-only path (`uploadWithToken()`, incl. aws4fetch)' },
+  { entry: 'presigned', limit: 3000, what: 'presigned-only path (`uploadPresigned()`)' },
+] as const
+
+/**
+ * esbuild for the browser, ESM, minified, as a page would ship it. gzip at level 9 and brotli at
+ * quality 11, the levels size-limit and bundlephobia report.
+ */
+export async function measureBundle(entry: BundleEntry): Promise<BundleSize> {
+  const result = await build({
+    stdin: { contents: entry.contents, loader: 'ts', resolveDir: process.cwd(), sourcefile: 'entry.ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    metafile: true,
+    logLevel: 'error',
+    external: entry.external ?? [],
+    define: { 'process.env.NODE_ENV': '"production"' },
+  })
+  const code = result.outputFiles[0]!.contents
+  const output = Object.values(result.metafile.outputs)[0]!
+  return {
+    min: code.length,
+    gzip: gzipSync(code, { level: 9 }).length,
+    brotli: brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+    inputs: Object.entries(output.inputs)
+      .map(([path, { bytesInOutput }]) => ({ path, bytes: bytesInOutput }))
+      .filter(({ bytes }) => bytes > 0)
+      .sort((a, b) => b.bytes - a.bytes),
+  }
+}

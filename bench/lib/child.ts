@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
+
+export const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)))
+/** Bundles the benchmarks build for themselves (ignored by git: bench/.gitignore). */
+export const CACHE_DIR = join(BENCH_DIR, '.cache')
+
+export interface UploadTarget {
+  endpoint: string
+  region: string
+  bucket: string
+  key: string
+  credentials: { accessKeyId: string; secretAccessKey: string }
+}
+
+export type Contender = 'updraft' | 'updraft-node' | 'lib-storage' | 'fetch-ceiling' | 'http-ceiling'
+
+export interface ClientSpec {
+  contender: Contender
+  target: UploadTarget
+  /** In-memory bytes generated in the child, or a file read through `fs.openAsBlob`. */
+  body: { kind: 'memory'; size: number } | { kind: 'file'; path: string }
+  partSize: number
+  queueSize: number
+  /** Upload 1 KiB first (same client, same process) so one-time startup costs stay out of the figures. */
+  warmUp?: boolean
+}
+
+export interface ClientResult {
+  seconds: number
+  bytes: number
+  /** User + system CPU of the client process during the upload. */
+  cpuSeconds: number
+  /** Resident set just before the upload (modules loaded, body made, after a GC). */
+  idleRss: number
+  /** Highest resident set during the upload (VmHWM reset at its start). */
+  peakRss: number
+}
+
+const bundles = new Map<string, Promise<string>>()
+
+/**
+ * bench/clients/NAME.ts as one plain ES module: TypeScript from this repository inlined,
+ * packages left to Node's resolver, so the measured process runs no loader (tsx would add its
+ * own memory and CPU to every figure).
+ */
+export function clientBundle(name: string): Promise<string> {
+  let bundle = bundles.get(name)
+  if (!bundle) {
+    bundle = (async () => {
+      mkdirSync(CACHE_DIR, { recursive: true })
+      const outfile = join(CACHE_DIR, `${name}.mjs`)
+      await build({
+        entryPoints: [join(BENCH_DIR, 'clients', `${name}.ts`)],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        packages: 'external',
+        logLevel: 'error',
+      })
+      return outfile
+    })()
+    bundles.set(name, bundle)
+  }
+  return bundle
+}
+
+/** Runs one upload in a fresh `node` and returns its measurements; rejects with the child's stderr. */
+export async function runClient(spec: ClientSpec, timeoutMs = 300_000): Promise<ClientResult> {
+  const file = await clientBundle('node-upload')
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', file, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      const line = stdout.trim().split('\n').at(-1) ?? ''
+      if (code === 0 && line.startsWith('{')) return resolve(JSON.parse(line) as ClientResult)
+      reject(new Error(`${spec.contender} client failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-2000)}`))
+    })
+  })
+}
+
+export interface Service {
+  url: string
+  stop(): Promise<void>
+}
+
+/** Starts bench/clients/NAME.ts as a long-running child that prints its URL on its first line. */
+export async function startService(name: string, config: unknown): Promise<Service> {
+  const file = await clientBundle(name)
+  const child = spawn(process.execPath, [file, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk
+      const line = stdout.split('\n')[0]
+      if (stdout.includes('\n') && line) resolve(line.trim())
+    })
+    child.on('exit', (code) => reject(new Error(`${name} exited (${code}) before listening: ${stderr.slice(-2000)}`)))
+  })
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/**
+ * An S3 stand-in that stores nothing: bodies are read and dropped, and every call gets the
+ * smallest reply a client accepts (S3's XML shapes, quoted ETags). It measures the client, not a
+ * store. CORS is open and exposes ETag, so a page on another origin can use it too.
+ * https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateMultipartUpload.html
+ */
+export interface NullSink {
+  /** http://127.0.0.1:PORT; path-style, any bucket, any credentials. */
+  endpoint: string
+  /** Body bytes received so far, over every request. */
+  readonly bytes: number
+  /** Most body requests (PUTs) in flight at once since the last reset. */
+  readonly peakConcurrency: number
+  reset(): void
+  stop(): Promise<void>
+}
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, PUT, POST, DELETE, HEAD',
+  'access-control-expose-headers': 'ETag, x-amz-request-id',
+  'access-control-max-age': '3000',
+}
+
+export async function startNullSink(): Promise<NullSink> {
+  let bytes = 0
+  let inFlight = 0
+  let peak = 0
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://sink')
+    const query = url.searchParams
+    if (request.method === 'OPTIONS') {
+      response.writeHead(200, { ...CORS, 'access-control-allow-headers': request.headers['access-control-request-headers'] ?? '*' })
+      return response.end()
+    }
+    const isBody = request.method === 'PUT'
+    if (isBody) peak = Math.max(peak, ++inFlight)
+    let received = 0
+    try {
+      for await (const chunk of request) received += (chunk as Buffer).length
+    } finally {
+      if (isBody) inFlight--
+    }
+    bytes += received
+    const key = url.pathname.split('/').slice(2).join('/')
+    if (request.method === 'POST' && query.has('uploads')) {
+      return xml(response, `<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>${key}</Key><UploadId>${randomBytes(8).toString('hex')}</UploadId></InitiateMultipartUploadResult>`)
+    }
+    if (request.method === 'POST' && query.has('uploadId')) {
+      return xml(response, `<CompleteMultipartUploadResult><Location>${url.href}</Location><Bucket>b</Bucket><Key>${key}</Key><ETag>&quot;${etagOf(received)}-1&quot;</ETag></CompleteMultipartUploadResult>`)
+    }
+    if (request.method === 'DELETE') return response.writeHead(204, CORS).end()
+    if (isBody) return response.writeHead(200, { ...CORS, etag: `"${etagOf(received)}"`, 'content-length': '0' }).end()
+    response.writeHead(200, { ...CORS, 'content-length': '0' }).end()
+  }
+
+  const server = createServer({ keepAliveTimeout: 30_000 }, (request, response) => {
+    handle(request, response).catch(() => response.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    get bytes() {
+      return bytes
+    },
+    get peakConcurrency() {
+      return peak
+    },
+    reset() {
+      bytes = 0
+      peak = 0
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** 32 hex digits, like an MD5 ETag; the sink never hashes (that would measure the sink). */
+const etagOf = (size: number) => size.toString(16).padStart(32, '0')
+
+function xml(response: ServerResponse, body: string) {
+  const text = `<?xml version="1.0" encoding="UTF-8"?>\n${body}`
+  response.writeHead(200, { ...CORS, 'content-type': 'application/xml', 'content-length': Buffer.byteLength(text) })
+  response.end(text)
+}

@@ -1,0 +1,68 @@
+// `npm run bench` runs every benchmark and writes bench/RESULTS.md; `npm run bench -- NAME...`
+// runs only those and prints their tables. `--quick`: tiny sizes (what tests/bench-smoke runs).
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { benchmarks } from './benchmarks.ts'
+import { BENCH_DIR } from './lib/child.ts'
+import { loadAverage, machineLines } from './lib/machine.ts'
+import { markdownSection, type Section } from './lib/report.ts'
+import { runBenchmark } from './lib/run-one.ts'
+
+// The AWS SDK warns, per process, that its 2027 releases will need Node 22: known (Node 20 is
+// pinned, ARCHITECTURE.md), and noise in every table. Children inherit the setting.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
+
+const args = process.argv.slice(2)
+const quick = args.includes('--quick')
+const names = args.filter((arg) => !arg.startsWith('--'))
+const unknown = names.filter((name) => !benchmarks.some((benchmark) => benchmark.name === name))
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark ${unknown.join(', ')}; choose from ${benchmarks.map((b) => b.name).join(', ')}`)
+  process.exit(2)
+}
+const chosen = names.length > 0 ? benchmarks.filter((benchmark) => names.includes(benchmark.name)) : benchmarks
+
+const started = new Date()
+const loadBefore = loadAverage()
+const sections: Section[] = []
+for (const benchmark of chosen) {
+  console.error(`# ${benchmark.title}`)
+  const section = await runBenchmark(benchmark, { quick, log: (message) => console.error(`  ${message}`) })
+  sections.push(section)
+  console.log(`${markdownSection(section)}\n`)
+}
+
+const header = [
+  '# Benchmark results',
+  '',
+  `Run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC with \`npm run bench\`${quick ? ' --quick' : ''}, ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min.`,
+  '',
+  ...machineLines().map((line) => `- ${line}`),
+  `- Load average (1/5/15 min) at start ${loadBefore}, at end ${loadAverage()}: the 2 cores are shared with other sessions' test runs, so absolute figures are noisy; compare the ratios, measured within the same rounds.`,
+  '',
+  '## Headlines',
+  '',
+  ...sections.flatMap((section) => section.headlines.map((line) => `- ${line}`)),
+  '',
+  '## Goals',
+  '',
+  '| benchmark | goal | figure | status |',
+  '|---|---|---|---|',
+  ...sections.flatMap((section) => section.goals.map((goal) => `| ${section.name} | ${goal.goal} | ${goal.figure} | ${goal.met ? 'met' : 'MISSED'} |`)),
+  '',
+  '## Closing note',
+  '',
+  ...sections.flatMap((section) =>
+    section.goals.map((goal) => `- **${goal.met ? 'Met' : 'Missed'}: ${goal.goal}** (${goal.figure}).${goal.note ? ` ${goal.note}` : ''}`),
+  ),
+  '',
+].join('\n')
+console.log(header)
+
+if (names.length === 0 && !quick) {
+  const file = join(BENCH_DIR, 'RESULTS.md')
+  writeFileSync(file, `${header}\n${sections.map(markdownSection).join('\n\n')}\n`)
+  console.error(`wrote ${file}`)
+}
+// Chromium, s3rver and sockets are closed by each benchmark; nothing else should keep Node alive.
+process.exit(0)

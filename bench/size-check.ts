@@ -1,0 +1,15 @@
+// The size budget as a CI gate: `npx tsx bench/size-check.ts` exits 1 when a browser path is over
+// its gzip budget (ARCHITECTURE.md, "Size discipline"), naming the figure and where the bytes go.
+import { BUDGETS, measureBundle, UPDRAFT_ENTRIES } from './lib/bundle.ts'
+
+let over = false
+for (const { entry, limit, what } of BUDGETS) {
+  const size = await measureBundle(UPDRAFT_ENTRIES[entry])
+  const ok = size.gzip <= limit
+  over ||= !ok
+  console.log(`${ok ? 'ok  ' : 'OVER'} ${what}: ${size.gzip} B gzip (budget ${limit} B${ok ? '' : `, ${size.gzip - limit} B over`}), ${size.min} B min, ${size.brotli} B brotli`)
+  if (!ok) {
+    for (const { path, bytes } of size.inputs.slice(0, 8)) console.log(`       ${String(bytes).padStart(6)} B min  ${path}`)
+  }
+}
+process.exitCode = over ? 1 : 0

@@ -1,0 +1,30 @@
+// Every benchmark in bench/ runs here once on a tiny size, so none of them rots between full
+// runs. Asserts that each one runs and yields well-formed tables; never a speed (speed belongs to
+// `npm run bench`, on a quiet machine).
+import { describe, expect, inject, it } from 'vitest'
+import { benchmarks } from '../bench/benchmarks.ts'
+import { isWellFormed, markdownSection } from '../bench/lib/report.ts'
+import { runBenchmark } from '../bench/lib/run-one.ts'
+
+describe('benchmarks on a tiny size', () => {
+  it('are six, one per item of issue 5', () => {
+    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['bundle', 'throughput', 'concurrency', 'browser', 'memory', 'endpoint'])
+  })
+
+  it.each(benchmarks.map((benchmark) => [benchmark.name, benchmark] as const))(
+    '%s runs and yields well-formed tables',
+    async (_, benchmark) => {
+      const section = await runBenchmark(benchmark, { quick: true, log: () => {}, rgw: inject('rgw') })
+
+      expect(section.tables.length).toBeGreaterThan(0)
+      for (const table of section.tables) expect(isWellFormed(table), table.title).toBe(true)
+      for (const goal of section.goals) {
+        expect(goal.goal).not.toBe('')
+        expect(goal.figure).not.toMatch(/NaN|n\/a|undefined/)
+      }
+      for (const table of section.tables) for (const row of table.rows) for (const cell of row) expect(cell).not.toMatch(/NaN|undefined/)
+      expect(markdownSection(section)).toContain(`## ${benchmark.title}`)
+    },
+    180_000,
+  )
+})
