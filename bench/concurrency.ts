@@ -13,7 +13,7 @@ interface Cell {
  */
 export const concurrency: Benchmark = {
   name: 'concurrency',
-  title: '3. Concurrency sweep (Updraft in Node, default fetch transport)',
+  title: '3. Concurrency sweep (Updraft in Node, default transport: node:http)',
   async run({ quick, log, rgw }) {
     const queues = quick ? [1, 4] : [1, 2, 4, 6, 8, 12, 16]
     const parts = quick ? [5 * MiB] : [5 * MiB, 8 * MiB, 16 * MiB]

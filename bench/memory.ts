@@ -9,8 +9,8 @@ import { fixed, type Goal, mbps, median, mib, MiB, rotate, type Benchmark, type 
 import { nullSinkStore } from './lib/stores.ts'
 
 const NODE_CONTENDERS: Array<{ id: Contender; label: string }> = [
-  { id: 'updraft', label: 'Updraft (default fetch transport)' },
-  { id: 'updraft-node', label: 'Updraft + `nodeTransport`' },
+  { id: 'updraft', label: 'Updraft (Node default: node:http)' },
+  { id: 'updraft-fetch', label: 'Updraft over fetch (`fetchTransport`)' },
   { id: 'lib-storage', label: '`@aws-sdk/lib-storage` Upload' },
 ]
 
@@ -55,8 +55,7 @@ export const memory: Benchmark = {
       )
       const nodeGrowth = (id: Contender) => mib(median(node.get(id)!.map((run) => run.peakRss - run.idleRss)))
       goals.push(
-        goalOf('Node', node.get('updraft')!, budget, `Node's fetch (undici) holds more of each part in flight than writing Blob chunks with backpressure: +${nodeGrowth('updraft')} MiB with fetch, +${nodeGrowth('updraft-node')} MiB with nodeTransport, same engine. Defaulting Node to nodeTransport closes it.`),
-        goalOf('Node (nodeTransport)', node.get('updraft-node')!, budget, 'A file-backed Blob streams in 64 KiB chunks, written to the socket with backpressure: nothing holds a whole part.'),
+        goalOf('Node', node.get('updraft')!, budget, `A file-backed Blob streams in 64 KiB chunks, written to the socket with backpressure: nothing holds a whole part. Over fetch the same engine grows +${nodeGrowth('updraft-fetch')} MiB: undici holds more of each part in flight.`),
       )
 
       // Chromium keeps generated Blobs in memory and, in these contexts, refuses one above ~400-512
@@ -93,7 +92,7 @@ export const memory: Benchmark = {
       )
       const growth = (runs: Array<ClientResult | PageMeasurement>) => median(runs.map((run) => run.peakRss - run.idleRss))
       headlines.push(
-        `Memory, ${mib(size)} MiB file (goal <= ${mib(budget)} MiB growth): Node Updraft +${mib(growth(node.get('updraft')!))} MiB (nodeTransport +${mib(growth(node.get('updraft-node')!))}) vs lib-storage +${mib(growth(node.get('lib-storage')!))}; Chromium Updraft +${mib(growth(page[0]!.get('updraft')!))} MiB vs lib-storage +${mib(growth(page[0]!.get('lib-storage')!))} (raw XHR +${mib(growth(page[0]!.get('raw-xhr')!))}).`,
+        `Memory, ${mib(size)} MiB file (goal <= ${mib(budget)} MiB growth): Node Updraft +${mib(growth(node.get('updraft')!))} MiB (over fetch +${mib(growth(node.get('updraft-fetch')!))}) vs lib-storage +${mib(growth(node.get('lib-storage')!))}; Chromium Updraft +${mib(growth(page[0]!.get('updraft')!))} MiB vs lib-storage +${mib(growth(page[0]!.get('lib-storage')!))} (raw XHR +${mib(growth(page[0]!.get('raw-xhr')!))}).`,
       )
     } finally {
       await store.stop()

@@ -15,10 +15,9 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
     const { uploadObject } = await import('../../engine/index.ts')
     return (body) => uploadObject(body, objectTarget(spec)).then(() => undefined)
   },
-  async 'updraft-node'() {
-    const { uploadObject } = await import('../../engine/index.ts')
-    const { nodeTransport } = await import('../../engine/node-transport.ts')
-    return (body) => uploadObject(body, { ...objectTarget(spec), transport: nodeTransport }).then(() => undefined)
+  async 'updraft-fetch'() {
+    const { uploadObject, fetchTransport } = await import('../../engine/index.ts')
+    return (body) => uploadObject(body, { ...objectTarget(spec), transport: fetchTransport }).then(() => undefined)
   },
   async 'lib-storage'() {
     const { S3Client } = await import('@aws-sdk/client-s3')

@@ -16,7 +16,7 @@ export interface UploadTarget {
   credentials: { accessKeyId: string; secretAccessKey: string }
 }
 
-export type Contender = 'updraft' | 'updraft-node' | 'lib-storage' | 'fetch-ceiling' | 'http-ceiling'
+export type Contender = 'updraft' | 'updraft-fetch' | 'lib-storage' | 'fetch-ceiling' | 'http-ceiling'
 
 export interface ClientSpec {
   contender: Contender
