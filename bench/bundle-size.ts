@@ -34,7 +34,8 @@ export const bundleSize: Benchmark = {
         `Bundle (gzip): Updraft \`upload()\` ${kb(token.gzip)} vs lib-storage ${kb(sizes.libStorage!.gzip)} (${fixed(sizes.libStorage!.gzip / token.gzip, 0)}x smaller) and Uppy ${kb(sizes.uppy!.gzip)} (${fixed(sizes.uppy!.gzip / token.gzip, 1)}x); presigned-only ${kb(presigned.gzip)} (${fixed(sizes.libStorage!.gzip / presigned.gzip, 0)}x smaller than lib-storage); React hook ${kb(sizes.react!.gzip)} vs next-s3-upload's ${kb(sizes.nextS3Upload!.gzip)} (${fixed(sizes.nextS3Upload!.gzip / sizes.react!.gzip, 0)}x).`,
       ],
       goals: [
-        ...BUDGETS.map(({ entry, limit, what }) => {
+        // Goals, not CI limits: `npm run size` enforces `limit`, which for `upload()` sits above its goal.
+        ...BUDGETS.map(({ entry, goal: limit, what }) => {
           const size = sizes[entry]!
           const signed = size.inputs.some(({ path }) => path.includes('aws4fetch'))
           const top = size.inputs
