@@ -19,6 +19,7 @@ import { MIN_PART_SIZE, MiB } from '../engine/parts.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../engine/protocol.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { directTarget } from './helpers/stores.ts'
 
 const rgw = inject('rgw')
 const admin = sdkClient(rgw)
@@ -29,15 +30,7 @@ const RAW_KEY = Uint8Array.from({ length: 32 }, (_, i) => (i * 7 + 3) & 0xff)
 const BASE64_KEY = Buffer.from(RAW_KEY).toString('base64')
 const PASSPHRASE_KEY = 'correct horse battery staple 32b'
 
-const target = (key: string, extra: Partial<ObjectTarget> = {}): ObjectTarget => ({
-  bucket: rgw.bucket,
-  key,
-  region: rgw.region,
-  endpoint: rgw.endpoint,
-  forcePathStyle: true,
-  credentials: rgw.credentials,
-  ...extra,
-})
+const target = (key: string, extra: Partial<ObjectTarget> = {}): ObjectTarget => directTarget(rgw, key, extra)
 
 const newKey = (name: string) => `opt-ins/${crypto.randomUUID()}/${name}`
 

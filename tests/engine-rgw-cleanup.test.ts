@@ -3,6 +3,7 @@ import { describe, expect, inject, it } from 'vitest'
 import { S3Error, type TransferOptions, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE, MiB } from '../engine/parts.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { directTarget } from './helpers/stores.ts'
 
 // s3rver has no AbortMultipartUpload or ListMultipartUploads: cleanup is checked on Ceph RGW.
 const rgw = inject('rgw')
@@ -18,12 +19,7 @@ const uploadsLeftFor = async (key: string) => {
 async function uploadAndAbortMidway(key: string, options: TransferOptions = {}) {
   const controller = new AbortController()
   const upload = uploadObject(body, {
-    bucket: rgw.bucket,
-    key,
-    region: rgw.region,
-    endpoint: rgw.endpoint,
-    forcePathStyle: true,
-    credentials: rgw.credentials,
+    ...directTarget(rgw, key),
     queueSize: 2,
     signal: controller.signal,
     onProgress: ({ loaded }) => {
@@ -52,11 +48,7 @@ describe('cleanup on Ceph RGW', () => {
   it('a wrong secret fails with a typed error carrying the server code and request id, and nothing is written', async () => {
     const key = `denied/${crypto.randomUUID()}.bin`
     const error = await uploadObject(new Blob(['hello']), {
-      bucket: rgw.bucket,
-      key,
-      region: rgw.region,
-      endpoint: rgw.endpoint,
-      forcePathStyle: true,
+      ...directTarget(rgw, key),
       credentials: { ...rgw.credentials, secretAccessKey: 'not-the-secret' },
     }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(S3Error)
@@ -70,15 +62,7 @@ describe('cleanup on Ceph RGW', () => {
   it('parts under 5 MiB cannot be sent: the engine refuses before storage sees a request', async () => {
     const key = `small-parts/${crypto.randomUUID()}.bin`
     await expect(
-      uploadObject(new Blob([testBytes(3 * MiB)]), {
-        bucket: rgw.bucket,
-        key,
-        region: rgw.region,
-        endpoint: rgw.endpoint,
-        forcePathStyle: true,
-        credentials: rgw.credentials,
-        partSize: MiB,
-      }),
+      uploadObject(new Blob([testBytes(3 * MiB)]), { ...directTarget(rgw, key), partSize: MiB }),
     ).rejects.toThrow('updraft: partSize must be a whole number from 5 MiB to 5 GiB, got 1048576')
     expect(await uploadsLeftFor(key)).toEqual([])
   })
@@ -86,12 +70,7 @@ describe('cleanup on Ceph RGW', () => {
   it('a multipart upload completes on RGW, reads back byte-exact and leaves no upload open', async () => {
     const key = `complete/${crypto.randomUUID()}.bin`
     const result = await uploadObject(body, {
-      bucket: rgw.bucket,
-      key,
-      region: rgw.region,
-      endpoint: rgw.endpoint,
-      forcePathStyle: true,
-      credentials: rgw.credentials,
+      ...directTarget(rgw, key),
     })
     expect(result.url).toBe(`${rgw.endpoint}/${rgw.bucket}/${key}`)
     expect(sha256(await readObject(client, rgw.bucket, key))).toBe(sha256(new Uint8Array(await body.arrayBuffer())))

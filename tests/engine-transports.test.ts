@@ -9,6 +9,7 @@ import { nodeTransport } from '../engine/node-transport.ts'
 import { MIN_PART_SIZE } from '../engine/parts.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { type S3rverInstance, startS3rver } from './helpers/s3rver.ts'
+import { directTarget } from './helpers/stores.ts'
 
 let s3rver: S3rverInstance
 beforeAll(async () => {
@@ -16,15 +17,7 @@ beforeAll(async () => {
 })
 afterAll(() => s3rver?.stop())
 
-const target = (transport: Transport, key: string) => ({
-  bucket: s3rver.bucket,
-  key,
-  region: s3rver.region,
-  endpoint: s3rver.endpoint,
-  forcePathStyle: true,
-  credentials: s3rver.credentials,
-  transport,
-})
+const target = (transport: Transport, key: string) => directTarget(s3rver, key, { transport })
 
 it('Node picks node:http by default', () => {
   expect(defaultTransport()).toBe(nodeTransport)

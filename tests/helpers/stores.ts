@@ -43,3 +43,14 @@ export async function createTestBuckets(store: StoreAccess): Promise<void> {
   }
   client.destroy()
 }
+
+/** `uploadObject`'s target for `key` on a test store, with the store's own keys, path-style. */
+export const directTarget = <T extends object = object>(store: TestStore, key: string, extra?: T) => ({
+  bucket: store.bucket,
+  key,
+  region: store.region,
+  endpoint: store.endpoint,
+  forcePathStyle: true,
+  credentials: store.credentials,
+  ...(extra as T),
+})

@@ -1,10 +1,10 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { EndpointError, UploadAbortedError } from '../../engine/errors.ts'
-import type { UploadOptions, UploadResult } from '../../engine/index.ts'
+import { EndpointError } from '../../engine/errors.ts'
 import { FILE_INPUT_TEST_ID } from '../../src/useFileDialog.tsx'
 import { App } from '../../src/demo/App.tsx'
+import { stubUploader } from '../helpers/stub-uploader.ts'
 
 afterEach(() => {
   cleanup()
@@ -19,17 +19,6 @@ function serveInfo(info: object | number) {
   return fetch
 }
 
-function stubUploader() {
-  const calls: Array<{ file: File; options: UploadOptions; resolve(r: UploadResult): void; reject(e: unknown): void }> = []
-  const uploader = vi.fn(
-    (file: File, options: UploadOptions) =>
-      new Promise<UploadResult>((resolve, reject) => {
-        options.signal?.addEventListener('abort', () => reject(new UploadAbortedError()))
-        calls.push({ file, options, resolve, reject })
-      }),
-  )
-  return { uploader, calls }
-}
 
 const pick = (files: File[]) =>
   act(() => void fireEvent.change(screen.getByTestId(FILE_INPUT_TEST_ID), { target: { files } }))

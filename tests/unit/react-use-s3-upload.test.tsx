@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { EndpointError, UploadAbortedError } from '../../engine/errors.ts'
+import { EndpointError } from '../../engine/errors.ts'
 import { createQueue } from '../../engine/queue.ts'
-import type { UploadOptions, UploadResult } from '../../engine/index.ts'
+import type { UploadResult } from '../../engine/index.ts'
 import { usePresignedUpload, useS3Upload } from '../../src/useS3Upload.ts'
+import { stubUploader } from '../helpers/stub-uploader.ts'
 
 afterEach(() => {
   cleanup()
@@ -14,18 +15,6 @@ afterEach(() => {
 const file = (size: number, name = 'photo.jpg') => new File([new Uint8Array(size)], name, { type: 'image/jpeg' })
 const result: UploadResult = { url: 'http://127.0.0.1:9000/uploads/k', bucket: 'uploads', key: 'k', etag: '"abc"' }
 
-/** An `upload` stand-in that the test settles by hand; it rejects on abort as the engine does. */
-function stubUploader() {
-  const calls: Array<{ file: File; options: UploadOptions; resolve(r: UploadResult): void; reject(e: unknown): void }> = []
-  const uploader = vi.fn(
-    (file: File, options: UploadOptions) =>
-      new Promise<UploadResult>((resolve, reject) => {
-        options.signal?.addEventListener('abort', () => reject(new UploadAbortedError()))
-        calls.push({ file, options, resolve, reject })
-      }),
-  )
-  return { uploader, calls }
-}
 
 /** Marks a rejection as expected now; the test still awaits the promise itself afterwards. */
 const handled = <T,>(promise: Promise<T>) => (promise.catch(() => {}), promise)

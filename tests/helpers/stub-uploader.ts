@@ -1,0 +1,15 @@
+import { vi } from 'vitest'
+import { UploadAbortedError, type UploadOptions, type UploadResult } from '../../engine/index.ts'
+
+/** An `upload` stand-in for the React layer's unit tests, settled by hand; it rejects on abort as the engine does. */
+export function stubUploader() {
+  const calls: Array<{ file: File; options: UploadOptions; resolve(r: UploadResult): void; reject(e: unknown): void }> = []
+  const uploader = vi.fn(
+    (file: File, options: UploadOptions) =>
+      new Promise<UploadResult>((resolve, reject) => {
+        options.signal?.addEventListener('abort', () => reject(new UploadAbortedError()))
+        calls.push({ file, options, resolve, reject })
+      }),
+  )
+  return { uploader, calls }
+}
