@@ -4,7 +4,7 @@ import { resolveConfig, type Logger, type ResolvedConfig, type UploadHandlerConf
 import { serverInfo } from './info.ts'
 import { checkKey, defaultKey } from './key.ts'
 import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
-import { createPartPresigner, createS3Client, presignPut } from './presign.ts'
+import { createPartPresigner, createPutPresigner, createS3Client } from './presign.ts'
 import { deriveTicketSecret } from './ticket.ts'
 import { createTokenIssuer } from './token.ts'
 import {
@@ -39,6 +39,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
   const resolved = resolveConfig(config)
   const s3 = createS3Client(resolved)
   const issueToken = createTokenIssuer(resolved)
+  const presignPut = createPutPresigner(resolved)
   const multipart: MultipartContext = {
     config: resolved,
     s3,
@@ -63,7 +64,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
     if (filesize !== undefined && filesize > Math.min(resolved.multipartThreshold, MAX_PART_SIZE)) {
       return startMultipart(multipart, { key, filetype, filesize })
     }
-    const { url, headers } = await presignPut(s3, resolved, { key, filetype, filesize })
+    const { url, headers } = presignPut({ key, filetype, filesize })
     return { key, bucket, region, endpoint, url, headers }
   }
 

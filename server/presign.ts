@@ -1,5 +1,4 @@
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import { S3Client } from '@aws-sdk/client-s3'
 import { partRange, planParts } from '../engine/parts.ts'
 import { PRESIGNED_CACHE_CONTROL } from '../engine/protocol.ts'
 import { objectUrl } from '../engine/s3.ts'
@@ -10,7 +9,7 @@ import type { TicketClaims } from './ticket.ts'
 /** Presigned URLs live as long as next-s3-upload's; parts are signed just ahead of need, so this is plenty. */
 export const PRESIGN_EXPIRES_IN = 60 * 60
 
-/** The server's own S3 client: presigned PUTs and the multipart calls (create, complete, abort, head). */
+/** The server's own S3 client: the multipart calls (create, complete, abort, head). */
 export function createS3Client(config: ResolvedConfig): S3Client {
   return new S3Client({
     region: config.region,
@@ -31,31 +30,22 @@ export interface PresignedPut {
 }
 
 /**
- * One presigned PutObject, as next-s3-upload signs it (ContentType, Cache-Control
+ * Presigned PutObject URLs, as next-s3-upload signs them (Content-Type, Cache-Control
  * `max-age=630720000`, 3600 s) plus the declared size: storage refuses a body of any other
- * length. Content-Type and Cache-Control are signed too, so the object gets exactly these.
+ * length. Content-Type and Cache-Control are signed too, so the object gets exactly these. Signed
+ * with the same synchronous presigner as part URLs: the SDK's takes ~15x the CPU per URL
+ * (bench/RESULTS.md, "Endpoint").
  */
-export async function presignPut(
-  client: S3Client,
-  config: ResolvedConfig,
-  { key, filetype, filesize }: { key: string; filetype: string; filesize: number | undefined },
-): Promise<PresignedPut> {
-  const headers: Record<string, string> = { 'Cache-Control': PRESIGNED_CACHE_CONTROL }
-  if (filetype) headers['Content-Type'] = filetype
-  const command = new PutObjectCommand({
-    Bucket: config.bucket,
-    Key: key,
-    ContentType: filetype || undefined,
-    CacheControl: PRESIGNED_CACHE_CONTROL,
-    ContentLength: filesize,
-  })
-  const url = await getSignedUrl(client, command, {
-    expiresIn: PRESIGN_EXPIRES_IN,
-    // The SDK signs content-length by itself when ContentLength is set; these two it would leave
-    // unsigned. Without a type, content-type stays out: the SDK would sign a default of its own.
-    signableHeaders: new Set(filetype ? ['content-type', 'cache-control'] : ['cache-control']),
-  })
-  return { url, headers }
+export function createPutPresigner(config: ResolvedConfig) {
+  const presign = createQueryPresigner(config, config.region)
+  return ({ key, filetype, filesize }: { key: string; filetype: string; filesize: number | undefined }): PresignedPut => {
+    const headers: Record<string, string> = { 'Cache-Control': PRESIGNED_CACHE_CONTROL }
+    // Without a type, content-type stays unsigned: the browser then sends none, or the Blob's own.
+    if (filetype) headers['Content-Type'] = filetype
+    const signed = filesize === undefined ? headers : { ...headers, 'Content-Length': String(filesize) }
+    const url = presign({ method: 'PUT', url: objectUrl({ ...config, key }), headers: signed, expiresIn: PRESIGN_EXPIRES_IN })
+    return { url, headers }
+  }
 }
 
 /**
