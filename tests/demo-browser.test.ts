@@ -24,7 +24,7 @@ import {
   type TestFiles,
 } from './helpers/demo-page.ts'
 import { readObject, sdkClient, sha256, testBytes, type StoreAccess } from './helpers/s3-client.ts'
-import type { RgwStore } from './helpers/stores.ts'
+import { type RgwStore, storeConfig } from './helpers/stores.ts'
 
 const ARTIFACTS = new URL('./artifacts/', import.meta.url)
 const README_SCREENSHOT = new URL('../docs/demo.png', import.meta.url)
@@ -76,14 +76,7 @@ async function storedFiles(started: RunningApp): Promise<string[]> {
   return entries.filter((entry) => entry.isFile() && !entry.name.endsWith('_S3rver_cors.xml')).map((entry) => entry.name)
 }
 
-const rgwConfig = (rgw: RgwStore): UploadHandlerConfig => ({
-  accessKeyId: rgw.credentials.accessKeyId,
-  secretAccessKey: rgw.credentials.secretAccessKey,
-  bucket: rgw.bucket,
-  region: rgw.region,
-  endpoint: rgw.endpoint,
-  forcePathStyle: true,
-})
+const rgwConfig = (rgw: RgwStore): UploadHandlerConfig => storeConfig(rgw)
 
 /** The row ended `done` at 100%, and the object its link names holds exactly `expected`. */
 async function expectStored(row: SettledRow, client: S3Client, bucket: string, expected: Uint8Array): Promise<string> {

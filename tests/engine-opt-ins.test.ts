@@ -19,7 +19,7 @@ import { MIN_PART_SIZE, MiB } from '../engine/parts.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../engine/protocol.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { directTarget } from './helpers/stores.ts'
+import { directTarget, storeConfig } from './helpers/stores.ts'
 
 const rgw = inject('rgw')
 const admin = sdkClient(rgw)
@@ -156,14 +156,7 @@ describe('tags on Ceph RGW', () => {
 })
 
 describe('with token-mode credentials (the endpoint on RGW, assume-role: PutObject and AbortMultipartUpload on one key)', () => {
-  const handler = createUploadHandler({
-    ...rgw.credentials,
-    bucket: rgw.bucket,
-    region: rgw.region,
-    endpoint: rgw.endpoint,
-    forcePathStyle: true,
-    sts: { mode: 'assume-role', roleArn: rgw.roleArn },
-  })
+  const handler = createUploadHandler(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn } }))
 
   async function issue(filesize: number) {
     const response = await handler(

@@ -12,6 +12,7 @@ import { S3Error, uploadObject } from '../engine/index.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../engine/protocol.ts'
 import { createUploadHandler, type UploadHandler } from '../server/index.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { storeConfig } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -20,16 +21,13 @@ let admin: S3Client
 const logged: object[] = []
 
 beforeAll(() => {
-  handler = createUploadHandler({
-    ...rgw.credentials,
-    bucket: rgw.bucket,
-    region: rgw.region,
-    endpoint: rgw.endpoint,
-    forcePathStyle: true,
-    // No sts.endpoint: RGW serves STS on its S3 endpoint, the default in assume-role mode.
-    sts: { mode: 'assume-role', roleArn: rgw.roleArn },
-    logger: { error: (obj) => void logged.push(obj) },
-  })
+  handler = createUploadHandler(
+    storeConfig(rgw, {
+      // No sts.endpoint: RGW serves STS on its S3 endpoint, the default in assume-role mode.
+      sts: { mode: 'assume-role', roleArn: rgw.roleArn },
+      logger: { error: (obj) => void logged.push(obj) },
+    }),
+  )
   admin = sdkClient(rgw)
 })
 afterAll(() => admin?.destroy())

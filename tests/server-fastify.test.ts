@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../engine/protocol.ts'
 import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { storeConfig } from './helpers/stores.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
 
 const MiB = 1024 * 1024
@@ -21,15 +22,9 @@ afterEach(async () => {
 })
 afterAll(() => s3rver?.stop())
 
-const storeConfig = (): S3UploadPluginOptions => ({
-  ...s3rver.credentials,
-  bucket: s3rver.bucket,
-  region: s3rver.region,
-  endpoint: s3rver.endpoint,
-  forcePathStyle: true,
-})
+const s3rverConfig = (): S3UploadPluginOptions => storeConfig(s3rver)
 
-async function appWith(options: S3UploadPluginOptions = storeConfig(), fastifyOptions: FastifyServerOptions = {}) {
+async function appWith(options: S3UploadPluginOptions = s3rverConfig(), fastifyOptions: FastifyServerOptions = {}) {
   const app = Fastify(fastifyOptions)
   apps.push(app)
   await app.register(s3Upload, options)
@@ -46,7 +41,7 @@ describe('mounting', () => {
     const app = Fastify()
     apps.push(app)
     app.addHook('onRoute', (route) => void routes.push(route))
-    await app.register(s3Upload, storeConfig())
+    await app.register(s3Upload, s3rverConfig())
     await app.ready()
     const posts = routes.filter((route) => route.method === 'POST')
     // Fastify serves '/api/s3-upload/' with and without the trailing slash.
@@ -57,7 +52,7 @@ describe('mounting', () => {
   it('takes a prefix, also inside a prefixed scope, and nothing stays at the default path', async () => {
     const app = Fastify()
     apps.push(app)
-    await app.register(async (api) => api.register(s3Upload, { ...storeConfig(), prefix: '/uploads/sign' }), { prefix: '/v1' })
+    await app.register(async (api) => api.register(s3Upload, { ...s3rverConfig(), prefix: '/uploads/sign' }), { prefix: '/v1' })
     const body = { filename: 'a.txt', filetype: 'text/plain', filesize: 1, strategy: 'presigned' }
     expect((await postJson(app, '/v1/uploads/sign', body)).statusCode).toBe(200)
     expect((await postJson(app, '/api/s3-upload', body)).statusCode).toBe(404)
@@ -66,7 +61,7 @@ describe('mounting', () => {
   it('is a fastify-plugin named updraft for Fastify 5: other plugins can depend on it', async () => {
     const app = Fastify()
     apps.push(app)
-    await app.register(s3Upload, storeConfig())
+    await app.register(s3Upload, s3rverConfig())
     await app.register(fp(async () => {}, { name: 'after-updraft', dependencies: ['updraft'] }))
     await expect(app.ready()).resolves.toBeDefined()
     expect((s3Upload as unknown as Record<symbol, unknown>)[Symbol.for('plugin-meta')]).toMatchObject({ fastify: '5.x', name: 'updraft' })
@@ -100,7 +95,7 @@ describe('requests and replies', () => {
   it('hands the handler the headers and URL (authorize sees cookies), and returns its headers', async () => {
     const seen: Array<{ cookie: string | null; url: string }> = []
     const app = await appWith({
-      ...storeConfig(),
+      ...s3rverConfig(),
       authorize: (request) => (seen.push({ cookie: request.headers.get('cookie'), url: request.url }), request.headers.get('cookie') === 'session=ok'),
     })
     const body = { filename: 'a.txt', filetype: 'text/plain', filesize: 1, strategy: 'presigned' }
@@ -117,7 +112,7 @@ describe('requests and replies', () => {
   })
 
   it('gives the key callback the body as sent, extra fields included', async () => {
-    const app = await appWith({ ...storeConfig(), key: (_request, filename, body) => `users/${String(body.userId)}/${filename}` })
+    const app = await appWith({ ...s3rverConfig(), key: (_request, filename, body) => `users/${String(body.userId)}/${filename}` })
     const response = await postJson(app, '/api/s3-upload', { filename: 'cv.pdf', filetype: 'application/pdf', filesize: 9, strategy: 'presigned', userId: 42 })
     expect(response.json<PresignedPutReply>().key).toBe('users/42/cv.pdf')
   })
@@ -130,7 +125,7 @@ describe('requests and replies', () => {
         done()
       },
     })
-    const app = await appWith({ ...storeConfig(), bucket: 'no-such-bucket' }, { logger: { level: 'error', stream } })
+    const app = await appWith({ ...s3rverConfig(), bucket: 'no-such-bucket' }, { logger: { level: 'error', stream } })
     const response = await postJson(app, '/api/s3-upload', { filename: 'a.bin', filetype: '', filesize: 6 * MiB, strategy: 'presigned' })
     expect(response.statusCode).toBe(500)
     expect(response.body).toBe('Internal Server Error')

@@ -7,7 +7,7 @@ import { objectUrl } from '../engine/s3.ts'
 import { createUploadHandler, type UploadHandler } from '../server/index.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { storeConfig, type TestStore } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 let s3rver: S3rverInstance
@@ -23,16 +23,12 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
   let client: S3Client
   const logged: Array<Record<string, unknown>> = []
   beforeAll(() => {
-    const { credentials, endpoint, region, bucket } = store()
-    handler = createUploadHandler({
-      ...credentials,
-      bucket,
-      region,
-      endpoint,
-      forcePathStyle: true,
-      ticketSecret: 'presigned-test-ticket-secret',
-      logger: { error: (obj) => void logged.push(obj as Record<string, unknown>) },
-    })
+    handler = createUploadHandler(
+      storeConfig(store(), {
+        ticketSecret: 'presigned-test-ticket-secret',
+        logger: { error: (obj) => void logged.push(obj as Record<string, unknown>) },
+      }),
+    )
     client = sdkClient(store())
   })
   afterAll(() => client?.destroy())

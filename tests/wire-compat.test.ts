@@ -11,8 +11,8 @@ import type { PresignedPutReply, TokenReply } from '../engine/protocol.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
 import { type WebHandler } from './helpers/serve-handler.ts'
-import type { TestStore } from './helpers/stores.ts'
-import { storeConfig, useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

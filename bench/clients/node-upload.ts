@@ -20,28 +20,8 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
     return (body) => uploadObject(body, { ...objectTarget(spec), transport: fetchTransport }).then(() => undefined)
   },
   async 'lib-storage'() {
-    const { S3Client } = await import('@aws-sdk/client-s3')
-    const { Upload } = await import('@aws-sdk/lib-storage')
-    const { target } = spec
-    const client = new S3Client({
-      region: target.region,
-      endpoint: target.endpoint,
-      forcePathStyle: true,
-      credentials: target.credentials,
-      // As the project's own SDK clients: no CRC32 of every part (Updraft computes none either),
-      // and RGW refuses the SDK's default streamed checksums (ARCHITECTURE.md).
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    })
-    return async (body) => {
-      const upload = new Upload({
-        client,
-        params: { Bucket: target.bucket, Key: target.key, Body: body },
-        partSize: spec.partSize,
-        queueSize: spec.queueSize,
-      })
-      await upload.done()
-    }
+    const { libStorageUploader } = await import('./lib-storage-upload.ts')
+    return libStorageUploader(spec.target, spec.partSize, spec.queueSize)
   },
   async 'fetch-ceiling'() {
     const { putRaw } = await rawMultipart()

@@ -4,17 +4,7 @@ import { createUploadHandler, type UploadHandlerConfig } from '../../server/inde
 import { sdkClient } from './s3-client.ts'
 import { type S3rverInstance, startS3rver } from './s3rver.ts'
 import { recordCalls, serveHandler, type WebHandler } from './serve-handler.ts'
-import type { TestStore } from './stores.ts'
-
-/** The endpoint's config for a test store: its keys, bucket and address, path-style. */
-export const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): UploadHandlerConfig => ({
-  ...store.credentials,
-  bucket: store.bucket,
-  region: store.region,
-  endpoint: store.endpoint,
-  forcePathStyle: true,
-  ...extra,
-})
+import { storeConfig, type TestStore } from './stores.ts'
 
 /**
  * For end-to-end test files: an s3rver of their own beside the run's RGW, handlers served over

@@ -1,4 +1,5 @@
 import { CreateBucketCommand, PutBucketCorsCommand } from '@aws-sdk/client-s3'
+import type { UploadHandlerConfig } from '../../server/index.ts'
 import { sdkClient, type StoreAccess } from './s3-client.ts'
 
 /** A running S3-compatible store as the tests see it, whichever server it is. */
@@ -53,4 +54,14 @@ export const directTarget = <T extends object = object>(store: TestStore, key: s
   forcePathStyle: true,
   credentials: store.credentials,
   ...(extra as T),
+})
+
+/** The endpoint's config for a test store: its keys, bucket and address, path-style. */
+export const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): UploadHandlerConfig => ({
+  ...store.credentials,
+  bucket: store.bucket,
+  region: store.region,
+  endpoint: store.endpoint,
+  forcePathStyle: true,
+  ...extra,
 })
