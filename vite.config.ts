@@ -7,7 +7,7 @@ const fromHere = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 // The demo page. `npx vite` serves it with /api proxied to the `npm start` server;
 // `npx vite build` writes dist/demo, which that server serves as static files.
 export default defineConfig({
-  root: fromHere('./src/demo'),
+  root: fromHere('./demo/page'),
   plugins: [react()],
   build: {
     outDir: fromHere('./dist/demo'),

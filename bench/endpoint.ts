@@ -1,7 +1,7 @@
 import { S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import autocannon, { type Result } from 'autocannon'
-import { objectUrl } from '../engine/s3.ts'
+import { objectUrl } from '../protocol/object-url.ts'
 import { createQueryPresigner } from '../server/sigv4.ts'
 import { startService } from './lib/child.ts'
 import { fixed, median, MiB, ratio, rotate, type Benchmark, type Goal, type Table } from './lib/report.ts'

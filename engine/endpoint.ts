@@ -1,6 +1,5 @@
+import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import { EndpointError } from './errors.ts'
-
-export const DEFAULT_ENDPOINT = '/api/s3-upload'
 
 /** Where and how to reach the credential endpoint. */
 export interface EndpointOptions {

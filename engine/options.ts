@@ -1,4 +1,4 @@
-import { MIN_PART_SIZE } from './parts.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import type { Queue } from './queue.ts'
 import { defaultTransport } from '#default-transport'
 import type { Transport } from './transport.ts'

@@ -1,6 +1,6 @@
+import type { PresignedReply, Strategy, TokenReply } from '../protocol/wire.ts'
 import { type EndpointOptions, postToEndpoint } from './endpoint.ts'
 import type { TransferOptions } from './options.ts'
-import type { PresignedReply, Strategy, TokenReply } from './protocol.ts'
 import type { ObjectExtras } from './upload-object.ts'
 
 /** `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`) work in token mode only. */

@@ -1,5 +1,5 @@
 import { AwsV4Signer } from 'aws4fetch'
-import type { SignedRequest } from './transfer.ts'
+import type { SignedRequest } from './send.ts'
 
 export interface Credentials {
   accessKeyId: string

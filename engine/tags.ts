@@ -1,8 +1,8 @@
+import { objectUrl } from '../protocol/object-url.ts'
 import { resolveOptions } from './options.ts'
-import { objectUrl } from './s3.ts'
 import { createSigner } from './signer.ts'
 import { md5, toBase64 } from './sse-c.ts'
-import { send } from './transfer.ts'
+import { send } from './send.ts'
 import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
 
 /**

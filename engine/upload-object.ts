@@ -1,9 +1,12 @@
+import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
+import { planParts } from '../protocol/parts.ts'
+import type { UploadResult } from '../protocol/wire.ts'
 import { UploadError } from './errors.ts'
 import { resolveOptions, type TransferOptions } from './options.ts'
-import { planParts } from './parts.ts'
-import { completeXml, objectUrl, type ObjectLocation, xmlText } from './s3.ts'
+import { putMultipart, putSingle } from './put.ts'
+import { completeXml, xmlText } from './s3.ts'
+import { send } from './send.ts'
 import { createSigner, type Credentials } from './signer.ts'
-import { putMultipart, putSingle, send, type UploadResult } from './transfer.ts'
 
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
   credentials: Credentials

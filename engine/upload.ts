@@ -1,8 +1,7 @@
-import { sendPresigned } from './presigned.ts'
-import type { PresignedReply, TokenReply } from './protocol.ts'
+import type { PresignedReply, TokenReply, UploadResult } from '../protocol/wire.ts'
+import { sendPresigned } from './modes/presigned.ts'
+import { sendWithToken } from './modes/token.ts'
 import { requestUpload, type UploadOptions } from './request-upload.ts'
-import { sendWithToken } from './token.ts'
-import type { UploadResult } from './transfer.ts'
 
 /** Asks the endpoint for permission, then sends `file` straight to storage. */
 export async function upload(file: Blob, options: UploadOptions = {}): Promise<UploadResult> {

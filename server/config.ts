@@ -1,4 +1,4 @@
-import { MIN_PART_SIZE } from '../engine/parts.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
 
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
 export interface Logger {

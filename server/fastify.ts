@@ -1,69 +1,20 @@
-import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { MAX_PARTS } from '../engine/parts.ts'
+import { MAX_BODY_BYTES } from '../protocol/limits.ts'
+import { bodyTooLarge, notAuthorized } from '../protocol/validate.ts'
+import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
 import { createLoggingUploadHandler, describeError, type LoggingUploadHandler } from './handler.ts'
-import { MAX_BODY_BYTES, MAX_FILENAME_BYTES, MAX_PARTS_PER_REQUEST, notAuthorized } from './validate.ts'
 
 export interface S3UploadPluginOptions extends UploadHandlerConfig {
   /** @default '/api/s3-upload' */
   prefix?: string
 }
 
-export const DEFAULT_PREFIX = '/api/s3-upload'
+export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
 
-const ticket = { type: 'string', minLength: 1 }
-
-/** One schema per route, mirroring server/validate.ts (which stays the judge: see `rawBodies`). */
-export const routeSchemas: Record<string, FastifySchema> = {
-  '/': {
-    body: {
-      type: 'object',
-      required: ['filename', 'filetype'],
-      properties: {
-        filename: { type: 'string', minLength: 1, maxLength: MAX_FILENAME_BYTES },
-        filetype: { type: 'string', maxLength: 255 },
-        filesize: { type: 'integer', minimum: 0 },
-        strategy: { type: 'string', enum: ['presigned', 'token'] },
-        _nextS3: {
-          type: 'object',
-          required: ['strategy'],
-          properties: { strategy: { type: 'string', enum: ['presigned', 'aws-sdk'] } },
-        },
-      },
-    },
-  },
-  '/parts': {
-    body: {
-      type: 'object',
-      required: ['ticket', 'partNumbers'],
-      properties: {
-        ticket,
-        partNumbers: { type: 'array', minItems: 1, maxItems: MAX_PARTS_PER_REQUEST, items: { type: 'integer' } },
-      },
-    },
-  },
-  '/complete': {
-    body: {
-      type: 'object',
-      required: ['ticket', 'parts'],
-      properties: {
-        ticket,
-        parts: {
-          type: 'array',
-          minItems: 1,
-          maxItems: MAX_PARTS,
-          items: {
-            type: 'object',
-            required: ['partNumber', 'etag'],
-            properties: { partNumber: { type: 'integer' }, etag: { type: 'string', minLength: 1 } },
-          },
-        },
-      },
-    },
-  },
-  '/abort': { body: { type: 'object', required: ['ticket'], properties: { ticket } } },
-}
+/** The upload request and its sub-routes (server/handler.ts `routeOf`); `/info` is a GET of its own. */
+const ROUTES = ['/', '/parts', '/complete', '/abort']
 
 /**
  * The credential endpoint as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.
@@ -79,17 +30,11 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (app, { prefix =
 }
 
 async function routes(scope: FastifyInstance, handle: LoggingUploadHandler, { authorize, logger }: UploadHandlerConfig) {
-  // Fastify's Ajv coerces types (`"filename": 123` passes as "123"); the Web handler re-validates
-  // the body exactly as sent, so a wrong type is a 400 here as everywhere.
-  const rawBodies = new WeakMap<FastifyRequest, string>()
-  scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
-    rawBodies.set(request, body as string)
-    try {
-      done(null, JSON.parse(body as string))
-    } catch (error) {
-      done(Object.assign(new Error(`Request body is not valid JSON: ${(error as Error).message}`), { statusCode: 400 }), undefined)
-    }
-  })
+  // The body goes to the Web handler as the text that was sent: protocol/validate.ts is the one
+  // judge of what it holds, so every mounting answers a bad request in the same words.
+  scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) =>
+    done(null, body),
+  )
   scope.setErrorHandler((error: FastifyError, request, reply) => replyWithError(error, reply, logger ?? request.log))
   if (authorize) {
     scope.addHook('onRequest', async (request, reply) => {
@@ -103,27 +48,23 @@ async function routes(scope: FastifyInstance, handle: LoggingUploadHandler, { au
 
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
     // A logger passed in the options wins; else the request's pino logger, which carries reqId.
-    const response = await handle(toWebRequest(request, rawBodies.get(request)), logger ?? request.log)
+    const response = await handle(toWebRequest(request, request.body as string | undefined), logger ?? request.log)
     reply.code(response.status)
     response.headers.forEach((value, name) => void reply.header(name, value))
     return reply.send(await response.text())
   }
-  for (const [path, schema] of Object.entries(routeSchemas)) {
-    scope.post(path, { schema }, forward)
+  for (const path of ROUTES) {
     // Other methods reach the handler too, which answers 405 with `Allow: POST`.
-    scope.route({ method: ['GET', 'PUT', 'DELETE', 'PATCH'], url: path, exposeHeadRoute: false, handler: forward })
+    scope.route({ method: ['POST', 'GET', 'PUT', 'DELETE', 'PATCH'], url: path, exposeHeadRoute: false, handler: forward })
   }
   // What the page may offer (server/info.ts); `authorize` above guards only POSTs.
   scope.get('/info', { exposeHeadRoute: false }, forward)
 }
 
-/** Fastify's own refusals (schema, JSON, body size, media type) in the protocol's `{ error }` shape. */
+/** Fastify's own refusals (body size, media type) in the protocol's `{ error }` shape. */
 function replyWithError(error: FastifyError, reply: FastifyReply, logger: Logger) {
-  if (error.validation) {
-    const [first] = error.validation
-    const field = first?.instancePath.slice(1).replace(/\//g, '.')
-    return reply.code(400).send({ error: `${field || 'Request body'} ${first?.message ?? 'is invalid'}` })
-  }
+  // Fastify stops reading at the same limit the Web handler does; the words are the protocol's.
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: bodyTooLarge().message })
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) return reply.code(status).send({ error: error.message })
   logger.error({ err: describeError(error) }, 'updraft: upload endpoint failed')

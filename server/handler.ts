@@ -1,22 +1,23 @@
-import { MAX_PART_SIZE } from '../engine/parts.ts'
-import type { PresignedReply, TokenReply } from '../engine/protocol.ts'
-import { resolveConfig, type Logger, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
-import { serverInfo } from './info.ts'
-import { checkKey, defaultKey } from './key.ts'
-import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
-import { createPartPresigner, createPutPresigner, createS3Client } from './presign.ts'
-import { deriveTicketSecret } from './ticket.ts'
-import { createTokenIssuer } from './token.ts'
+import { MAX_PART_SIZE } from '../protocol/limits.ts'
 import {
+  checkLimits,
+  notAuthorized,
   parseAbortRequest,
   parseCompleteRequest,
   parsePartsRequest,
   parseUploadRequest,
-  notAuthorized,
   readJson,
   RequestError,
   type ValidUploadRequest,
-} from './validate.ts'
+} from '../protocol/validate.ts'
+import type { PresignedReply, TokenReply } from '../protocol/wire.ts'
+import { resolveConfig, type Logger, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
+import { serverInfo } from './info.ts'
+import { checkKey, defaultKey } from './key.ts'
+import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
+import { createPartPresigner, createPutPresigner, createS3Client } from './presigned-urls.ts'
+import { deriveTicketSecret } from './ticket.ts'
+import { createTokenIssuer } from './sts.ts'
 
 export type UploadHandler = (request: Request) => Promise<Response>
 /** The handler with the logger chosen per request (Fastify passes `request.log`). */
@@ -116,32 +117,6 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
 export function routeOf(url: string): Route {
   const last = new URL(url).pathname.replace(/\/+$/, '').split('/').pop()
   return last === 'parts' || last === 'complete' || last === 'abort' || last === 'info' ? last : 'upload'
-}
-
-/** maxFileSize and allowedTypes, before any key, credential or URL exists. */
-function checkLimits({ maxFileSize, allowedTypes }: ResolvedConfig, { filetype, filesize }: ValidUploadRequest) {
-  if (maxFileSize !== undefined) {
-    if (filesize === undefined) {
-      throw new RequestError(400, `filesize is required: this endpoint accepts files of at most ${maxFileSize} bytes`)
-    }
-    if (filesize > maxFileSize) {
-      throw new RequestError(413, `filesize ${filesize} is over the limit of ${maxFileSize} bytes`)
-    }
-  }
-  if (allowedTypes && !isAllowedType(filetype, allowedTypes)) {
-    throw new RequestError(415, `filetype '${filetype}' is not allowed; allowed: ${allowedTypes.join(', ')}`)
-  }
-}
-
-/** Exact types and `type/*` patterns, case-insensitive, ignoring parameters such as `;charset=`. */
-export function isAllowedType(filetype: string, allowedTypes: readonly string[]): boolean {
-  const type = filetype.split(';')[0]!.trim().toLowerCase()
-  if (!type.includes('/')) return false
-  return allowedTypes.some((allowed) => {
-    const pattern = allowed.toLowerCase()
-    const prefix = pattern.slice(0, -1)
-    return pattern.endsWith('/*') ? type.startsWith(prefix) && type.length > prefix.length : type === pattern
-  })
 }
 
 const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>

@@ -1,4 +1,4 @@
-export { createUploadHandler, isAllowedType, type UploadHandler } from './handler.ts'
+export { createUploadHandler, type UploadHandler } from './handler.ts'
 export {
   configFromEnv,
   resolveConfig,
@@ -8,11 +8,12 @@ export {
   type StsMode,
   type Logger,
 } from './config.ts'
-export { sanitizeFilename, defaultKey, MAX_KEY_BYTES, DEFAULT_KEY_PREFIX } from './key.ts'
-export { uploadPolicy, FEDERATED_USER_NAME, TOKEN_DURATION_SECONDS } from './token.ts'
+export { sanitizeFilename, defaultKey, DEFAULT_KEY_PREFIX } from './key.ts'
+export { uploadPolicy, FEDERATED_USER_NAME, TOKEN_DURATION_SECONDS } from './sts.ts'
 export { createQueryPresigner, type QueryPresigner, type QueryPresignRequest, type SigningCredentials } from './sigv4.ts'
-export { PRESIGN_EXPIRES_IN } from './presign.ts'
-export { RequestError, MAX_PARTS_PER_REQUEST } from './validate.ts'
+export { PRESIGN_EXPIRES_IN } from './presigned-urls.ts'
+export { RequestError, isAllowedType } from '../protocol/validate.ts'
+export { MAX_KEY_BYTES, MAX_PARTS_PER_REQUEST } from '../protocol/limits.ts'
 export type {
   UploadRequest,
   TokenReply,
@@ -25,5 +26,6 @@ export type {
   CompleteReply,
   AbortRequest,
   AbortReply,
+  InfoReply,
   ErrorReply,
-} from '../engine/protocol.ts'
+} from '../protocol/wire.ts'

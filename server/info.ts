@@ -1,19 +1,5 @@
+import type { InfoReply } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
-
-/**
- * `GET {prefix}/info`: which modes this server can serve, and with which store, so a page can
- * offer token mode only where it works (src/demo/useServerInfo.ts reads it). It carries nothing
- * a presigned reply does not already show the page: no keys, no role ARN.
- */
-export interface InfoReply {
-  token: boolean
-  /** Why token mode is off; present exactly when `token` is false. */
-  tokenUnavailableReason?: string
-  /** Every server can presign: it needs only the access key it already has. */
-  presigned: true
-  /** The storage in use, for display: "AWS S3 (eu-west-1) · bucket uploads", … */
-  store: string
-}
 
 /** What the config implies, with `config.info` (the app's own knowledge, e.g. an embedded store) over it. */
 export function serverInfo(config: ResolvedConfig): InfoReply {

@@ -1,5 +1,4 @@
-/** S3's limit on key length: https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-keys.html */
-export const MAX_KEY_BYTES = 1024
+import { MAX_KEY_BYTES } from '../protocol/limits.ts'
 
 export const DEFAULT_KEY_PREFIX = 'next-s3-uploads'
 

@@ -5,7 +5,7 @@ import {
   HeadObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { planParts } from '../engine/parts.ts'
+import { planParts } from '../protocol/parts.ts'
 import {
   PRESIGNED_CACHE_CONTROL,
   type AbortReply,
@@ -13,12 +13,12 @@ import {
   type CompleteRequest,
   type PartsReply,
   type PresignedMultipartReply,
-} from '../engine/protocol.ts'
-import { objectUrl } from '../engine/s3.ts'
+} from '../protocol/wire.ts'
+import { objectUrl } from '../protocol/object-url.ts'
+import { checkCompleteParts, checkPartNumbers, RequestError } from '../protocol/validate.ts'
 import type { ResolvedConfig } from './config.ts'
-import type { createPartPresigner } from './presign.ts'
+import type { createPartPresigner } from './presigned-urls.ts'
 import { signTicket, verifyTicket, type TicketClaims } from './ticket.ts'
-import { checkCompleteParts, checkPartNumbers, RequestError } from './validate.ts'
 
 /** What the multipart routes share; built once per handler. */
 export interface MultipartContext {

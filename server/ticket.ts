@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { RequestError } from './validate.ts'
+import { RequestError } from '../protocol/validate.ts'
 
 /**
  * What a multipart ticket vouches for. The server keeps no state between /parts, /complete and

@@ -1,12 +1,12 @@
 // The demo page in real Chromium (issue 4, "Tests in real Chromium"), served by the very app
-// `npm start` runs (server/app.ts `startApp`): first on its embedded s3rver, as a newcomer
+// `npm start` runs (demo/app.ts `startApp`): first on its embedded s3rver, as a newcomer
 // gets it, then on Ceph RGW for what s3rver lacks (ListMultipartUploads after an abort, STS).
 import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises'
 import { ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3'
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startApp, type AppOptions, type RunningApp } from '../server/app.ts'
+import { startApp, type AppOptions, type RunningApp } from '../demo/app.ts'
 import type { UploadHandlerConfig } from '../server/config.ts'
 import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
 import {

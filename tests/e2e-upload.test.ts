@@ -3,7 +3,7 @@
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
 import { EndpointError, fetchTransport, upload, type Transport, type UploadOptions, type UploadResult } from '../engine/index.ts'
-import type { PresignedMultipartReply, TokenReply } from '../engine/protocol.ts'
+import type { PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'

@@ -15,8 +15,8 @@ import {
   taggingHeaders,
   uploadObject,
 } from '../engine/index.ts'
-import { MIN_PART_SIZE, MiB } from '../engine/parts.ts'
-import { TOKEN_CACHE_CONTROL, type TokenReply } from '../engine/protocol.ts'
+import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
+import { TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { directTarget, storeConfig } from './helpers/stores.ts'

@@ -1,7 +1,7 @@
 import { DeleteObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
-import { MIN_PART_SIZE, MiB } from '../engine/parts.ts'
+import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { startCountingProxy } from './helpers/counting-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver } from './helpers/s3rver.ts'

@@ -1,10 +1,10 @@
-// The Fastify plugin: mounting (prefix, nesting, env config), schemas, the Web Request/Response
+// The Fastify plugin: mounting (prefix, nesting, env config), the Web Request/Response
 // round trip, pino logging of failures, and a whole presigned upload through app.inject.
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../engine/protocol.ts'
+import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
 import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { storeConfig } from './helpers/stores.ts'
@@ -43,10 +43,9 @@ describe('mounting', () => {
     app.addHook('onRoute', (route) => void routes.push(route))
     await app.register(s3Upload, s3rverConfig())
     await app.ready()
-    const posts = routes.filter((route) => route.method === 'POST')
+    const posts = routes.filter((route) => [route.method].flat().includes('POST'))
     // Fastify serves '/api/s3-upload/' with and without the trailing slash.
     expect(posts.map((route) => route.url).sort()).toEqual(['/api/s3-upload/', '/api/s3-upload/abort', '/api/s3-upload/complete', '/api/s3-upload/parts'])
-    for (const route of posts) expect(route.schema?.body).toMatchObject({ type: 'object', required: expect.any(Array) })
   })
 
   it('takes a prefix, also inside a prefixed scope, and nothing stays at the default path', async () => {

@@ -2,8 +2,8 @@
 // engine's upload() is wired to them elsewhere), every object read back and compared by sha256.
 import { HeadObjectCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../engine/protocol.ts'
-import { objectUrl } from '../engine/s3.ts'
+import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
+import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, type UploadHandler } from '../server/index.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'

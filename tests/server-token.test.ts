@@ -2,7 +2,7 @@
 // verifies the signed request, and the engine uploads with the credentials it hands out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
-import { TOKEN_CACHE_CONTROL, type TokenReply } from '../engine/protocol.ts'
+import { TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from './helpers/s3rver.ts'

@@ -41,7 +41,7 @@ const forgedTicket = signTicket(
   'some-other-secret',
 )
 
-/** [what, path, raw body, status, message pattern]. Fastify's schema may word a message its own way, hence patterns. */
+/** [what, path, raw body, status, message pattern]. */
 type Case = [what: string, path: string, body: string, status: number, message: RegExp]
 const json = JSON.stringify
 const cases: Case[] = [
@@ -104,6 +104,16 @@ const doors = {
     return { status: response.statusCode, headers: response.headers as Record<string, string>, text: response.body }
   },
 }
+
+// Regression: the Fastify plugin had JSON schemas of its own that restated protocol/validate.ts and
+// worded the same refusal differently ("body/filename must be string" against "filename must be a
+// non-empty string, got number 123").
+it('both doors refuse every bad request in the same words', async () => {
+  for (const [what, path, body] of cases) {
+    const [web, fastify] = await Promise.all([doors.web(baseConfig(), 'POST', path, body), doors.fastify(baseConfig(), 'POST', path, body)])
+    expect({ what, status: fastify.status, text: fastify.text }).toEqual({ what, status: web.status, text: web.text })
+  }
+})
 
 describe.each(Object.entries(doors))('refusals through the %s door', (_door, send) => {
   it.each(cases)('%s', async (_what, path, body, status, message) => {

@@ -61,7 +61,7 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
  */
 async function rawMultipart() {
   const { createQueryPresigner } = await import('../../server/sigv4.ts')
-  const { objectUrl } = await import('../../engine/s3.ts')
+  const { objectUrl } = await import('../../protocol/object-url.ts')
   const { target, partSize, queueSize } = spec
   const presign = createQueryPresigner(target.credentials, target.region)
   const url = objectUrl({ ...target, forcePathStyle: true })

@@ -27,11 +27,11 @@ export const UPDRAFT_ENTRIES = {
   },
   token: {
     label: 'Updraft `uploadWithToken()` (token-only entry, incl. aws4fetch)',
-    contents: `export { uploadWithToken } from './engine/token-entry.ts'`,
+    contents: `export { uploadWithToken } from './engine/upload-with-token.ts'`,
   },
   presigned: {
     label: 'Updraft `uploadPresigned()` (presigned-only entry)',
-    contents: `export { uploadPresigned } from './engine/presigned-entry.ts'`,
+    contents: `export { uploadPresigned } from './engine/upload-presigned.ts'`,
   },
   react: {
     label: 'Updraft React `useS3Upload` (React external)',

@@ -7,7 +7,7 @@ import type { CDPSession } from 'playwright-core'
 import { chromium as playwright } from 'playwright-core'
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../tests/helpers/browser.ts'
 import { createQueryPresigner } from '../../server/sigv4.ts'
-import { objectUrl } from '../../engine/s3.ts'
+import { objectUrl } from '../../protocol/object-url.ts'
 import { BENCH_DIR, type UploadTarget } from './child.ts'
 
 export type PageContender = 'updraft' | 'raw-xhr' | 'lib-storage'

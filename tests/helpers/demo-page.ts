@@ -1,4 +1,4 @@
-// Driving the demo page (src/demo) as a person would: its own button, its rows, its links.
+// Driving the demo page (demo/page) as a person would: its own button, its rows, its links.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { S3Error } from '../../engine/errors.ts'
 import { resolveOptions } from '../../engine/options.ts'
-import { send, type SignedRequest } from '../../engine/transfer.ts'
+import { send, type SignedRequest } from '../../engine/send.ts'
 import type { Transport } from '../../engine/transport.ts'
 
 const bareDenied = '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message></Message><RequestId>tx1</RequestId></Error>'

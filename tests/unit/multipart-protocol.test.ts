@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { NetworkError, S3Error, UploadAbortedError, uploadObject } from '../../engine/index.ts'
-import { MIN_PART_SIZE } from '../../engine/parts.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { ObjectTarget } from '../../engine/upload-object.ts'
 import { type PendingRequest, stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 

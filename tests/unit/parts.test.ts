@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MAX_OBJECT_SIZE, MAX_PARTS, MAX_PART_SIZE, MIN_PART_SIZE, MiB, partRange, planParts } from '../../engine/parts.ts'
+import { MAX_OBJECT_SIZE, MAX_PARTS, MAX_PART_SIZE, MIN_PART_SIZE, MiB } from '../../protocol/limits.ts'
+import { partRange, planParts } from '../../protocol/parts.ts'
 
 const TiB = 1024 * 1024 * MiB
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MIN_PART_SIZE } from '../../engine/parts.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { createQueue } from '../../engine/queue.ts'
 import type { UploadOptions, UploadResult } from '../../engine/index.ts'
 import { type Uploader, uploadWithinBudget } from '../../src/connection-budget.ts'

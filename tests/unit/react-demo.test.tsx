@@ -3,7 +3,7 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { EndpointError } from '../../engine/errors.ts'
 import { FILE_INPUT_TEST_ID } from '../../src/useFileDialog.tsx'
-import { App } from '../../src/demo/App.tsx'
+import { App } from '../../demo/page/App.tsx'
 import { stubUploader } from '../helpers/stub-uploader.ts'
 
 afterEach(() => {

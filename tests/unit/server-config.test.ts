@@ -1,7 +1,7 @@
 // Configuration: explicit config over the S3_UPLOAD_* environment, every missing setting named
 // at once and when the handler is created, and the defaults.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { MIN_PART_SIZE } from '../../engine/parts.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { configFromEnv, createUploadHandler, resolveConfig } from '../../server/index.ts'
 
 const FULL_ENV = {

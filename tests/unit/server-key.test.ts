@@ -3,9 +3,9 @@
 import fc from 'fast-check'
 import { sanitizeKey as nextS3Sanitize } from 'next-s3-upload'
 import { describe, expect, it } from 'vitest'
-import { objectUrl } from '../../engine/s3.ts'
+import { objectUrl } from '../../protocol/object-url.ts'
 import { checkKey, defaultKey, sanitizeFilename } from '../../server/key.ts'
-import { uploadPolicy } from '../../server/token.ts'
+import { uploadPolicy } from '../../server/sts.ts'
 
 const SAFE = /^[0-9a-zA-Z!_.'()-]+$/
 const bytes = (text: string) => new TextEncoder().encode(text).length

@@ -3,7 +3,7 @@
 import { PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { afterAll, describe, expect, it } from 'vitest'
-import { objectUrl } from '../../engine/s3.ts'
+import { objectUrl } from '../../protocol/object-url.ts'
 import { createQueryPresigner } from '../../server/sigv4.ts'
 
 const DATE = new Date('2024-02-29T23:59:58Z')

@@ -2,7 +2,7 @@
 // this bucket is a 403.
 import { describe, expect, it } from 'vitest'
 import { deriveTicketSecret, signTicket, verifyTicket, type TicketClaims } from '../../server/ticket.ts'
-import { RequestError } from '../../server/validate.ts'
+import { RequestError } from '../../protocol/validate.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
 const claims: TicketClaims = {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { sseCustomerKey, upload, uploadObject } from '../../engine/index.ts'
-import { MIN_PART_SIZE } from '../../engine/parts.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { md5 } from '../../engine/sse-c.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 

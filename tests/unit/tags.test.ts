@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { putObjectTagging, sseCustomerKey, taggingHeaders, uploadObject } from '../../engine/index.ts'
-import { MIN_PART_SIZE } from '../../engine/parts.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
 const tagging = (tags: Record<string, string>) => taggingHeaders(tags).objectHeaders?.['x-amz-tagging']

@@ -1,5 +1,5 @@
 import { AssumeRoleCommand, GetFederationTokenCommand, STSClient, type Credentials } from '@aws-sdk/client-sts'
-import type { StsCredentials } from '../engine/protocol.ts'
+import type { StsCredentials } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 
 /** next-s3-upload's name for the federated user; shows up in CloudTrail. */

@@ -1,5 +1,9 @@
-import { MAX_OBJECT_SIZE } from '../engine/parts.ts'
-import type { AbortRequest, CompleteRequest, PartsRequest, Strategy } from '../engine/protocol.ts'
+/**
+ * What the endpoint accepts from a page, checked field by field with messages that say what to
+ * change. Pure (no Node, no SDK), so any runtime and either side can run it.
+ */
+import { MAX_BODY_BYTES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from './limits.ts'
+import type { AbortRequest, CompleteRequest, PartsRequest, Strategy } from './wire.ts'
 
 /** A refusal the client caused: sent as `{ error: message }` with `status`, never logged as a fault. */
 export class RequestError extends Error {
@@ -21,15 +25,6 @@ export interface ValidUploadRequest {
   body: Record<string, unknown>
 }
 
-export const MAX_FILENAME_BYTES = 1024
-/** One /parts call signs at most this many URLs: enough to stay ahead of any queue, bounded work per request. */
-export const MAX_PARTS_PER_REQUEST = 100
-/**
- * Refused before parsing beyond this. A /complete of 10 000 parts is ~550 KB; 1 MiB is also
- * Fastify's default body limit.
- */
-export const MAX_BODY_BYTES = 1024 * 1024
-
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 export function parseUploadRequest(body: unknown): ValidUploadRequest {
@@ -43,8 +38,8 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
     throw badRequest(`filename must be at most ${MAX_FILENAME_BYTES} bytes (UTF-8), got ${filenameBytes}`)
   }
   // filetype becomes a signed Content-Type header: a control character would break the request.
-  if (typeof filetype !== 'string' || CONTROL.test(filetype) || filetype.length > 255) {
-    throw badRequest(`filetype must be a string of at most 255 printable characters, got ${describe(filetype)}`)
+  if (typeof filetype !== 'string' || CONTROL.test(filetype) || filetype.length > MAX_FILETYPE_LENGTH) {
+    throw badRequest(`filetype must be a string of at most ${MAX_FILETYPE_LENGTH} printable characters, got ${describe(filetype)}`)
   }
   if (filesize !== undefined && !(Number.isSafeInteger(filesize) && (filesize as number) >= 0)) {
     throw badRequest(`filesize must be a whole number of bytes (0 or more), got ${describe(filesize)}`)
@@ -53,6 +48,38 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
     throw new RequestError(413, `filesize ${filesize} is over S3's limit of ${MAX_OBJECT_SIZE} bytes (5 TiB) per object`)
   }
   return { filename, filetype, filesize: filesize as number | undefined, strategy: strategyOf(fields), body: fields }
+}
+
+/** What the server allows: checked before any key, credential or URL exists. */
+export interface UploadLimits {
+  maxFileSize?: number
+  allowedTypes?: readonly string[]
+}
+
+/** maxFileSize (413, and `filesize` becomes required) and allowedTypes (415). */
+export function checkLimits({ maxFileSize, allowedTypes }: UploadLimits, { filetype, filesize }: ValidUploadRequest): void {
+  if (maxFileSize !== undefined) {
+    if (filesize === undefined) {
+      throw badRequest(`filesize is required: this endpoint accepts files of at most ${maxFileSize} bytes`)
+    }
+    if (filesize > maxFileSize) {
+      throw new RequestError(413, `filesize ${filesize} is over the limit of ${maxFileSize} bytes`)
+    }
+  }
+  if (allowedTypes && !isAllowedType(filetype, allowedTypes)) {
+    throw new RequestError(415, `filetype '${filetype}' is not allowed; allowed: ${allowedTypes.join(', ')}`)
+  }
+}
+
+/** Exact types and `type/*` patterns, case-insensitive, ignoring parameters such as `;charset=`. */
+export function isAllowedType(filetype: string, allowedTypes: readonly string[]): boolean {
+  const type = filetype.split(';')[0]!.trim().toLowerCase()
+  if (!type.includes('/')) return false
+  return allowedTypes.some((allowed) => {
+    const pattern = allowed.toLowerCase()
+    const prefix = pattern.slice(0, -1)
+    return pattern.endsWith('/*') ? type.startsWith(prefix) && type.length > prefix.length : type === pattern
+  })
 }
 
 /** `strategy` is this engine's marker, `_nextS3.strategy` next-s3-upload's ('aws-sdk' = token). */
@@ -126,7 +153,7 @@ export function checkCompleteParts(parts: CompleteRequest['parts'], partCount: n
 /** Reads at most MAX_BODY_BYTES and parses them as a JSON object. */
 export async function readJson(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? 0)
-  if (declared > MAX_BODY_BYTES) throw tooLarge()
+  if (declared > MAX_BODY_BYTES) throw bodyTooLarge()
   const bytes = await readLimited(request, MAX_BODY_BYTES)
   const text = new TextDecoder().decode(bytes)
   if (text.trim() === '') throw badRequest('Request body must be JSON, got an empty body')
@@ -147,7 +174,7 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
     if (size > limit) {
       // Not awaited: cancelling one branch of a tee (request.clone()) settles only when both are cancelled.
       reader.cancel().catch(() => {})
-      throw tooLarge()
+      throw bodyTooLarge()
     }
     chunks.push(chunk.value)
   }
@@ -182,7 +209,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const badRequest = (message: string) => new RequestError(400, message)
 export const notAuthorized = () => new RequestError(403, 'Not authorized to upload')
-const tooLarge = () => new RequestError(413, `Request body must be at most ${MAX_BODY_BYTES} bytes`)
+export const bodyTooLarge = () => new RequestError(413, `Request body must be at most ${MAX_BODY_BYTES} bytes`)
 
 /** A short, safe rendering of what the client sent, for error messages. */
 function describe(value: unknown): string {

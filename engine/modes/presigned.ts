@@ -1,15 +1,17 @@
-import { type EndpointOptions, postToEndpoint } from './endpoint.ts'
-import { UploadError } from './errors.ts'
-import { resolveOptions, type TransferOptions } from './options.ts'
-import type { PartPlan } from './parts.ts'
+import { MAX_PARTS_PER_REQUEST } from '../../protocol/limits.ts'
+import type { PartPlan } from '../../protocol/parts.ts'
 import {
   type CompleteReply,
   PRESIGNED_CACHE_CONTROL,
   type PartsReply,
   type PresignedMultipartReply,
   type PresignedReply,
-} from './protocol.ts'
-import { putMultipart, putSingle, type UploadResult } from './transfer.ts'
+  type UploadResult,
+} from '../../protocol/wire.ts'
+import { type EndpointOptions, postToEndpoint } from '../endpoint.ts'
+import { UploadError } from '../errors.ts'
+import { resolveOptions, type TransferOptions } from '../options.ts'
+import { putMultipart, putSingle } from '../put.ts'
 
 /** Presigned mode: storage requests are signed by the endpoint; this side never holds a key. */
 export function sendPresigned(
@@ -38,8 +40,9 @@ function presignedMultipart(
   }
   const plan: PartPlan = { size: file.size, partSize, count, lastPartSize: file.size - (count - 1) * partSize }
   // Part URLs are fetched in batches just ahead of need and used once, so none sits long
-  // enough to expire, however long the upload runs.
-  const batchSize = queueSize * 2
+  // enough to expire, however long the upload runs. A batch never asks for more than one
+  // /parts call may sign.
+  const batchSize = Math.min(queueSize * 2, MAX_PARTS_PER_REQUEST)
   const pending = new Map<number, Promise<string>>()
 
   const fetchBatch = (first: number) => {
@@ -66,8 +69,9 @@ function presignedMultipart(
     },
     async complete(etags: string[], signal?: AbortSignal) {
       const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))
-      const completed = await postToEndpoint<CompleteReply>({ ...options, signal }, '/complete', { ticket, parts })
-      return { url: completed.url, bucket: completed.bucket, key: completed.key, etag: completed.etag } satisfies UploadResult
+      const { url, bucket, key, etag } = await postToEndpoint<CompleteReply>({ ...options, signal }, '/complete', { ticket, parts })
+      // Only the result's own fields: whatever else the endpoint sends stays out.
+      return { url, bucket, key, etag } satisfies UploadResult
     },
     async abort() {
       await postToEndpoint({ ...options, signal: undefined }, '/abort', { ticket })

@@ -1,14 +1,8 @@
 import { useEffect, useState } from 'react'
+import type { InfoReply } from '../../protocol/wire.ts'
 
-/** What `GET {endpoint}/info` answers: which modes the running server can serve, and with which store. */
-export interface ServerInfo {
-  token: boolean
-  /** Why token mode is off, e.g. "No STS endpoint configured". */
-  tokenUnavailableReason?: string
-  presigned: true
-  /** The store in use, for display: "embedded s3rver", "AWS S3 (eu-west-1)", … */
-  store: string
-}
+/** What `GET {endpoint}/info` answers (protocol/wire.ts). */
+export type ServerInfo = InfoReply
 
 export type ServerInfoState =
   | { state: 'loading' }

@@ -1,9 +1,4 @@
-/** S3's multipart limits: https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html */
-export const MiB = 1024 * 1024
-export const MIN_PART_SIZE = 5 * MiB
-export const MAX_PART_SIZE = 5 * 1024 * MiB
-export const MAX_PARTS = 10_000
-export const MAX_OBJECT_SIZE = 5 * 1024 * 1024 * MiB
+import { MAX_OBJECT_SIZE, MAX_PART_SIZE, MAX_PARTS, MIN_PART_SIZE, MiB } from './limits.ts'
 
 /** How a body of `size` bytes splits into parts. Numbers only: part ranges come from `partRange`. */
 export interface PartPlan {

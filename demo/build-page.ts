@@ -2,13 +2,13 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** The repository root: server/ sits right under it. */
+/** The repository root: demo/ sits right under it. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Where `vite build` (vite.config.ts) writes the demo page. */
 export const DEMO_DIR = join(PROJECT_ROOT, 'dist', 'demo')
 
-/** What the page is built from: the React layer, the engine it bundles, and the Vite config. */
-const SOURCES = ['src', 'engine', 'vite.config.ts']
+/** What the page is built from: its own sources, the React layer, the engine and protocol it bundles, and the Vite config. */
+const SOURCES = ['demo/page', 'src', 'engine', 'protocol', 'vite.config.ts']
 /** Holds the building process's pid. */
 const LOCK_FILE = join(PROJECT_ROOT, 'dist', '.demo-build.lock')
 

@@ -1,6 +1,6 @@
 import { useCallback, useState } from 'react'
 import { DEFAULT_ENDPOINT, type Strategy } from '../../engine/index.ts'
-import { type Uploader, useS3Upload } from '../index.ts'
+import { type Uploader, useS3Upload } from '../../src/index.ts'
 import { ModeSwitch } from './ModeSwitch.tsx'
 import { UploadRow } from './UploadRow.tsx'
 import { usePageDrop } from './usePageDrop.ts'

@@ -1,7 +1,6 @@
-import { TOKEN_CACHE_CONTROL, type TokenReply } from './protocol.ts'
-import type { TransferOptions } from './options.ts'
-import type { UploadResult } from './transfer.ts'
-import { uploadObject } from './upload-object.ts'
+import { TOKEN_CACHE_CONTROL, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
+import type { TransferOptions } from '../options.ts'
+import { uploadObject } from '../upload-object.ts'
 
 /** Token mode: the endpoint handed out STS credentials scoped to one key; sign every request here. */
 export function sendWithToken(

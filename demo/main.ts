@@ -2,7 +2,7 @@
 // embedded s3rver, all on this machine. README.md, "Try it: npm start".
 import { join } from 'node:path'
 import { DEFAULT_PORT, EMBEDDED_TOKEN_REASON, startApp } from './app.ts'
-import { PROJECT_ROOT } from './demo-build.ts'
+import { PROJECT_ROOT } from './build-page.ts'
 
 const DATA_DIR = join(PROJECT_ROOT, '.data', 's3')
 

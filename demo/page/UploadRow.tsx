@@ -1,4 +1,4 @@
-import type { UploadEntry, UploadStatus } from '../index.ts'
+import type { UploadEntry, UploadStatus } from '../../src/index.ts'
 import { formatBytes, formatPercent, formatSpeed } from './format.ts'
 import { useTransferRate } from './useTransferRate.ts'
 

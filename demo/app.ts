@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { resolveConfig, type Logger, type UploadHandlerConfig } from './config.ts'
-import { DEMO_DIR, ensureDemoBuilt } from './demo-build.ts'
+import { resolveConfig, type Logger, type UploadHandlerConfig } from '../server/config.ts'
+import { DEFAULT_PREFIX, s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
+import { describeStore } from '../server/info.ts'
+import { DEMO_DIR, ensureDemoBuilt } from './build-page.ts'
 import { startEmbeddedS3, type EmbeddedS3 } from './embedded-s3.ts'
-import { DEFAULT_PREFIX, s3Upload, type S3UploadPluginOptions } from './fastify.ts'
-import { describeStore } from './info.ts'
 import { serveStatic } from './static.ts'
 
 export const DEFAULT_PORT = 3000
@@ -25,7 +25,7 @@ export interface AppOptions {
   config?: S3UploadPluginOptions
   /** The embedded store's data folder. @default a temporary folder, removed on close */
   dataDir?: string
-  /** Build dist/demo first when it is missing or stale (server/demo-build.ts). @default true */
+  /** Build dist/demo first when it is missing or stale (demo/build-page.ts). @default true */
   buildDemo?: boolean
   /** Progress lines ("Building the demo page…"). @default none */
   log?: (message: string) => void

@@ -1,7 +1,11 @@
 /**
  * The wire protocol between the page and the credential endpoint (`/api/s3-upload` by default).
- * A superset of next-s3-upload's, so either side works with the other project's.
+ * A superset of next-s3-upload's, so either side works with the other project's. Both sides
+ * import these types; nothing else restates them.
  */
+
+/** Where the page finds the endpoint unless told otherwise; next-s3-upload's path. */
+export const DEFAULT_ENDPOINT = '/api/s3-upload'
 
 export type Strategy = 'token' | 'presigned'
 
@@ -66,17 +70,22 @@ export interface PartsReply {
   urls: Record<string, string>
 }
 
+/** What a finished upload is: the result of `upload()`, and the reply of `/complete`. */
+export interface UploadResult {
+  /** The object's URL, without any signature. */
+  url: string
+  bucket: string
+  key: string
+  /** As storage reported it; empty when the store sends none (RGW's CompleteMultipartUpload). */
+  etag: string
+}
+
 /** POST {endpoint}/complete */
 export interface CompleteRequest {
   ticket: string
   parts: Array<{ partNumber: number; etag: string }>
 }
-export interface CompleteReply {
-  url: string
-  bucket: string
-  key: string
-  etag: string
-}
+export type CompleteReply = UploadResult
 
 /** POST {endpoint}/abort */
 export interface AbortRequest {
@@ -84,6 +93,21 @@ export interface AbortRequest {
 }
 export interface AbortReply {
   aborted: true
+}
+
+/**
+ * GET {endpoint}/info: which modes this server can serve, and with which store, so a page can
+ * offer token mode only where it works. It carries nothing a presigned reply does not already
+ * show the page: no keys, no role ARN.
+ */
+export interface InfoReply {
+  token: boolean
+  /** Why token mode is off; present exactly when `token` is false. */
+  tokenUnavailableReason?: string
+  /** Every server can presign: it needs only the access key it already has. */
+  presigned: true
+  /** The storage in use, for display: "AWS S3 (eu-west-1) · bucket uploads", … */
+  store: string
 }
 
 /** Any refusal: the client throws `error` as is. */

@@ -1,7 +1,6 @@
-import type { TokenReply } from './protocol.ts'
+import type { TokenReply, UploadResult } from '../protocol/wire.ts'
+import { sendWithToken } from './modes/token.ts'
 import { requestUpload, type UploadOptions } from './request-upload.ts'
-import { sendWithToken } from './token.ts'
-import type { UploadResult } from './transfer.ts'
 
 /**
  * `upload()` for token mode only: pages that never use presigned mode import this entry
@@ -13,5 +12,5 @@ export async function uploadWithToken(file: Blob, options: Omit<UploadOptions, '
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'
-export type { UploadResult } from './transfer.ts'
+export type { UploadResult } from '../protocol/wire.ts'
 export type { UploadOptions } from './request-upload.ts'

@@ -1,6 +1,5 @@
-import { sendPresigned } from './presigned.ts'
-import type { PresignedReply } from './protocol.ts'
-import type { UploadResult } from './transfer.ts'
+import type { PresignedReply, UploadResult } from '../protocol/wire.ts'
+import { sendPresigned } from './modes/presigned.ts'
 import { requestUpload, type UploadOptions } from './request-upload.ts'
 
 /**
@@ -16,5 +15,5 @@ export async function uploadPresigned(
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'
-export type { UploadResult } from './transfer.ts'
+export type { UploadResult } from '../protocol/wire.ts'
 export type { UploadOptions } from './request-upload.ts'

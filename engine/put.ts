@@ -1,26 +1,10 @@
-import { S3Error, UploadAbortedError, UploadError, missingETag } from './errors.ts'
+import { type PartPlan, partRange } from '../protocol/parts.ts'
+import type { UploadResult } from '../protocol/wire.ts'
+import { UploadAbortedError, UploadError, missingETag } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
-import { type PartPlan, partRange } from './parts.ts'
+import { trackProgress } from './progress.ts'
 import { runPool } from './queue.ts'
-import { withRetries } from './retry.ts'
-import { throwIfS3Error } from './s3.ts'
-import type { HttpResponse } from './transport.ts'
-
-export interface UploadResult {
-  /** The object's URL, without any signature. */
-  url: string
-  bucket: string
-  key: string
-  /** As storage reported it; empty when the store sends none (RGW's CompleteMultipartUpload). */
-  etag: string
-}
-
-/** A request ready to send: signed headers (token mode) or a presigned URL. */
-export interface SignedRequest {
-  method: string
-  url: string
-  headers?: Record<string, string>
-}
+import { send, type SignedRequest } from './send.ts'
 
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {
@@ -32,37 +16,6 @@ export interface MultipartUpload {
   complete(etags: string[], signal?: AbortSignal): Promise<UploadResult>
   /** Best-effort cleanup; called without the (already aborted) signal. */
   abort(): Promise<void>
-}
-
-export interface SendOptions {
-  body?: Blob | string
-  signal: AbortSignal | undefined
-  onSent?: (bytes: number) => void
-  /**
-   * `sign(true)` yields a fresh presigned URL, so a 403 is answered by renewing it once, outside
-   * the retry count. Any 403 counts: S3 says "Request has expired", but Ceph RGW 16.2 answers an
-   * expired URL with a bare AccessDenied, and judging expiry by the page's clock would fail exactly
-   * when that clock runs behind storage's.
-   */
-  renewable?: boolean
-}
-
-/** Sends one request with retries, signing afresh for every attempt. */
-export function send(
-  options: ResolvedOptions,
-  sign: (renew: boolean) => Promise<SignedRequest>,
-  { body, signal, onSent, renewable }: SendOptions,
-): Promise<HttpResponse> {
-  const attempt = async (renew: boolean): Promise<HttpResponse> => {
-    onSent?.(0)
-    try {
-      return throwIfS3Error(await options.transport({ ...(await sign(renew)), body, signal, onProgress: onSent }))
-    } catch (error) {
-      if (renew || !renewable || !(error instanceof S3Error && error.status === 403)) throw error
-      return attempt(true)
-    }
-  }
-  return withRetries(options.retries, signal, () => attempt(false))
 }
 
 /** One PutObject. */
@@ -120,31 +73,5 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
     throw options.signal?.aborted ? new UploadAbortedError() : error
   } finally {
     options.signal?.removeEventListener('abort', cancel)
-  }
-}
-
-/**
- * Sums bytes in flight per part and reports the running total, only upwards: a part that is
- * retried starts again from 0 without the total going back or counting twice.
- */
-function trackProgress(total: number, onProgress?: (progress: { loaded: number; total: number }) => void) {
-  let finished = 0
-  let reported = -1
-  const inFlight = new Map<number, number>()
-  const report = () => {
-    let loaded = finished
-    for (const bytes of inFlight.values()) loaded += bytes
-    if (loaded > reported && onProgress) onProgress({ loaded: Math.min((reported = loaded), total), total })
-  }
-  return {
-    sent(partNumber: number, bytes: number) {
-      inFlight.set(partNumber, bytes)
-      report()
-    },
-    finished(partNumber: number, bytes: number) {
-      inFlight.delete(partNumber)
-      finished += bytes
-      report()
-    },
   }
 }

@@ -1,0 +1,25 @@
+/**
+ * Every number both sides must agree on, in one place: S3's own limits, and the endpoint's
+ * limits on what one request may ask for.
+ */
+
+export const MiB = 1024 * 1024
+
+// S3's multipart limits: https://docs.aws.amazon.com/AmazonS3/latest/userguide/qfacts.html
+export const MIN_PART_SIZE = 5 * MiB
+export const MAX_PART_SIZE = 5 * 1024 * MiB
+export const MAX_PARTS = 10_000
+export const MAX_OBJECT_SIZE = 5 * 1024 * 1024 * MiB
+/** S3's limit on key length: https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-keys.html */
+export const MAX_KEY_BYTES = 1024
+
+/** One `/parts` call signs at most this many URLs: enough to stay ahead of any queue, bounded work per request. */
+export const MAX_PARTS_PER_REQUEST = 100
+/**
+ * The endpoint refuses bodies beyond this before parsing. A `/complete` of 10 000 parts is
+ * ~550 KB; 1 MiB is also Fastify's default body limit.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024
+export const MAX_FILENAME_BYTES = 1024
+/** `filetype` becomes a signed Content-Type header. */
+export const MAX_FILETYPE_LENGTH = 255
