@@ -8,7 +8,7 @@ import { runBenchmark } from '../bench/lib/run-one.ts'
 
 describe('benchmarks on a tiny size', () => {
   it('are six, one per item of issue 5', () => {
-    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['bundle', 'throughput', 'concurrency', 'browser', 'memory', 'endpoint'])
+    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['bundle', 'throughput', 'concurrency', 'browser', 'memory', 'endpoint', 'network'])
   })
 
   it.each(benchmarks.map((benchmark) => [benchmark.name, benchmark] as const))(

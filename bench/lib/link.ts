@@ -70,11 +70,9 @@ export interface Link {
   profile: LinkProfile
   /** A proxy on 127.0.0.1 whose traffic to `target` (`http://host:port` or `host:port`) crosses this link. */
   proxy(target: string): Promise<LinkProxy>
-  /** Body bytes that crossed the line upstream, all proxies together. */
+  /** Bytes that crossed the line upstream, all proxies together, since the last reset. */
   readonly upBytes: number
-  /** When the first upstream byte crossed the line (performance.now()), since the last reset. */
-  readonly firstUpByteAt: number | undefined
-  /** Zeroes `upBytes` and `firstUpByteAt` (between measurements). */
+  /** Zeroes the upstream tallies of the link and its proxies (between measurements). */
   reset(): void
   close(): Promise<void>
 }
@@ -83,7 +81,17 @@ export interface LinkProxy {
   /** `http://127.0.0.1:PORT`: use it where the target's URL would go. */
   url: string
   port: number
+  /** Bytes this proxy's connections put on the upstream line since the last `link.reset()`. */
+  readonly upBytes: number
+  /** Wall-clock time (ms since the epoch) its first upstream byte left, since the last `link.reset()`. */
+  readonly firstUpByteAt: number | undefined
   close(): Promise<void>
+}
+
+/** Upstream bytes and the first one's departure, for one proxy. */
+interface Tally {
+  bytes: number
+  firstAt: number | undefined
 }
 
 interface Delivery {
@@ -97,7 +105,6 @@ class Line {
   private readonly deliveries: Delivery[] = []
   private timer: NodeJS.Timeout | undefined
   bytes = 0
-  firstByteAt: number | undefined
 
   constructor(
     private readonly bytesPerMs: number,
@@ -107,13 +114,14 @@ class Line {
   ) {}
 
   /** Puts `chunk` on the line after what is already queued; returns when its last byte leaves. */
-  send(chunk: Buffer, notBefore: number, lastDeliveryAt: number, deliver: (chunk: Buffer) => void): { leavesAt: number; arrivesAt: number } {
+  send(chunk: Buffer, notBefore: number, lastDeliveryAt: number, tally: Tally, deliver: (chunk: Buffer) => void): { leavesAt: number; arrivesAt: number } {
     const now = performance.now()
     const start = this.outageUntil(Math.max(now, notBefore, this.freeAt))
     const leavesAt = start + chunk.length / this.bytesPerMs
     this.freeAt = leavesAt
-    this.firstByteAt ??= start
     this.bytes += chunk.length
+    tally.bytes += chunk.length
+    tally.firstAt ??= performance.timeOrigin + start
     let arrivesAt = leavesAt + this.profile.delayMs + Math.random() * (this.profile.jitterMs ?? 0)
     const loss = this.profile.lossRate ?? 0
     if (loss > 0 && Math.random() < 1 - (1 - loss) ** Math.ceil(chunk.length / TCP_SEGMENT)) {
@@ -159,7 +167,6 @@ class Line {
 
   reset() {
     this.bytes = 0
-    this.firstByteAt = undefined
   }
 
   stop() {
@@ -187,12 +194,14 @@ export function createLink(profile: LinkProfile): Link {
   const queueMs = Math.max(5, 2 * profile.delayMs)
   const servers: Server[] = []
   const sockets = new Set<Socket>()
+  const tallies: Tally[] = []
+  const ignored: Tally = { bytes: 0, firstAt: undefined }
 
   /**
    * Copies `from` → `to` across `line`, pausing `from` while its backlog is over queueMs; none
    * of it leaves before `notBefore`.
    */
-  const pipe = (from: Socket, to: Socket, line: Line, resetBoth: () => void, notBefore = 0) => {
+  const pipe = (from: Socket, to: Socket, line: Line, tally: Tally, resetBoth: () => void, notBefore = 0) => {
     let lastDeliveryAt = 0
     const flow = {
       resumeIfDrained() {
@@ -206,7 +215,7 @@ export function createLink(profile: LinkProfile): Link {
       for (let offset = 0; offset < data.length; offset += SEGMENT) {
         if ((profile.resetProbability ?? 0) > 0 && Math.random() < profile.resetProbability!) return resetBoth()
         const chunk = data.subarray(offset, offset + SEGMENT)
-        lastDeliveryAt = line.send(chunk, notBefore, lastDeliveryAt, (bytes) => to.destroyed || to.write(bytes)).arrivesAt
+        lastDeliveryAt = line.send(chunk, notBefore, lastDeliveryAt, tally, (bytes) => to.destroyed || to.write(bytes)).arrivesAt
       }
       if (line.backlogMs() > queueMs) {
         from.pause()
@@ -225,16 +234,16 @@ export function createLink(profile: LinkProfile): Link {
     get upBytes() {
       return up.bytes
     },
-    get firstUpByteAt() {
-      return up.firstByteAt
-    },
     reset() {
       up.reset()
       down.reset()
+      for (const tally of tallies) Object.assign(tally, { bytes: 0, firstAt: undefined })
     },
     async proxy(target) {
       const { hostname, port } = new URL(target.includes('://') ? target : `tcp://${target}`)
       const mine = new Set<Socket>()
+      const tally: Tally = { bytes: 0, firstAt: undefined }
+      tallies.push(tally)
       // Half-open allowed: an `end` crosses the link like data, and each side closes when both have.
       const server = createServer({ allowHalfOpen: true }, (client) => {
         const upstream = connect({ port: Number(port), host: hostname === 'localhost' ? '127.0.0.1' : hostname, allowHalfOpen: true })
@@ -245,8 +254,8 @@ export function createLink(profile: LinkProfile): Link {
         }
         // A new connection's first bytes wait for its handshake: SYN, SYN-ACK, one round trip.
         const handshakeDone = performance.now() + 2 * profile.delayMs
-        pipe(client, upstream, up, resetBoth, handshakeDone)
-        pipe(upstream, client, down, resetBoth)
+        pipe(client, upstream, up, tally, resetBoth, handshakeDone)
+        pipe(upstream, client, down, ignored, resetBoth)
         for (const socket of [client, upstream]) {
           socket.setNoDelay(true)
           // A reset on one side resets the other; an orderly end crosses the link as data does
@@ -264,6 +273,12 @@ export function createLink(profile: LinkProfile): Link {
       return {
         url: `http://127.0.0.1:${proxyPort}`,
         port: proxyPort,
+        get upBytes() {
+          return tally.bytes
+        },
+        get firstUpByteAt() {
+          return tally.firstAt
+        },
         close: () =>
           new Promise<void>((resolve) => {
             for (const socket of mine) socket.destroy()
