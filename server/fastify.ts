@@ -53,7 +53,7 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   // takes the prefix and keeps the JSON parser, hooks and error handler below to these routes.
   await app.register(
     async (scope) => {
-      if (rateLimit !== false) await scope.register(rateLimiter, { ...rateLimit, global: true })
+      if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...rateLimit, global: true })
       await routes(scope, handle, config)
     },
     { prefix },
@@ -93,6 +93,11 @@ async function routes(scope: FastifyInstance, handle: LoggingUploadHandler, { au
   }
   // What the page may offer (server/info.ts); `authorize` above guards only POSTs.
   scope.route({ method: ['GET', 'OPTIONS'], url: '/info', exposeHeadRoute: false, handler: forward })
+}
+
+/** The Web handler's words for the same refusal (its `throttle`); Retry-After is set by the limiter. */
+function tooManyRequests(_request: FastifyRequest, { statusCode, ttl }: { statusCode: number; ttl: number }) {
+  return Object.assign(new Error(`Too many requests: try again in ${Math.max(1, Math.ceil(ttl / 1000))} s`), { statusCode })
 }
 
 /** sweepStaleUploads every `seconds` until the app closes; a failed sweep is logged and tried again next time. */
