@@ -186,7 +186,7 @@ describe.each(['web', 'fastify'] as const)('the %s mounting over a raw socket', 
     ['no Content-Type', {}, 415],
     ['JSON from a server (no Origin)', json, 200],
     ['JSON from its own page (same-origin)', { ...json, 'Sec-Fetch-Site': 'same-origin' }, 200],
-  ] as const)('%s → %i', async (_what, headers, status) => {
+  ] as const)('%s (%j) → %i', async (_what, headers, status) => {
     expect(await rawPost(origin, '/api/s3-upload', headers)).toBe(status)
   })
 
