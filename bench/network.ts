@@ -153,7 +153,7 @@ function tableOf(profile: LinkProfile, size: number, rounds: number, runs: Map<C
     title: `${profile.name}: ${mib(size)} MiB, median of ${rounds}`,
     columns: ['client', 'MB/s', 'fraction of link', 'first byte ms (RTTs)', 'extra up KiB'],
     rows: [
-      ['the link itself (line rate)', fixed(capacity, 1), '100%', '', ''],
+      ['the link itself (line rate)', fixed(capacity, 1), '100%', '—', '—'],
       ...CONTENDERS.map(({ id, label }) => {
         const measured = runs.get(id)!
         const firstByte = median(measured.map((run) => run.firstByteMs))
