@@ -85,13 +85,16 @@ export interface LinkProxy {
   readonly upBytes: number
   /** Wall-clock time (ms since the epoch) its first upstream byte left, since the last `link.reset()`. */
   readonly firstUpByteAt: number | undefined
+  /** The first upstream byte of a connection opened at or after `since` (ms since the epoch). */
+  firstUpByteAfter(since: number): number | undefined
   close(): Promise<void>
 }
 
-/** Upstream bytes and the first one's departure, for one proxy. */
+/** Upstream bytes and the first one's departure, for one proxy; and each connection's first. */
 interface Tally {
   bytes: number
   firstAt: number | undefined
+  connectionFirsts: number[]
 }
 
 interface Delivery {
@@ -114,7 +117,13 @@ class Line {
   ) {}
 
   /** Puts `chunk` on the line after what is already queued; returns when its last byte leaves. */
-  send(chunk: Buffer, notBefore: number, lastDeliveryAt: number, tally: Tally, deliver: (chunk: Buffer) => void): { leavesAt: number; arrivesAt: number } {
+  send(
+    chunk: Buffer,
+    notBefore: number,
+    lastDeliveryAt: number,
+    tally: Tally,
+    deliver: (chunk: Buffer) => void,
+  ): { leavesAt: number; arrivesAt: number; departedAt: number } {
     const now = performance.now()
     const start = this.outageUntil(Math.max(now, notBefore, this.freeAt))
     const leavesAt = start + chunk.length / this.bytesPerMs
@@ -122,6 +131,10 @@ class Line {
     this.bytes += chunk.length
     tally.bytes += chunk.length
     tally.firstAt ??= performance.timeOrigin + start
+    return { leavesAt, arrivesAt: this.arrival(leavesAt, chunk, lastDeliveryAt, deliver), departedAt: performance.timeOrigin + start }
+  }
+
+  private arrival(leavesAt: number, chunk: Buffer, lastDeliveryAt: number, deliver: (chunk: Buffer) => void): number {
     let arrivesAt = leavesAt + this.profile.delayMs + Math.random() * (this.profile.jitterMs ?? 0)
     const loss = this.profile.lossRate ?? 0
     if (loss > 0 && Math.random() < 1 - (1 - loss) ** Math.ceil(chunk.length / TCP_SEGMENT)) {
@@ -130,7 +143,7 @@ class Line {
     }
     arrivesAt = this.outageUntil(Math.max(arrivesAt, lastDeliveryAt))
     this.deliverAt(arrivesAt, () => deliver(chunk))
-    return { leavesAt, arrivesAt }
+    return arrivesAt
   }
 
   /** Runs `write` at `at`, after every delivery queued before it that is due by then. */
@@ -195,7 +208,7 @@ export function createLink(profile: LinkProfile): Link {
   const servers: Server[] = []
   const sockets = new Set<Socket>()
   const tallies: Tally[] = []
-  const ignored: Tally = { bytes: 0, firstAt: undefined }
+  const ignored: Tally = { bytes: 0, firstAt: undefined, connectionFirsts: [] }
 
   /**
    * Copies `from` → `to` across `line`, pausing `from` while its backlog is over queueMs; none
@@ -203,6 +216,7 @@ export function createLink(profile: LinkProfile): Link {
    */
   const pipe = (from: Socket, to: Socket, line: Line, tally: Tally, resetBoth: () => void, notBefore = 0) => {
     let lastDeliveryAt = 0
+    let first = true
     const flow = {
       resumeIfDrained() {
         if (line.backlogMs() <= queueMs) {
@@ -215,7 +229,10 @@ export function createLink(profile: LinkProfile): Link {
       for (let offset = 0; offset < data.length; offset += SEGMENT) {
         if ((profile.resetProbability ?? 0) > 0 && Math.random() < profile.resetProbability!) return resetBoth()
         const chunk = data.subarray(offset, offset + SEGMENT)
-        lastDeliveryAt = line.send(chunk, notBefore, lastDeliveryAt, tally, (bytes) => to.destroyed || to.write(bytes)).arrivesAt
+        const sent = line.send(chunk, notBefore, lastDeliveryAt, tally, (bytes) => to.destroyed || to.write(bytes))
+        lastDeliveryAt = sent.arrivesAt
+        if (first) tally.connectionFirsts.push(sent.departedAt)
+        first = false
       }
       if (line.backlogMs() > queueMs) {
         from.pause()
@@ -237,12 +254,12 @@ export function createLink(profile: LinkProfile): Link {
     reset() {
       up.reset()
       down.reset()
-      for (const tally of tallies) Object.assign(tally, { bytes: 0, firstAt: undefined })
+      for (const tally of tallies) Object.assign(tally, { bytes: 0, firstAt: undefined, connectionFirsts: [] })
     },
     async proxy(target) {
       const { hostname, port } = new URL(target.includes('://') ? target : `tcp://${target}`)
       const mine = new Set<Socket>()
-      const tally: Tally = { bytes: 0, firstAt: undefined }
+      const tally: Tally = { bytes: 0, firstAt: undefined, connectionFirsts: [] }
       tallies.push(tally)
       // Half-open allowed: an `end` crosses the link like data, and each side closes when both have.
       const server = createServer({ allowHalfOpen: true }, (client) => {
@@ -278,6 +295,10 @@ export function createLink(profile: LinkProfile): Link {
         },
         get firstUpByteAt() {
           return tally.firstAt
+        },
+        firstUpByteAfter(since) {
+          const after = tally.connectionFirsts.filter((at) => at >= since)
+          return after.length > 0 ? Math.min(...after) : undefined
         },
         close: () =>
           new Promise<void>((resolve) => {
