@@ -41,7 +41,7 @@ export interface UploadHandlerConfig {
   sts?: StsConfig
   /**
    * The object key for an upload. `body` is the parsed request body, extra fields included
-   * (the request's own body has already been read). @default `next-s3-uploads/{uuid}/{sanitized filename}`
+   * (the request's own body has already been read). @default `next-s3-uploads/{uuid}/{sanitized filename or relative path}` (server/key.ts)
    */
   key?: (request: Request, filename: string, body: Record<string, unknown>) => string | Promise<string>
   /**

@@ -11,7 +11,7 @@ export {
   type PresignWith,
   type CannedAcl,
 } from './config.ts'
-export { sanitizeFilename, defaultKey, DEFAULT_KEY_PREFIX } from './key.ts'
+export { sanitizeFilename, sanitizePath, defaultKey, DEFAULT_KEY_PREFIX } from './key.ts'
 export { uploadPolicy, presignPolicy, FEDERATED_USER_NAME, TOKEN_DURATION_SECONDS, MAX_SESSION_POLICY_LENGTH } from './sts.ts'
 export { createQueryPresigner, type QueryPresigner, type QueryPresignRequest, type SigningCredentials } from './sigv4.ts'
 export { PRESIGN_EXPIRES_IN } from './presigned-urls.ts'

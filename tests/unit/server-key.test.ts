@@ -1,13 +1,16 @@
 // Object keys: the default key's sanitizing (next-s3-upload's rule minus path tricks and
-// wildcards), custom key checks, and the token policy that names the key.
+// wildcards, plus the letters and digits of every script, and relative paths from folders),
+// custom key checks, and the token policy that names the key.
 import fc from 'fast-check'
 import { sanitizeKey as nextS3Sanitize } from 'next-s3-upload'
 import { describe, expect, it } from 'vitest'
 import { objectUrl } from '../../protocol/object-url.ts'
-import { checkKey, defaultKey, sanitizeFilename } from '../../server/key.ts'
+import { checkKey, defaultKey, sanitizeFilename, sanitizePath } from '../../server/key.ts'
 import { uploadPolicy } from '../../server/sts.ts'
 
-const SAFE = /^[0-9a-zA-Z!_.'()-]+$/
+/** Letters, combining marks and digits of any script, and next-s3-upload's `! _ . ' ( ) -`. */
+const SAFE = /^[\p{L}\p{M}\p{N}!_.'()-]+$/u
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
 const bytes = (text: string) => new TextEncoder().encode(text).length
 
 describe('sanitizeFilename', () => {
@@ -19,22 +22,30 @@ describe('sanitizeFilename', () => {
     ['a/b\\c', 'a-b-c'],
     ['wild*card?.jpg', 'wild-card-.jpg'],
     ['tab\tnew\nline\u0000nul.txt', 'tab-new-line-nul.txt'],
-    ['résumé.pdf', 'r-sum-.pdf'],
-    ['写真.jpeg', '-.jpeg'],
+    ['résumé.pdf', 'résumé.pdf'],
+    ['résumé 📄 final.pdf', 'résumé-final.pdf'],
+    ['re\u0301sume\u0301.pdf', 'résumé.pdf'], // macOS names are NFD: the key is NFC
+    ['写真.jpeg', '写真.jpeg'],
+    ['Ünïcödé №5 ½.txt', 'Ünïcödé-5-½.txt'],
+    ['हिन्दी.txt', 'हिन्दी.txt'], // combining vowel signs stay with their letters
+    ['evil\u202Etxt.exe', 'evil-txt.exe'], // right-to-left override: would show the name reversed
+    ['zero\u200Bwidth.txt', 'zero-width.txt'],
+    ['cost$5{x}.txt', 'cost-5-x-.txt'], // `${…}` is an IAM policy variable
     ['..', 'file'],
     ['.', 'file'],
     ['...', 'file'],
     ['', 'file'],
-    ['日本語', 'file'],
+    ['日本語', '日本語'],
+    ['📄', 'file'],
     ['\u0001\u0002', 'file'],
     ["it's (really) fine!_-.txt", "it's-(really)-fine!_-.txt"],
   ])('%j → %j', (input, expected) => {
     expect(sanitizeFilename(input)).toBe(expected)
   })
 
-  it("equals next-s3-upload's sanitizeKey wherever that one leaves no path or wildcard", () => {
+  it("equals next-s3-upload's sanitizeKey for ASCII names wherever that one leaves no path or wildcard", () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme-composite', maxLength: 60 }), (name) => {
+      fc.property(fc.string({ unit: 'grapheme-ascii', maxLength: 60 }), (name) => {
         const theirs = nextS3Sanitize(name)
         fc.pre(!/[/\\*]|\.\./.test(theirs) && !['', '.', '-'].includes(theirs))
         expect(sanitizeFilename(name)).toBe(theirs)
@@ -50,6 +61,8 @@ describe('sanitizeFilename', () => {
         expect(safe).toMatch(SAFE)
         expect(safe).not.toContain('..')
         expect(safe).not.toBe('.')
+        expect(safe.normalize('NFC')).toBe(safe)
+        expect(bytes(safe)).toBeLessThanOrEqual(255)
         expect(sanitizeFilename(safe)).toBe(safe)
         const key = defaultKey(name)
         expect(bytes(key)).toBeLessThanOrEqual(1024)
@@ -66,6 +79,14 @@ describe('sanitizeFilename', () => {
     expect(key.split('/').pop()).toHaveLength(255)
   })
 
+  it('cuts a long Unicode name at 255 bytes of UTF-8, between whole characters, keeping the extension', () => {
+    const name = sanitizeFilename(`${'写'.repeat(200)}.jpeg`)
+    expect(name).toBe(`${'写'.repeat(83)}.jpeg`) // 83 × 3 bytes + 5
+    const emojiLetters = sanitizeFilename('𝒜'.repeat(100)) // 4-byte letters (surrogate pairs)
+    expect(emojiLetters).toBe('𝒜'.repeat(63))
+    expect(new TextDecoder('utf-8', { fatal: true }).decode(new TextEncoder().encode(emojiLetters))).toBe(emojiLetters)
+  })
+
   it('fits a long key prefix within 1024 bytes', () => {
     const prefix = `${'p'.repeat(500)}/`
     const key = defaultKey('x'.repeat(3000), prefix)
@@ -73,8 +94,58 @@ describe('sanitizeFilename', () => {
     expect(bytes(key)).toBeLessThanOrEqual(1024)
   })
 
+  it('is the same for any Unicode normalisation form of a name (NFC, NFD, NFKC-stable)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (name) => {
+        expect(sanitizeFilename(name.normalize('NFD'))).toBe(sanitizeFilename(name.normalize('NFC')))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
   it('gives every upload its own key', () => {
     expect(defaultKey('same.txt')).not.toBe(defaultKey('same.txt'))
+  })
+})
+
+describe('sanitizePath (relative paths from dropped or picked folders)', () => {
+  it.each([
+    ['holiday/day 1/写真.jpg', 'holiday/day-1/写真.jpg'],
+    ['a\\b\\c.txt', 'a/b/c.txt'],
+    ['../../etc/passwd', 'etc/passwd'],
+    ['./a/./b/../c.txt', 'a/b/c.txt'],
+    ['//a///b//', 'a/b'],
+    ['a/*/b.txt', 'a/file/b.txt'],
+    ['1/2/3/4/5/6/7/8/9/10/x.txt', '3/4/5/6/7/8/9/10/x.txt'],
+    ['', 'file'],
+  ])('%j → %j', (input, expected) => {
+    expect(sanitizePath(input)).toBe(expected)
+  })
+
+  it('keeps the file name whole and drops outer folders when the path is too long', () => {
+    const path = `${'outer'.repeat(30)}/${'inner'.repeat(10)}/${'n'.repeat(100)}.txt`
+    expect(sanitizePath(path)).toBe(`${'inner'.repeat(10)}/${'n'.repeat(100)}.txt`)
+  })
+
+  it('never makes an empty, `.` or `..` segment, a backslash, or more than 255 bytes; stable when applied twice', () => {
+    const pathLike = fc.array(fc.oneof(fc.constantFrom('/', '\\', '.', '..', '', 'a'), fc.string({ unit: 'binary', maxLength: 40 })), { maxLength: 30 })
+    fc.assert(
+      fc.property(pathLike, (parts) => {
+        const path = parts.join('/')
+        const safe = sanitizePath(path)
+        expect(bytes(safe)).toBeLessThanOrEqual(255)
+        expect(safe).not.toContain('\\')
+        for (const segment of safe.split('/')) expect(segment).toMatch(SAFE)
+        expect(safe.split('/').length).toBeLessThanOrEqual(9)
+        expect(sanitizePath(safe)).toBe(safe)
+        const key = defaultKey(path)
+        expect(key).toMatch(new RegExp(`^next-s3-uploads/${UUID.source}/`))
+        expect(bytes(key)).toBeLessThanOrEqual(1024)
+        expect(checkKey(key)).toBe(key)
+        expect(() => objectUrl({ bucket: 'b', key, region: 'us-east-1' })).not.toThrow()
+      }),
+      { numRuns: 300 },
+    )
   })
 })
 
@@ -117,6 +188,18 @@ describe('uploadPolicy', () => {
   it('stays under the ~1700 characters that crash Ceph 16.2 RGW, even for the longest default key', () => {
     const key = defaultKey('x'.repeat(5000))
     expect(uploadPolicy('a'.repeat(63), key).length).toBeLessThan(1300)
+  })
+
+  it('names a default key of any script exactly: no wildcard, no policy variable', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (name) => {
+        const key = defaultKey(name)
+        const { Statement } = JSON.parse(uploadPolicy('b', key)) as { Statement: Array<{ Resource: string[] | string }> }
+        expect(Statement[0]!.Resource).toEqual([`arn:aws:s3:::b/${key}`])
+        expect(key).not.toMatch(/[*?$]/)
+      }),
+      { numRuns: 200 },
+    )
   })
 
   it('escapes IAM wildcards in custom keys, so they name one object', () => {
