@@ -2,7 +2,8 @@
  * What the endpoint accepts from a page, checked field by field with messages that say what to
  * change. Pure (no Node, no SDK), so any runtime and either side can run it.
  */
-import { isActiveContent, matchesAllowedType, MediaTypeError, parseMediaType } from './content-type.ts'
+import { matchesAllowedType, MediaTypeError, parseMediaType } from './content-type.ts'
+import { DEFAULT_CONTENT_TYPE, limitRefusal, type UploadLimits } from './file-limits.ts'
 import { MAX_BODY_BYTES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from './limits.ts'
 import type { AbortRequest, CompleteRequest, PartsRequest, Strategy } from './wire.ts'
 
@@ -69,8 +70,7 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
   }
 }
 
-/** What an upload without a type is stored as: browsers download it rather than render it. */
-export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
+export { DEFAULT_CONTENT_TYPE }
 
 function parseFiletype(filetype: string) {
   try {
@@ -81,31 +81,27 @@ function parseFiletype(filetype: string) {
   }
 }
 
-/** What the server allows: checked before any key, credential or URL exists. */
-export interface UploadLimits {
-  maxFileSize?: number
-  allowedTypes?: readonly string[]
-}
+/** What the server allows: checked before any key, credential or URL exists (protocol/file-limits.ts). */
+export type { UploadLimits }
 
 /**
  * maxFileSize (413, and `filesize` becomes required), allowedTypes (415), and active content
  * (415: HTML, SVG, XML, JavaScript… only when `allowedTypes` names the exact type).
  */
-export function checkLimits({ maxFileSize, allowedTypes }: UploadLimits, { filetype, essence, filesize }: ValidUploadRequest): void {
-  if (maxFileSize !== undefined) {
-    if (filesize === undefined) {
-      throw badRequest(`filesize is required: this endpoint accepts files of at most ${maxFileSize} bytes`)
-    }
-    if (filesize > maxFileSize) {
-      throw new RequestError(413, `filesize ${filesize} is over the limit of ${maxFileSize} bytes`)
-    }
+export function checkLimits(limits: UploadLimits, { filetype, essence, filesize }: ValidUploadRequest): void {
+  const { maxFileSize, allowedTypes } = limits
+  if (maxFileSize !== undefined && filesize === undefined) {
+    throw badRequest(`filesize is required: this endpoint accepts files of at most ${maxFileSize} bytes`)
   }
-  if (allowedTypes) {
-    if (!matchesAllowedType(essence, allowedTypes)) {
-      const exactOnly = isActiveContent(essence) ? ` (active content such as ${essence} must be listed by its exact type)` : ''
-      throw new RequestError(415, `filetype '${filetype}' is not allowed; allowed: ${allowedTypes.join(', ')}${exactOnly}`)
-    }
-  } else if (isActiveContent(essence)) {
+  const refusal = limitRefusal(limits, essence, filesize ?? 0)
+  if (refusal?.reason === 'too-large') {
+    throw new RequestError(413, `filesize ${filesize} is over the limit of ${maxFileSize} bytes`)
+  }
+  if (refusal && allowedTypes) {
+    const exactOnly = refusal.activeContent ? ` (active content such as ${essence} must be listed by its exact type)` : ''
+    throw new RequestError(415, `filetype '${filetype}' is not allowed; allowed: ${allowedTypes.join(', ')}${exactOnly}`)
+  }
+  if (refusal) {
     throw new RequestError(
       415,
       `filetype '${filetype}' is active content that a browser would run on the storage's origin; ` +

@@ -108,6 +108,13 @@ export interface InfoReply {
   presigned: true
   /** The storage in use, for display: "AWS S3 (eu-west-1) · bucket uploads", … */
   store: string
+  /** The endpoint's `maxFileSize` in bytes, when set: a page refuses larger files before asking. */
+  maxFileSize?: number
+  /**
+   * The endpoint's `allowedTypes`, when set (`image/*`, `application/pdf`): a page's file picker
+   * offers only these, and it refuses others before asking (protocol/file-limits.ts).
+   */
+  allowedTypes?: string[]
 }
 
 /** Any refusal: the client throws `error` as is. */

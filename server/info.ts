@@ -9,6 +9,9 @@ export function serverInfo(config: ResolvedConfig): InfoReply {
     ...(reason === undefined ? {} : { tokenUnavailableReason: reason }),
     presigned: true,
     store: config.info?.store ?? describeStore(config),
+    // The limits the endpoint enforces anyway: a page checks them first and saves the round trip.
+    ...(config.maxFileSize === undefined ? {} : { maxFileSize: config.maxFileSize }),
+    ...(config.allowedTypes === undefined ? {} : { allowedTypes: [...config.allowedTypes] }),
   }
 }
 

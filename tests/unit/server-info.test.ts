@@ -31,6 +31,15 @@ describe('serverInfo', () => {
     expect(r2.tokenUnavailableReason).toMatch(/GetFederationToken exists only on AWS STS.*S3_UPLOAD_STS_MODE=assume-role/)
   })
 
+  it('tells the page the limits it enforces, so the page can check them first', () => {
+    expect(info({ maxFileSize: 31_457_280, allowedTypes: ['image/*', 'application/pdf'], sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/up' } })).toMatchObject({
+      maxFileSize: 31_457_280,
+      allowedTypes: ['image/*', 'application/pdf'],
+    })
+    expect(info({})).not.toHaveProperty('maxFileSize')
+    expect(info({})).not.toHaveProperty('allowedTypes')
+  })
+
   it("takes the app's own knowledge over the config (the embedded store)", () => {
     expect(info({ info: { store: 'embedded s3rver', tokenUnavailableReason: 'no STS here' } })).toEqual({
       token: false,
