@@ -1,10 +1,15 @@
-import { createQueue, type Queue, type UploadOptions, type UploadResult } from '../engine/index.ts'
+import type { Queue, UploadOptions, UploadResult } from '../engine/index.ts'
+import { createQueue } from '../engine/index.ts'
+import { createFairQueue, type FairQueue, isFairQueue } from './fair-queue.ts'
 
 /** Connections to storage a page keeps open at once, all files together (the engine's own queueSize default). */
 export const PAGE_CONNECTIONS = 4
 
-/** Shared by every hook on the page that is not given its own `queue`. */
-export const pageQueue: Queue = createQueue(PAGE_CONNECTIONS)
+/**
+ * Shared by every hook on the page that is not given its own `queue`: files share it fairly, in
+ * the order they were picked (src/fair-queue.ts).
+ */
+export const pageQueue: FairQueue = createFairQueue(PAGE_CONNECTIONS)
 
 /**
  * Files started at once per connection queue. Without it, 100 large files would make the
@@ -19,10 +24,18 @@ export type Uploader = (file: File, options: UploadOptions) => Promise<UploadRes
 /**
  * Runs one upload inside the page's connection budget: the engine takes a slot of `queue` for
  * every request that carries bytes (a single PUT or each part), so N files never open more
- * than the budget's connections to storage.
+ * than the budget's connections to storage. With a fair queue (the default), each upload gets a
+ * lane of its own, so the budget is shared fairly.
  */
 export function uploadWithinBudget(upload: Uploader, file: File, options: UploadOptions, queue: Queue): Promise<UploadResult> {
   let started = startedUploads.get(queue)
   if (!started) startedUploads.set(queue, (started = createQueue(PAGE_CONNECTIONS)))
-  return started.run(() => upload(file, { ...options, queue }), options.signal)
+  return started.run(async () => {
+    const lane = isFairQueue(queue) ? queue.lane() : undefined
+    try {
+      return await upload(file, { ...options, queue: lane ?? queue })
+    } finally {
+      lane?.close()
+    }
+  }, options.signal)
 }

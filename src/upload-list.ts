@@ -1,6 +1,6 @@
 import type { UploadResult } from '../engine/index.ts'
 
-export type UploadStatus = 'queued' | 'uploading' | 'done' | 'error' | 'aborted'
+export type UploadStatus = 'queued' | 'uploading' | 'retrying' | 'done' | 'error' | 'aborted'
 
 /** One upload in the hook's `files` list (next-s3-upload's tracked file, plus status and outcome). */
 export interface UploadEntry {
@@ -28,8 +28,12 @@ export type UploadAction =
   | { type: 'finished'; id: string; result: UploadResult }
   | { type: 'failed'; id: string; error: Error; aborted: boolean }
   | { type: 'reset' }
+  /** Takes one entry off the list, whatever its status (the hook aborts a running one first). */
+  | { type: 'removed'; id: string }
+  /** Takes every ended entry (done, failed, aborted) off the list; running ones stay. */
+  | { type: 'clearedEnded' }
 
-const running = (entry: UploadEntry) => entry.status === 'queued' || entry.status === 'uploading'
+const running = (entry: UploadEntry) => entry.status === 'queued' || entry.status === 'uploading' || entry.status === 'retrying'
 
 /**
  * Pure transitions of the file list. Actions for an id that is no longer listed (after a reset)
@@ -42,6 +46,10 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
       return [...files, action.entry]
     case 'reset':
       return files.length === 0 ? files : []
+    case 'removed':
+      return files.some((entry) => entry.id === action.id) ? files.filter((entry) => entry.id !== action.id) : files
+    case 'clearedEnded':
+      return files.every(running) ? files : files.filter(running)
     case 'progressed':
       return update(files, action.id, (entry) => {
         const uploaded = Math.min(action.uploaded, entry.size)
@@ -69,6 +77,17 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
 export function queuedEntry(id: string, file: File, abort: () => void): UploadEntry {
   return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'queued', abort }
 }
+
+/**
+ * A file the page refused before asking the endpoint (over the size limit, a type not allowed):
+ * listed with its reason, ended from the start, never sent.
+ */
+export function refusedEntry(id: string, file: File, error: Error): UploadEntry {
+  return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'error', error, abort: () => {} }
+}
+
+/** Still queued, uploading or retrying: not ended. */
+export const isRunning = running
 
 function update(files: UploadEntry[], id: string, change: (entry: UploadEntry) => UploadEntry): UploadEntry[] {
   const index = files.findIndex((entry) => entry.id === id)

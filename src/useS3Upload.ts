@@ -4,6 +4,9 @@ import { pageQueue, type Uploader, uploadWithinBudget } from './connection-budge
 import { createProgressThrottle } from './progress-throttle.ts'
 import { type FileDialog, useFileDialog } from './useFileDialog.tsx'
 import { queuedEntry, type UploadEntry, uploadListReducer } from './upload-list.ts'
+import { useLeaveWarning } from './leave-warning.ts'
+import { isRunning } from './upload-list.ts'
+import { type FileCheck, type UploadControls, useUploadControls } from './upload-controls.ts'
 
 /** Defaults for every `uploadToS3` call of one hook: any engine option, plus two seams. */
 export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onProgress'> {
@@ -14,7 +17,21 @@ export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onPr
   queue?: Queue
   /** What moves the bytes. @default the engine's `upload`; tests pass a stub */
   uploader?: Uploader
+  /**
+   * Runs on each file `addFiles` gets, before any request: an Error lists the file as refused
+   * with it, and nothing is sent. `useS3Dropzone` passes the endpoint's limits here
+   * (src/file-checks.ts). @default none: the endpoint alone decides
+   */
+  check?: FileCheck
+  /** Ask before the page is left or reloaded while uploads run. @default true */
+  warnBeforeLeaving?: boolean
 }
+
+/** The hook's own options: never handed to the engine. */
+const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3UploadOptions) => ({
+  own: { check, warnBeforeLeaving },
+  engineDefaults,
+})
 
 /** Per-upload options: next-s3-upload's `endpoint.request` form, plus any engine option. */
 export interface UploadToS3Options extends Omit<UploadOptions, 'endpoint' | 'body' | 'headers' | 'queue'> {
@@ -30,7 +47,8 @@ export interface UploadToS3Options extends Omit<UploadOptions, 'endpoint' | 'bod
   }
 }
 
-export interface S3Upload extends FileDialog {
+/** next-s3-upload's hook result, plus list controls (`addFiles`, `retry`, `remove`, `clearEnded`). */
+export interface S3Upload extends FileDialog, UploadControls {
   /**
    * Uploads `file`, listing it in `files` at once (status `queued`, progress 0). Resolves with
    * `{ url, bucket, key, etag }`; rejects with the engine's typed error (`EndpointError`,
@@ -60,9 +78,10 @@ function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {})
   const [files, dispatch] = useReducer(uploadListReducer, [])
 
   // The latest options, read when an upload starts, so `uploadToS3` keeps one identity.
-  const latestOptions = useRef(options)
+  const { own, engineDefaults } = ownOptions(options)
+  const latestOptions = useRef(engineDefaults)
   useLayoutEffect(() => {
-    latestOptions.current = options
+    latestOptions.current = engineDefaults
   })
 
   const uploadToS3 = useCallback(async (file: File, callOptions: UploadToS3Options = {}) => {
@@ -113,7 +132,10 @@ function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {})
 
   const resetFiles = useCallback(() => dispatch({ type: 'reset' }), [])
 
-  return { ...dialog, uploadToS3, files, resetFiles }
+  const controls = useUploadControls(files, dispatch, uploadToS3, own.check)
+  useLeaveWarning(own.warnBeforeLeaving !== false && files.some(isRunning))
+
+  return { ...dialog, ...controls, uploadToS3, files, resetFiles }
 }
 
 /** next-s3-upload accepts any HeadersInit; the engine takes a plain record. */

@@ -1,10 +1,10 @@
 import type { Strategy } from '../../engine/index.ts'
-import type { ServerInfoState } from './useServerInfo.ts'
+import type { EndpointInfoState } from '../../src/index.ts'
 
 interface ModeSwitchProps {
   mode: Strategy
   onChange(mode: Strategy): void
-  server: ServerInfoState
+  server: EndpointInfoState
 }
 
 /** Real radio buttons in a fieldset: arrow keys move between them, the legend names the group. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { UploadAbortedError } from '../../engine/errors.ts'
-import { queuedEntry, type UploadEntry, uploadListReducer } from '../../src/upload-list.ts'
+import { isRunning, queuedEntry, refusedEntry, type UploadEntry, uploadListReducer } from '../../src/upload-list.ts'
 
 const file = (size: number, name = 'a.bin') => new File([new Uint8Array(size)], name)
 const result = { url: 'http://s3/b/k', bucket: 'b', key: 'k', etag: '"e"' }
@@ -67,5 +67,34 @@ describe('uploadListReducer', () => {
     expect(next[0]).toBe(two[0])
     expect(next[1]).toMatchObject({ id: '2', progress: 50 })
     expect(two[1]!.progress).toBe(0)
+  })
+
+  it('removed takes the entry off whatever its status; an unknown id changes nothing', () => {
+    const two: UploadEntry[] = [queuedEntry('1', file(10), () => {}), queuedEntry('2', file(10), () => {})]
+    expect(uploadListReducer(two, { type: 'removed', id: '1' }).map((entry) => entry.id)).toEqual(['2'])
+    expect(uploadListReducer(two, { type: 'removed', id: 'gone' })).toBe(two)
+    // A removed upload's late outcome does not bring it back.
+    const removed = uploadListReducer(two, { type: 'removed', id: '1' })
+    expect(uploadListReducer(removed, { type: 'finished', id: '1', result })).toBe(removed)
+  })
+
+  it('clearedEnded keeps running entries (queued, uploading) in order and drops done, failed, aborted and refused ones', () => {
+    let files: UploadEntry[] = ['q', 'up', 'done', 'failed', 'aborted'].map((id) => queuedEntry(id, file(10, id), () => {}))
+    files = uploadListReducer(files, { type: 'progressed', id: 'up', uploaded: 1 })
+    files = uploadListReducer(files, { type: 'finished', id: 'done', result })
+    files = uploadListReducer(files, { type: 'failed', id: 'failed', error: new Error('x'), aborted: false })
+    files = uploadListReducer(files, { type: 'failed', id: 'aborted', error: new UploadAbortedError(), aborted: true })
+    files = uploadListReducer(files, { type: 'added', entry: refusedEntry('refused', file(10), new Error('too big')) })
+    const cleared = uploadListReducer(files, { type: 'clearedEnded' })
+    expect(cleared.map((entry) => [entry.id, entry.status])).toEqual([['q', 'queued'], ['up', 'uploading']])
+    expect(uploadListReducer(cleared, { type: 'clearedEnded' })).toBe(cleared)
+  })
+
+  it('a refused entry is ended from the start, at 0%, with its reason, and ignores engine events', () => {
+    const reason = new Error('over the limit')
+    const files = [refusedEntry('r', file(5000), reason)]
+    expect(files[0]).toMatchObject({ status: 'error', error: reason, progress: 0, uploaded: 0, size: 5000 })
+    expect(isRunning(files[0]!)).toBe(false)
+    expect(uploadListReducer(files, { type: 'progressed', id: 'r', uploaded: 10 })).toBe(files)
   })
 })

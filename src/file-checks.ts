@@ -1,0 +1,41 @@
+import { UploadError } from '../engine/index.ts'
+import { essenceOf, limitRefusal, type LimitRefusal, type UploadLimits } from '../protocol/file-limits.ts'
+
+export type { UploadLimits, LimitRefusal }
+
+/**
+ * A file the page refused before any request left it, by the endpoint's own limits (its
+ * `maxFileSize` and `allowedTypes`, as `GET {endpoint}/info` reports them). `refusal` holds the
+ * reason with its figures; src/messages.ts turns it into words for people.
+ */
+export class FileRefusedError extends UploadError {
+  override name = 'FileRefusedError'
+  readonly file: File
+  readonly refusal: LimitRefusal
+
+  constructor(file: File, refusal: LimitRefusal) {
+    super(
+      refusal.reason === 'too-large'
+        ? `${file.name} is ${refusal.size} bytes, over the endpoint's maxFileSize of ${refusal.maxFileSize} bytes; nothing was sent`
+        : `${file.name} is ${refusal.essence}, which the endpoint does not accept` +
+            (refusal.allowedTypes ? ` (allowedTypes: ${refusal.allowedTypes.join(', ')})` : ' (active content)') +
+            '; nothing was sent',
+    )
+    this.file = file
+    this.refusal = refusal
+  }
+}
+
+/**
+ * The endpoint's rule (protocol/file-limits.ts) applied in the page: the refusal the endpoint
+ * would answer with 413 or 415, or undefined. A type the endpoint could not even parse is left
+ * for the endpoint to explain.
+ */
+export function checkFile(file: File, limits: UploadLimits): FileRefusedError | undefined {
+  const essence = essenceOf(file.type)
+  const refusal = essence === undefined ? undefined : limitRefusal(limits, essence, file.size)
+  return refusal && new FileRefusedError(file, refusal)
+}
+
+/** The `accept` attribute of a file input for `allowedTypes`: the picker then offers only those. */
+export const acceptOf = (allowedTypes: readonly string[] | undefined): string | undefined => allowedTypes?.join(',')

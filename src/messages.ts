@@ -1,0 +1,103 @@
+/**
+ * What happened to an upload, in words for the person who picked the file: built from the typed
+ * errors' fields (class, status, S3 code, refusal figures), never by matching message text. The
+ * developer's message stays in `error.message`.
+ */
+import { EndpointError, NetworkError, S3Error, UploadError } from '../engine/index.ts'
+import type { UploadLimits } from '../protocol/file-limits.ts'
+import { FileRefusedError } from './file-checks.ts'
+import { formatBytes } from './format.ts'
+
+export interface MessageContext {
+  /** The file, for its size and type in "60 MiB is over the 30 MiB limit". */
+  file?: File
+  /** The endpoint's limits (from `/info`), to name the limit a 413 or 415 broke. */
+  limits?: UploadLimits
+  /** The engine will try again: "Connection lost — retrying". */
+  retrying?: boolean
+}
+
+/** One short sentence: what went wrong, and what to do when there is something to do. */
+export function describeError(error: unknown, { file, limits, retrying }: MessageContext = {}): string {
+  if (error instanceof FileRefusedError) {
+    const { refusal } = error
+    if (refusal.reason === 'too-large') return `${formatBytes(refusal.size)} is over the ${formatBytes(refusal.maxFileSize)} limit`
+    return refusedType(refusal.essence, error.file.name, refusal.allowedTypes)
+  }
+  if ((error as Error | undefined)?.name === 'AbortError') return 'Cancelled'
+  if (error instanceof NetworkError) return retrying ? 'Connection lost — retrying' : 'Connection lost'
+  if (error instanceof EndpointError) return endpointMessage(error.status, file, limits, retrying)
+  if (error instanceof S3Error) return storageMessage(error, retrying)
+  // The engine's own errors (e.g. a bucket CORS rule hiding ETags) are written for people already.
+  if (error instanceof UploadError) return error.message
+  return `Something went wrong: ${(error as Error | undefined)?.message ?? String(error)}`
+}
+
+function endpointMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {
+  if (status === 413) {
+    const size = file ? `${formatBytes(file.size)} is` : 'This file is'
+    return limits.maxFileSize === undefined ? `${size} over this site's size limit` : `${size} over the ${formatBytes(limits.maxFileSize)} limit`
+  }
+  if (status === 415) return refusedType(file?.type || undefined, file?.name, limits.allowedTypes)
+  if (status === 401 || status === 403) return "The server didn't allow this upload — sign in again, or reload the page"
+  if (status === 429) return retrying ? 'Too many uploads at once — waiting to retry' : 'Too many uploads at once — wait a minute, then retry'
+  if (status >= 500 || status === 408) return retrying ? 'The server had a problem — retrying' : 'The server had a problem — try again'
+  return "The server refused this upload — it may be a fault in this site; retrying won't help"
+}
+
+function storageMessage({ code, status }: S3Error, retrying?: boolean): string {
+  if (code === 'RequestTimeTooSkewed') return "Your device's clock is wrong — set it right, then retry"
+  if (code === 'ExpiredToken' || code === 'TokenRefreshRequired') return 'The permission to upload expired — retry'
+  if (code === 'EntityTooLarge') return 'Storage refused this file as too large'
+  if (code === 'AccessDenied' || status === 403) return 'Storage refused the upload (access denied)'
+  if (code === 'SlowDown' || status === 503 || status === 429) return retrying ? 'Storage is busy — retrying' : 'Storage is busy — try again in a moment'
+  if (status >= 500) return retrying ? 'Storage had a problem — retrying' : 'Storage had a problem — try again'
+  return `Storage refused the upload (${code})`
+}
+
+/** "PDFs aren't accepted here — only images and videos". */
+function refusedType(essence: string | undefined, name: string | undefined, allowedTypes: readonly string[] | undefined): string {
+  const what = typeName(essence, name)
+  const allowed = allowedTypes?.length ? ` — only ${listOf(allowedTypes.map((type) => typeName(type)))}` : ''
+  return `${capitalise(what)} aren't accepted here${allowed}`
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  'application/pdf': 'PDFs',
+  'image/*': 'images',
+  'video/*': 'videos',
+  'audio/*': 'audio files',
+  'text/*': 'text files',
+  'text/plain': 'text files',
+  'text/html': 'web pages (HTML)',
+  'image/svg+xml': 'SVG images',
+  'application/zip': 'ZIP archives',
+  'application/json': 'JSON files',
+  'application/octet-stream': 'files of unknown type',
+}
+
+/** What people call a type: "PDFs", "images"; else the file's extension ("DOCX files") or the type itself. */
+export function typeName(type: string | undefined, name?: string): string {
+  const known = type === undefined ? undefined : TYPE_NAMES[type.toLowerCase()]
+  if (known) return known
+  const extension = name?.match(/\.([^.]{1,8})$/)?.[1]
+  if (extension) return `${extension.toUpperCase()} files`
+  if (type?.endsWith('/*')) return `${type.slice(0, -2)} files`
+  return type ? `${type} files` : 'files of unknown type'
+}
+
+/** "images, videos and PDFs". */
+export function listOf(items: string[]): string {
+  const unique = [...new Set(items)]
+  return unique.length <= 1 ? (unique[0] ?? '') : `${unique.slice(0, -1).join(', ')} and ${unique.at(-1)}`
+}
+
+/** "Images and PDFs, up to 30 MiB each" for a dropzone; undefined without limits. */
+export function describeLimits({ maxFileSize, allowedTypes }: UploadLimits): string | undefined {
+  const types = allowedTypes?.length ? capitalise(listOf(allowedTypes.map((type) => typeName(type)))) : undefined
+  const size = maxFileSize === undefined ? undefined : `up to ${formatBytes(maxFileSize)}${types ? ' each' : ' per file'}`
+  if (types && size) return `${types}, ${size}`
+  return types ?? (size && capitalise(size))
+}
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)

@@ -1,0 +1,39 @@
+import { useId, useRef } from 'react'
+import { describeLimits } from '../messages.ts'
+import { classes } from './UploadDropzone.tsx'
+import { UploadList } from './UploadList.tsx'
+import { type UploadComponentProps, useUploader } from './useUploader.ts'
+
+export interface UploadButtonProps extends UploadComponentProps {
+  /** @default 'Upload files' */
+  label?: string
+}
+
+/**
+ * One button that opens the file dialog (files dropped or pasted on it count too), the
+ * endpoint's limits beside it, and the list of uploads under it: for a form or a toolbar.
+ */
+export function UploadButton({ label = 'Upload files', ...props }: UploadButtonProps) {
+  const { uploads, limits } = useUploader(props)
+  const { getRootProps, getInputProps, isDragActive, open } = uploads
+  const buttonRef = useRef<HTMLButtonElement>(null)
+  const id = useId()
+  const hint = describeLimits(limits ?? {})
+
+  return (
+    <div className={classes('updraft updraft-upload-button', props.className)} data-theme={props.theme}>
+      <div {...getRootProps({ className: `updraft-button-row${isDragActive ? ' is-drag-active' : ''}` })}>
+        <button type="button" className="updraft-button updraft-primary" ref={buttonRef} onClick={open} aria-describedby={hint ? `${id}-hint` : undefined}>
+          {label}
+        </button>
+        {hint && (
+          <span className="updraft-hint" id={`${id}-hint`}>
+            {hint}
+          </span>
+        )}
+        <input {...getInputProps()} />
+      </div>
+      <UploadList uploads={uploads} limits={limits} returnFocusTo={buttonRef} />
+    </div>
+  )
+}

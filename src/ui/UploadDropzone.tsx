@@ -1,0 +1,58 @@
+import { useId, useRef } from 'react'
+import { describeLimits } from '../messages.ts'
+import { UploadList } from './UploadList.tsx'
+import { type UploadComponentProps, useUploader } from './useUploader.ts'
+
+export interface UploadDropzoneProps extends UploadComponentProps {
+  /** The zone's heading. @default 'Upload files' */
+  title?: string
+  /** Offer "Choose folder" (files keep their path inside it). @default true */
+  folders?: boolean
+}
+
+/**
+ * A drop zone with "Choose files" (and "Choose folder"), paste, the endpoint's limits said up
+ * front and checked before anything is sent, and the list of uploads under it. Everything is a
+ * real button: keyboard and screen readers reach it all. Styles: `updraft/react/ui/styles.css`.
+ */
+export function UploadDropzone({ title = 'Upload files', folders = true, ...props }: UploadDropzoneProps) {
+  const { uploads, limits } = useUploader(props)
+  const { getRootProps, getInputProps, isDragActive, open, openFolder } = uploads
+  const chooseRef = useRef<HTMLButtonElement>(null)
+  const id = useId()
+  const hint = describeLimits(limits ?? {})
+
+  return (
+    <section className={classes('updraft updraft-dropzone', props.className)} data-theme={props.theme} aria-labelledby={`${id}-title`}>
+      <div {...getRootProps({ className: `updraft-zone${isDragActive ? ' is-drag-active' : ''}` })}>
+        <svg className="updraft-zone-icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+          <path d="M12 16V4m0 0L7 9m5-5 5 5M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3" />
+        </svg>
+        <h2 className="updraft-zone-title" id={`${id}-title`}>
+          {title}
+        </h2>
+        <p className="updraft-drag-hint">{isDragActive ? 'Drop to upload' : 'Drag files or folders here, or paste them'}</p>
+        <div className="updraft-zone-actions">
+          <button type="button" className="updraft-button updraft-primary" ref={chooseRef} onClick={open} aria-describedby={hint ? `${id}-hint` : undefined}>
+            Choose files
+          </button>
+          {folders && (
+            <button type="button" className="updraft-button updraft-folder" onClick={openFolder}>
+              Choose folder
+            </button>
+          )}
+        </div>
+        {hint && (
+          <p className="updraft-hint" id={`${id}-hint`}>
+            {hint}
+          </p>
+        )}
+        <input {...getInputProps()} />
+        {folders && <input {...getInputProps({ directory: true })} />}
+      </div>
+      <UploadList uploads={uploads} limits={limits} returnFocusTo={chooseRef} />
+    </section>
+  )
+}
+
+export const classes = (base: string, extra: string | undefined) => (extra ? `${base} ${extra}` : base)

@@ -1,0 +1,169 @@
+import { type RefObject, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import type { UploadLimits } from '../file-checks.ts'
+import { formatBytes, formatTimeLeft } from '../format.ts'
+import { describeError } from '../messages.ts'
+import type { UploadEntry } from '../upload-list.ts'
+import type { S3Upload } from '../useS3Upload.ts'
+import { overall } from './row-state.ts'
+import { UploadRow } from './UploadRow.tsx'
+import { useOnline } from './useOnline.ts'
+import { useTransferRate } from './useTransferRate.ts'
+
+export interface UploadListProps {
+  uploads: Pick<S3Upload, 'files' | 'retry' | 'remove' | 'clearEnded'>
+  limits?: UploadLimits
+  /** Where focus goes when the list it was in empties (the button that adds files). */
+  returnFocusTo: RefObject<HTMLElement | null>
+}
+
+/**
+ * The rows, an overall bar with time left, a summary with "Clear finished", and one polite live
+ * region that says each outcome ("photo.jpg uploaded", "notes.pdf not uploaded: …") once.
+ * Focus never falls to the page: when the element holding it goes (a row removed, Cancel gone),
+ * it moves to the nearest row, or back to `returnFocusTo`.
+ */
+export function UploadList({ uploads, limits, returnFocusTo }: UploadListProps) {
+  const { files, retry, remove, clearEnded } = uploads
+  const online = useOnline()
+  const [announcement, setAnnouncement] = useState('')
+  const announce = (message: string) =>
+    // The same words twice in a row would not be read again: alternate a trailing no-break space.
+    setAnnouncement((previous) => (previous === message ? `${message}\u00a0` : message))
+
+  useOutcomeAnnouncements(files, limits, announce)
+  const { containerRef, rowRef } = useFocusKeeper(returnFocusTo)
+
+  const total = overall(files)
+  const rate = useTransferRate(total.sent, total.running > 0 && online)
+  const percent = total.total > 0 ? Math.floor((100 * total.sent) / total.total) : total.running > 0 ? 0 : 100
+  const left = rate && rate > 0 && total.running > 0 ? formatTimeLeft((total.total - total.sent) / rate) : undefined
+  const summary = [
+    total.running > 0 && `${total.running} uploading`,
+    total.done > 0 && `${total.done} done`,
+    total.ended > 0 && `${total.ended} not uploaded`,
+  ]
+    .filter(Boolean)
+    .join(' · ')
+
+  return (
+    <div className="updraft-list" ref={containerRef}>
+      {files.length > 0 && (
+        <div className="updraft-summary">
+          {total.files > 0 && (
+            <div
+              className="updraft-bar updraft-overall"
+              role="progressbar"
+              aria-label="All uploads"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={percent}
+              aria-valuetext={`${percent}%, ${formatBytes(total.sent)} of ${formatBytes(total.total)}${left ? `, ${left}` : ''}`}
+            >
+              <div className="updraft-bar-fill" style={{ width: `${percent}%` }} />
+            </div>
+          )}
+          <p className="updraft-summary-text">
+            <span>{summary}</span>
+            {total.files > 0 && (
+              <span className="updraft-transfer">
+                {percent}% of {formatBytes(total.total)}
+                {left && <> · {left}</>}
+              </span>
+            )}
+          </p>
+          <button
+            type="button"
+            className="updraft-button updraft-small updraft-quiet"
+            onClick={clearEnded}
+            disabled={files.every((entry) => entry.status === 'queued' || entry.status === 'uploading' || entry.status === 'retrying')}
+          >
+            Clear finished
+          </button>
+        </div>
+      )}
+      <ul className="updraft-rows" aria-label="Uploads">
+        {files.map((entry) => (
+          <UploadRow
+            key={entry.id}
+            ref={rowRef(entry.id)}
+            entry={entry}
+            online={online}
+            limits={limits}
+            onRetry={(id) => void retry(id)}
+            onRemove={remove}
+            onAnnounce={announce}
+          />
+        ))}
+      </ul>
+      <div className="updraft-visually-hidden" aria-live="polite" role="status">
+        {announcement}
+      </div>
+    </div>
+  )
+}
+
+/** Says once, politely, how each upload ended. */
+function useOutcomeAnnouncements(files: UploadEntry[], limits: UploadLimits | undefined, announce: (message: string) => void) {
+  const told = useRef(new Set<string>())
+  useEffect(() => {
+    const news: string[] = []
+    for (const entry of files) {
+      if (told.current.has(entry.id)) continue
+      const name = entry.file.name
+      if (entry.status === 'done') news.push(`${name} uploaded`)
+      else if (entry.status === 'aborted') news.push(`${name} cancelled`)
+      else if (entry.status === 'error') news.push(`${name} not uploaded: ${describeError(entry.error, { file: entry.file, limits })}`)
+      else continue
+      told.current.add(entry.id)
+    }
+    if (news.length > 0) announce(news.join('. '))
+  })
+}
+
+/**
+ * Remembers where in the list focus last was; when it falls to the body (its button or row went,
+ * or "Clear finished" emptied the list), puts it on that row, the row that took its place, the
+ * last row, or `fallback`. Focus moved elsewhere on purpose (a click or Tab outside) is left alone.
+ */
+function useFocusKeeper(fallback: RefObject<HTMLElement | null>) {
+  const containerRef = useRef<HTMLDivElement>(null)
+  const rows = useRef(new Map<string, HTMLLIElement>())
+  const last = useRef<{ id?: string; index: number }>(undefined)
+
+  useEffect(() => {
+    const moved = (event: Event) => {
+      const target = event.target as HTMLElement
+      const container = containerRef.current
+      if (!container?.contains(target)) {
+        last.current = undefined
+        return
+      }
+      if (event.type !== 'focusin') return
+      const row = target.closest('li')
+      const id = [...rows.current].find(([, element]) => element === row)?.[0]
+      last.current = { id, index: row ? [...row.parentElement!.children].indexOf(row) : 0 }
+    }
+    document.addEventListener('focusin', moved)
+    document.addEventListener('pointerdown', moved)
+    return () => {
+      document.removeEventListener('focusin', moved)
+      document.removeEventListener('pointerdown', moved)
+    }
+  }, [])
+
+  useLayoutEffect(() => {
+    const active = document.activeElement
+    if (!last.current || (active && active !== document.body)) return
+    const { id, index } = last.current
+    const remaining = [...rows.current.values()]
+    const target = (id && rows.current.get(id)) || remaining[Math.min(index, remaining.length - 1)] || fallback.current
+    last.current = undefined
+    target?.focus()
+  })
+
+  const rowRef = (id: string) => (element: HTMLLIElement | null) => {
+    if (element) rows.current.set(id, element)
+    else rows.current.delete(id)
+  }
+  return { containerRef, rowRef }
+}

@@ -1,0 +1,157 @@
+import { forwardRef, useEffect, useRef, useState } from 'react'
+import type { UploadLimits } from '../file-checks.ts'
+import { formatBytes, formatSpeed, formatTimeLeft } from '../format.ts'
+import { describeError } from '../messages.ts'
+import { isRunning, type UploadEntry } from '../upload-list.ts'
+import { FilePreview } from './FilePreview.tsx'
+import { ROW_LABELS, rowState } from './row-state.ts'
+import { useTransferRate } from './useTransferRate.ts'
+
+export interface UploadRowProps {
+  entry: UploadEntry
+  online: boolean
+  limits?: UploadLimits
+  onRetry(id: string): void
+  onRemove(id: string): void
+  /** Something worth saying to screen readers that the row's text does not show ("Link copied"). */
+  onAnnounce(message: string): void
+}
+
+/**
+ * One file: preview, name, size, progress, speed and time left, what it is doing in words, and
+ * what can be done with it (Cancel while it runs; then Retry, Copy link, Remove). The `<li>` takes
+ * focus (tabIndex -1) when the button that had it goes away.
+ */
+export const UploadRow = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
+  { entry, online, limits, onRetry, onRemove, onAnnounce },
+  ref,
+) {
+  const { file, size, uploaded, progress, error, result } = entry
+  const state = rowState(entry, online)
+  const name = file.name
+  const moving = state === 'uploading'
+  const rate = useTransferRate(uploaded, moving)
+  const [copied, setCopied] = useState(false)
+  const retryRef = useRef<HTMLButtonElement>(null)
+  const cancelling = useRef(false)
+
+  // After Cancel, its button is gone: focus goes to Retry, not to the page's body.
+  useEffect(() => {
+    if (cancelling.current && !isRunning(entry)) {
+      cancelling.current = false
+      retryRef.current?.focus()
+    }
+  }, [entry])
+
+  const copy = async () => {
+    if (!result) return
+    const ok = await copyText(result.url)
+    onAnnounce(ok ? `Link to ${name} copied` : `Could not copy the link to ${name}`)
+    if (ok) {
+      setCopied(true)
+      setTimeout(() => setCopied(false), 2000)
+    }
+  }
+
+  const percent = Math.floor(progress)
+  const left = rate && rate > 0 && moving ? formatTimeLeft((size - uploaded) / rate) : undefined
+  const message = error && (state === 'failed' || state === 'refused' || state === 'retrying') ? describeError(error, { file, limits, retrying: state === 'retrying' }) : undefined
+
+  return (
+    <li className="updraft-row" data-testid="upload-row" data-status={entry.status} data-state={state} ref={ref} tabIndex={-1}>
+      <FilePreview file={file} />
+      <div className="updraft-row-main">
+        <div className="updraft-row-head">
+          <span className="updraft-name" title={name}>
+            {name}
+          </span>
+          <span className="updraft-size">{formatBytes(size)}</span>
+        </div>
+        {state !== 'refused' && (
+          <div
+            className="updraft-bar"
+            role="progressbar"
+            aria-label={`Upload of ${name}`}
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={percent}
+            aria-valuetext={`${ROW_LABELS[state]}, ${percent}%, ${formatBytes(uploaded)} of ${formatBytes(size)}`}
+          >
+            <div className="updraft-bar-fill" style={{ width: `${progress}%` }} />
+          </div>
+        )}
+        <p className="updraft-row-foot">
+          <span className="updraft-state">{ROW_LABELS[state]}</span>
+          {isRunning(entry) && (
+            <span className="updraft-transfer">
+              {percent}% · {formatBytes(uploaded)} of {formatBytes(size)}
+              {rate !== undefined && moving && <> · {formatSpeed(rate)}</>}
+              {left && <> · {left}</>}
+            </span>
+          )}
+          {message && <span className="updraft-message">{message}</span>}
+        </p>
+        {state === 'failed' && error && (
+          <details className="updraft-details">
+            <summary>Details</summary>
+            <code>{error.message}</code>
+          </details>
+        )}
+        {result && (
+          <a className="updraft-link" href={result.url} target="_blank" rel="noreferrer">
+            {result.url}
+          </a>
+        )}
+      </div>
+      <div className="updraft-actions">
+        {isRunning(entry) && (
+          <button
+            type="button"
+            className="updraft-button updraft-small"
+            aria-label={`Cancel upload of ${name}`}
+            onClick={() => {
+              cancelling.current = true
+              entry.abort()
+            }}
+          >
+            Cancel
+          </button>
+        )}
+        {(state === 'failed' || state === 'cancelled') && (
+          <button type="button" ref={retryRef} className="updraft-button updraft-small" aria-label={`Retry upload of ${name}`} onClick={() => onRetry(entry.id)}>
+            Retry
+          </button>
+        )}
+        {result && (
+          <button type="button" className="updraft-button updraft-small" aria-label={`Copy link to ${name}`} onClick={copy}>
+            {copied ? 'Copied' : 'Copy link'}
+          </button>
+        )}
+        {!isRunning(entry) && (
+          <button type="button" className="updraft-button updraft-small updraft-quiet" aria-label={`Remove ${name} from the list`} onClick={() => onRemove(entry.id)}>
+            Remove
+          </button>
+        )}
+      </div>
+    </li>
+  )
+})
+
+/** The Clipboard API where the page may use it (a secure context), else the old copy command. */
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text)
+    return true
+  } catch {
+    const field = document.createElement('textarea')
+    field.value = text
+    field.setAttribute('readonly', '')
+    field.style.position = 'fixed'
+    field.style.opacity = '0'
+    document.body.append(field)
+    field.select()
+    const ok = document.execCommand('copy')
+    field.remove()
+    return ok
+  }
+}

@@ -1,0 +1,69 @@
+import { FileRefusedError } from '../file-checks.ts'
+import { isRunning, type UploadEntry } from '../upload-list.ts'
+
+/** What a row says it is doing: the hook's status, refined by what the person can tell apart. */
+export type RowState = 'queued' | 'uploading' | 'finishing' | 'retrying' | 'paused' | 'done' | 'failed' | 'refused' | 'cancelled'
+
+export const ROW_LABELS: Record<RowState, string> = {
+  queued: 'Waiting',
+  uploading: 'Uploading',
+  finishing: 'Finishing…',
+  retrying: 'Retrying',
+  paused: 'Paused — offline',
+  done: 'Done',
+  failed: 'Failed',
+  refused: 'Not uploaded',
+  cancelled: 'Cancelled',
+}
+
+/**
+ * - `finishing`: every byte is sent but storage has not confirmed yet (a multipart upload's
+ *   CompleteMultipartUpload, or the last reply): "100% · Uploading" would be a lie.
+ * - `paused`: the browser is offline, so nothing of a running upload moves until it is back.
+ * - `refused`: the page refused the file by the endpoint's limits; nothing was sent.
+ * - `cancelled`: aborted on purpose, told apart from a failure.
+ */
+export function rowState(entry: UploadEntry, online: boolean): RowState {
+  if (isRunning(entry) && !online) return 'paused'
+  switch (entry.status) {
+    case 'queued':
+      return 'queued'
+    case 'retrying':
+      return 'retrying'
+    case 'uploading':
+      return entry.size > 0 && entry.uploaded >= entry.size ? 'finishing' : 'uploading'
+    case 'done':
+      return 'done'
+    case 'aborted':
+      return 'cancelled'
+    case 'error':
+      return entry.error instanceof FileRefusedError ? 'refused' : 'failed'
+  }
+}
+
+export interface Overall {
+  /** Files sent or being sent (refused, failed and cancelled ones are out of the count). */
+  files: number
+  /** Their bytes, and how many have gone. */
+  total: number
+  sent: number
+  running: number
+  done: number
+  /** Failed, refused or cancelled. */
+  ended: number
+}
+
+/** The list as one figure, for the overall bar and the summary line. */
+export function overall(entries: UploadEntry[]): Overall {
+  const counted = entries.filter((entry) => isRunning(entry) || entry.status === 'done')
+  const running = counted.filter(isRunning).length
+  const done = counted.length - running
+  return {
+    files: counted.length,
+    total: counted.reduce((sum, entry) => sum + entry.size, 0),
+    sent: counted.reduce((sum, entry) => sum + (entry.status === 'done' ? entry.size : entry.uploaded), 0),
+    running,
+    done,
+    ended: entries.length - counted.length,
+  }
+}

@@ -1,0 +1,35 @@
+import type { UploadLimits } from '../file-checks.ts'
+import { useEndpointInfo } from '../useEndpointInfo.ts'
+import { type S3Dropzone, useS3Dropzone, type UseS3DropzoneOptions } from '../useS3Dropzone.ts'
+import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
+
+/** What `<UploadDropzone>` and `<UploadButton>` take: the hook's options, and where the limits come from. */
+export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits'> {
+  /**
+   * The endpoint's limits, checked before any request. `'endpoint'` asks `GET {endpoint}/info`
+   * (no limits while it answers, or when it has no such route); `false` checks nothing.
+   * @default 'endpoint'
+   */
+  limits?: UploadLimits | 'endpoint' | false
+  /** Extra class names on the component's root (theming: set `--updraft-*` variables there). */
+  className?: string
+  /** Force a colour scheme; by default it follows the system's (`prefers-color-scheme`). */
+  theme?: 'light' | 'dark'
+}
+
+/**
+ * The hook behind both components: presigned mode unless `strategy` says otherwise (it works with
+ * every store, and storage enforces the size the endpoint signed), limits from `/info`.
+ */
+export function useUploader(props: UploadComponentProps): { uploads: S3Dropzone; limits: UploadLimits | undefined } {
+  const { limits: given = 'endpoint', className: _className, theme: _theme, ...options } = props
+  const info = useEndpointInfo(given === 'endpoint' && (options.endpoint ?? DEFAULT_ENDPOINT))
+  const limits =
+    given === 'endpoint'
+      ? info.state === 'ready'
+        ? { maxFileSize: info.info.maxFileSize, allowedTypes: info.info.allowedTypes }
+        : undefined
+      : given || undefined
+  const uploads = useS3Dropzone({ strategy: 'presigned', ...options, limits })
+  return { uploads, limits }
+}

@@ -1,0 +1,77 @@
+import { type Dispatch, useCallback, useRef } from 'react'
+import type { UploadResult } from '../engine/index.ts'
+import { relativePathOf } from './collect-files.ts'
+import { isRunning, refusedEntry, type UploadAction, type UploadEntry } from './upload-list.ts'
+import type { UploadToS3Options } from './useS3Upload.ts'
+
+/** How a file's upload ended: settled, never rejected, so drops and clicks leave no unhandled rejection. */
+export type UploadOutcome = PromiseSettledResult<UploadResult>
+
+/** Refuses a file before any request (an Error says why), or lets it through (undefined). */
+export type FileCheck = (file: File) => Error | undefined
+
+export interface UploadControls {
+  /**
+   * Runs the hook's `check` on each file and uploads the rest, in order (the order they start in).
+   * A refused file is listed at once with the check's error, and no request is made for it.
+   * Files from folders are sent with their path inside the folder as the filename.
+   */
+  addFiles(files: File[], options?: UploadToS3Options): Promise<UploadOutcome[]>
+  /** Uploads an ended entry's file again, as a new entry at the end of the list (the old one goes). */
+  retry(id: string, options?: UploadToS3Options): Promise<UploadOutcome | undefined>
+  /** Takes an entry off the list, aborting it first if it still runs. */
+  remove(id: string): void
+  /** Takes every ended entry (done, failed, aborted, refused) off the list; running ones stay. */
+  clearEnded(): void
+}
+
+let lastRefusal = 0
+
+/** The list controls a dropzone or a row needs, on top of the hook's `uploadToS3`. */
+export function useUploadControls(
+  files: UploadEntry[],
+  dispatch: Dispatch<UploadAction>,
+  uploadToS3: (file: File, options?: UploadToS3Options) => Promise<UploadResult>,
+  check: FileCheck | undefined,
+): UploadControls {
+  const latest = useRef({ files, check })
+  latest.current = { files, check }
+
+  const start = useCallback(
+    (file: File, options: UploadToS3Options = {}): Promise<UploadResult> => {
+      const refusal = latest.current.check?.(file)
+      if (!refusal) return uploadToS3(file, { filename: relativePathOf(file), ...options })
+      dispatch({ type: 'added', entry: refusedEntry(`refused-${++lastRefusal}`, file, refusal) })
+      return Promise.reject(refusal)
+    },
+    [dispatch, uploadToS3],
+  )
+
+  const addFiles = useCallback(
+    (picked: File[], options?: UploadToS3Options) => Promise.allSettled(picked.map((file) => start(file, options))),
+    [start],
+  )
+
+  const retry = useCallback(
+    async (id: string, options?: UploadToS3Options) => {
+      const entry = latest.current.files.find((candidate) => candidate.id === id)
+      if (!entry || isRunning(entry)) return undefined
+      dispatch({ type: 'removed', id })
+      const [outcome] = await Promise.allSettled([start(entry.file, options)])
+      return outcome
+    },
+    [dispatch, start],
+  )
+
+  const remove = useCallback(
+    (id: string) => {
+      latest.current.files.find((entry) => entry.id === id)?.abort()
+      dispatch({ type: 'removed', id })
+    },
+    [dispatch],
+  )
+
+  const clearEnded = useCallback(() => dispatch({ type: 'clearedEnded' }), [dispatch])
+
+  return { addFiles, retry, remove, clearEnded }
+}

@@ -1,0 +1,199 @@
+import {
+  type ChangeEvent,
+  type ClipboardEvent,
+  type CSSProperties,
+  type DragEvent,
+  type RefObject,
+  type SyntheticEvent,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+} from 'react'
+import { carriesFiles, filesFromDrop, filesFromPaste } from './collect-files.ts'
+import { FILE_INPUT_TEST_ID } from './useFileDialog.tsx'
+
+export interface DropzoneOptions {
+  /** Files dropped on the root, pasted, or picked through an input from `getInputProps`, folders walked. */
+  onFiles(files: File[]): void
+  /** A dropped folder could not be read (the browser refused an entry). */
+  onError?(error: unknown): void
+  /** The file inputs' `accept` (e.g. from the endpoint's `allowedTypes`). */
+  accept?: string
+  /** Also take files pasted anywhere on the page, not only while focus is inside the root. Pastes into text fields are left alone. @default false */
+  pasteAnywhere?: boolean
+  /** The file input's ref, when the caller already has one (the hook shares `useFileDialog`'s). */
+  inputRef?: RefObject<HTMLInputElement | null>
+}
+
+/** What `getRootProps` adds: drag, drop and paste handlers. Handlers you pass run first; `event.stopPropagation()` in one skips ours. */
+export interface RootProps {
+  onDragEnter(event: DragEvent<HTMLElement>): void
+  onDragOver(event: DragEvent<HTMLElement>): void
+  onDragLeave(event: DragEvent<HTMLElement>): void
+  onDrop(event: DragEvent<HTMLElement>): void
+  onPaste(event: ClipboardEvent<HTMLElement>): void
+  /** A callback ref: fits a ref of any element type. */
+  ref(element: HTMLElement | null): void
+}
+
+/** What `getInputProps` returns: a hidden multiple file input, or with `{ directory: true }` a folder input. */
+export interface InputProps {
+  type: 'file'
+  multiple: true
+  accept?: string
+  tabIndex: -1
+  style: CSSProperties
+  'data-testid': string
+  onChange(event: ChangeEvent<HTMLInputElement>): void
+  onClick(event: SyntheticEvent<HTMLInputElement>): void
+  ref: RefObject<HTMLInputElement | null>
+}
+
+export interface Dropzone {
+  /** Spread on the element that takes drops and pastes (react-dropzone's prop getter). */
+  getRootProps<P extends object = {}>(props?: P): Omit<P, keyof RootProps> & RootProps
+  /**
+   * Spread on an `<input>`: the hidden file input `open()` clicks; with `{ directory: true }` the
+   * folder input `openFolder()` clicks (files keep their path inside the folder).
+   */
+  getInputProps<P extends object = {}>(props?: P & { directory?: boolean }): Omit<P, keyof InputProps | 'directory'> & InputProps
+  /** Files are being dragged over the root. */
+  isDragActive: boolean
+  /** Opens the file dialog (the value cleared first, so the same file can be picked again). */
+  open(): void
+  /** Opens the folder dialog. */
+  openFolder(): void
+}
+
+const hidden: CSSProperties = { display: 'none' }
+
+/** react-dropzone's headless shape: prop getters for a root and an input, drag state, `open()`. */
+export function useDropzone(options: DropzoneOptions): Dropzone {
+  const latest = useRef(options)
+  latest.current = options
+  const ownInputRef = useRef<HTMLInputElement>(null)
+  const inputRef = options.inputRef ?? ownInputRef
+  const folderRef = useRef<HTMLInputElement>(null)
+  const rootRef = useRef<HTMLElement | null>(null)
+  const setRoot = useCallback((element: HTMLElement | null) => void (rootRef.current = element), [])
+  const [isDragActive, setDragActive] = useState(false)
+  // dragenter/dragleave fire for every child crossed: count them to know when the root is left.
+  const depth = useRef(0)
+
+  const deliver = useCallback((files: File[]) => {
+    if (files.length > 0) latest.current.onFiles(files)
+  }, [])
+
+  const openInput = (input: HTMLInputElement | null) => {
+    if (!input) return
+    // A file input fires no change event when the same file is picked twice in a row.
+    input.value = ''
+    input.click()
+  }
+  const open = useCallback(() => openInput(inputRef.current), [inputRef])
+  const openFolder = useCallback(() => openInput(folderRef.current), [])
+
+  useEffect(() => {
+    // A file dropped next to the root would make the browser open it, leaving the page and every
+    // upload running on it. Drops outside the root do nothing instead.
+    const refuse = (event: globalThis.DragEvent) => {
+      if (carriesFiles(event.dataTransfer) && !rootRef.current?.contains(event.target as Node)) {
+        event.preventDefault()
+        if (event.dataTransfer) event.dataTransfer.dropEffect = 'none'
+      }
+    }
+    const paste = (event: globalThis.ClipboardEvent) => {
+      if (!latest.current.pasteAnywhere || event.defaultPrevented || isEditable(event.target)) return
+      const files = filesFromPaste(event.clipboardData)
+      if (files.length === 0) return
+      event.preventDefault()
+      deliver(files)
+    }
+    document.addEventListener('dragover', refuse)
+    document.addEventListener('drop', refuse)
+    document.addEventListener('paste', paste)
+    return () => {
+      document.removeEventListener('dragover', refuse)
+      document.removeEventListener('drop', refuse)
+      document.removeEventListener('paste', paste)
+    }
+  }, [deliver])
+
+  const getRootProps = useCallback(
+    <P extends object = {}>(props?: P) => {
+      const theirs = (props ?? {}) as Partial<RootProps> & object
+      const own: RootProps = {
+        onDragEnter: compose(theirs.onDragEnter, (event) => {
+          if (!carriesFiles(event.dataTransfer)) return
+          event.preventDefault()
+          depth.current++
+          setDragActive(true)
+        }),
+        onDragOver: compose(theirs.onDragOver, (event) => {
+          if (!carriesFiles(event.dataTransfer)) return
+          event.preventDefault() // without it the browser refuses the drop
+          event.dataTransfer.dropEffect = 'copy'
+        }),
+        onDragLeave: compose(theirs.onDragLeave, (event) => {
+          if (!carriesFiles(event.dataTransfer)) return
+          depth.current = Math.max(0, depth.current - 1)
+          if (depth.current === 0) setDragActive(false)
+        }),
+        onDrop: compose(theirs.onDrop, (event) => {
+          if (!carriesFiles(event.dataTransfer)) return
+          event.preventDefault()
+          depth.current = 0
+          setDragActive(false)
+          filesFromDrop(event.dataTransfer).then(deliver, (error: unknown) => latest.current.onError?.(error))
+        }),
+        onPaste: compose(theirs.onPaste, (event) => {
+          const files = filesFromPaste(event.clipboardData)
+          if (files.length === 0 || isEditable(event.target)) return
+          event.preventDefault()
+          deliver(files)
+        }),
+        ref: setRoot,
+      }
+      return { ...props, ...own } as Omit<P, keyof RootProps> & RootProps
+    },
+    [deliver, setRoot],
+  )
+
+  const getInputProps = useCallback(
+    <P extends object = {}>(props?: P & { directory?: boolean }) => {
+      const { directory, ...theirs } = (props ?? {}) as Partial<InputProps> & { directory?: boolean }
+      const own: InputProps = {
+        type: 'file',
+        multiple: true,
+        accept: latest.current.accept,
+        tabIndex: -1,
+        style: hidden,
+        'data-testid': directory ? `${FILE_INPUT_TEST_ID}-folder` : FILE_INPUT_TEST_ID,
+        onChange: compose(theirs.onChange, (event) => deliver(Array.from(event.target.files ?? []))),
+        // The click that opens the dialog must not bubble to a root that opens it again.
+        onClick: compose(theirs.onClick, (event) => event.stopPropagation()),
+        ref: directory ? folderRef : inputRef,
+      }
+      // Chromium, Firefox and Safari pick folders with `webkitdirectory` (React passes it through as is).
+      return { ...own, ...theirs, ...(directory ? { webkitdirectory: '' } : {}), onChange: own.onChange, onClick: own.onClick, ref: own.ref } as Omit<P, keyof InputProps | 'directory'> & InputProps
+    },
+    [deliver, inputRef],
+  )
+
+  return { getRootProps, getInputProps, isDragActive, open, openFolder }
+}
+
+/** The caller's handler first; ours unless it stopped propagation (react-dropzone's rule). */
+function compose<E extends SyntheticEvent>(theirs: ((event: E) => void) | undefined, ours: (event: E) => void) {
+  return (event: E) => {
+    theirs?.(event)
+    if (!event.isPropagationStopped()) ours(event)
+  }
+}
+
+/** Text fields take pastes for themselves. */
+function isEditable(target: EventTarget | null): boolean {
+  const element = target as HTMLElement | null
+  return !!element && (element.isContentEditable || element.tagName === 'INPUT' || element.tagName === 'TEXTAREA' || element.tagName === 'SELECT')
+}

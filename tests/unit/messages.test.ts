@@ -1,0 +1,131 @@
+// Words for people (src/messages.ts), built from the typed errors' fields; and the page's own
+// check of the endpoint's limits (src/file-checks.ts, protocol/file-limits.ts).
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { EndpointError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../../engine/errors.ts'
+import { limitRefusal } from '../../protocol/file-limits.ts'
+import { checkLimits, parseUploadRequest, RequestError } from '../../protocol/validate.ts'
+import { acceptOf, checkFile, FileRefusedError } from '../../src/file-checks.ts'
+import { formatBytes, formatTimeLeft } from '../../src/format.ts'
+import { describeError, describeLimits, typeName } from '../../src/messages.ts'
+
+const MiB = 1024 * 1024
+/** A File that claims `size` bytes without allocating them. */
+function sized(name: string, type: string, size: number) {
+  const file = new File([], name, { type })
+  Object.defineProperty(file, 'size', { value: size })
+  return file
+}
+
+describe('checkFile: the endpoint limits, applied in the page', () => {
+  const limits = { maxFileSize: 30 * MiB, allowedTypes: ['image/*', 'application/pdf'] }
+
+  it('refuses a file over maxFileSize with the figures, and a type not allowed with the type', () => {
+    const big = checkFile(sized('talk.mp4', 'image/png', 60 * MiB), limits)
+    expect(big).toBeInstanceOf(FileRefusedError)
+    expect(big!.refusal).toEqual({ reason: 'too-large', size: 60 * MiB, maxFileSize: 30 * MiB })
+    expect(checkFile(sized('notes.txt', 'text/plain', 10), limits)!.refusal).toMatchObject({ reason: 'type', essence: 'text/plain' })
+    expect(checkFile(sized('a.png', 'image/png', 30 * MiB), limits)).toBeUndefined()
+    expect(checkFile(sized('a.pdf', 'application/pdf', 1), limits)).toBeUndefined()
+  })
+
+  it('refuses active content as the endpoint does: SVG is not an image/* match, HTML needs naming even without allowedTypes', () => {
+    expect(checkFile(sized('logo.svg', 'image/svg+xml', 10), limits)!.refusal).toMatchObject({ activeContent: true })
+    expect(checkFile(sized('page.html', 'text/html', 10), {})!.refusal).toMatchObject({ reason: 'type', allowedTypes: undefined })
+    expect(checkFile(sized('page.html', 'text/html', 10), { allowedTypes: ['text/html'] })).toBeUndefined()
+    expect(checkFile(sized('x', '', 10), { allowedTypes: ['image/*'] })!.refusal).toMatchObject({ essence: 'application/octet-stream' })
+  })
+
+  it('agrees with the endpoint: the page refuses exactly what checkLimits answers 413 or 415 to', () => {
+    const types = fc.constantFrom('image/png', 'image/svg+xml', 'text/plain', 'text/html', 'application/pdf', 'video/mp4', '', 'application/xml')
+    const allowed = fc.option(fc.subarray(['image/*', 'application/pdf', 'text/html', 'video/*']), { nil: undefined })
+    fc.assert(
+      fc.property(types, fc.nat(100), fc.option(fc.nat(100), { nil: undefined }), allowed, (type, size, maxFileSize, allowedTypes) => {
+        const page = checkFile(sized('f', type, size), { maxFileSize, allowedTypes })
+        let endpoint: RequestError | undefined
+        try {
+          checkLimits({ maxFileSize, allowedTypes }, parseUploadRequest({ filename: 'f', filetype: type, filesize: size }))
+        } catch (error) {
+          endpoint = error as RequestError
+        }
+        expect(page?.refusal.reason).toBe(endpoint === undefined ? undefined : endpoint.status === 413 ? 'too-large' : 'type')
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("the picker's accept lists allowedTypes; no limits, no accept", () => {
+    expect(acceptOf(['image/*', 'application/pdf'])).toBe('image/*,application/pdf')
+    expect(acceptOf(undefined)).toBeUndefined()
+    expect(limitRefusal({}, 'image/png', 10)).toBeUndefined()
+  })
+})
+
+describe('describeError', () => {
+  const refused = (file: File, limits: Parameters<typeof checkFile>[1]) => checkFile(file, limits)!
+
+  it('says a refused size in binary units, as the issue asked: "60 MiB is over the 30 MiB limit"', () => {
+    expect(describeError(refused(sized('a.pdf', 'application/pdf', 60 * MiB), { maxFileSize: 30 * MiB }))).toBe('60 MiB is over the 30 MiB limit')
+  })
+
+  it("names a refused type the way people do: \"PDFs aren't accepted here — only images and videos\"", () => {
+    const limits = { allowedTypes: ['image/*', 'video/*'] }
+    expect(describeError(refused(sized('cv.pdf', 'application/pdf', 1), limits))).toBe("PDFs aren't accepted here — only images and videos")
+    expect(describeError(refused(sized('cv.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 1), limits))).toBe(
+      "DOCX files aren't accepted here — only images and videos",
+    )
+    expect(describeError(refused(sized('page.html', 'text/html', 1), {}))).toBe("Web pages (HTML) aren't accepted here")
+  })
+
+  it("turns the endpoint's 413 and 415 into the same words, with the limits from /info", () => {
+    const file = sized('talk.mp4', 'video/mp4', 62914560)
+    const limits = { maxFileSize: 31457280, allowedTypes: ['image/*', 'application/pdf'] }
+    // The endpoint's own words stay in error.message for developers; people get these.
+    const tooBig = new EndpointError('filesize 62914560 is over the limit of 31457280 bytes', 413)
+    expect(describeError(tooBig, { file, limits })).toBe('60 MiB is over the 30 MiB limit')
+    expect(describeError(tooBig, { file })).toBe("60 MiB is over this site's size limit")
+    const pdf = sized('cv.pdf', 'application/pdf', 1)
+    expect(describeError(new EndpointError("filetype 'application/pdf' is not allowed; allowed: image/*", 415), { file: pdf, limits: { allowedTypes: ['image/*'] } })).toBe(
+      "PDFs aren't accepted here — only images",
+    )
+  })
+
+  it.each([
+    [new NetworkError('Failed to fetch'), {}, 'Connection lost'],
+    [new NetworkError('Failed to fetch'), { retrying: true }, 'Connection lost — retrying'],
+    [new UploadAbortedError(), {}, 'Cancelled'],
+    [new EndpointError('Forbidden', 403), {}, "The server didn't allow this upload — sign in again, or reload the page"],
+    [new EndpointError('Too Many Requests', 429), {}, 'Too many uploads at once — wait a minute, then retry'],
+    [new EndpointError('Internal Server Error', 500), {}, 'The server had a problem — try again'],
+    [new EndpointError('filename must be a non-empty string', 400), {}, "The server refused this upload — it may be a fault in this site; retrying won't help"],
+    [new S3Error('RequestTimeTooSkewed', 'skewed', 403), {}, "Your device's clock is wrong — set it right, then retry"],
+    [new S3Error('AccessDenied', 'no', 403), {}, 'Storage refused the upload (access denied)'],
+    [new S3Error('SlowDown', 'slow', 503), { retrying: true }, 'Storage is busy — retrying'],
+    [new S3Error('InternalError', 'oops', 500), {}, 'Storage had a problem — try again'],
+    [new S3Error('InvalidPart', 'bad part', 400), {}, 'Storage refused the upload (InvalidPart)'],
+    [new UploadError('Part 2 was uploaded but its ETag is not readable: add "ETag" to the bucket\'s CORS ExposeHeaders'), {}, expect.stringContaining('ExposeHeaders')],
+    [new TypeError('x is not a function'), {}, 'Something went wrong: x is not a function'],
+  ])('%s → %j', (error, context, expected) => {
+    expect(describeError(error, context)).toEqual(expected)
+  })
+})
+
+describe('words for limits, sizes and times', () => {
+  it('describeLimits says what a dropzone accepts', () => {
+    expect(describeLimits({ maxFileSize: 30 * MiB, allowedTypes: ['image/*', 'application/pdf'] })).toBe('Images and PDFs, up to 30 MiB each')
+    expect(describeLimits({ maxFileSize: 5 * MiB })).toBe('Up to 5 MiB per file')
+    expect(describeLimits({ allowedTypes: ['video/*'] })).toBe('Videos')
+    expect(describeLimits({})).toBeUndefined()
+  })
+
+  it('typeName falls back to the extension, then to the type', () => {
+    expect(typeName('application/x-foo', 'a.foo')).toBe('FOO files')
+    expect(typeName('application/x-foo')).toBe('application/x-foo files')
+    expect(typeName('font/*')).toBe('font files')
+  })
+
+  it('formatBytes and formatTimeLeft', () => {
+    expect([0, 1023, 1024, 1536, 5 * MiB, 62914560, 12.5 * MiB].map(formatBytes)).toEqual(['0 B', '1023 B', '1 KiB', '1.5 KiB', '5 MiB', '60 MiB', '13 MiB'])
+    expect([0.2, 8.1, 59, 61, 3599, 3900].map(formatTimeLeft)).toEqual(['1 s left', '9 s left', '59 s left', '1 min left', '1 h left', '1 h 5 min left'])
+  })
+})
