@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { resolveConfig, type Logger, type PresignWith, type UploadHandlerConfig } from '../server/config.ts'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { resolveConfig, type PresignWith, type UploadHandlerConfig } from '../server/config.ts'
 import { DEFAULT_PREFIX, s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
 import { describeStore } from '../server/info.ts'
 import { DEMO_DIR, ensureDemoBuilt } from './build-page.ts'
@@ -26,6 +26,8 @@ export interface AppOptions {
   config?: S3UploadPluginOptions
   /** The embedded store's data folder. @default a temporary folder, removed on close */
   dataDir?: string
+  /** The embedded store's port on 127.0.0.1: fixed, object URLs outlive a restart. @default 0, a free port */
+  storePort?: number
   /** Build dist/demo first when it is missing or stale (demo/build-page.ts). @default true */
   buildDemo?: boolean
   /** Progress lines ("Building the demo page…"). @default none */
@@ -60,12 +62,12 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
 
   // Checked before anything starts: a half-set S3_UPLOAD_* environment names every missing variable.
   const resolved = namesStore(config, process.env) ? resolveConfig(config) : undefined
-  const embedded = resolved ? undefined : await startEmbeddedS3({ directory: options.dataDir })
+  const embedded = resolved ? undefined : await startEmbeddedS3({ directory: options.dataDir, port: options.storePort, log })
   const store = embedded ? `embedded s3rver at ${embedded.endpoint} · bucket ${embedded.bucket}` : describeStore(resolved!)
 
   const app = Fastify({ logger: options.logger ?? { level: 'warn' }, forceCloseConnections: true })
   try {
-    await app.register(s3Upload, embedded ? embeddedConfig(config, embedded, store, app.log) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...config })
+    await app.register(s3Upload, embedded ? embeddedConfig(config, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...config })
     serveStatic(app, DEMO_DIR)
     await app.listen({ port, host })
   } catch (error) {
@@ -104,10 +106,8 @@ function embeddedConfig(
   config: S3UploadPluginOptions,
   store: EmbeddedS3,
   name: string,
-  log: FastifyBaseLogger,
 ): S3UploadPluginOptions {
   return {
-    logger: embeddedLogger(log),
     ...config,
     ...store.credentials,
     bucket: store.bucket,
@@ -120,21 +120,6 @@ function embeddedConfig(
     ticketSecret: config.ticketSecret ?? randomBytes(32).toString('base64url'),
   }
 }
-
-/**
- * s3rver has no AbortMultipartUpload (it answers 405): after an abort on the demo page that is
- * expected, so it is one warning line rather than an error with a stack. Anything else as usual.
- */
-const embeddedLogger = (log: FastifyBaseLogger): Logger => ({
-  error(details, message) {
-    const { route, err } = details as { route?: string; err?: { code?: string } }
-    if (route === 'abort' && err?.code === 'MethodNotAllowed') {
-      log.warn('updraft: the embedded s3rver cannot abort multipart uploads; the parts sent so far stay in its data folder')
-    } else {
-      log.error(details, message)
-    }
-  },
-})
 
 /** Whether a store is configured at all, in `config` or the environment (even partly: then resolveConfig says what is missing). */
 function namesStore(config: UploadHandlerConfig, env: NodeJS.ProcessEnv): boolean {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,8 +12,10 @@ export const EMBEDDED_REGION = 'us-east-1'
 export interface EmbeddedS3Options {
   /** Where objects are kept. @default a fresh temporary folder, removed by `close()` */
   directory?: string
-  /** @default 0: a free port */
+  /** A fixed port keeps object URLs the same across restarts (`npm start` uses 4568). @default 0: a free port */
   port?: number
+  /** One line per event worth telling a person (an aborted multipart upload cleaned up). @default none */
+  log?: (line: string) => void
 }
 
 export interface EmbeddedS3 {
@@ -43,7 +45,7 @@ const CORS = `<CORSConfiguration><CORSRule>
  * `@20minutes/s3rver` on 127.0.0.1 with one bucket, created with its CORS rule up front (s3rver
  * has no PutBucketCors). Data from an earlier run in `directory` stays; the rule is re-applied.
  */
-export async function startEmbeddedS3({ directory, port = 0 }: EmbeddedS3Options = {}): Promise<EmbeddedS3> {
+export async function startEmbeddedS3({ directory, port = 0, log = () => {} }: EmbeddedS3Options = {}): Promise<EmbeddedS3> {
   const temporary = directory === undefined
   const folder = directory ?? (await mkdtemp(join(tmpdir(), 'updraft-s3-')))
   await mkdir(folder, { recursive: true })
@@ -55,6 +57,7 @@ export async function startEmbeddedS3({ directory, port = 0 }: EmbeddedS3Options
     vhostBuckets: false,
     configureBuckets: [{ name: EMBEDDED_BUCKET, configs: [CORS] }],
   })
+  addAbortMultipartUpload(server, log)
   const address = await server.run().catch(async (error: unknown) => {
     if (temporary) await rm(folder, { recursive: true, force: true })
     throw error
@@ -72,4 +75,56 @@ export async function startEmbeddedS3({ directory, port = 0 }: EmbeddedS3Options
       if (temporary) await rm(folder, { recursive: true, force: true })
     },
   }
+}
+
+/** The parts of s3rver 4.x this file reaches into: its Koa middleware list and its filesystem store. */
+interface S3rverInternals {
+  middleware: Array<(ctx: KoaContext, next: () => Promise<void>) => Promise<void>>
+  store: { getResourcePath(bucket: string, key: undefined, resource: string): string }
+}
+interface KoaContext {
+  method: string
+  path: string
+  query: Record<string, string | string[] | undefined>
+  status: number
+  body: unknown
+  type: string
+}
+
+const UPLOAD_ID = /^[0-9a-f]{32}$/
+
+/**
+ * s3rver 4.x has no AbortMultipartUpload (it answers 405 MethodNotAllowed), so aborting on the
+ * demo page left parts on disk and made the endpoint's /abort a 500. This adds it, the way S3
+ * answers it (204, or 404 NoSuchUpload): the 405 is thrown only after s3rver has checked the
+ * request's signature and bucket, so the upload's folder is removed only for a signed request
+ * naming the upload's own key. Its middleware list is composed when the server starts, so a
+ * handler put in front of the router here sees every request.
+ */
+function addAbortMultipartUpload(server: S3rver, log: (line: string) => void): void {
+  const internals = server as unknown as S3rverInternals
+  const abort = async (ctx: KoaContext, next: () => Promise<void>) => {
+    try {
+      await next()
+    } catch (error) {
+      const uploadId = ctx.query.uploadId
+      if (ctx.method !== 'DELETE' || typeof uploadId !== 'string' || (error as { code?: string }).code !== 'MethodNotAllowed') throw error
+      const [, bucket = '', ...keyPath] = ctx.path.split('/')
+      const key = decodeURIComponent(keyPath.join('/'))
+      const folder = join(internals.store.getResourcePath(bucket, undefined, 'uploads'), uploadId)
+      const stored = UPLOAD_ID.test(uploadId) ? await readFile(join(folder, 'key'), 'utf8').catch(() => undefined) : undefined
+      if (stored !== key) {
+        ctx.status = 404
+        ctx.type = 'application/xml'
+        ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
+        return
+      }
+      const parts = (await readdir(folder)).filter((name) => /^\d+$/.test(name)).length
+      await rm(folder, { recursive: true, force: true })
+      log(`Aborted the multipart upload of ${key}: removed ${parts} part${parts === 1 ? '' : 's'} from the embedded store`)
+      ctx.status = 204
+      ctx.body = null
+    }
+  }
+  internals.middleware.splice(internals.middleware.length - 1, 0, abort)
 }

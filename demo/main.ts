@@ -1,31 +1,41 @@
 // `npm start`: the demo page, the upload endpoint and, unless S3_UPLOAD_* names a store, an
 // embedded s3rver, all on this machine. README.md, "Try it: npm start".
-import { join } from 'node:path'
 import { DEFAULT_RATE_LIMIT } from '../server/fastify.ts'
+import { formatBytes } from '../src/format.ts'
 import { DEFAULT_PORT, EMBEDDED_TOKEN_REASON, startApp } from './app.ts'
 import { PROJECT_ROOT } from './build-page.ts'
-
-const DATA_DIR = join(PROJECT_ROOT, '.data', 's3')
+import { stopWithLauncher } from './launcher.ts'
+import { readableLogger } from './readable-log.ts'
+import { demoSettings } from './settings.ts'
 
 async function main() {
-  const port = parsePort(process.env.PORT)
-  const running = await startApp({ port, dataDir: DATA_DIR, log: (line) => console.log(line) })
+  const settings = demoSettings(process.env)
+  const { maxFileSize, allowedTypes } = settings
+  const running = await startApp({
+    port: settings.port,
+    storePort: settings.storePort,
+    dataDir: settings.dataDir,
+    config: { maxFileSize, allowedTypes },
+    log: (line) => console.log(line),
+    logger: readableLogger((line) => console.error(line)),
+  })
 
   let stopping = false
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = async (reason: string) => {
     if (stopping) {
       // A second Ctrl-C means now.
       console.log('Stopping at once.')
       process.exit(130)
     }
     stopping = true
-    console.log(`\n${signal}: stopping…`)
+    console.log(`\n${reason}: stopping…`)
     await running.close()
     console.log('Stopped.')
     process.exit(0)
   }
-  process.on('SIGINT', stop)
-  process.on('SIGTERM', stop)
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  stopWithLauncher(() => void stop('npm was stopped'))
 
   const info = await running.app.inject({ method: 'GET', url: `${running.prefix}/info` }).then((reply) => reply.json())
   console.log(`Updraft demo: ${running.url}`)
@@ -40,16 +50,15 @@ async function main() {
     console.log(`  signing   ${running.presignWith === 'session' ? 'with a session credential that may only upload under the key prefix' : "with the server's own key (no STS): give it only the upload actions (README, Security)"}`)
   }
   console.log(`  limits    ${DEFAULT_RATE_LIMIT.max} endpoint requests per minute per client`)
+  console.log(`  files     ${describeFileLimits(maxFileSize, allowedTypes)}`)
   console.log('Press Ctrl-C to stop.')
 }
 
-function parsePort(value: string | undefined): number {
-  if (value === undefined || value === '') return DEFAULT_PORT
-  const port = Number(value)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`PORT must be a port number (0-65535), got '${value}'`)
-  }
-  return port
+/** What the page will accept, or how to make it refuse something. */
+function describeFileLimits(maxFileSize: number | undefined, allowedTypes: string[] | undefined): string {
+  if (maxFileSize === undefined && allowedTypes === undefined) return 'any size and type (set UPDRAFT_MAX_FILE_SIZE, UPDRAFT_ALLOWED_TYPES to limit them)'
+  const size = maxFileSize === undefined ? 'any size' : `up to ${formatBytes(maxFileSize)}`
+  return `${size}; ${allowedTypes ? `types ${allowedTypes.join(', ')}` : 'any type'}`
 }
 
 const relative = (path: string) => (path.startsWith(PROJECT_ROOT) ? path.slice(PROJECT_ROOT.length) : path)
@@ -57,7 +66,9 @@ const relative = (path: string) => (path.startsWith(PROJECT_ROOT) ? path.slice(P
 main().catch((error: unknown) => {
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'EADDRINUSE') {
-    console.error(`updraft: could not start: port ${process.env.PORT || DEFAULT_PORT} is in use; set PORT to another one`)
+    const port = (error as { port?: number }).port
+    const variable = port !== undefined && String(port) === String(process.env.PORT || DEFAULT_PORT) ? 'PORT' : 'UPDRAFT_S3_PORT'
+    console.error(`updraft: could not start: port ${port ?? '?'} is in use; set ${variable} to another one`)
   } else if (error instanceof TypeError || error instanceof RangeError) {
     // Configuration mistakes: the message says what to fix, no stack needed.
     console.error(`updraft: could not start: ${error.message.replace(/^updraft: /, '')}`)

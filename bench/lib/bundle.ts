@@ -38,6 +38,16 @@ export const UPDRAFT_ENTRIES = {
     contents: `export { useS3Upload } from './src/index.ts'`,
     external: REACT,
   },
+  dropzone: {
+    label: 'Updraft React `useS3Dropzone` (prop getters, limit checks; React external)',
+    contents: `export { useS3Dropzone } from './src/index.ts'`,
+    external: REACT,
+  },
+  ui: {
+    label: 'Updraft React UI `UploadDropzone` + `UploadButton` (React external; CSS apart)',
+    contents: `export { UploadDropzone, UploadButton } from './src/ui/index.ts'`,
+    external: REACT,
+  },
 } satisfies Record<string, BundleEntry>
 
 /** What people ship today for the same job. */

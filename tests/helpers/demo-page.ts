@@ -7,46 +7,51 @@ import { testBytes } from './s3-client.ts'
 
 export const MiB = 1024 * 1024
 
-/** Statuses after which a row never changes again. */
+/** Statuses (the hook's) after which a row never changes again. */
 const SETTLED = ['done', 'error', 'aborted'].map((status) => `[data-status=${status}]`).join(',')
 
-/** Opens the page and waits until it knows the server's capabilities (its "Storage:" line). */
+/** Opens the page and waits until it knows the server's capabilities and limits (its /info reply). */
 export async function openDemo(page: Page, url: string): Promise<void> {
+  const info = page.waitForResponse((response) => new URL(response.url()).pathname.endsWith('/info'))
   await page.goto(url)
-  await page.getByText('Storage:').waitFor()
+  await info
+  await page.getByText('Asking the server…').waitFor({ state: 'detached' })
 }
 
 /**
  * Caps the page's upload rate through DevTools (Chromium throttles request bodies too), so a
  * loopback upload lasts long enough to be caught mid-way. Bytes per second; -1 lifts the cap.
  */
-export async function throttleUploads(page: Page, bytesPerSecond: number): Promise<void> {
+export async function throttleUploads(page: Page, bytesPerSecond: number, offline = false): Promise<void> {
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('Network.enable')
   await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
+    offline,
     latency: 0,
     downloadThroughput: -1,
     uploadThroughput: bytesPerSecond,
   })
 }
 
-/** Clicks "Choose files…" and answers the file dialog it opens, as a person picking files would. */
-export async function pickFiles(page: Page, files: string[] | FilePayload[]): Promise<void> {
-  const [chooser] = await Promise.all([
-    page.waitForEvent('filechooser'),
-    page.getByRole('button', { name: 'Choose files…' }).click(),
-  ])
+/**
+ * Clicks "Choose files" (or "Choose folder", given a folder's path) and answers the dialog it
+ * opens, as a person picking files would.
+ */
+export async function pickFiles(page: Page, files: string[] | FilePayload[], button = 'Choose files'): Promise<void> {
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: button }).click()])
   await chooser.setFiles(files)
 }
 
-/** Every row for a file name, in the order the uploads started. */
+/** Every row for a file name, in the order the uploads started (a retried file's row moves to the end). */
 export const rowsOf = (page: Page, name: string): Locator =>
-  page.getByTestId('upload-row').filter({ has: page.getByRole('progressbar', { name: `Upload of ${name}`, exact: true }) })
+  page.getByTestId('upload-row').filter({ has: page.locator('.updraft-name').getByText(name, { exact: true }) })
 
 export interface SettledRow {
+  /** The hook's status: done, error or aborted. */
   status: string
-  /** The bar's aria-valuenow. */
+  /** What the row says it is: done, failed, refused, cancelled (src/ui/row-state.ts). */
+  state: string
+  /** The bar's aria-valuenow; 0 for a refused file (it has no bar). */
   percent: number
   /** The row's visible text (name, sizes, status, error message). */
   text: string
@@ -57,18 +62,24 @@ export interface SettledRow {
 /** Waits until the row has ended (done, error or aborted) and reads what it shows. */
 export async function settle(row: Locator, timeout = 45_000): Promise<SettledRow> {
   await row.and(row.page().locator(SETTLED)).waitFor({ timeout })
-  const link = row.locator('a.object-url')
+  const link = row.locator('a.updraft-link')
   return {
     status: (await row.getAttribute('data-status')) ?? '',
-    percent: Number(await row.getByRole('progressbar').getAttribute('aria-valuenow')),
+    state: (await row.getAttribute('data-state')) ?? '',
+    percent: await percentOf(row),
     text: await row.innerText(),
     url: (await link.count()) > 0 ? ((await link.getAttribute('href')) ?? undefined) : undefined,
   }
 }
 
-/** The row's progress bar value, 0..100. */
-export const percentOf = async (row: Locator): Promise<number> =>
-  Number(await row.getByRole('progressbar').getAttribute('aria-valuenow'))
+/** The row's progress bar value, 0..100 (0 without a bar). */
+export const percentOf = async (row: Locator): Promise<number> => {
+  const bar = row.getByRole('progressbar')
+  return (await bar.count()) === 0 ? 0 : Number(await bar.getAttribute('aria-valuenow'))
+}
+
+/** What the row says it is doing (src/ui/row-state.ts): queued, uploading, finishing, retrying, paused, … */
+export const stateOf = async (row: Locator): Promise<string> => (await row.getAttribute('data-state')) ?? ''
 
 /** `http://host:port/{bucket}/{key}` (path-style, as the app's stores use) → the key. */
 export function keyFromObjectUrl(url: string, bucket: string): string {
