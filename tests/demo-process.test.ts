@@ -1,0 +1,89 @@
+// `npm start` as a person or a process manager runs it: a real npm process (npm → sh → tsx →
+// node). Its settings come from the environment, and a SIGINT or SIGTERM sent to npm alone stops
+// every process it started (issue 15: the server used to keep running, holding its ports).
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const ROOT = new URL('..', import.meta.url).pathname
+const started: Array<{ child: ChildProcess; dataDir: string }> = []
+
+afterEach(async () => {
+  for (const { child, dataDir } of started.splice(0)) {
+    if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL')
+    await rm(dataDir, { recursive: true, force: true })
+  }
+})
+
+/** `npm start` in its own process group (as a terminal runs a job), on free ports and a fresh data folder. */
+async function npmStart(env: Record<string, string> = {}) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'updraft-npm-start-'))
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, PORT: '0', UPDRAFT_S3_PORT: '0', UPDRAFT_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  started.push({ child, dataDir })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+async function untilReady(run: Awaited<ReturnType<typeof npmStart>>): Promise<string> {
+  await expect.poll(run.output, { timeout: 90_000, interval: 200 }).toContain('Press Ctrl-C to stop.')
+  return /Updraft demo: (http:\/\/\S+)/.exec(run.output())![1]!
+}
+
+/** Whether any process of the group led by `pid` is still there. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('npm start', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('stops every process it started when npm alone gets %s', async (signal) => {
+    const run = await npmStart()
+    const url = await untilReady(run)
+    expect((await fetch(`${url}/api/s3-upload/info`)).status).toBe(200)
+
+    process.kill(run.child.pid!, signal) // npm only, not its group: what `kill <pid>` or a process manager does
+    await expect.poll(() => groupAlive(run.child.pid!), { timeout: 15_000, interval: 200 }).toBe(false)
+    expect(run.output()).toContain('Stopped.')
+    await expect(fetch(`${url}/api/s3-upload/info`)).rejects.toThrow()
+  })
+
+  it('stops too when npm itself is killed outright (SIGKILL: nothing is forwarded)', async () => {
+    const run = await npmStart()
+    await untilReady(run)
+    process.kill(run.child.pid!, 'SIGKILL')
+    await expect.poll(() => groupAlive(run.child.pid!), { timeout: 15_000, interval: 200 }).toBe(false)
+    expect(run.output()).toContain('npm was stopped: stopping…')
+  })
+
+  it('takes its limits from UPDRAFT_MAX_FILE_SIZE and UPDRAFT_ALLOWED_TYPES, prints them and tells the page', async () => {
+    const run = await npmStart({ UPDRAFT_MAX_FILE_SIZE: '30MiB', UPDRAFT_ALLOWED_TYPES: 'image/*, application/pdf' })
+    const url = await untilReady(run)
+    expect(run.output()).toContain('files     up to 30 MiB; types image/*, application/pdf')
+    expect(await fetch(`${url}/api/s3-upload/info`).then((reply) => reply.json())).toMatchObject({
+      maxFileSize: 31457280,
+      allowedTypes: ['image/*', 'application/pdf'],
+    })
+    process.kill(run.child.pid!, 'SIGTERM')
+    await expect.poll(() => groupAlive(run.child.pid!), { timeout: 15_000, interval: 200 }).toBe(false)
+  })
+
+  it('refuses a setting it cannot read, naming the variable, and exits 1', async () => {
+    const run = await npmStart({ UPDRAFT_MAX_FILE_SIZE: 'lots' })
+    expect(await run.exited).toBe(1)
+    expect(run.output()).toContain("updraft: could not start: UPDRAFT_MAX_FILE_SIZE must be a size such as 31457280, 30MiB or 500KB, got 'lots'")
+  })
+})
