@@ -29,8 +29,10 @@ export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
         <p className="tagline">Files go from this page straight to S3-compatible storage.</p>
       </header>
 
-      <main className="layout">
-        <UploadDropzone endpoint={endpoint} uploader={uploader} strategy={mode} limits={limits ?? false} pasteAnywhere />
+      <div className="layout">
+        <main>
+          <UploadDropzone endpoint={endpoint} uploader={uploader} strategy={mode} limits={limits ?? false} pasteAnywhere />
+        </main>
 
         <aside className="settings" aria-label="Settings">
           <ModeSwitch mode={mode} onChange={setMode} server={server} />
@@ -45,7 +47,7 @@ export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
             <dd>{(limits && describeLimits(limits)) ?? 'Any file (set UPDRAFT_MAX_FILE_SIZE, UPDRAFT_ALLOWED_TYPES)'}</dd>
           </dl>
         </aside>
-      </main>
+      </div>
     </div>
   )
 }

@@ -1,0 +1,423 @@
+// The ready-made components (updraft/react/ui) in real Chromium, as the `npm start` page uses
+// them, against its embedded s3rver (issue 15): drop, paste, folders, limits refused before any
+// request, Retry after an offline spell, Remove, Copy link, thumbnails, Finishing, fair starts,
+// the leave-page warning, keyboard focus, axe-core, and screenshots at desktop and phone size in
+// light and dark. Every upload is read back from storage and compared byte for byte.
+import { readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { S3Client } from '@aws-sdk/client-s3'
+import type { BrowserContextOptions, CDPSession, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startApp, type RunningApp } from '../demo/app.ts'
+import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { filePayload, keyFromObjectUrl, MiB, openDemo, percentOf, pickFiles, rowsOf, settle, stateOf, testFiles, type FilePayload, type TestFiles } from './helpers/demo-page.ts'
+import { startLinkSwitch } from './helpers/link-switch.ts'
+import { gradientPng } from './helpers/png.ts'
+import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+
+const ARTIFACTS = new URL('./artifacts/', import.meta.url)
+const README_SCREENSHOT = new URL('../docs/demo.png', import.meta.url)
+const AXE = new URL('../node_modules/axe-core/axe.min.js', import.meta.url)
+
+let chromium: ChromiumSession
+let files: TestFiles
+/** The page with no limits, and one whose endpoint allows images, videos, PDFs and ZIPs up to 64 MiB. */
+let open: RunningApp
+let limited: RunningApp
+let client: S3Client
+
+beforeAll(async () => {
+  chromium = await launchChromium()
+  files = await testFiles()
+  open = await startApp({ port: 0, host: '127.0.0.1', logger: { level: 'error' } })
+  limited = await startApp({
+    port: 0,
+    host: '127.0.0.1',
+    logger: { level: 'error' },
+    config: { maxFileSize: 64 * MiB, allowedTypes: ['image/*', 'video/*', 'application/pdf', 'application/zip'] },
+  })
+  const { endpoint, region, credentials } = open.embedded!
+  client = sdkClient({ endpoint, region, credentials })
+})
+
+afterAll(async () => {
+  client?.destroy()
+  await chromium?.close()
+  await Promise.all([open?.close(), limited?.close()])
+  await files?.remove()
+})
+
+async function newPage(app: RunningApp, options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await chromium.browser.newContext(options)
+  const page = await context.newPage()
+  // Closing the page ends its context; the browser may already be closing after the last test.
+  page.on('close', () => void context.close().catch(() => {}))
+  await openDemo(page, app.url)
+  return page
+}
+
+/** One DevTools session per page for its network conditions (several would fight over them). */
+const sessions = new WeakMap<Page, CDPSession>()
+async function network(page: Page, conditions: { offline?: boolean; upload?: number }): Promise<void> {
+  let cdp = sessions.get(page)
+  if (!cdp) {
+    cdp = await page.context().newCDPSession(page)
+    await cdp.send('Network.enable')
+    sessions.set(page, cdp)
+  }
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: conditions.offline ?? false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: conditions.upload ?? -1,
+  })
+}
+
+/** The row ended done at 100%, and the object its link names holds exactly `expected`. Returns the key. */
+async function expectStored(page: Page, name: string, expected: Uint8Array, bucket = open.embedded!.bucket): Promise<string> {
+  const row = await settle(rowsOf(page, name).last())
+  expect(row.state, row.text).toBe('done')
+  expect(row.percent).toBe(100)
+  const key = keyFromObjectUrl(row.url!, bucket)
+  expect(sha256(await readObject(client, bucket, key))).toBe(sha256(expected))
+  return key
+}
+
+/** A DataTransfer made in the page, holding these files: what a drop or a paste from the desktop carries. */
+const transferOf = (page: Page, payloads: FilePayload[]) =>
+  page.evaluateHandle(
+    (items) => {
+      const transfer = new DataTransfer()
+      for (const { base64, name, type } of items) {
+        const data = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0))
+        transfer.items.add(new File([data], name, { type }))
+      }
+      return transfer
+    },
+    payloads.map(({ buffer, name, mimeType }) => ({ base64: buffer.toString('base64'), name, type: mimeType })),
+  )
+
+async function axeViolations(page: Page): Promise<Array<{ id: string; nodes: string[] }>> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: await readFile(AXE, 'utf8') })
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } }).axe
+    const { violations } = await axe.run()
+    return violations.map(({ id, nodes }) => ({ id, nodes: nodes.map((node) => node.target.join(' ')) }))
+  })
+}
+
+describe('getting files in: pick, folder, drop, paste', () => {
+  it('keeps Unicode names in keys: résumé 📄 final.pdf → résumé-final.pdf, 写真.jpg → 写真.jpg', async () => {
+    const page = await newPage(open)
+    const resume = filePayload('résumé 📄 final.pdf', 'application/pdf', 40 * 1024, 60)
+    const photo = filePayload('写真.jpg', 'image/jpeg', 30 * 1024, 61)
+    await pickFiles(page, [resume, photo])
+    expect((await expectStored(page, 'résumé 📄 final.pdf', resume.buffer)).split('/').pop()).toBe('résumé-final.pdf')
+    expect((await expectStored(page, '写真.jpg', photo.buffer)).split('/').pop()).toBe('写真.jpg')
+    await page.close()
+  })
+
+  it('"Choose folder" uploads every file in the tree, and keys keep their paths inside it, safely', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'updraft-folder-'))
+    const tree = join(root, 'holiday')
+    const contents = { 'day 1/写真.png': testBytes(20_000, 62), 'day 1/notes.txt': testBytes(300, 63), 'cover.jpg': testBytes(9_000, 64) }
+    for (const [path, bytes] of Object.entries(contents)) {
+      await mkdir(join(tree, path, '..'), { recursive: true })
+      await writeFile(join(tree, path), bytes)
+    }
+    try {
+      const page = await newPage(open)
+      await pickFiles(page, [tree], 'Choose folder')
+      for (const [path, bytes] of Object.entries(contents)) {
+        const name = path.split('/').pop()!
+        const key = await expectStored(page, name, bytes)
+        expect(key).toMatch(new RegExp(`^next-s3-uploads/[0-9a-f-]{36}/holiday/${path.replace(' ', '-')}$`))
+      }
+      await page.close()
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
+  })
+
+  it('takes files dropped on the zone and files pasted anywhere on the page', async () => {
+    const page = await newPage(open)
+    const dropped = [filePayload('dropped-1.bin', 'application/octet-stream', 50_001, 65), filePayload('dropped-2.bin', 'application/octet-stream', 7_000, 66)]
+    const dropping = await transferOf(page, dropped)
+    await page.dispatchEvent('.updraft-zone', 'dragenter', { dataTransfer: dropping })
+    expect(await page.locator('.updraft-zone').getAttribute('class')).toContain('is-drag-active')
+    await page.dispatchEvent('.updraft-zone', 'dragover', { dataTransfer: dropping })
+    await page.dispatchEvent('.updraft-zone', 'drop', { dataTransfer: dropping })
+    for (const payload of dropped) await expectStored(page, payload.name, payload.buffer)
+
+    const pasted = filePayload('screenshot.png', 'image/png', 12_345, 67)
+    const clipboard = await transferOf(page, [pasted])
+    await page.evaluate((clipboardData) => document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true })), clipboard)
+    await expectStored(page, 'screenshot.png', pasted.buffer)
+    await page.close()
+  })
+})
+
+describe('limits', () => {
+  it("refuses, before any request leaves the page, what the endpoint's limits forbid, and the picker offers only the allowed types", async () => {
+    const page = await newPage(limited)
+    expect(await page.getByTestId('updraft-file-input').getAttribute('accept')).toBe('image/*,video/*,application/pdf,application/zip')
+    await page.getByText('Images, videos, PDFs and ZIP archives, up to 64 MiB each').first().waitFor()
+    const requests: string[] = []
+    page.on('request', (request) => void requests.push(request.url()))
+
+    await pickFiles(page, [await files.write('raw-footage.mp4', 80 * MiB, 68), await files.write('notes.txt', 100, 69), await files.write('logo.svg', 100, 70)])
+    const texts = await Promise.all(['raw-footage.mp4', 'notes.txt', 'logo.svg'].map(async (name) => (await settle(rowsOf(page, name))).text))
+    expect(texts[0]).toContain('80 MiB is over the 64 MiB limit')
+    expect(texts[1]).toContain("Text files aren't accepted here — only images, videos, PDFs and ZIP archives")
+    expect(texts[2]).toContain("SVG images aren't accepted here")
+    expect(requests).toEqual([])
+    await page.close()
+  })
+})
+
+describe('rows: every state and control', () => {
+  it('Retry after the link drops mid-upload: "Connection lost", then Retry sends the whole file (multipart)', async () => {
+    // The page's store is reached through a relay whose link the test cuts (the issue's 4 s drop).
+    const link = await startLinkSwitch(open.embedded!.endpoint)
+    const { credentials, bucket, region } = open.embedded!
+    const app = await startApp({
+      port: 0,
+      host: '127.0.0.1',
+      logger: { level: 'fatal' },
+      config: { ...credentials, bucket, region, endpoint: link.endpoint, forcePathStyle: true, sweepEverySeconds: undefined },
+    })
+    try {
+      const page = await newPage(app)
+      await network(page, { upload: 4 * MiB })
+      const payload = await files.write('dropped-link.bin', 12 * MiB, 71)
+      await pickFiles(page, [payload])
+      const row = rowsOf(page, 'dropped-link.bin')
+      await expect.poll(() => percentOf(row), { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(20)
+
+      link.down()
+      // The engine retries while the link is down, then gives up (bounded here at 60 s).
+      const failed = await settle(row, 60_000)
+      expect(failed.state).toBe('failed')
+      expect(failed.text).toContain('Connection lost')
+      expect(failed.percent).toBeLessThan(100)
+      link.up()
+      await page.getByRole('button', { name: 'Retry upload of dropped-link.bin' }).click()
+      await expectStored(page, 'dropped-link.bin', await readFile(payload))
+      expect(await rowsOf(page, 'dropped-link.bin').count()).toBe(1)
+      await page.close()
+    } finally {
+      await app.close()
+      await link.close()
+    }
+  })
+
+  it('a running upload shows "Paused — offline" while the browser is offline', async () => {
+    const page = await newPage(open)
+    await network(page, { upload: 1 * MiB })
+    const payload = await files.write('paused.bin', 3 * MiB, 84)
+    await pickFiles(page, [payload])
+    const row = rowsOf(page, 'paused.bin')
+    await expect.poll(() => percentOf(row), { timeout: 30_000, interval: 50 }).toBeGreaterThan(0)
+    await network(page, { offline: true, upload: 1 * MiB })
+    await expect.poll(() => stateOf(row), { timeout: 10_000, interval: 50 }).toBe('paused')
+    expect(await row.innerText()).toContain('Paused — offline')
+    await network(page, {})
+    // Chromium lets a request already in flight finish; either way the row ends honestly.
+    const ended = await settle(row)
+    if (ended.state === 'failed') await page.getByRole('button', { name: 'Retry upload of paused.bin' }).click()
+    await expectStored(page, 'paused.bin', await readFile(payload))
+    await page.close()
+  })
+
+  it('shows Finishing… between the last byte and storage confirming; Remove, Copy link and Clear finished work from the keyboard', async () => {
+    const page = await newPage(open)
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: open.url })
+    // Hold the multipart upload's /complete for a moment: every byte is sent, storage has not confirmed.
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    await page.route('**/api/s3-upload/complete', async (route) => {
+      await held
+      await route.continue()
+    })
+    const multipart = filePayload('finishing.bin', 'application/octet-stream', 6 * MiB, 72)
+    const small = filePayload('small.txt', 'text/plain', 2_000, 73)
+    await pickFiles(page, [multipart, small])
+    const row = rowsOf(page, 'finishing.bin')
+    await expect.poll(() => stateOf(row), { timeout: 30_000, interval: 50 }).toBe('finishing')
+    expect(await row.innerText()).toContain('Finishing…')
+    expect(await percentOf(row)).toBe(100)
+    release()
+    await expectStored(page, 'finishing.bin', multipart.buffer)
+    const smallKey = await expectStored(page, 'small.txt', small.buffer)
+
+    // Copy link: the clipboard holds the object's URL, and that URL serves the bytes.
+    await rowsOf(page, 'small.txt').getByRole('button', { name: 'Copy link to small.txt' }).press('Enter')
+    await page.getByRole('status').getByText('Link to small.txt copied').waitFor()
+    const copied = await page.evaluate(() => navigator.clipboard.readText())
+    expect(keyFromObjectUrl(copied, open.embedded!.bucket)).toBe(smallKey)
+    expect(sha256(await (await fetch(copied)).arrayBuffer())).toBe(sha256(small.buffer))
+
+    // Remove from the keyboard: the row goes, focus goes to the row that took its place.
+    await rowsOf(page, 'finishing.bin').getByRole('button', { name: 'Remove finishing.bin from the list' }).press('Enter')
+    expect(await rowsOf(page, 'finishing.bin').count()).toBe(0)
+    expect(await page.evaluate(() => document.activeElement?.querySelector('.updraft-name')?.textContent)).toBe('small.txt')
+
+    // Clear finished empties the list: focus goes back to "Choose files", not to the page.
+    await page.getByRole('button', { name: 'Clear finished' }).press('Enter')
+    expect(await page.getByTestId('upload-row').count()).toBe(0)
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Choose files')
+    await page.close()
+  })
+
+  it('Remove during an upload cancels it; Cancel is told apart from a failure, and Retry after it uploads the file whole', async () => {
+    const page = await newPage(open)
+    await network(page, { upload: 3 * MiB })
+    const removed = await files.write('removed.bin', 16 * MiB, 74)
+    const cancelled = await files.write('cancelled.bin', 16 * MiB, 75)
+    await pickFiles(page, [removed, cancelled])
+    await expect.poll(() => percentOf(rowsOf(page, 'cancelled.bin')), { timeout: 30_000, interval: 100 }).toBeGreaterThan(5)
+
+    await rowsOf(page, 'cancelled.bin').getByRole('button', { name: 'Cancel upload of cancelled.bin' }).click()
+    const ended = await settle(rowsOf(page, 'cancelled.bin'))
+    expect(ended.state).toBe('cancelled')
+    const colours = await rowsOf(page, 'cancelled.bin').locator('.updraft-state').evaluate((element) => getComputedStyle(element).color)
+    const failedColour = await page.evaluate(() => getComputedStyle(document.querySelector('.updraft')!).getPropertyValue('--updraft-bad'))
+    expect(colours).not.toBe(failedColour)
+    // Focus moved from the vanished Cancel button to Retry.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Retry upload of cancelled.bin')
+
+    await rowsOf(page, 'removed.bin').getByRole('button', { name: 'Cancel upload of removed.bin' }).click()
+    await settle(rowsOf(page, 'removed.bin'))
+    await rowsOf(page, 'removed.bin').getByRole('button', { name: 'Remove removed.bin from the list' }).click()
+    expect(await rowsOf(page, 'removed.bin').count()).toBe(0)
+
+    await network(page, {})
+    await rowsOf(page, 'cancelled.bin').getByRole('button', { name: 'Retry upload of cancelled.bin' }).press('Enter')
+    await expectStored(page, 'cancelled.bin', await readFile(cancelled))
+    await page.close()
+  })
+
+  it('thumbnails: an image row gets a preview, made by a module loaded only then; other files get a type icon', async () => {
+    const page = await newPage(open)
+    const chunks: string[] = []
+    page.on('request', (request) => {
+      if (/\/assets\/thumbnail-[\w-]+\.js$/.test(request.url())) chunks.push(request.url())
+    })
+    await pickFiles(page, [filePayload('report.pdf', 'application/pdf', 3_000, 76)])
+    await settle(rowsOf(page, 'report.pdf'))
+    expect(await rowsOf(page, 'report.pdf').locator('.updraft-icon text').textContent()).toBe('PDF')
+    expect(chunks).toEqual([])
+
+    const png = gradientPng(240, 160)
+    await pickFiles(page, [{ name: 'gradient.png', mimeType: 'image/png', buffer: png }])
+    const thumbnail = rowsOf(page, 'gradient.png').locator('img.updraft-thumbnail')
+    await thumbnail.waitFor()
+    expect(await thumbnail.getAttribute('src')).toMatch(/^blob:/)
+    expect(await thumbnail.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight])).toEqual([96, 64])
+    expect(chunks).toHaveLength(1)
+    await expectStored(page, 'gradient.png', png)
+    await page.close()
+  })
+
+  it('fair starts: a small file picked before a large one is done long before the large one, not queued behind its parts', async () => {
+    const page = await newPage(open)
+    await network(page, { upload: 2 * MiB })
+    // The first file's permission arrives a little after the second's (a slower STS call, say):
+    // by then the large file has asked for all its connections.
+    await page.route('**/api/s3-upload', async (route) => {
+      if (route.request().postDataJSON()?.filename === 'first-small.bin') await new Promise((resolve) => setTimeout(resolve, 800))
+      await route.continue()
+    })
+    const small = await files.write('first-small.bin', 300 * 1024, 77)
+    const large = await files.write('second-large.bin', 24 * MiB, 78)
+    await pickFiles(page, [small, large])
+    await expectStored(page, 'first-small.bin', testBytes(300 * 1024, 77))
+    // Behind a FIFO of the large file's 5 MiB parts it would wait for a whole part (~20% of it).
+    expect(await percentOf(rowsOf(page, 'second-large.bin'))).toBeLessThan(12)
+    await network(page, {})
+    await expectStored(page, 'second-large.bin', await readFile(large))
+    await page.close()
+  })
+
+  it('asks before the page is left while an upload runs, and not once it has ended', async () => {
+    const page = await newPage(open)
+    await network(page, { upload: 2 * MiB })
+    const payload = await files.write('leaving.bin', 8 * MiB, 79)
+    await pickFiles(page, [payload])
+    await expect.poll(() => percentOf(rowsOf(page, 'leaving.bin')), { timeout: 30_000, interval: 100 }).toBeGreaterThan(0)
+
+    const dialog = page.waitForEvent('dialog')
+    await page.close({ runBeforeUnload: true })
+    const asked = await dialog
+    expect(asked.type()).toBe('beforeunload')
+    await asked.dismiss() // "Stay on page": the upload carries on
+    await network(page, {})
+    await expectStored(page, 'leaving.bin', await readFile(payload))
+
+    const dialogs: string[] = []
+    page.on('dialog', (later) => void dialogs.push(later.type()))
+    const closed = page.waitForEvent('close')
+    await page.close({ runBeforeUnload: true })
+    await closed
+    expect(dialogs).toEqual([])
+  })
+})
+
+describe('how it looks, and axe-core', () => {
+  const variants = [
+    { name: 'desktop', options: { viewport: { width: 1100, height: 900 } } },
+    { name: 'phone', options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } },
+  ] as const
+
+  it.each(variants)('$name: no axe violations and screenshots in light and dark, mid-upload with every kind of row', async ({ name, options }) => {
+    const page = await newPage(limited, options)
+    expect(await axeViolations(page)).toEqual([]) // the empty page
+    // Nothing to drag on a touch screen, and phones cannot pick folders: neither is offered there.
+    expect(await page.getByRole('button', { name: 'Choose folder' }).isVisible()).toBe(name === 'desktop')
+    expect(await page.getByText('Drag files or folders here, or paste them').isVisible()).toBe(name === 'desktop')
+
+    await network(page, { upload: 3 * MiB })
+    await pickFiles(page, [{ name: 'holiday-photo.png', mimeType: 'image/png', buffer: gradientPng(320, 240) }, filePayload('notes.txt', 'text/plain', 6 * 1024, 80)])
+    expect((await settle(rowsOf(page, 'holiday-photo.png'))).state).toBe('done')
+    await rowsOf(page, 'holiday-photo.png').locator('img.updraft-thumbnail').waitFor()
+    await pickFiles(page, [await files.write('site-backup.zip', 24 * MiB, 81)])
+    const backup = rowsOf(page, 'site-backup.zip')
+    await expect.poll(() => percentOf(backup), { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(20)
+    await backup.getByRole('button', { name: 'Cancel upload of site-backup.zip' }).click()
+    await pickFiles(page, [await files.write('raw-footage.mp4', 80 * MiB, 82), await files.write('conference-talk.mp4', 48 * MiB, 83)])
+    const talk = rowsOf(page, 'conference-talk.mp4')
+    await expect.poll(() => percentOf(talk), { timeout: 40_000, interval: 100 }).toBeGreaterThanOrEqual(30)
+    await expect.poll(async () => (await talk.innerText()).includes('left'), { timeout: 10_000 }).toBe(true)
+
+    const states = await page.getByTestId('upload-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')))
+    expect(states).toEqual(['done', 'refused', 'cancelled', 'refused', 'uploading'])
+    await mkdir(ARTIFACTS, { recursive: true })
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' })
+      expect(await axeViolations(page), `${name} ${colorScheme}`).toEqual([])
+      // A phone's first screen as it is (a full-page capture re-sizes the viewport, and Chromium
+      // then drops the touch emulation), then its list of rows.
+      await page.evaluate(() => window.scrollTo(0, 0))
+      const screenshot = await page.screenshot({ fullPage: name === 'desktop', animations: 'disabled', caret: 'hide' })
+      await writeFile(new URL(`ui-${name}-${colorScheme}.png`, ARTIFACTS), screenshot)
+      if (name === 'phone') {
+        await page.locator('.updraft-rows').evaluate((list) => list.scrollIntoView())
+        await writeFile(new URL(`ui-${name}-${colorScheme}-rows.png`, ARTIFACTS), await page.screenshot({ animations: 'disabled', caret: 'hide' }))
+      }
+      // `UPDRAFT_README_SCREENSHOT=1 npx vitest run tests/ui-browser.test.ts -t desktop` refreshes the README's picture.
+      if (name === 'desktop' && colorScheme === 'light' && process.env.UPDRAFT_README_SCREENSHOT) await writeFile(README_SCREENSHOT, screenshot)
+      expect(screenshot.length).toBeGreaterThan(20_000)
+    }
+    // The whole dropzone is on the first screen; on a phone, above the settings.
+    await page.evaluate(() => window.scrollTo(0, 0))
+    const zone = await page.locator('.updraft-zone').boundingBox()
+    const settings = await page.getByRole('group', { name: 'Upload mode' }).boundingBox()
+    expect(zone!.y + zone!.height).toBeLessThan(options.viewport.height)
+    if (name === 'phone') expect(zone!.y + zone!.height).toBeLessThan(settings!.y)
+
+    await talk.getByRole('button', { name: 'Cancel upload of conference-talk.mp4' }).click()
+    await settle(talk)
+    await page.close()
+  })
+})
