@@ -13,6 +13,8 @@ export interface UseS3DropzoneOptions extends UseS3UploadOptions {
   onFiles?: (files: File[]) => void
   /** Also take files pasted anywhere on the page (not into a text field). @default false */
   pasteAnywhere?: DropzoneOptions['pasteAnywhere']
+  /** A dropped folder could not be read (the browser refused an entry); nothing of that drop is uploaded. */
+  onDropError?: DropzoneOptions['onError']
 }
 
 /** The upload hook with react-dropzone's prop getters: drop (folders too), paste and pick, checked first. */
@@ -23,12 +25,13 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
  * with files checked against the endpoint's limits before anything is sent. Token mode by
  * default, as `useS3Upload`; pass `strategy: 'presigned'` for presigned mode.
  */
-export function useS3Dropzone({ limits, onFiles, pasteAnywhere, ...options }: UseS3DropzoneOptions = {}): S3Dropzone {
+export function useS3Dropzone({ limits, onFiles, pasteAnywhere, onDropError, ...options }: UseS3DropzoneOptions = {}): S3Dropzone {
   const uploads = useS3Upload({ ...options, check: options.check ?? (limits && ((file) => checkFile(file, limits))) })
   const dropzone = useDropzone({
     onFiles: onFiles ?? uploads.addFiles,
     accept: acceptOf(limits?.allowedTypes),
     pasteAnywhere,
+    onError: onDropError,
     // One input for both: `openFileDialog()` and `open()` click the same element.
     inputRef: uploads.getInputProps().ref,
   })

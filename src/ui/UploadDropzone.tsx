@@ -1,4 +1,4 @@
-import { useId, useRef } from 'react'
+import { useId, useRef, useState } from 'react'
 import { describeLimits } from '../messages.ts'
 import { UploadList } from './UploadList.tsx'
 import { type UploadComponentProps, useUploader } from './useUploader.ts'
@@ -16,7 +16,8 @@ export interface UploadDropzoneProps extends UploadComponentProps {
  * real button: keyboard and screen readers reach it all. Styles: `updraft/react/ui/styles.css`.
  */
 export function UploadDropzone({ title = 'Upload files', folders = true, ...props }: UploadDropzoneProps) {
-  const { uploads, limits } = useUploader(props)
+  const [dropError, setDropError] = useState<string>()
+  const { uploads, limits } = useUploader({ ...props, onDropError: (error) => setDropError(`Couldn't read the dropped folder (${(error as Error).message ?? error}); nothing from it was uploaded`) })
   const { getRootProps, getInputProps, isDragActive, open, openFolder } = uploads
   const chooseRef = useRef<HTMLButtonElement>(null)
   const id = useId()
@@ -24,7 +25,7 @@ export function UploadDropzone({ title = 'Upload files', folders = true, ...prop
 
   return (
     <section className={classes('updraft updraft-dropzone', props.className)} data-theme={props.theme} aria-labelledby={`${id}-title`}>
-      <div {...getRootProps({ className: `updraft-zone${isDragActive ? ' is-drag-active' : ''}` })}>
+      <div {...getRootProps({ className: `updraft-zone${isDragActive ? ' is-drag-active' : ''}`, onDrop: () => setDropError(undefined) })}>
         <svg className="updraft-zone-icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
           <path d="M12 16V4m0 0L7 9m5-5 5 5M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3" />
         </svg>
@@ -45,6 +46,11 @@ export function UploadDropzone({ title = 'Upload files', folders = true, ...prop
         {hint && (
           <p className="updraft-hint" id={`${id}-hint`}>
             {hint}
+          </p>
+        )}
+        {dropError && (
+          <p className="updraft-message updraft-drop-error" role="alert">
+            {dropError}
           </p>
         )}
         <input {...getInputProps()} />

@@ -182,6 +182,22 @@ describe('<UploadDropzone>', () => {
     field.remove()
     expect(calls.map((c) => c.file.name)).toEqual(['dropped.txt', 'pasted.png'])
   })
+
+  it('says so when a dropped folder cannot be read, and uploads nothing from it', async () => {
+    const { uploader } = renderZone({ limits: false })
+    const zone = screen.getByText('Choose files').closest('.updraft-zone')!
+    const unreadable = {
+      isFile: false,
+      isDirectory: true,
+      fullPath: '/locked',
+      createReader: () => ({ readEntries: (_: unknown, reject: (error: Error) => void) => reject(new Error('NotReadableError')) }),
+    }
+    const dataTransfer = { types: ['Files'], files: [], items: [{ kind: 'file', webkitGetAsEntry: () => unreadable, getAsFile: () => null }] }
+    act(() => void fireEvent.drop(zone, { dataTransfer }))
+    await settle()
+    expect(screen.getByRole('alert').textContent).toBe("Couldn't read the dropped folder (NotReadableError); nothing from it was uploaded")
+    expect(uploader).not.toHaveBeenCalled()
+  })
 })
 
 describe('<UploadButton>', () => {
