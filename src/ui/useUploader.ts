@@ -1,3 +1,4 @@
+import { upload, type UploadResult } from '../../engine/index.ts'
 import type { UploadLimits } from '../file-checks.ts'
 import { useEndpointInfo } from '../useEndpointInfo.ts'
 import { type S3Dropzone, useS3Dropzone, type UseS3DropzoneOptions } from '../useS3Dropzone.ts'
@@ -15,6 +16,8 @@ export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits
   className?: string
   /** Force a colour scheme; by default it follows the system's (`prefers-color-scheme`). */
   theme?: 'light' | 'dark'
+  /** Each file stored, first try or a retry: what the app keeps (the key, the URL). */
+  onUploadComplete?: (result: UploadResult, file: File) => void
 }
 
 /**
@@ -22,7 +25,7 @@ export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits
  * every store, and storage enforces the size the endpoint signed), limits from `/info`.
  */
 export function useUploader(props: UploadComponentProps): { uploads: S3Dropzone; limits: UploadLimits | undefined } {
-  const { limits: given = 'endpoint', className: _className, theme: _theme, ...options } = props
+  const { limits: given = 'endpoint', className: _className, theme: _theme, onUploadComplete, ...options } = props
   const info = useEndpointInfo(given === 'endpoint' && (options.endpoint ?? DEFAULT_ENDPOINT))
   const limits =
     given === 'endpoint'
@@ -30,6 +33,16 @@ export function useUploader(props: UploadComponentProps): { uploads: S3Dropzone;
         ? { maxFileSize: info.info.maxFileSize, allowedTypes: info.info.allowedTypes }
         : undefined
       : given || undefined
-  const uploads = useS3Dropzone({ strategy: 'presigned', ...options, limits })
+  const uploader = options.uploader ?? upload
+  const uploads = useS3Dropzone({
+    strategy: 'presigned',
+    ...options,
+    limits,
+    uploader: async (file, uploadOptions) => {
+      const result = await uploader(file, uploadOptions)
+      onUploadComplete?.(result, file)
+      return result
+    },
+  })
   return { uploads, limits }
 }

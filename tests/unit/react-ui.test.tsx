@@ -81,7 +81,8 @@ describe('<UploadDropzone>', () => {
   })
 
   it('a lost connection says so and offers Retry, which uploads the same file again', async () => {
-    const { calls } = renderZone()
+    const completed = vi.fn()
+    const { calls } = renderZone({ onUploadComplete: completed })
     pick([file(10, 'ok.png', 'image/png')])
     await act(async () => calls[0]!.reject(new NetworkError('Failed to fetch')))
     expect(row('ok.png').dataset.state).toBe('failed')
@@ -96,6 +97,7 @@ describe('<UploadDropzone>', () => {
     expect(row('ok.png').dataset.state).toBe('queued')
     await act(async () => calls[1]!.resolve(result))
     expect(row('ok.png').dataset.state).toBe('done')
+    expect(completed).toHaveBeenCalledExactlyOnceWith(result, calls[0]!.file)
   })
 
   it('Cancel ends the upload as Cancelled (not Failed), and focus moves to its Retry button', async () => {
