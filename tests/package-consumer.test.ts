@@ -68,6 +68,20 @@ describe('installed into a fresh project', () => {
     expect(result.kinds).toEqual(['function', 'function', 'function', 'function'])
   })
 
+  it('runs `npx updraft doctor` from the installed bin against s3rver', async () => {
+    const env = appEnv({
+      S3_UPLOAD_KEY: s3.credentials.accessKeyId,
+      S3_UPLOAD_SECRET: s3.credentials.secretAccessKey,
+      S3_UPLOAD_BUCKET: s3.bucket,
+      S3_UPLOAD_REGION: s3.region,
+      S3_UPLOAD_ENDPOINT: s3.endpoint,
+      S3_UPLOAD_FORCE_PATH_STYLE: 'true',
+    })
+    const { stdout } = await run('npx', ['--offline', 'updraft', 'doctor', '--origin', 'http://localhost:5173'], { cwd: project.dir, env })
+    expect(stdout).toMatch(/ok {4}cors +a browser preflight from http:\/\/localhost:5173 is allowed/)
+    expect(stdout).toContain('No check failed.')
+  })
+
   it('type-checks, under strict, a file using every public export and one calling them as users do', async () => {
     const entries = publicExports()
     expect(entries.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft', 'updraft/react', 'updraft/server', 'updraft/fastify']))
