@@ -29,7 +29,7 @@ async function cli(args: string[], config: UploadHandlerConfig): Promise<{ code:
     S3_UPLOAD_FORCE_PATH_STYLE: config.forcePathStyle ? 'true' : undefined,
   }
   for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = value
-  return run(process.execPath, ['--import', 'tsx', 'cli/bin.ts', ...args], { env, timeout: 60_000 }).then(
+  return run(process.execPath, ['--import', 'tsx', 'cli/bin.ts', ...args], { env: env as NodeJS.ProcessEnv, timeout: 60_000 }).then(
     ({ stdout }) => ({ code: 0, output: stdout }),
     (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
   )

@@ -16,7 +16,8 @@ export interface AppProcess {
  */
 export function appEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV' && !name.startsWith('VITEST')))
-  return { ...env, ...extra }
+  // A cast: Next.js's types (reached through next-s3-upload's) make ProcessEnv's NODE_ENV required.
+  return { ...env, ...extra } as NodeJS.ProcessEnv
 }
 
 /** A free loopback port (the OS picks one; it is free again by the time the app binds it, barring a race). */
