@@ -78,7 +78,10 @@ export async function installProject(template: string, extraDependencies: string
     const lock = await projectLock(project.name ?? 'consumer', dependencies, devDependencies, join(dir, 'updraft.tgz'))
     await writeFile(join(dir, 'package-lock.json'), JSON.stringify(lock, null, 2))
     // --legacy-peer-deps as this repository installs (.npmrc): peers are listed, never fetched implicitly.
-    await npm(dir, ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--legacy-peer-deps'])
+    await npm(dir, ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--legacy-peer-deps']).catch((error: Error) => {
+      if (!error.message.includes('ENOTCACHED')) throw error
+      throw new Error(`${error.message}\nA package of package-lock.json is missing from the npm cache: run \`npm ci\` in the repository once, which caches every one.`)
+    })
   } catch (error) {
     await rm(dir, { recursive: true, force: true })
     throw error
