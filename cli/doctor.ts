@@ -3,10 +3,10 @@
 import { GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3'
 import type { ResolvedConfig } from '../server/config.ts'
 import { serverInfo } from '../server/info.ts'
+import { createS3Client } from '../server/presigned-urls.ts'
 import { createTokenIssuer } from '../server/sts.ts'
 import { CORS_HEADERS, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider } from './bucket-rules.ts'
 import { serverKeyPolicy } from './server-key-policy.ts'
-import { storageClient } from './setup-bucket.ts'
 import { type ProbeReply, storageProbe, type StorageProbe } from './storage-probe.ts'
 
 export type Status = 'ok' | 'warn' | 'fail' | 'skip'
@@ -171,7 +171,7 @@ function exposeEtagFinding(start: Attempt, origin: string, corsFixFor: (p: Provi
 
 async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) => string, fixes: (make: (p: Provider) => string) => string): Promise<Finding> {
   const check = 'lifecycle'
-  const client = storageClient(config)
+  const client = createS3Client(config)
   try {
     const { Rules = [] } = await client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: config.bucket }))
     const aborts = Rules.find(

@@ -7,26 +7,13 @@ import {
   type LifecycleRule,
   PutBucketCorsCommand,
   PutBucketLifecycleConfigurationCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3'
-import type { ResolvedConfig } from '../server/config.ts'
 import { CORS_HEADERS, CORS_METHODS, corsRule, LIFECYCLE_RULE_ID, lifecycleRule } from './bucket-rules.ts'
 
 export interface BucketPlan {
   cors: { rules: CORSRule[]; change: 'none' | 'add'; note?: string }
   lifecycle: { rules: LifecycleRule[]; change: 'none' | 'add'; note?: string }
-}
-
-export function storageClient(config: ResolvedConfig): S3Client {
-  return new S3Client({
-    region: config.region,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
-    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
-    forcePathStyle: config.forcePathStyle,
-    // SDK default checksums trip up S3-compatible stores (ARCHITECTURE.md); only what S3 requires.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  })
 }
 
 /** Reads the bucket's rules and works out what to add: nothing where an existing rule already does the job. */

@@ -3,9 +3,10 @@ import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
 import { describeStore } from '../server/info.ts'
+import { createS3Client } from '../server/presigned-urls.ts'
 import { PROVIDERS, type Provider } from './bucket-rules.ts'
 import { type Finding, runDoctor } from './doctor.ts'
-import { applyBucketPlan, planBucket, storageClient } from './setup-bucket.ts'
+import { applyBucketPlan, planBucket } from './setup-bucket.ts'
 
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
@@ -78,7 +79,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
     return failed === 0 ? 0 : 1
   }
 
-  const client = storageClient(config)
+  const client = createS3Client(config)
   try {
     const plan = await planBucket(client, config.bucket, origins)
     print(`updraft setup-bucket: ${describeStore(config)}\n`)

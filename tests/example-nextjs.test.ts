@@ -12,6 +12,7 @@ import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
 import { uploadThroughPage } from './helpers/example-page.ts'
 import { installProject, type InstalledProject } from './helpers/installed-package.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import { storeEnv } from './helpers/stores.ts'
 
 const run = promisify(execFile)
 const NEXT = join('node_modules', 'next', 'dist', 'bin', 'next')
@@ -35,15 +36,7 @@ beforeAll(async () => {
   app = await startApp([process.execPath, NEXT, 'start', '--hostname', '127.0.0.1'], {
     cwd: project.dir,
     timeoutMs: 120_000,
-    env: {
-      ...quiet,
-      S3_UPLOAD_KEY: s3.credentials.accessKeyId,
-      S3_UPLOAD_SECRET: s3.credentials.secretAccessKey,
-      S3_UPLOAD_BUCKET: s3.bucket,
-      S3_UPLOAD_REGION: s3.region,
-      S3_UPLOAD_ENDPOINT: s3.endpoint,
-      S3_UPLOAD_FORCE_PATH_STYLE: 'true',
-    },
+    env: storeEnv(s3, quiet),
   })
 }, 600_000)
 

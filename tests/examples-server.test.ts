@@ -15,21 +15,12 @@ import { appEnv, startApp, type AppProcess } from './helpers/app-process.ts'
 import { installProject, type InstalledProject } from './helpers/installed-package.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import type { RgwStore, TestStore } from './helpers/stores.ts'
+import { type RgwStore, storeEnv, type TestStore } from './helpers/stores.ts'
 
 const run = promisify(execFile)
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
 
-const settings = (store: TestStore, extra: Record<string, string> = {}) => ({
-  S3_UPLOAD_KEY: store.credentials.accessKeyId,
-  S3_UPLOAD_SECRET: store.credentials.secretAccessKey,
-  S3_UPLOAD_BUCKET: store.bucket,
-  S3_UPLOAD_REGION: store.region,
-  S3_UPLOAD_ENDPOINT: store.endpoint,
-  S3_UPLOAD_FORCE_PATH_STYLE: 'true',
-  ...extra,
-})
 const assumeRole = (store: RgwStore) => ({ S3_UPLOAD_STS_MODE: 'assume-role', S3_UPLOAD_ROLE_ARN: store.roleArn })
 
 /** Uploads `size` bytes through `endpoint` with the engine and reads the object back from `store`. */
@@ -69,13 +60,13 @@ describe('examples/hono on Node', () => {
   })
 
   it('presigned, single and multipart, to s3rver', async () => {
-    const endpoint = await start(settings(s3))
+    const endpoint = await start(storeEnv(s3))
     await uploadsThrough(endpoint, s3, 'presigned', 100_000, 91)
     await uploadsThrough(endpoint, s3, 'presigned', 6 * MiB + 5, 92)
   })
 
   it('token mode through AssumeRole, multipart, to RGW', async () => {
-    const endpoint = await start(settings(rgw, assumeRole(rgw)))
+    const endpoint = await start(storeEnv(rgw, assumeRole(rgw)))
     await uploadsThrough(endpoint, rgw, 'token', 6 * MiB + 7, 93)
   })
 })
@@ -116,18 +107,18 @@ describe('examples/worker in workerd (miniflare)', () => {
   })
 
   it('presigned, single and multipart (CreateMultipartUpload and Complete parse XML in workerd), to RGW', async () => {
-    const endpoint = await start(settings(rgw))
+    const endpoint = await start(storeEnv(rgw))
     await uploadsThrough(endpoint, rgw, 'presigned', 100_000, 94)
     await uploadsThrough(endpoint, rgw, 'presigned', 6 * MiB + 9, 95)
   })
 
   it('token mode through AssumeRole (an STS XML reply), to RGW', async () => {
-    const endpoint = await start(settings(rgw, assumeRole(rgw)))
+    const endpoint = await start(storeEnv(rgw, assumeRole(rgw)))
     await uploadsThrough(endpoint, rgw, 'token', 100_000, 96)
   })
 
   it('answers 404 outside the endpoint', async () => {
-    const endpoint = await start(settings(s3))
+    const endpoint = await start(storeEnv(s3))
     expect((await fetch(new URL('/elsewhere', endpoint))).status).toBe(404)
   })
 })

@@ -16,6 +16,7 @@ import { uploadThroughPage } from './helpers/example-page.ts'
 import { installProject, tarballFiles, type InstalledProject } from './helpers/installed-package.ts'
 import { everyExportModule, publicExports } from './helpers/public-exports.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import { storeEnv } from './helpers/stores.ts'
 
 const run = promisify(execFile)
 const node = (cwd: string, args: string[]) => run(process.execPath, args, { cwd, env: appEnv(), maxBuffer: 16 * 1024 * 1024 })
@@ -69,14 +70,7 @@ describe('installed into a fresh project', () => {
   })
 
   it('runs `npx updraft doctor` from the installed bin against s3rver', async () => {
-    const env = appEnv({
-      S3_UPLOAD_KEY: s3.credentials.accessKeyId,
-      S3_UPLOAD_SECRET: s3.credentials.secretAccessKey,
-      S3_UPLOAD_BUCKET: s3.bucket,
-      S3_UPLOAD_REGION: s3.region,
-      S3_UPLOAD_ENDPOINT: s3.endpoint,
-      S3_UPLOAD_FORCE_PATH_STYLE: 'true',
-    })
+    const env = appEnv(storeEnv(s3))
     const { stdout } = await run('npx', ['--offline', 'updraft', 'doctor', '--origin', 'http://localhost:5173'], { cwd: project.dir, env })
     expect(stdout).toMatch(/ok {4}cors +a browser preflight from http:\/\/localhost:5173 is allowed/)
     expect(stdout).toContain('No check failed.')
@@ -135,14 +129,7 @@ describe('the Vite page and the Fastify server, as installed', () => {
     chromium = await launchChromium()
     app = await startApp([process.execPath, 'server.js'], {
       cwd: project.dir,
-      env: {
-        S3_UPLOAD_KEY: s3.credentials.accessKeyId,
-        S3_UPLOAD_SECRET: s3.credentials.secretAccessKey,
-        S3_UPLOAD_BUCKET: s3.bucket,
-        S3_UPLOAD_REGION: s3.region,
-        S3_UPLOAD_ENDPOINT: s3.endpoint,
-        S3_UPLOAD_FORCE_PATH_STYLE: 'true',
-      },
+      env: storeEnv(s3),
     })
   }, 180_000)
 
