@@ -4,11 +4,15 @@
 /** Methods the engine sends from a page: PUT (objects, parts), POST (multipart start and complete), DELETE (abort). */
 export const CORS_METHODS = ['PUT', 'POST', 'DELETE'] as const
 /**
- * Request headers the engine sends to storage: presigned mode sends `content-type` and
- * `cache-control`; token mode signs its own requests and adds the SigV4 headers. Listed, not `*`:
- * R2 refuses `*` in AllowedHeaders. Opt-ins add their own (SSE-C, tagging): see the README.
+ * Request headers a page sends to storage: presigned mode those the endpoint signs
+ * (`content-type`, `cache-control`, `x-amz-acl` with `objectAcl`, `content-disposition` with
+ * `contentDisposition`: server/presigned-urls.ts `objectHeaders`); token mode signs its own
+ * requests and adds the SigV4 headers. Listed, not `*`: R2 refuses `*` in AllowedHeaders.
+ * Opt-ins add their own (SSE-C, tagging): see the README.
  */
-export const CORS_HEADERS = ['content-type', 'cache-control', 'authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token']
+export const PRESIGNED_HEADERS = ['content-type', 'cache-control', 'x-amz-acl', 'content-disposition']
+export const TOKEN_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token']
+export const CORS_HEADERS = [...PRESIGNED_HEADERS, ...TOKEN_HEADERS]
 export const CORS_MAX_AGE_SECONDS = 3600
 /** Days after which storage aborts a multipart upload that was neither completed nor aborted (a closed tab). */
 export const ABORT_INCOMPLETE_AFTER_DAYS = 1

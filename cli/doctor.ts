@@ -5,7 +5,7 @@ import type { ResolvedConfig } from '../server/config.ts'
 import { serverInfo } from '../server/info.ts'
 import { createS3Client } from '../server/presigned-urls.ts'
 import { createTokenIssuer } from '../server/sts.ts'
-import { CORS_HEADERS, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider } from './bucket-rules.ts'
+import { CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
 import { serverKeyPolicy } from './server-key-policy.ts'
 import { type ProbeReply, storageProbe, type StorageProbe } from './storage-probe.ts'
 
@@ -48,7 +48,7 @@ export async function runDoctor(config: ResolvedConfig, { origin, provider }: Do
       findings.push({ check, status: 'skip', summary: 'needs the access check to pass first' })
     }
   } else {
-    findings.push(await corsFinding(probe, origin, serverInfo(config).token, (p) => corsFix(p, target), fixes))
+    findings.push(await corsFinding(probe, origin, pageHeaders(config), (p) => corsFix(p, target), fixes))
     findings.push(exposeEtagFinding(start, origin, (p) => corsFix(p, target), fixes))
     findings.push(await lifecycleFinding(config, (p) => lifecycleFix(p, target), fixes))
     findings.push(await leastPrivilegeFinding(config, probe))
@@ -89,7 +89,7 @@ async function accessFinding(config: ResolvedConfig, probe: StorageProbe, start:
     InvalidAccessKeyId: 'S3_UPLOAD_KEY is not a key this store knows: copy the access key id again (for R2, B2 and MinIO, an S3 API key of that store).',
     SignatureDoesNotMatch: 'S3_UPLOAD_SECRET does not belong to S3_UPLOAD_KEY: copy the secret again; check S3_UPLOAD_REGION too.',
     RequestTimeTooSkewed: "This machine's clock is off: see the clock finding.",
-    AccessDenied: `The key may not write "${config.bucket}/next-s3-uploads/*" (RGW also says AccessDenied for a wrong secret). Give it this IAM policy (AWS; MinIO and Ceph bucket policies take the same statements):\n${JSON.stringify(serverKeyPolicy(config.bucket, 'presigned'), null, 2)}`,
+    AccessDenied: `The key may not write "${config.bucket}/${config.keyPrefix}*" (RGW also says AccessDenied for a wrong secret). Give it this IAM policy (AWS; MinIO and Ceph bucket policies take the same statements):\n${JSON.stringify(serverKeyPolicy(config.bucket, 'presigned', config.keyPrefix), null, 2)}`,
   }[reply.code ?? ''] ?? `Storage refused CreateMultipartUpload: ${reply.body.slice(0, 300)}`
   const summary = reply.code === 'NoSuchBucket' ? `bucket "${config.bucket}" does not exist` : `storage refused the key's CreateMultipartUpload: ${said(reply)}`
   return { check, status: 'fail', summary, fix }
@@ -123,16 +123,22 @@ export function clockFinding(start: Attempt): Finding {
   return { check, status: 'ok', summary: `clock in step with storage (${seconds} s apart)` }
 }
 
+/** The headers this endpoint's pages send to storage (cli/bucket-rules.ts PRESIGNED_HEADERS, TOKEN_HEADERS). */
+function pageHeaders(config: ResolvedConfig): string[] {
+  const headers = ['content-type', 'cache-control']
+  if (config.objectAcl) headers.push('x-amz-acl')
+  if (config.contentDisposition) headers.push('content-disposition')
+  return serverInfo(config).token ? [...headers, ...TOKEN_HEADERS] : headers
+}
+
 async function corsFinding(
   probe: StorageProbe,
   origin: string,
-  tokenMode: boolean,
+  headers: string[],
   corsFixFor: (p: Provider) => string,
   fixes: (make: (p: Provider) => string) => string,
 ): Promise<Finding> {
   const check = 'cors'
-  // The headers the engine sends: presigned mode content-type and cache-control; token mode signs its own requests.
-  const headers = tokenMode ? CORS_HEADERS : CORS_HEADERS.filter((name) => !name.startsWith('x-amz-') && name !== 'authorization')
   const refused: string[] = []
   for (const method of CORS_METHODS) {
     const preflight = await attempt(() =>
@@ -178,7 +184,7 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
       (rule) =>
         rule.Status === 'Enabled' &&
         rule.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined &&
-        'next-s3-uploads/'.startsWith(rule.Filter?.Prefix ?? rule.Prefix ?? ''),
+        config.keyPrefix.startsWith(rule.Filter?.Prefix ?? rule.Prefix ?? ''),
     )
     if (aborts) return { check, status: 'ok', summary: `rule "${aborts.ID ?? '(no id)'}" aborts incomplete multipart uploads after ${aborts.AbortIncompleteMultipartUpload!.DaysAfterInitiation} day(s)` }
     return { check, status: 'fail', summary: 'no lifecycle rule aborts incomplete multipart uploads: parts of uploads from closed tabs stay (and are billed) for ever', fix: fixes(fixFor) }
@@ -218,7 +224,7 @@ async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe
     status: 'warn',
     summary: `the server key can ${excess.join(', ')}: more than uploads need; a leaked key (or a bug) could expose or destroy objects`,
     fix:
-      `Give the server its own key with only this policy (AWS IAM; MinIO: mc admin policy create; Ceph: a user of its own plus a bucket policy with these statements):\n${JSON.stringify(serverKeyPolicy(config.bucket, mode), null, 2)}\n` +
+      `Give the server its own key with only this policy (AWS IAM; MinIO: mc admin policy create; Ceph: a user of its own plus a bucket policy with these statements):\n${JSON.stringify(serverKeyPolicy(config.bucket, mode, config.keyPrefix), null, 2)}\n` +
       'R2: an API token with "Object Read & Write" on this bucket only (R2 has no write-only token). B2: b2 key create --bucket BUCKET updraft writeFiles',
   }
 }
@@ -228,7 +234,7 @@ async function stsFinding(config: ResolvedConfig): Promise<Finding> {
   const info = serverInfo(config)
   if (!info.token) return { check, status: 'skip', summary: `token mode is off: ${info.tokenUnavailableReason} (presigned mode needs no STS)` }
   try {
-    const credentials = await createTokenIssuer(config)(`next-s3-uploads/updraft-doctor-${crypto.randomUUID()}`)
+    const credentials = await createTokenIssuer(config)(`${config.keyPrefix}updraft-doctor-${crypto.randomUUID()}`)
     const mode = config.sts.mode === 'assume-role' ? 'AssumeRole' : 'GetFederationToken'
     return { check, status: 'ok', summary: `STS issues upload credentials (${mode}${credentials.Expiration ? `, valid until ${credentials.Expiration}` : ''})` }
   } catch (error) {
@@ -237,7 +243,7 @@ async function stsFinding(config: ResolvedConfig): Promise<Finding> {
       check,
       status: 'fail',
       summary: `STS refused to issue upload credentials: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
-      fix: `The server's key needs (AWS IAM):\n${JSON.stringify(serverKeyPolicy(config.bucket, mode), null, 2)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
+      fix: `The server's key needs (AWS IAM):\n${JSON.stringify(serverKeyPolicy(config.bucket, mode, config.keyPrefix), null, 2)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
     }
   }
 }

@@ -1,19 +1,19 @@
-import { DEFAULT_KEY_PREFIX } from '../server/key.ts'
 import { FEDERATED_USER_NAME } from '../server/sts.ts'
 
 export type TokenMode = 'presigned' | 'federation' | 'assume-role'
 
 /**
- * The least IAM policy the server's key (S3_UPLOAD_KEY) needs, per mode. Presigned: it signs
- * PutObject (single PUT, CreateMultipartUpload, UploadPart, CompleteMultipartUpload all count as
- * s3:PutObject) and AbortMultipartUpload. Federation: GetFederationToken hands out at most the
- * caller's own rights, so the key keeps those two and may call sts:GetFederationToken. AssumeRole:
- * the role holds the S3 rights; the key only assumes it (presigned mode still uses the key's own).
- * Keys under `prefix` only: the default `key` callback writes `next-s3-uploads/…`.
+ * The least IAM policy the server's key (S3_UPLOAD_KEY) needs, per mode, as README "Security"
+ * tabulates it: PutObject (a single PUT, CreateMultipartUpload, UploadPart and
+ * CompleteMultipartUpload all count as s3:PutObject) and AbortMultipartUpload under `keyPrefix`,
+ * ListBucketMultipartUploads on the bucket for the sweep of stale uploads; plus the STS call of
+ * the token mode in use. In assume-role mode the role holds the same S3 statement.
  */
-export function serverKeyPolicy(bucket: string, mode: TokenMode, prefix = `${DEFAULT_KEY_PREFIX}/`): object {
-  const objects = { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${bucket}/${prefix}*` }
-  const statements: object[] = [objects]
+export function serverKeyPolicy(bucket: string, mode: TokenMode, keyPrefix: string): object {
+  const statements: object[] = [
+    { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${bucket}/${keyPrefix}*` },
+    { Effect: 'Allow', Action: 's3:ListBucketMultipartUploads', Resource: `arn:aws:s3:::${bucket}` },
+  ]
   if (mode === 'federation') {
     statements.push({ Effect: 'Allow', Action: 'sts:GetFederationToken', Resource: `arn:aws:sts::ACCOUNT_ID:federated-user/${FEDERATED_USER_NAME}` })
   }

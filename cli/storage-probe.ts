@@ -3,7 +3,6 @@
 import { AwsClient } from 'aws4fetch'
 import { objectUrl } from '../protocol/object-url.ts'
 import type { ResolvedConfig } from '../server/config.ts'
-import { DEFAULT_KEY_PREFIX } from '../server/key.ts'
 
 export interface ProbeReply {
   status: number
@@ -17,7 +16,7 @@ export interface ProbeReply {
 const TIMEOUT_MS = 15_000
 
 export interface StorageProbe {
-  /** An object URL in the bucket; `key` defaults to a fresh probe key under the default key prefix. */
+  /** An object URL in the bucket; `key` defaults to a fresh probe key under `keyPrefix`. */
   url(key?: string, query?: string): string
   /** The bucket's own URL (for listing). */
   bucketUrl(query?: string): string
@@ -34,7 +33,7 @@ export function storageProbe(config: ResolvedConfig): StorageProbe {
     region: config.region,
   })
   const location = { bucket: config.bucket, region: config.region, endpoint: config.endpoint, forcePathStyle: config.forcePathStyle }
-  const probeKey = `${DEFAULT_KEY_PREFIX}/updraft-doctor-${crypto.randomUUID()}`
+  const probeKey = `${config.keyPrefix}updraft-doctor-${crypto.randomUUID()}`
   const read = async (response: Response): Promise<ProbeReply> => {
     const body = await response.text()
     const code = /<Code>([^<]*)<\/Code>/.exec(body)?.[1]

@@ -70,8 +70,10 @@ export const BUDGETS = [
   // The goal for `upload()` with both modes is 6000 B too, and it is missed (bench/RESULTS.md):
   // aws4fetch alone is 2.6 KB. This limit only stops it growing; pages that use one mode import
   // the token-only or presigned-only entry, which meet their goals.
-  { entry: 'upload', goal: 6000, limit: 6500, what: 'full path (`upload()`, token + presigned, incl. aws4fetch)' },
-  { entry: 'token', goal: 6000, limit: 6000, what: 'token-only path (`uploadWithToken()`, incl. aws4fetch)' },
+  // +20 B each over the earlier limits: path-style URLs for IP-address endpoints (a store at
+  // http://127.0.0.1:9000 got `uploads.127.0.0.1` hosts), a base-path fix of S3's endpoint rules.
+  { entry: 'upload', goal: 6000, limit: 6520, what: 'full path (`upload()`, token + presigned, incl. aws4fetch)' },
+  { entry: 'token', goal: 6000, limit: 6020, what: 'token-only path (`uploadWithToken()`, incl. aws4fetch)' },
   // +1 B over the goal: measured on the built files (tsc's output keeps the sources' comments,
   // which shifts esbuild's frequency-based renaming) the same code gzips to 3001 B, not 3000.
   { entry: 'presigned', goal: 3000, limit: 3001, what: 'presigned-only path (`uploadPresigned()`)' },

@@ -46,16 +46,19 @@ describe('fixes per store', () => {
 })
 
 describe('the server key policy per mode', () => {
-  it('presigned: PutObject and AbortMultipartUpload under the key prefix, nothing else', () => {
-    expect(serverKeyPolicy('uploads', 'presigned')).toEqual({
+  it('presigned: PutObject and AbortMultipartUpload under the key prefix, listing multipart uploads for the sweep, nothing else', () => {
+    expect(serverKeyPolicy('uploads', 'presigned', 'next-s3-uploads/')).toEqual({
       Version: '2012-10-17',
-      Statement: [{ Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*' }],
+      Statement: [
+        { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*' },
+        { Effect: 'Allow', Action: 's3:ListBucketMultipartUploads', Resource: 'arn:aws:s3:::uploads' },
+      ],
     })
   })
   it('token modes add exactly the STS call they make', () => {
-    expect(JSON.stringify(serverKeyPolicy('uploads', 'federation'))).toContain('"sts:GetFederationToken"')
-    expect(JSON.stringify(serverKeyPolicy('uploads', 'assume-role'))).toContain('"sts:AssumeRole"')
-    expect(JSON.stringify(serverKeyPolicy('uploads', 'assume-role'))).not.toContain('GetFederationToken')
+    expect(JSON.stringify(serverKeyPolicy('uploads', 'federation', 'p/'))).toContain('"sts:GetFederationToken"')
+    expect(JSON.stringify(serverKeyPolicy('uploads', 'assume-role', 'p/'))).toContain('"sts:AssumeRole"')
+    expect(JSON.stringify(serverKeyPolicy('uploads', 'assume-role', 'p/'))).not.toContain('GetFederationToken')
   })
 })
 
