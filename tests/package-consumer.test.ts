@@ -58,7 +58,7 @@ describe('installed into a fresh project', () => {
       import { nodeTransport } from 'updraft/node-transport'
       import { upload, S3Error } from 'updraft'
       const handle = createUploadHandler({ accessKeyId: 'k', secretAccessKey: 's', bucket: 'uploads', region: 'us-east-1' })
-      const reply = await handle(new Request('http://localhost/api/s3-upload', { method: 'POST', body: '{' }))
+      const reply = await handle(new Request('http://localhost/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }))
       console.log(JSON.stringify({ status: reply.status, body: await reply.json(),
         kinds: [typeof s3Upload, typeof nodeTransport, typeof upload, typeof S3Error] }))`
     await writeFile(join(project.dir, 'node-esm.mjs'), script)
