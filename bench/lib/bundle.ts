@@ -19,33 +19,38 @@ export interface BundleSize {
 
 const REACT = ['react', 'react-dom', 'react/jsx-runtime']
 
-/** Updraft's browser entries, as a page imports them. */
+/**
+ * Updraft's browser entries, as a page imports them: by package name, so they resolve through
+ * package.json `exports` to the built files in dist/lib (`npm run build`), what users install.
+ * From the repository root that is Node's package self-reference; tests/package-consumer.test.ts
+ * measures the same imports inside a project that installed the packed tarball.
+ */
 export const UPDRAFT_ENTRIES = {
   upload: {
     label: 'Updraft `upload()` (token + presigned, multipart, retries, abort, XHR; incl. aws4fetch)',
-    contents: `export { upload } from './engine/index.ts'`,
+    contents: `export { upload } from 'updraft'`,
   },
   token: {
     label: 'Updraft `uploadWithToken()` (token-only entry, incl. aws4fetch)',
-    contents: `export { uploadWithToken } from './engine/upload-with-token.ts'`,
+    contents: `export { uploadWithToken } from 'updraft/token'`,
   },
   presigned: {
     label: 'Updraft `uploadPresigned()` (presigned-only entry)',
-    contents: `export { uploadPresigned } from './engine/upload-presigned.ts'`,
+    contents: `export { uploadPresigned } from 'updraft/presigned'`,
   },
   react: {
     label: 'Updraft React `useS3Upload` (React external)',
-    contents: `export { useS3Upload } from './src/index.ts'`,
+    contents: `export { useS3Upload } from 'updraft/react'`,
     external: REACT,
   },
   dropzone: {
     label: 'Updraft React `useS3Dropzone` (prop getters, limit checks; React external)',
-    contents: `export { useS3Dropzone } from './src/index.ts'`,
+    contents: `export { useS3Dropzone } from 'updraft/react'`,
     external: REACT,
   },
   ui: {
     label: 'Updraft React UI `UploadDropzone` + `UploadButton` (React external; CSS apart)',
-    contents: `export { UploadDropzone, UploadButton } from './src/ui/index.ts'`,
+    contents: `export { UploadDropzone, UploadButton } from 'updraft/react/ui'`,
     external: REACT,
   },
 } satisfies Record<string, BundleEntry>
@@ -79,23 +84,26 @@ export const BUDGETS = [
   // http://127.0.0.1:9000 got `uploads.127.0.0.1` hosts), a base-path fix of S3's endpoint rules.
   { entry: 'upload', goal: 6000, limit: 6520, what: 'full path (`upload()`, token + presigned, incl. aws4fetch)' },
   { entry: 'token', goal: 6000, limit: 6020, what: 'token-only path (`uploadWithToken()`, incl. aws4fetch)' },
-  { entry: 'presigned', goal: 3000, limit: 3000, what: 'presigned-only path (`uploadPresigned()`)' },
+  // +1 B over the goal: measured on the built files (tsc's output keeps the sources' comments,
+  // which shifts esbuild's frequency-based renaming) the same code gzips to 3001 B, not 3000.
+  { entry: 'presigned', goal: 3000, limit: 3001, what: 'presigned-only path (`uploadPresigned()`)' },
   // The React layer, React external. The hook carries `upload()` (6.5 KB) plus fair scheduling,
-  // list controls and the leave-page warning (8871 B when set); the dropzone hook adds the prop
-  // getters, folder walking and the limit checks (10614 B); the components add rows, messages and
-  // the overall bar, with thumbnails behind a dynamic import (16258 B; their CSS is 2.4 KB apart).
+  // list controls and the leave-page warning (8876 B when set); the dropzone hook adds the prop
+  // getters, folder walking and the limit checks (10617 B); the components add rows, messages and
+  // the overall bar, with thumbnails behind a dynamic import (16293 B; their CSS is 2.4 KB apart).
   { entry: 'react', goal: 9000, limit: 9000, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
   { entry: 'dropzone', goal: 10800, limit: 10800, what: 'React dropzone hook (`useS3Dropzone`)' },
   { entry: 'ui', goal: 16500, limit: 16500, what: 'React components (`UploadDropzone`, `UploadButton`; CSS apart)' },
 ] as const
 
 /**
- * esbuild for the browser, ESM, minified, as a page would ship it. gzip at level 9 and brotli at
+ * esbuild for the browser, ESM, minified, as a page would ship it; imports resolve from
+ * `resolveDir` (Updraft's built package from the repository root, or from a consumer project). gzip at level 9 and brotli at
  * quality 11, the levels size-limit and bundlephobia report.
  */
-export async function measureBundle(entry: BundleEntry): Promise<BundleSize> {
+export async function measureBundle(entry: BundleEntry, resolveDir = process.cwd()): Promise<BundleSize> {
   const result = await build({
-    stdin: { contents: entry.contents, loader: 'ts', resolveDir: process.cwd(), sourcefile: 'entry.ts' },
+    stdin: { contents: entry.contents, loader: 'ts', resolveDir, sourcefile: 'entry.ts' },
     bundle: true,
     format: 'esm',
     platform: 'browser',
