@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { isAlive } from '../scripts/fresh-build.ts'
 
 /**
  * `npm start` runs npm → sh → tsx → node. A SIGINT or SIGTERM sent to npm alone (a process
@@ -49,14 +50,5 @@ function processInfo(pid: number): { ppid: number; command: string } | undefined
     } catch {
       return undefined
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0) // signal 0: only checks that the process exists
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

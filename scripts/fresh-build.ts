@@ -59,7 +59,8 @@ async function acquireLock(lockFile: string, log: (message: string) => void): Pr
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` exists (EPERM: it does, but belongs to another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0) // signal 0: only checks that the process exists
     return true
