@@ -338,8 +338,10 @@ describe('rows: every state and control', () => {
     const large = await files.write('second-large.bin', 24 * MiB, 78)
     await pickFiles(page, [small, large])
     await expectStored(page, 'first-small.bin', testBytes(300 * 1024, 77))
-    // Behind a FIFO of the large file's 5 MiB parts it would wait for a whole part (~20% of it).
-    expect(await percentOf(rowsOf(page, 'second-large.bin'))).toBeLessThan(12)
+    // Behind a plain FIFO it waits for one of the large file's first four 5 MiB parts, which share
+    // the link and finish together: the large file is then past 80% (85% measured). Fair, the small
+    // one starts on its reply: ~10% here, ~20% on a loaded machine.
+    expect(await percentOf(rowsOf(page, 'second-large.bin'))).toBeLessThan(40)
     await network(page, {})
     await expectStored(page, 'second-large.bin', await readFile(large))
     await page.close()
