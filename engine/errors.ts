@@ -12,17 +12,30 @@ export class S3Error extends UploadError {
   readonly requestId: string | undefined
   /** The `Retry-After` header of a 429/503 reply, honoured by the retry policy. */
   readonly retryAfter: string | null
+  /** Storage's clock: `<ServerTime>` of the reply, else its `Date` header (hidden by CORS unless exposed). */
+  readonly serverTime: string | null
 
-  constructor(code: string, message: string, status: number, requestId?: string, retryAfter: string | null = null) {
+  constructor(
+    code: string,
+    message: string,
+    status: number,
+    requestId?: string,
+    retryAfter: string | null = null,
+    serverTime: string | null = null,
+  ) {
     super(`${code}: ${message} (HTTP ${status}${requestId ? `, request id ${requestId}` : ''})`)
     this.code = code
     this.status = status
     this.requestId = requestId
     this.retryAfter = retryAfter
+    this.serverTime = serverTime
   }
 }
 
-/** The credential endpoint refused or failed; `message` is the endpoint's own `error` text, as is. */
+/**
+ * The credential endpoint refused or failed; `message` is the endpoint's own `error` text, as is.
+ * 5xx, 429 and 408 are retried; other refusals are final.
+ */
 export class EndpointError extends UploadError {
   override name = 'EndpointError'
   readonly status: number
@@ -33,7 +46,10 @@ export class EndpointError extends UploadError {
   }
 }
 
-/** The request never got an HTTP reply (offline, DNS, CORS refusal, connection reset). Retried. */
+/**
+ * The request never got an HTTP reply (offline, DNS, CORS refusal, connection reset), or stalled:
+ * nothing moved for `stallTimeout`. Retried.
+ */
 export class NetworkError extends UploadError {
   override name = 'NetworkError'
 }

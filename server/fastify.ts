@@ -14,7 +14,7 @@ export interface S3UploadPluginOptions extends UploadHandlerConfig {
 export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
 
 /** The upload request and its sub-routes (server/handler.ts `routeOf`); `/info` is a GET of its own. */
-const ROUTES = ['/', '/parts', '/complete', '/abort']
+const ROUTES = ['/', '/parts', '/complete', '/abort', '/refresh', '/duplicates']
 
 /**
  * The credential endpoint as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.

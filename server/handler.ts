@@ -16,6 +16,7 @@ import { serverInfo } from './info.ts'
 import { checkKey, defaultKey } from './key.ts'
 import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
 import { createPartPresigner, createPutPresigner, createS3Client } from './presigned-urls.ts'
+import { abortDuplicates, refreshCredentials, signTokenTicket, type TokenRoutesContext } from './refresh.ts'
 import { deriveTicketSecret } from './ticket.ts'
 import { createTokenIssuer } from './sts.ts'
 
@@ -23,8 +24,12 @@ export type UploadHandler = (request: Request) => Promise<Response>
 /** The handler with the logger chosen per request (Fastify passes `request.log`). */
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
 
-/** `.../parts`, `.../complete`, `.../abort`, `.../info`; any other path is the upload request itself. */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info'
+/**
+ * `.../parts`, `.../complete`, `.../abort`, `.../info`, and token mode's `.../refresh` and
+ * `.../duplicates`; any other path is the upload request itself.
+ */
+export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info' | 'refresh' | 'duplicates'
+const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refresh', 'duplicates'])
 
 /**
  * The credential endpoint as a Web-standard handler, for Fastify (server/fastify.ts), Next.js
@@ -48,6 +53,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
     ticketSecret: resolved.ticketSecret ?? deriveTicketSecret(resolved.secretAccessKey),
   }
   const info = serverInfo(resolved)
+  const tokenRoutes: TokenRoutesContext = { config: resolved, s3, issueToken, ticketSecret: multipart.ticketSecret }
 
   async function upload(request: Request, input: ValidUploadRequest): Promise<TokenReply | PresignedReply> {
     checkLimits(resolved, input)
@@ -59,7 +65,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       const Credentials = await issueToken(key)
       // endpoint and path style only for a custom store, as next-s3-upload's client expects for AWS.
       const store = endpoint ? { endpoint, forcePathStyle: resolved.forcePathStyle } : {}
-      return { token: { Credentials }, key, bucket, region, ...store }
+      return { token: { Credentials }, key, bucket, region, ...store, ticket: signTokenTicket(tokenRoutes, key) }
     }
     // A single PUT is capped at 5 GiB whatever the threshold says.
     if (filesize !== undefined && filesize > Math.min(resolved.multipartThreshold, MAX_PART_SIZE)) {
@@ -89,6 +95,10 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       }
       case 'abort':
         return abortMultipart(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
+      case 'refresh':
+        return refreshCredentials(tokenRoutes, body)
+      case 'duplicates':
+        return abortDuplicates(tokenRoutes, body)
     }
   }
 
@@ -115,8 +125,8 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
 
 /** Matched on the last path segment, so the handler works under any prefix. */
 export function routeOf(url: string): Route {
-  const last = new URL(url).pathname.replace(/\/+$/, '').split('/').pop()
-  return last === 'parts' || last === 'complete' || last === 'abort' || last === 'info' ? last : 'upload'
+  const last = new URL(url).pathname.replace(/\/+$/, '').split('/').pop()!
+  return SUB_ROUTES.has(last) ? (last as Route) : 'upload'
 }
 
 const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>

@@ -90,10 +90,23 @@ export async function completeMultipart(
         MultipartUpload: { Parts: ordered.map(({ partNumber, etag }) => ({ PartNumber: partNumber, ETag: etag })) },
       }),
     ),
-  )
+  ).catch((error: unknown) => completedEarlier({ config, s3 }, claims, error))
   // RGW answers Complete with an empty <ETag>; the object's own is one HEAD away.
   const etag = completed.ETag || (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).ETag || ''
   return { url: objectUrl({ ...config, bucket, key }), bucket, key, etag }
+}
+
+/**
+ * A /complete retried after its reply was lost finds NoSuchUpload: the first try completed it.
+ * The object says so (written since the ticket was issued, with the declared size), and the
+ * page is told the truth rather than a refusal. Any other case keeps the original error.
+ */
+async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims, error: unknown) {
+  if (!(error instanceof RequestError && error.status === 404)) throw error
+  const issued = (claims.expires - config.ticketTtlSeconds) * 1000
+  const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)
+  if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - 300_000)) throw error
+  return { ETag: head.ETag }
 }
 
 export async function abortMultipart({ s3 }: MultipartContext, claims: TicketClaims): Promise<AbortReply> {

@@ -1,6 +1,6 @@
 import type { UploadResult } from '../engine/index.ts'
 
-export type UploadStatus = 'queued' | 'uploading' | 'done' | 'error' | 'aborted'
+export type UploadStatus = 'queued' | 'uploading' | 'retrying' | 'done' | 'error' | 'aborted'
 
 /** One upload in the hook's `files` list (next-s3-upload's tracked file, plus status and outcome). */
 export interface UploadEntry {
@@ -12,9 +12,13 @@ export interface UploadEntry {
   uploaded: number
   /** The file's size in bytes. */
   size: number
-  /** `queued` until its first bytes move (or it waits for a connection), then `uploading`, then one of the ends. */
+  /**
+   * `queued` until its first bytes move (or it waits for a connection), then `uploading`, then one
+   * of the ends. `retrying` while a request waits to be tried again (a network blip, a 5xx): the
+   * bar holds still then; the next bytes past it make it `uploading` again.
+   */
   status: UploadStatus
-  /** Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). */
+  /** Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). While `retrying`, what is being retried. */
   error?: Error
   /** Set once `status` is `done`. */
   result?: UploadResult
@@ -25,11 +29,12 @@ export interface UploadEntry {
 export type UploadAction =
   | { type: 'added'; entry: UploadEntry }
   | { type: 'progressed'; id: string; uploaded: number }
+  | { type: 'retrying'; id: string; error: Error }
   | { type: 'finished'; id: string; result: UploadResult }
   | { type: 'failed'; id: string; error: Error; aborted: boolean }
   | { type: 'reset' }
 
-const running = (entry: UploadEntry) => entry.status === 'queued' || entry.status === 'uploading'
+const running = (entry: UploadEntry) => entry.status === 'queued' || entry.status === 'uploading' || entry.status === 'retrying'
 
 /**
  * Pure transitions of the file list. Actions for an id that is no longer listed (after a reset)
@@ -45,8 +50,12 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
     case 'progressed':
       return update(files, action.id, (entry) => {
         const uploaded = Math.min(action.uploaded, entry.size)
-        return { ...entry, status: 'uploading', uploaded, progress: percent(uploaded, entry.size) }
+        // A retry resends bytes already counted: only bytes past the old mark mean it moves again.
+        if (entry.status === 'retrying' && uploaded <= entry.uploaded) return entry
+        return { ...entry, status: 'uploading', uploaded, progress: percent(uploaded, entry.size), error: undefined }
       })
+    case 'retrying':
+      return update(files, action.id, (entry) => ({ ...entry, status: 'retrying', error: action.error }))
     case 'finished':
       // Success means every byte went: the bar ends at 100% even if the last progress event was lost.
       return update(files, action.id, (entry) => ({

@@ -5,6 +5,7 @@ import { useTransferRate } from './useTransferRate.ts'
 const STATUS_LABELS: Record<UploadStatus, string> = {
   queued: 'Queued',
   uploading: 'Uploading',
+  retrying: 'Retrying',
   done: 'Done',
   error: 'Failed',
   aborted: 'Aborted',
@@ -13,7 +14,7 @@ const STATUS_LABELS: Record<UploadStatus, string> = {
 /** One upload: what it is, how far it got, and what can be done with it. */
 export function UploadRow({ entry }: { entry: UploadEntry }) {
   const { file, size, uploaded, progress, status, error, result } = entry
-  const running = status === 'queued' || status === 'uploading'
+  const running = status === 'queued' || status === 'uploading' || status === 'retrying'
   const rate = useTransferRate(uploaded, status !== 'queued')
   const percent = Math.floor(progress)
 

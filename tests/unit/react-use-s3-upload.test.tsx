@@ -165,16 +165,17 @@ describe('useS3Upload with a stubbed upload', () => {
         })
         .catch(() => {})
     })
+    // The hook's deprecated `body`/`headers` still work; the engine gets the names that say where they go.
     expect(calls[0]!.options).toMatchObject({
       endpoint: '/api/hook-endpoint',
       strategy: 'token',
-      body: { album: 'a', from: 'hook' },
-      headers: { 'x-hook': '1' },
+      endpointBody: { album: 'a', from: 'hook' },
+      endpointHeaders: { 'x-hook': '1' },
     })
     expect(calls[1]!.options).toMatchObject({
       endpoint: '/api/other',
-      body: { album: 'a', from: 'call' },
-      headers: { 'x-hook': '1', 'x-csrf': 't' },
+      endpointBody: { album: 'a', from: 'call' },
+      endpointHeaders: { 'x-hook': '1', 'x-csrf': 't' },
       retries: 5,
     })
   })
