@@ -33,9 +33,8 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
     throw new UploadError(`The endpoint planned ${count} parts of ${partSize} bytes for a ${file.size}-byte file`)
   }
   const plan: PartPlan = { size: file.size, partSize, count, lastPartSize: file.size - (count - 1) * partSize }
-  // Part URLs are fetched in batches just ahead of need and used once, so none sits long
-  // enough to expire, however long the upload runs. A batch never asks for more than one
-  // /parts call may sign.
+  // Part URLs are fetched in batches just ahead of need, so none sits long enough to expire,
+  // however long the upload runs. A batch never asks for more than one /parts call may sign.
   const batchSize = Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST)
   const pending = new Map<number, Promise<string>>()
 
@@ -54,14 +53,12 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
 
   return {
     plan,
-    // Presigned URLs can expire before use (and RGW refuses an expired one with a bare 403):
-    // a refused URL is worth one fresh one.
+    // A URL serves its part's retries too; one can expire before use (and RGW refuses an expired
+    // one with a bare 403): a refused URL is worth one fresh one.
     async signPart(partNumber, refused) {
       if (refused) pending.delete(partNumber)
       if (!pending.has(partNumber)) fetchBatch(partNumber)
-      const url = await pending.get(partNumber)!
-      pending.delete(partNumber)
-      return { method: 'PUT', url }
+      return { method: 'PUT', url: await pending.get(partNumber)! }
     },
     async complete(etags) {
       const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))
