@@ -8,13 +8,14 @@ import { exchange } from './send.ts'
  * POSTs JSON to the endpoint (or one of its sub-routes) through the upload's transport, with the
  * retries, stall watchdog and typed errors of storage requests: a reply with an `error` field, or
  * any non-2xx, is an `EndpointError` carrying that text as is (5xx, 429 and 408 are retried).
+ * `signal`: the caller's, or a cleanup deadline, or none (a refresh cleanup may need too).
  * `linger`: as `SendOptions.linger`, for the request that makes the endpoint create an upload.
  */
 export function postToEndpoint<T>(
   options: ResolvedOptions,
   route: string,
   body: unknown,
-  signal = options.signal,
+  signal: AbortSignal | undefined,
   linger?: boolean,
 ): Promise<T> {
   const request = {

@@ -25,8 +25,9 @@ export async function putSingle(
 ): Promise<UploadResult> {
   const progress = trackProgress(file.size, options.onProgress)
   const onSent = (bytes: number) => {
-    // Its last byte has left: storage may be writing the object, which an abort can no longer stop.
-    if (bytes && bytes === file.size) options.completing = true
+    // Its last byte has left (an empty body's at once): storage may be writing the object, which
+    // an abort can no longer stop.
+    if (bytes === file.size) options.completing = true
     progress.sent(1, bytes)
   }
   const put = () => send(options, sign, { body: file, signal: options.signal, onSent })

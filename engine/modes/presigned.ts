@@ -41,7 +41,7 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
   const fetchBatch = (first: number) => {
     const partNumbers: number[] = []
     for (let n = first; n <= count && partNumbers.length < batchSize; n++) if (!pending.has(n)) partNumbers.push(n)
-    const batch = postToEndpoint<PartsReply>(options, '/parts', { ticket, partNumbers })
+    const batch = postToEndpoint<PartsReply>(options, '/parts', { ticket, partNumbers }, options.signal)
     for (const n of partNumbers) {
       const url = batch.then(({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The endpoint sent no URL for part ${n}`)))
       // URLs fetched ahead may never be awaited (the upload failed first): their rejection must
@@ -62,7 +62,7 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
     },
     async complete(etags) {
       const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))
-      const { url, bucket, key, etag } = await postToEndpoint<CompleteReply>(options, '/complete', { ticket, parts })
+      const { url, bucket, key, etag } = await postToEndpoint<CompleteReply>(options, '/complete', { ticket, parts }, options.signal)
       // Only the result's own fields: whatever else the endpoint sends stays out.
       return { url, bucket, key, etag } satisfies UploadResult
     },

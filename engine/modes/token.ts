@@ -52,7 +52,9 @@ function renewableCredentials(initial: StsCredentials, ticket: string, options: 
       await (refreshing ??= postToEndpoint<RefreshReply>(options, '/refresh', { ticket }, undefined)
         .then(({ token }) => {
           current = token.Credentials
-          refreshAt = refreshTime(current)
+          // Fresh credentials that already look due mean the page's clock runs ahead, and storage
+          // has not said so yet: refusals still renew them, but no more refreshes on the clock.
+          refreshAt = refreshTime(current) > serverNow() ? refreshTime(current) : Infinity
         })
         .finally(() => (refreshing = undefined)))
     }
@@ -60,13 +62,10 @@ function renewableCredentials(initial: StsCredentials, ticket: string, options: 
   }
 }
 
-/**
- * When to refresh; never (proactively) when fresh credentials already look due, as they do when
- * the page's clock runs ahead and storage has not yet told it so: refusals still renew them.
- */
+/** When to refresh: a few minutes before expiry; never for credentials that already look expired. */
 function refreshTime({ Expiration }: StsCredentials): number {
-  const due = Date.parse(Expiration!) - REFRESH_BEFORE_EXPIRY_MS
-  return due > serverNow() ? due : Infinity
+  const expires = Date.parse(Expiration!)
+  return expires > serverNow() ? expires - REFRESH_BEFORE_EXPIRY_MS : Infinity
 }
 
 const fromWire = ({ AccessKeyId, SecretAccessKey, SessionToken }: StsCredentials): Credentials => ({
