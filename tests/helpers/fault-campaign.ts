@@ -3,6 +3,7 @@ import {
   DeleteObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { isUploadError, upload, type UploadResult } from '../../engine/index.ts'
@@ -61,6 +62,8 @@ export interface RunRecord {
   /** Object bytes that differ from what was sent. */
   corrupt: boolean
   violations: string[]
+  /** The wire log, ms from the upload's start, when something was violated: what to look at first. */
+  wire?: string[]
 }
 
 /** Test-sized timing, so a stall costs a second rather than 20. */
@@ -169,6 +172,7 @@ export async function startCampaign(rgw: RgwStore) {
       )
     })
 
+    const startedAt = performance.now()
     let cleanedUp!: () => void
     const cleanupOver = new Promise<void>((resolve) => (cleanedUp = resolve))
     const started = upload(new File([bytes], 'payload.bin', { type: 'application/octet-stream' }), {
@@ -196,9 +200,9 @@ export async function startCampaign(rgw: RgwStore) {
       new Promise<'hung'>((resolve) => setTimeout(resolve, HANG_MS, 'hung')),
     ])
     const settledAt = performance.now()
-    const faults = diff(storage.stats.faults, faultsBefore, endpoint.stats.faults, endpointFaultsBefore)
+    const faults = () => diff(storage.stats.faults, faultsBefore, endpoint.stats.faults, endpointFaultsBefore)
     if (settled === 'hung') {
-      return { scenario, outcome: 'hung', retries, faults, orphans: 0, leftForSweep: 0, corrupt: false, violations: ['never settled'] }
+      return { scenario, outcome: 'hung', retries, faults: faults(), orphans: 0, leftForSweep: 0, corrupt: false, violations: ['never settled'] }
     }
     const result = 'result' in settled ? (settled.result as UploadResult) : undefined
     const error = 'error' in settled ? settled.error : undefined
@@ -243,6 +247,11 @@ export async function startCampaign(rgw: RgwStore) {
       orphans = scenario.leavePartsOnError ? Math.max(0, onKey.length - 1) : onKey.length
       leftForSweep = uploads.length - onKey.length
       if (orphans > 0) violations.push(`${orphans} multipart upload(s) left on ${usedKey}`)
+      for (const upload of onKey) {
+        if (orphans === 0) break
+        const parts = await admin.send(new ListPartsCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId }))
+        violations.push(`left: ${upload.UploadId}, parts ${(parts.Parts ?? []).map((part) => part.PartNumber).join(', ')}`)
+      }
       if (leftForSweep > 0 && scenario.mode === 'token') violations.push(`${leftForSweep} upload(s) left on other keys in token mode`)
       for (const upload of uploads) {
         await admin.send(new AbortMultipartUploadCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId }))
@@ -255,13 +264,17 @@ export async function startCampaign(rgw: RgwStore) {
       outcome: result ? 'success' : 'failure',
       error: error === undefined ? undefined : `${(error as Error).name}: ${(error as Error).message}`,
       retries,
-      faults,
+      // Cleanup met faults too: counted once it is over.
+      faults: faults(),
       abortToSettleMs: abortedAt === undefined ? undefined : settledAt - abortedAt,
       abortWhileCommitting: abortedAt === undefined ? undefined : COMMITTING_MOMENTS.has(scenario.abortAt!),
       orphans,
       leftForSweep,
       corrupt,
       violations,
+      wire: violations.length
+        ? recorder.log.map((entry) => `${Math.round(entry.at - startedAt)} ${entry.step} ${entry.status ?? entry.failed}`)
+        : undefined,
     }
   }
 
