@@ -97,12 +97,13 @@ export async function completeMultipart(
 }
 
 /**
- * A /complete retried after its reply was lost finds NoSuchUpload: the first try completed it.
- * The object says so (written since the ticket was issued, with the declared size), and the
- * page is told the truth rather than a refusal. Any other case keeps the original error.
+ * A /complete retried after its reply was lost finds the upload gone: the first try completed it.
+ * Stores say so differently (NoSuchUpload; s3rver a 500), so after NoSuchUpload or a fault the
+ * object itself is asked: written since the ticket was issued, with the declared size, it is the
+ * truth the page gets. Anything else keeps the original error.
  */
 async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims, error: unknown) {
-  if (!(error instanceof RequestError && error.status === 404)) throw error
+  if (error instanceof RequestError && error.status !== 404) throw error
   const issued = (claims.expires - config.ticketTtlSeconds) * 1000
   const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)
   if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - 300_000)) throw error
