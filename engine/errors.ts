@@ -7,13 +7,13 @@ export class UploadError extends Error {
 export class S3Error extends UploadError {
   override name = 'S3Error'
   /** S3's error code, e.g. `NoSuchBucket`, `AccessDenied`, `EntityTooSmall`; `Http403` when the reply had no body. */
-  readonly code: string
-  readonly status: number
-  readonly requestId: string | undefined
+  declare readonly code: string
+  declare readonly status: number
+  declare readonly requestId: string | undefined
   /** The `Retry-After` header of a 429/503 reply, honoured by the retry policy. */
-  readonly retryAfter: string | null
+  declare readonly retryAfter: string | null
   /** Storage's clock: `<ServerTime>` of the reply, else its `Date` header (hidden by CORS unless exposed). */
-  readonly serverTime: string | null
+  declare readonly serverTime: string | null
 
   constructor(
     code: string,
@@ -24,11 +24,7 @@ export class S3Error extends UploadError {
     serverTime: string | null = null,
   ) {
     super(`${code}: ${message} (HTTP ${status}${requestId ? `, request id ${requestId}` : ''})`)
-    this.code = code
-    this.status = status
-    this.requestId = requestId
-    this.retryAfter = retryAfter
-    this.serverTime = serverTime
+    Object.assign(this, { code, status, requestId, retryAfter, serverTime })
   }
 }
 
@@ -38,11 +34,11 @@ export class S3Error extends UploadError {
  */
 export class EndpointError extends UploadError {
   override name = 'EndpointError'
-  readonly status: number
+  declare readonly status: number
 
   constructor(message: string, status: number) {
     super(message)
-    this.status = status
+    Object.assign(this, { status })
   }
 }
 
