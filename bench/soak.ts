@@ -6,7 +6,7 @@
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { ABORT_MOMENTS, type AbortMoment, type RunRecord, type Scenario, seededRandom, startCampaign } from '../tests/helpers/fault-campaign.ts'
 import { startRgw } from '../tests/helpers/rgw.ts'
-import { BUCKET, BUCKET_WITHOUT_EXPOSED_ETAG, createTestBuckets, type RgwStore } from '../tests/helpers/stores.ts'
+import { createTestBuckets, rgwStore } from '../tests/helpers/stores.ts'
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
 
@@ -22,15 +22,7 @@ const MOMENTS: Record<'single' | 'token' | 'presigned', readonly AbortMoment[]> 
 
 const started = Date.now()
 const rgw = await startRgw()
-const store: RgwStore = {
-  name: 'rgw',
-  endpoint: rgw.endpoint,
-  region: rgw.region,
-  credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-  bucket: BUCKET,
-  bucketWithoutExposedETag: BUCKET_WITHOUT_EXPOSED_ETAG,
-  roleArn: rgw.roleArn,
-}
+const store = rgwStore(rgw)
 await createTestBuckets(store)
 const campaign = await startCampaign(store)
 const random = seededRandom(Number(process.env.SOAK_SEED ?? Date.now()))

@@ -47,6 +47,12 @@ const answerPart = (part: PendingRequest) => {
   part.onProgress?.((part.body as Blob).size)
   part.respond(200, { ETag: `"${part.step}"` })
 }
+/** Create answered, both parts on storage: what comes next is CompleteMultipartUpload. */
+async function uploadBothParts(fake: ReturnType<typeof stepThroughTransport>) {
+  ;(await next(fake)).respond(200, {}, xml.created())
+  answerPart(await next(fake))
+  answerPart(await next(fake))
+}
 
 describe('hangs', () => {
   it('regression: a request that gets no answer waited forever; now it is cancelled after stallTimeout and retried', async () => {
@@ -176,9 +182,7 @@ describe('orphans', () => {
   it('a Create that worked at its first try looks for no duplicates', async () => {
     const abortDuplicates = vi.fn(async () => {})
     const { fake, result } = setup(TWO_PARTS, { abortDuplicates })
-    ;(await next(fake)).respond(200, {}, xml.created())
-    answerPart(await next(fake))
-    answerPart(await next(fake))
+    await uploadBothParts(fake)
     ;(await next(fake)).respond(200, {}, xml.completed())
     await result
     expect(abortDuplicates).not.toHaveBeenCalled()
@@ -199,9 +203,7 @@ describe('orphans', () => {
 describe('the truth at the end', () => {
   it('regression: abort after CompleteMultipartUpload succeeded rejected with AbortError while the object existed; now it resolves', async () => {
     const { fake, controller, result } = setup(TWO_PARTS)
-    ;(await next(fake)).respond(200, {}, xml.created())
-    answerPart(await next(fake))
-    answerPart(await next(fake))
+    await uploadBothParts(fake)
     const complete = await next(fake)
     controller.abort()
     expect(complete.signal!.aborted).toBe(false)
@@ -212,9 +214,7 @@ describe('the truth at the end', () => {
 
   it('an abort during Complete whose reply is lost asks once more: NoSuchUpload means the first try completed it', async () => {
     const { fake, controller, result } = setup(TWO_PARTS)
-    ;(await next(fake)).respond(200, {}, xml.created())
-    answerPart(await next(fake))
-    answerPart(await next(fake))
+    await uploadBothParts(fake)
     const complete = await next(fake)
     controller.abort()
     complete.fail(lostReply())
@@ -225,9 +225,7 @@ describe('the truth at the end', () => {
 
   it('an abort during Complete that storage refuses rejects with AbortError, and cleans up', async () => {
     const { fake, controller, result } = setup(TWO_PARTS)
-    ;(await next(fake)).respond(200, {}, xml.created())
-    answerPart(await next(fake))
-    answerPart(await next(fake))
+    await uploadBothParts(fake)
     const complete = await next(fake)
     controller.abort()
     complete.respond(400, {}, xml.error('InvalidPart'))
@@ -237,9 +235,7 @@ describe('the truth at the end', () => {
 
   it('without an abort, a lost Complete reply is retried and NoSuchUpload then counts as success', async () => {
     const { fake, result } = setup(TWO_PARTS)
-    ;(await next(fake)).respond(200, {}, xml.created())
-    answerPart(await next(fake))
-    answerPart(await next(fake))
+    await uploadBothParts(fake)
     ;(await next(fake)).fail(lostReply())
     ;(await next(fake)).respond(404, {}, xml.error('NoSuchUpload'))
     await expect(result).resolves.toMatchObject({ key: 'k.bin' })
@@ -247,9 +243,7 @@ describe('the truth at the end', () => {
 
   it('NoSuchUpload at the first Complete is an error: nothing says the upload was completed', async () => {
     const { fake, result } = setup(TWO_PARTS)
-    ;(await next(fake)).respond(200, {}, xml.created())
-    answerPart(await next(fake))
-    answerPart(await next(fake))
+    await uploadBothParts(fake)
     ;(await next(fake)).respond(404, {}, xml.error('NoSuchUpload'))
     await expect(result).rejects.toBeInstanceOf(S3Error)
   })
