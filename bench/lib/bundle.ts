@@ -64,10 +64,20 @@ export const PEER_ENTRIES = {
 export const BUDGETS = [
   // The goal for `upload()` with both modes is 6000 B too, and it is missed (bench/RESULTS.md):
   // aws4fetch alone is 2.6 KB. This limit only stops it growing; pages that use one mode import
-  // the token-only or presigned-only entry, which meet their goals.
-  { entry: 'upload', goal: 6000, limit: 6500, what: 'full path (`upload()`, token + presigned, incl. aws4fetch)' },
-  { entry: 'token', goal: 6000, limit: 6000, what: 'token-only path (`uploadWithToken()`, incl. aws4fetch)' },
-  { entry: 'presigned', goal: 3000, limit: 3000, what: 'presigned-only path (`uploadPresigned()`)' },
+  // the token-only or presigned-only entry.
+  //
+  // Issue 11 raised all three limits by what base-path reliability costs, measured after savings
+  // (S3Error/EndpointError fields assigned at once; presigned part URLs reused by their retries
+  // instead of re-fetched): a stall watchdog on every exchange, endpoint calls through the
+  // transport with retries and typed errors, an abort that settles at once while cleanup runs
+  // in the background (with its deadline, retries and onCleanup), the commit rule (an abort during
+  // Complete waits for the truth), duplicate-Create cleanup, the retry budget (408,
+  // RequestTimeout, equal jitter, onRetry), progress held short of the total until storage
+  // confirms, numeric XML entities, the renamed options' deprecated aliases, and in token mode
+  // credential refresh and clock-skew re-signing. Was 6497 / 5998 / 3000 B; the goals stay.
+  { entry: 'upload', goal: 6000, limit: 7581, what: 'full path (`upload()`, token + presigned, incl. aws4fetch)' },
+  { entry: 'token', goal: 6000, limit: 7098, what: 'token-only path (`uploadWithToken()`, incl. aws4fetch)' },
+  { entry: 'presigned', goal: 3000, limit: 3704, what: 'presigned-only path (`uploadPresigned()`)' },
 ] as const
 
 /**
