@@ -1,6 +1,6 @@
 import { createQueue, type Queue, type UploadOptions, type UploadResult } from '../engine/index.ts'
 
-/** Connections to storage a page keeps open at once, all files together (the engine's own queueSize default). */
+/** Connections to storage a page keeps open at once, all files together (the engine's own partConcurrency default). */
 export const PAGE_CONNECTIONS = 4
 
 /** Shared by every hook on the page that is not given its own `queue`. */
