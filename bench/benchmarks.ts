@@ -4,7 +4,8 @@ import { concurrency } from './concurrency.ts'
 import type { Benchmark } from './lib/report.ts'
 import { endpoint } from './endpoint.ts'
 import { memory } from './memory.ts'
+import { network } from './network.ts'
 import { throughput } from './throughput.ts'
 
 /** In run order; `npm run bench -- NAME` picks by name. */
-export const benchmarks: Benchmark[] = [bundleSize, throughput, concurrency, browser, memory, endpoint]
+export const benchmarks: Benchmark[] = [bundleSize, throughput, concurrency, browser, memory, endpoint, network]

@@ -1,3 +1,4 @@
+import { ensurePackageBuilt } from '../scripts/build.ts'
 import { BUDGETS, measureBundle, PEER_ENTRIES, UPDRAFT_ENTRIES, type BundleSize } from './lib/bundle.ts'
 import { fixed, ratio, type Benchmark, type Table } from './lib/report.ts'
 
@@ -6,6 +7,7 @@ export const bundleSize: Benchmark = {
   name: 'bundle',
   title: '1. Bundle size (esbuild, browser, ESM, minified)',
   async run() {
+    await ensurePackageBuilt() // Updraft's entries are measured on the built package
     const sizes: Record<string, BundleSize> = {}
     const signer = { label: 'for reference: aws4fetch `AwsV4Signer` alone', contents: `export { AwsV4Signer } from 'aws4fetch'` }
     const all = { ...UPDRAFT_ENTRIES, signer, ...PEER_ENTRIES }

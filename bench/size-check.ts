@@ -1,6 +1,10 @@
 // The size budget as a CI gate: `npx tsx bench/size-check.ts` exits 1 when a browser path is over
 // its gzip budget (ARCHITECTURE.md, "Size discipline"), naming the figure and where the bytes go.
+// Measured on the built package (dist/lib, through package.json `exports`), built first if stale.
+import { ensurePackageBuilt } from '../scripts/build.ts'
 import { BUDGETS, measureBundle, UPDRAFT_ENTRIES } from './lib/bundle.ts'
+
+await ensurePackageBuilt()
 
 let over = false
 for (const { entry, limit, what } of BUDGETS) {

@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { resolveConfig, type Logger, type UploadHandlerConfig } from '../server/config.ts'
+import { resolveConfig, type Logger, type PresignWith, type UploadHandlerConfig } from '../server/config.ts'
 import { DEFAULT_PREFIX, s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
 import { describeStore } from '../server/info.ts'
 import { DEMO_DIR, ensureDemoBuilt } from './build-page.ts'
@@ -33,12 +34,17 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
 }
 
+/** How often a configured store (not the embedded one, which cannot list uploads) is swept of stale multipart uploads. */
+export const DEMO_SWEEP_SECONDS = 60 * 60
+
 export interface RunningApp {
   /** `http://localhost:3000`: the page; the endpoint is at `{url}{prefix}`. */
   url: string
   prefix: string
   /** What the page's "Storage:" line shows, e.g. "embedded s3rver at http://127.0.0.1:43123 · bucket uploads". */
   store: string
+  /** What signs the URLs the page gets (server/config.ts `presignWith`). */
+  presignWith: PresignWith
   /** Set when the app started its own s3rver. */
   embedded?: EmbeddedS3
   app: FastifyInstance
@@ -52,17 +58,14 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
   const prefix = config.prefix ?? DEFAULT_PREFIX
   if (options.buildDemo ?? true) await ensureDemoBuilt(log)
 
-  const useEmbedded = !namesStore(config, process.env)
   // Checked before anything starts: a half-set S3_UPLOAD_* environment names every missing variable.
-  if (!useEmbedded) resolveConfig(config)
-  const embedded = useEmbedded ? await startEmbeddedS3({ directory: options.dataDir }) : undefined
-  const store = embedded
-    ? `embedded s3rver at ${embedded.endpoint} · bucket ${embedded.bucket}`
-    : describeStore(resolveConfig(config))
+  const resolved = namesStore(config, process.env) ? resolveConfig(config) : undefined
+  const embedded = resolved ? undefined : await startEmbeddedS3({ directory: options.dataDir })
+  const store = embedded ? `embedded s3rver at ${embedded.endpoint} · bucket ${embedded.bucket}` : describeStore(resolved!)
 
   const app = Fastify({ logger: options.logger ?? { level: 'warn' }, forceCloseConnections: true })
   try {
-    await app.register(s3Upload, embedded ? embeddedConfig(config, embedded, store, app.log) : config)
+    await app.register(s3Upload, embedded ? embeddedConfig(config, embedded, store, app.log) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...config })
     serveStatic(app, DEMO_DIR)
     await app.listen({ port, host })
   } catch (error) {
@@ -78,6 +81,7 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
     url: `http://${shownHost}:${actualPort}`,
     prefix,
     store,
+    presignWith: resolved?.presignWith ?? 'server-key',
     embedded,
     app,
     close: () =>
@@ -91,7 +95,11 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
   }
 }
 
-/** The endpoint on the embedded store: its fixed key pair, path-style, and token mode marked off. */
+/**
+ * The endpoint on the embedded store: its fixed key pair, path-style, and token mode marked off
+ * (so a token request is refused with that reason, and nothing calls out to an STS). Tickets are
+ * keyed on a secret of this process: derived from s3rver's well-known key, anyone could forge them.
+ */
 function embeddedConfig(
   config: S3UploadPluginOptions,
   store: EmbeddedS3,
@@ -109,6 +117,7 @@ function embeddedConfig(
     // Explicit, so a stray S3_UPLOAD_STS_MODE cannot demand a role ARN for a store without STS.
     sts: { mode: 'federation' },
     info: { store: name, tokenUnavailableReason: EMBEDDED_TOKEN_REASON, ...config.info },
+    ticketSecret: config.ticketSecret ?? randomBytes(32).toString('base64url'),
   }
 }
 

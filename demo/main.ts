@@ -1,6 +1,7 @@
 // `npm start`: the demo page, the upload endpoint and, unless S3_UPLOAD_* names a store, an
 // embedded s3rver, all on this machine. README.md, "Try it: npm start".
 import { join } from 'node:path'
+import { DEFAULT_RATE_LIMIT } from '../server/fastify.ts'
 import { DEFAULT_PORT, EMBEDDED_TOKEN_REASON, startApp } from './app.ts'
 import { PROJECT_ROOT } from './build-page.ts'
 
@@ -32,10 +33,13 @@ async function main() {
   if (running.embedded) {
     console.log(`  storage   ${running.store} (embedded; objects in ${relative(running.embedded.directory)})`)
     console.log(`  modes     presigned. ${EMBEDDED_TOKEN_REASON}.`)
+    console.log(`  signing   with s3rver's own key: it has no STS, so no narrower credential exists (fine on loopback, never on the internet)`)
   } else {
     console.log(`  storage   ${running.store} (from S3_UPLOAD_*)`)
     console.log(`  modes     presigned${info.token ? ' and token' : `. Token mode is off: ${info.tokenUnavailableReason}`}`)
+    console.log(`  signing   ${running.presignWith === 'session' ? 'with a session credential that may only upload under the key prefix' : "with the server's own key (no STS): give it only the upload actions (README, Security)"}`)
   }
+  console.log(`  limits    ${DEFAULT_RATE_LIMIT.max} endpoint requests per minute per client`)
   console.log('Press Ctrl-C to stop.')
 }
 

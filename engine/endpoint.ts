@@ -36,6 +36,7 @@ export function postToEndpoint<T>(
       throw new EndpointError(
         String(reply?.error ?? (response.body.slice(0, 200) || `Upload endpoint answered HTTP ${response.status}`)),
         response.status,
+        response.header('retry-after'),
       )
     }
     return reply

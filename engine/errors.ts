@@ -35,10 +35,12 @@ export class S3Error extends UploadError {
 export class EndpointError extends UploadError {
   override name = 'EndpointError'
   declare readonly status: number
+  /** The `Retry-After` header of a 429/503 reply (the endpoint's throttle sends one), honoured by the retry policy. */
+  declare readonly retryAfter: string | null
 
-  constructor(message: string, status: number) {
+  constructor(message: string, status: number, retryAfter: string | null = null) {
     super(message)
-    Object.assign(this, { status })
+    Object.assign(this, { status, retryAfter })
   }
 }
 

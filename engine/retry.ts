@@ -74,7 +74,7 @@ export async function withRetries<T>(
     } catch (error) {
       if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
       if (attempt >= options.maxAttempts || !isRetryable(error)) throw error
-      const delay = retryDelay(attempt, options.retryDelay, (error as S3Error).retryAfter)
+      const delay = retryDelay(attempt, options.retryDelay, (error as EndpointError).retryAfter)
       options.onRetry?.({ attempt, delay, error })
       await sleep(delay, signal).catch(() => {
         if (!committing(options, signal)) throw new UploadAbortedError()

@@ -25,8 +25,9 @@ export function objectUrl({ bucket, key, region, endpoint, forcePathStyle }: Obj
   const base = new URL(endpoint ?? `https://s3.${region}.amazonaws.com`)
   const path = base.pathname.replace(/\/$/, '')
   const encodedKey = encodeKey(key)
-  // Dotted bucket names break TLS on virtual-hosted URLs, so they go path-style as the SDK does.
-  return forcePathStyle || bucket.includes('.')
+  // Dotted bucket names break TLS on virtual-hosted URLs, and an IP address has no subdomains:
+  // both go path-style, as S3's endpoint rules send them (protocol/endpoint-rules.ts has the rest).
+  return forcePathStyle || bucket.includes('.') || /^[\d.]+$|^\[/.test(base.hostname)
     ? `${base.origin}${path}/${bucket}/${encodedKey}`
     : `${base.protocol}//${bucket}.${base.host}${path}/${encodedKey}`
 }

@@ -2,6 +2,7 @@
  * What the endpoint accepts from a page, checked field by field with messages that say what to
  * change. Pure (no Node, no SDK), so any runtime and either side can run it.
  */
+import { isActiveContent, matchesAllowedType, MediaTypeError, parseMediaType } from './content-type.ts'
 import { MAX_BODY_BYTES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from './limits.ts'
 import type { AbortRequest, CompleteRequest, PartsRequest, Strategy } from './wire.ts'
 
@@ -19,7 +20,15 @@ export class RequestError extends Error {
 /** An upload request after validation; `body` keeps every field, extra ones included, for the key callback. */
 export interface ValidUploadRequest {
   filename: string
+  /** As the page sent it. */
   filetype: string
+  /**
+   * `filetype` as one canonical media type (protocol/content-type.ts), or `application/octet-stream`
+   * when the page sent none: what presigned uploads sign as the object's Content-Type.
+   */
+  contentType: string
+  /** `type/subtype` of `contentType`, lower-cased: what `allowedTypes` is matched against. */
+  essence: string
   filesize: number | undefined
   strategy: Strategy
   body: Record<string, unknown>
@@ -41,13 +50,35 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
   if (typeof filetype !== 'string' || CONTROL.test(filetype) || filetype.length > MAX_FILETYPE_LENGTH) {
     throw badRequest(`filetype must be a string of at most ${MAX_FILETYPE_LENGTH} printable characters, got ${describe(filetype)}`)
   }
+  const mediaType = filetype === '' ? undefined : parseFiletype(filetype)
   if (filesize !== undefined && !(Number.isSafeInteger(filesize) && (filesize as number) >= 0)) {
     throw badRequest(`filesize must be a whole number of bytes (0 or more), got ${describe(filesize)}`)
   }
   if (typeof filesize === 'number' && filesize > MAX_OBJECT_SIZE) {
     throw new RequestError(413, `filesize ${filesize} is over S3's limit of ${MAX_OBJECT_SIZE} bytes (5 TiB) per object`)
   }
-  return { filename, filetype, filesize: filesize as number | undefined, strategy: strategyOf(fields), body: fields }
+  return {
+    filename,
+    filetype,
+    // Never unsigned: a browser sniffs an object without a Content-Type, and may find HTML.
+    contentType: mediaType?.value ?? DEFAULT_CONTENT_TYPE,
+    essence: mediaType?.essence ?? DEFAULT_CONTENT_TYPE,
+    filesize: filesize as number | undefined,
+    strategy: strategyOf(fields),
+    body: fields,
+  }
+}
+
+/** What an upload without a type is stored as: browsers download it rather than render it. */
+export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
+
+function parseFiletype(filetype: string) {
+  try {
+    return parseMediaType(filetype)
+  } catch (error) {
+    if (error instanceof MediaTypeError) throw badRequest(`filetype ${describe(filetype)} ${error.message}`)
+    throw error
+  }
 }
 
 /** What the server allows: checked before any key, credential or URL exists. */
@@ -56,8 +87,11 @@ export interface UploadLimits {
   allowedTypes?: readonly string[]
 }
 
-/** maxFileSize (413, and `filesize` becomes required) and allowedTypes (415). */
-export function checkLimits({ maxFileSize, allowedTypes }: UploadLimits, { filetype, filesize }: ValidUploadRequest): void {
+/**
+ * maxFileSize (413, and `filesize` becomes required), allowedTypes (415), and active content
+ * (415: HTML, SVG, XML, JavaScript… only when `allowedTypes` names the exact type).
+ */
+export function checkLimits({ maxFileSize, allowedTypes }: UploadLimits, { filetype, essence, filesize }: ValidUploadRequest): void {
   if (maxFileSize !== undefined) {
     if (filesize === undefined) {
       throw badRequest(`filesize is required: this endpoint accepts files of at most ${maxFileSize} bytes`)
@@ -66,20 +100,48 @@ export function checkLimits({ maxFileSize, allowedTypes }: UploadLimits, { filet
       throw new RequestError(413, `filesize ${filesize} is over the limit of ${maxFileSize} bytes`)
     }
   }
-  if (allowedTypes && !isAllowedType(filetype, allowedTypes)) {
-    throw new RequestError(415, `filetype '${filetype}' is not allowed; allowed: ${allowedTypes.join(', ')}`)
+  if (allowedTypes) {
+    if (!matchesAllowedType(essence, allowedTypes)) {
+      const exactOnly = isActiveContent(essence) ? ` (active content such as ${essence} must be listed by its exact type)` : ''
+      throw new RequestError(415, `filetype '${filetype}' is not allowed; allowed: ${allowedTypes.join(', ')}${exactOnly}`)
+    }
+  } else if (isActiveContent(essence)) {
+    throw new RequestError(
+      415,
+      `filetype '${filetype}' is active content that a browser would run on the storage's origin; ` +
+        `to accept it, list '${essence}' in allowedTypes`,
+    )
   }
 }
 
-/** Exact types and `type/*` patterns, case-insensitive, ignoring parameters such as `;charset=`. */
+/**
+ * Whether `filetype` is one media type that `allowedTypes` allows: exact types and `type/*`
+ * patterns, case-insensitive, parameters ignored; active content only by its exact type.
+ */
 export function isAllowedType(filetype: string, allowedTypes: readonly string[]): boolean {
-  const type = filetype.split(';')[0]!.trim().toLowerCase()
-  if (!type.includes('/')) return false
-  return allowedTypes.some((allowed) => {
-    const pattern = allowed.toLowerCase()
-    const prefix = pattern.slice(0, -1)
-    return pattern.endsWith('/*') ? type.startsWith(prefix) && type.length > prefix.length : type === pattern
-  })
+  try {
+    return matchesAllowedType(parseMediaType(filetype).essence, allowedTypes)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The endpoint reads JSON only. Browsers send text/plain, form and multipart bodies cross-site
+ * without asking first (no CORS preflight), so accepting them lets any page make a visitor's
+ * browser call the endpoint with the visitor's cookies; JSON needs a preflight the endpoint
+ * never grants to a stranger.
+ */
+export function checkJsonContentType(contentType: string | null): void {
+  let essence: string | undefined
+  try {
+    essence = contentType === null ? undefined : parseMediaType(contentType).essence
+  } catch {
+    essence = undefined
+  }
+  if (essence !== 'application/json') {
+    throw new RequestError(415, `Request body must be JSON sent with Content-Type: application/json, got ${describe(contentType ?? undefined)}`)
+  }
 }
 
 /** `strategy` is this engine's marker, `_nextS3.strategy` next-s3-upload's ('aws-sdk' = token). */

@@ -1,9 +1,21 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
+import { isAws, stsUnavailableReason } from './info.ts'
 
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
 export interface Logger {
   error(obj: object, msg?: string): void
+  /** Said once, when the handler is created (e.g. that a store has no STS). */
+  warn?(obj: object, msg?: string): void
 }
+
+/**
+ * `.../parts`, `.../complete`, `.../abort`, `.../info`, and token mode's `.../refresh` and
+ * `.../duplicates` (server/refresh.ts); any other path is the upload request itself.
+ */
+export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info' | 'refresh' | 'duplicates'
+
+/** Which credentials sign the storage requests the endpoint presigns for a page. */
+export type PresignWith = 'session' | 'server-key'
 
 export type StsMode = 'federation' | 'assume-role'
 
@@ -62,6 +74,38 @@ export interface UploadHandlerConfig {
   ticketSecret?: string
   /** How long a multipart ticket stays valid. @default 86400 (24 h) */
   ticketTtlSeconds?: number
+  /**
+   * Where the endpoint's uploads live: default keys are `{keyPrefix}{uuid}/{name}`, the session
+   * credential that signs presigned URLs may write only under it, and `sweepStaleUploads` cleans
+   * only under it. @default 'next-s3-uploads/'
+   */
+  keyPrefix?: string
+  /**
+   * What signs presigned URLs. 'session': a short-lived STS credential (AssumeRole or
+   * GetFederationToken) whose policy allows only the upload actions under `keyPrefix`, so a page
+   * that adds headers to a URL (`x-amz-copy-source`, …) gets nothing the upload itself did not
+   * need. 'server-key': the server's own key, for stores without STS (R2, B2, s3rver): that key
+   * must then be least-privileged (README, "Security"). @default 'session' where the config has an STS, else 'server-key'
+   */
+  presignWith?: PresignWith
+  /**
+   * The canned ACL signed into every presigned upload, so a page cannot choose another (RGW and
+   * s3rver apply unsigned `x-amz-acl` headers); `false` signs none. @default 'bucket-owner-full-control' on AWS (what buckets with ACLs disabled accept), 'private' elsewhere (R2 refuses other values)
+   */
+  objectAcl?: CannedAcl | false
+  /** A Content-Disposition signed into every presigned upload, e.g. 'attachment' (browsers then download, never render). @default none */
+  contentDisposition?: string
+  /**
+   * Origins (`https://app.example.com`) whose pages may call this endpoint from another origin;
+   * the handler answers their CORS preflight. Any other cross-site request is refused (403): same-
+   * origin pages and servers (no `Origin`) need no entry. @default none
+   */
+  allowedOrigins?: readonly string[]
+  /**
+   * A rate limiter for the Web handler (the Fastify plugin has `rateLimit`): called on every
+   * POST before `authorize`; a number of seconds → 429 with `Retry-After`, undefined → go on.
+   */
+  throttle?: (request: Request, route: Route) => number | undefined | Promise<number | undefined>
   /** @default console */
   logger?: Logger
   /**
@@ -82,14 +126,41 @@ export interface ResolvedConfig
   partUrlExpiresIn: number
   ticketTtlSeconds: number
   logger: Logger
+  keyPrefix: string
+  presignWith: PresignWith
+  objectAcl: CannedAcl | undefined
 }
+
+/** S3's canned ACLs: https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#canned-acl */
+export const CANNED_ACLS = [
+  'private',
+  'public-read',
+  'public-read-write',
+  'authenticated-read',
+  'aws-exec-read',
+  'bucket-owner-read',
+  'bucket-owner-full-control',
+] as const
+export type CannedAcl = (typeof CANNED_ACLS)[number]
 
 export const defaultConfig = {
   multipartThreshold: MIN_PART_SIZE,
   partSize: MIN_PART_SIZE,
   partUrlExpiresIn: 60 * 60,
   ticketTtlSeconds: 24 * 60 * 60,
-  logger: { error: (obj: object, msg?: string) => console.error(msg ?? 'updraft: error', obj) } satisfies Logger,
+  keyPrefix: 'next-s3-uploads/',
+  logger: {
+    error: (obj: object, msg?: string) => console.error(msg ?? 'updraft: error', obj),
+    warn: (_obj: object, msg?: string) => warnOnce(msg ?? 'updraft: warning'),
+  } satisfies Logger,
+}
+
+/** Every handler a process creates for the same store says the same thing: once is enough. */
+const warned = new Set<string>()
+const warnOnce = (message: string) => {
+  if (warned.has(message)) return
+  warned.add(message)
+  console.warn(message)
 }
 
 type Env = Record<string, string | undefined>
@@ -144,9 +215,9 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     throw new TypeError(`updraft: sts.mode must be 'federation' or 'assume-role', got '${String(mode)}'`)
   }
 
+  const withDefaults = { ...defaultConfig, ...definedOnly(config) }
   const resolved: ResolvedConfig = {
-    ...defaultConfig,
-    ...definedOnly(config),
+    ...withDefaults,
     accessKeyId: pick('accessKeyId') as string,
     secretAccessKey: pick('secretAccessKey') as string,
     bucket: pick('bucket') as string,
@@ -160,7 +231,22 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
       // RGW and MinIO answer STS on the storage endpoint; AWS federation has its own.
       endpoint: present(sts.endpoint) ?? (mode === 'assume-role' ? pick('endpoint') : undefined),
     },
+    // Filled in below, once the store is known.
+    presignWith: 'server-key',
+    objectAcl: undefined,
   }
+  const noSts = stsUnavailableReason(resolved)
+  if (config.presignWith === 'session' && noSts !== undefined) {
+    throw new TypeError(`updraft: presignWith 'session' needs an STS, and this config has none: ${noSts}`)
+  }
+  if (config.presignWith !== undefined && config.presignWith !== 'session' && config.presignWith !== 'server-key') {
+    throw new TypeError(`updraft: presignWith must be 'session' or 'server-key', got '${String(config.presignWith)}'`)
+  }
+  resolved.presignWith = config.presignWith ?? (noSts === undefined ? 'session' : 'server-key')
+  resolved.objectAcl = resolveObjectAcl(config.objectAcl, resolved.endpoint)
+  checkKeyPrefix(resolved.keyPrefix)
+  checkContentDisposition(resolved.contentDisposition)
+  for (const origin of resolved.allowedOrigins ?? []) checkOrigin(origin)
   checkNumber('multipartThreshold', resolved.multipartThreshold, 0)
   checkNumber('partSize', resolved.partSize, MIN_PART_SIZE)
   // SigV4 presigned URLs live at most 7 days.
@@ -168,6 +254,42 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   checkNumber('ticketTtlSeconds', resolved.ticketTtlSeconds, 1)
   if (resolved.maxFileSize !== undefined) checkNumber('maxFileSize', resolved.maxFileSize, 0)
   return resolved
+}
+
+function resolveObjectAcl(acl: UploadHandlerConfig['objectAcl'], endpoint: string | undefined): CannedAcl | undefined {
+  if (acl === false) return undefined
+  if (acl === undefined) return endpoint === undefined || isAws(endpoint) ? 'bucket-owner-full-control' : 'private'
+  if (!(CANNED_ACLS as readonly string[]).includes(acl)) {
+    throw new TypeError(`updraft: objectAcl must be false or a canned ACL (${CANNED_ACLS.join(', ')}), got '${String(acl)}'`)
+  }
+  return acl
+}
+
+/** The prefix goes into an IAM Resource followed by `*`: a wildcard or control character in it would widen or break that. */
+function checkKeyPrefix(prefix: string) {
+  if (typeof prefix !== 'string' || prefix === '' || prefix.length > 512 || /[*?$\\\u0000-\u001f\u007f]/.test(prefix) || prefix.startsWith('/') || /(^|\/)\.\.?(\/|$)/.test(prefix)) {
+    throw new TypeError(
+      `updraft: keyPrefix must be a non-empty key prefix of at most 512 characters, with no leading '/', no '.' or '..' segment, and none of * ? $ \\ or control characters, got ${JSON.stringify(prefix)}`,
+    )
+  }
+}
+
+function checkContentDisposition(value: string | undefined) {
+  if (value !== undefined && (typeof value !== 'string' || value.trim() === '' || value.length > 1024 || /[^\x20-\x7e]/.test(value))) {
+    throw new TypeError(`updraft: contentDisposition must be printable ASCII such as 'attachment', got ${JSON.stringify(value)}`)
+  }
+}
+
+function checkOrigin(origin: string) {
+  let parsed: string | undefined
+  try {
+    parsed = new URL(origin).origin
+  } catch {
+    parsed = undefined
+  }
+  if (parsed !== origin || parsed === 'null') {
+    throw new TypeError(`updraft: allowedOrigins must hold origins such as 'https://app.example.com' (scheme, host, port; no path), got '${origin}'`)
+  }
 }
 
 function checkNumber(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER) {

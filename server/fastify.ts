@@ -1,17 +1,39 @@
+import rateLimiter, { type RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
-import { bodyTooLarge, notAuthorized } from '../protocol/validate.ts'
+import { bodyTooLarge, checkJsonContentType, notAuthorized, RequestError } from '../protocol/validate.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
-import type { Logger, UploadHandlerConfig } from './config.ts'
-import { createLoggingUploadHandler, describeError, type LoggingUploadHandler } from './handler.ts'
+import { resolveConfig, type Logger, type UploadHandlerConfig } from './config.ts'
+import { crossSiteRefusal } from './cross-site.ts'
+import { describeError } from './errors.ts'
+import { createLoggingUploadHandler, type LoggingUploadHandler } from './handler.ts'
+import { createS3Client } from './presigned-urls.ts'
+import { sweepStaleUploads } from './sweep.ts'
 
 export interface S3UploadPluginOptions extends UploadHandlerConfig {
   /** @default '/api/s3-upload' */
   prefix?: string
+  /**
+   * `@fastify/rate-limit` on the endpoint's routes, counted per client IP (set Fastify's
+   * `trustProxy` behind a proxy, or every visitor shares the proxy's count); over the limit → 429
+   * with Retry-After. `false` turns it off. @default DEFAULT_RATE_LIMIT
+   */
+  rateLimit?: false | RateLimitPluginOptions
+  /**
+   * Abort the multipart uploads under keyPrefix whose tickets have expired (server/sweep.ts)
+   * every this many seconds while the app runs; failures are logged. @default off
+   */
+  sweepEverySeconds?: number
 }
 
 export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
+
+/**
+ * Per client IP: enough for a page uploading a few files a second (each upload is one request,
+ * plus /parts every 100 parts and /complete), far below what minting credentials in a loop needs.
+ */
+export const DEFAULT_RATE_LIMIT = { max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions
 
 /** The upload request and its sub-routes (server/handler.ts `routeOf`); `/info` is a GET of its own. */
 const ROUTES = ['/', '/parts', '/complete', '/abort', '/refresh', '/duplicates']
@@ -21,30 +43,42 @@ const ROUTES = ['/', '/parts', '/complete', '/abort', '/refresh', '/duplicates']
  * Each route converts the Fastify request to a Web `Request`, runs the Web-standard handler, and
  * sends its `Response` back, logging failures with the request's pino logger.
  */
-const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (app, { prefix = DEFAULT_PREFIX, ...config }) => {
+const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
+  app,
+  { prefix = DEFAULT_PREFIX, rateLimit = DEFAULT_RATE_LIMIT, sweepEverySeconds, ...config },
+) => {
   // authorize runs in an onRequest hook below, before Fastify reads or parses the body.
   const handle = createLoggingUploadHandler({ ...config, authorize: undefined })
   // fastify-plugin skips encapsulation, and with it the register-time prefix: an inner scope
-  // takes the prefix and keeps the JSON parser, hook and error handler below to these routes.
-  await app.register((scope) => routes(scope, handle, config), { prefix })
+  // takes the prefix and keeps the JSON parser, hooks and error handler below to these routes.
+  await app.register(
+    async (scope) => {
+      if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...rateLimit, global: true })
+      await routes(scope, handle, config)
+    },
+    { prefix },
+  )
+  if (sweepEverySeconds !== undefined) scheduleSweep(app, config, sweepEverySeconds)
 }
 
-async function routes(scope: FastifyInstance, handle: LoggingUploadHandler, { authorize, logger }: UploadHandlerConfig) {
+async function routes(scope: FastifyInstance, handle: LoggingUploadHandler, { authorize, logger, allowedOrigins }: UploadHandlerConfig) {
   // The body goes to the Web handler as the text that was sent: protocol/validate.ts is the one
   // judge of what it holds, so every mounting answers a bad request in the same words.
   scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) =>
     done(null, body),
   )
   scope.setErrorHandler((error: FastifyError, request, reply) => replyWithError(error, reply, logger ?? request.log))
-  if (authorize) {
-    scope.addHook('onRequest', async (request, reply) => {
-      // Wrong methods get their 405 from the handler, as without authorize.
-      if (request.method !== 'POST') return
-      if (!(await authorize(toWebRequest(request, undefined)))) {
-        return reply.code(403).header('cache-control', 'no-store').send({ error: notAuthorized().message })
-      }
-    })
-  }
+  scope.addHook('onRequest', async (request, reply) => {
+    // Wrong methods get their 405 from the handler, preflights their answer.
+    if (request.method !== 'POST') return
+    const headersOnly = toWebRequest(request, undefined)
+    // Another site's page never reaches `authorize`, which may trust the visitor's cookies.
+    const refusal = crossSiteRefusal(headersOnly, allowedOrigins)
+    if (refusal) return reply.code(refusal.status).header('cache-control', 'no-store').send({ error: refusal.message })
+    if (authorize && !(await authorize(headersOnly))) {
+      return reply.code(403).header('cache-control', 'no-store').send({ error: notAuthorized().message })
+    }
+  })
 
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
     // A logger passed in the options wins; else the request's pino logger, which carries reqId.
@@ -55,20 +89,63 @@ async function routes(scope: FastifyInstance, handle: LoggingUploadHandler, { au
   }
   for (const path of ROUTES) {
     // Other methods reach the handler too, which answers 405 with `Allow: POST`.
-    scope.route({ method: ['POST', 'GET', 'PUT', 'DELETE', 'PATCH'], url: path, exposeHeadRoute: false, handler: forward })
+    scope.route({ method: ['POST', 'GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url: path, exposeHeadRoute: false, handler: forward })
   }
   // What the page may offer (server/info.ts); `authorize` above guards only POSTs.
-  scope.get('/info', { exposeHeadRoute: false }, forward)
+  scope.route({ method: ['GET', 'OPTIONS'], url: '/info', exposeHeadRoute: false, handler: forward })
 }
 
-/** Fastify's own refusals (body size, media type) in the protocol's `{ error }` shape. */
+/** The Web handler's words for the same refusal (its `throttle`); Retry-After is set by the limiter. */
+function tooManyRequests(_request: FastifyRequest, { statusCode, ttl }: { statusCode: number; ttl: number }) {
+  return Object.assign(new Error(`Too many requests: try again in ${Math.max(1, Math.ceil(ttl / 1000))} s`), { statusCode })
+}
+
+/** sweepStaleUploads every `seconds` until the app closes; a failed sweep is logged and tried again next time. */
+function scheduleSweep(app: FastifyInstance, config: UploadHandlerConfig, seconds: number) {
+  if (!Number.isSafeInteger(seconds) || seconds < 1) {
+    throw new RangeError(`updraft: sweepEverySeconds must be a whole number of seconds of at least 1, got ${seconds}`)
+  }
+  const resolved = resolveConfig(config)
+  const s3 = createS3Client(resolved)
+  const logger = config.logger ?? app.log
+  let running: Promise<void> | undefined
+  const sweep = () => {
+    // One at a time: a slow store must not pile sweeps up.
+    running ??= sweepStaleUploads(resolved, s3)
+      .then(() => {}, (error: unknown) => logger.error({ err: describeError(error) }, 'updraft: sweeping stale multipart uploads failed'))
+      .finally(() => {
+        running = undefined
+      })
+  }
+  const timer = setInterval(sweep, seconds * 1000)
+  timer.unref()
+  app.addHook('onClose', async () => {
+    clearInterval(timer)
+    await running
+    s3.destroy()
+  })
+}
+
+/** Fastify's own refusals (body size, media type, rate limit) in the protocol's `{ error }` shape. */
 function replyWithError(error: FastifyError, reply: FastifyReply, logger: Logger) {
+  reply.header('cache-control', 'no-store')
   // Fastify stops reading at the same limit the Web handler does; the words are the protocol's.
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: bodyTooLarge().message })
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: jsonOnly(reply.request).message })
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) return reply.code(status).send({ error: error.message })
   logger.error({ err: describeError(error) }, 'updraft: upload endpoint failed')
   return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error')
+}
+
+/** The handler's own words for a body that is not JSON. */
+function jsonOnly(request: FastifyRequest): RequestError {
+  try {
+    checkJsonContentType(request.headers['content-type'] ?? null)
+  } catch (error) {
+    if (error instanceof RequestError) return error
+  }
+  return new RequestError(415, 'Request body must be JSON sent with Content-Type: application/json')
 }
 
 const SKIPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive'])

@@ -1,5 +1,6 @@
 import { MAX_PART_SIZE } from '../protocol/limits.ts'
 import {
+  checkJsonContentType,
   checkLimits,
   notAuthorized,
   parseAbortRequest,
@@ -11,24 +12,26 @@ import {
   type ValidUploadRequest,
 } from '../protocol/validate.ts'
 import type { PresignedReply, TokenReply } from '../protocol/wire.ts'
-import { resolveConfig, type Logger, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
-import { serverInfo } from './info.ts'
+import { resolveConfig, type Logger, type ResolvedConfig, type Route, type UploadHandlerConfig } from './config.ts'
+import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
+import { describeError } from './errors.ts'
+import { serverInfo, stsUnavailableReason } from './info.ts'
 import { checkKey, defaultKey } from './key.ts'
 import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
 import { createPartPresigner, createPutPresigner, createS3Client } from './presigned-urls.ts'
 import { abortDuplicates, refreshCredentials, signTokenTicket, type TokenRoutesContext } from './refresh.ts'
+import { createSessionSigner } from './session-signer.ts'
 import { deriveTicketSecret } from './ticket.ts'
-import { createTokenIssuer } from './sts.ts'
+import { createCredentialIssuer, createTokenIssuer } from './sts.ts'
+
+export { describeError } from './errors.ts'
+export type { Route } from './config.ts'
 
 export type UploadHandler = (request: Request) => Promise<Response>
 /** The handler with the logger chosen per request (Fastify passes `request.log`). */
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
 
-/**
- * `.../parts`, `.../complete`, `.../abort`, `.../info`, and token mode's `.../refresh` and
- * `.../duplicates`; any other path is the upload request itself.
- */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info' | 'refresh' | 'duplicates'
+/** The routes under the endpoint path (config.ts `Route`); any other path is the upload request itself. */
 const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refresh', 'duplicates'])
 
 /**
@@ -44,21 +47,34 @@ export function createUploadHandler(config?: UploadHandlerConfig): UploadHandler
 export function createLoggingUploadHandler(config?: UploadHandlerConfig): LoggingUploadHandler {
   const resolved = resolveConfig(config)
   const s3 = createS3Client(resolved)
-  const issueToken = createTokenIssuer(resolved)
-  const presignPut = createPutPresigner(resolved)
+  const issueCredentials = createCredentialIssuer(resolved)
+  const issueToken = createTokenIssuer(resolved, issueCredentials)
+  const signer = createSessionSigner(resolved, issueCredentials)
+  const presignPut = createPutPresigner(resolved, signer)
   const multipart: MultipartContext = {
     config: resolved,
     s3,
-    presignParts: createPartPresigner(resolved),
+    presignParts: createPartPresigner(resolved, signer),
     ticketSecret: resolved.ticketSecret ?? deriveTicketSecret(resolved.secretAccessKey),
   }
   const info = serverInfo(resolved)
   const tokenRoutes: TokenRoutesContext = { config: resolved, s3, issueToken, ticketSecret: multipart.ticketSecret }
+  if (resolved.presignWith === 'server-key') warnServerKeySigning(resolved)
 
   async function upload(request: Request, input: ValidUploadRequest): Promise<TokenReply | PresignedReply> {
     checkLimits(resolved, input)
-    const { filename, filetype, filesize } = input
-    const key = resolved.key ? checkKey(await resolved.key(request, filename, input.body)) : defaultKey(filename)
+    // Refused here, before anything is issued and with no call to an STS that is not there.
+    if (input.strategy === 'token' && !info.token) {
+      throw new RequestError(400, `Token mode is not available on this server: ${info.tokenUnavailableReason}. Upload with strategy 'presigned' instead`)
+    }
+    const { filename, contentType, filesize } = input
+    const key = resolved.key ? checkKey(await resolved.key(request, filename, input.body)) : defaultKey(filename, resolved.keyPrefix)
+    // The session credential that signs presigned URLs may write only under keyPrefix.
+    if (resolved.presignWith === 'session' && input.strategy === 'presigned' && !key.startsWith(resolved.keyPrefix)) {
+      throw new TypeError(
+        `updraft: the key callback returned '${key}', outside keyPrefix '${resolved.keyPrefix}' that presigned URLs may write: return keys under it, or set keyPrefix`,
+      )
+    }
     const { bucket, region, endpoint } = resolved
 
     if (input.strategy === 'token') {
@@ -69,17 +85,23 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
     }
     // A single PUT is capped at 5 GiB whatever the threshold says.
     if (filesize !== undefined && filesize > Math.min(resolved.multipartThreshold, MAX_PART_SIZE)) {
-      return startMultipart(multipart, { key, filetype, filesize })
+      return startMultipart(multipart, { key, contentType, filesize })
     }
-    const { url, headers } = presignPut({ key, filetype, filesize })
+    const { url, headers } = await presignPut({ key, contentType, filesize })
     return { key, bucket, region, endpoint, url, headers }
   }
 
   async function route(request: Request, name: Exclude<Route, 'info'>): Promise<unknown> {
-    // Authorization comes first: a refused caller learns nothing about what it sent.
+    // Another site's page never gets as far as `authorize`, which may trust the visitor's cookies.
+    const crossSite = crossSiteRefusal(request, resolved.allowedOrigins)
+    if (crossSite) throw crossSite
+    const wait = await resolved.throttle?.(request, name)
+    if (wait !== undefined && wait > 0) throw new ThrottledError(wait)
+    // Authorization comes next: a refused caller learns nothing about what it sent.
     if (resolved.authorize && !(await resolved.authorize(request.clone()))) {
       throw notAuthorized()
     }
+    checkJsonContentType(request.headers.get('content-type'))
     // Read from a clone, so the key callback still gets a request whose body it can read.
     const body = await readJson(request.clone())
     switch (name) {
@@ -87,7 +109,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
         return upload(request, parseUploadRequest(body))
       case 'parts': {
         const { ticket, partNumbers } = parsePartsRequest(body)
-        return signParts(multipart, readTicket(multipart, ticket), partNumbers)
+        return await signParts(multipart, readTicket(multipart, ticket), partNumbers)
       }
       case 'complete': {
         const { ticket, parts } = parseCompleteRequest(body)
@@ -104,23 +126,52 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
 
   return async (request, logger = resolved.logger) => {
     const name = routeOf(request.url)
+    if (request.method === 'OPTIONS') return preflight(request, resolved.allowedOrigins)
+    const cors = corsHeaders(request, resolved.allowedOrigins)
     // Capabilities only, nothing issued: a GET, open to callers `authorize` would refuse.
     if (name === 'info') {
-      if (request.method === 'GET') return json(info, 200)
+      if (request.method === 'GET') return json(info, 200, cors)
       return json({ error: `Method ${request.method} is not allowed: use GET` }, 405, { allow: 'GET' })
     }
     if (request.method !== 'POST') {
       return json({ error: `Method ${request.method} is not allowed: use POST` }, 405, { allow: 'POST' })
     }
     try {
-      return json(await route(request, name), 200)
+      return json(await route(request, name), 200, cors)
     } catch (error) {
-      if (error instanceof RequestError) return json({ error: error.message }, error.status)
+      if (error instanceof ThrottledError) return json({ error: error.message }, 429, { ...cors, 'retry-after': String(error.seconds) })
+      if (error instanceof RequestError) return json({ error: error.message }, error.status, cors)
       // The page learns only that it failed; what failed (STS/S3 code, request id) goes to the log.
       logger.error({ err: describeError(error), route: name }, 'updraft: upload endpoint failed')
       return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } })
     }
   }
+}
+
+/** `throttle` said to wait: 429 with Retry-After. */
+class ThrottledError extends RequestError {
+  override name = 'ThrottledError'
+  readonly seconds: number
+
+  constructor(seconds: number) {
+    const whole = Math.max(1, Math.ceil(seconds))
+    super(429, `Too many requests: try again in ${whole} s`)
+    this.seconds = whole
+  }
+}
+
+/**
+ * Said when the handler is created, so it shows at startup: without an STS the server's own key
+ * signs every URL, and a header a page adds to one is applied with that key's rights on stores
+ * that do not refuse unsigned headers (RGW, s3rver, and others; AWS refuses them).
+ */
+function warnServerKeySigning(config: ResolvedConfig) {
+  const why = stsUnavailableReason(config) ?? 'presignWith is server-key'
+  config.logger.warn?.(
+    { store: config.endpoint ?? 'AWS S3', bucket: config.bucket },
+    `updraft: presigned URLs are signed with the server's own key (${why}). Give that key only ` +
+      `s3:PutObject and s3:AbortMultipartUpload on ${config.bucket}/${config.keyPrefix}* (README, "Security")`,
+  )
 }
 
 /** Matched on the last path segment, so the handler works under any prefix. */
@@ -135,17 +186,3 @@ const json = (body: unknown, status: number, headers: Record<string, string> = {
     // Replies carry credentials and signatures: no cache may keep them.
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
   })
-
-/** Enough to act on (the STS/S3 code, status, request id), and nothing from the config. */
-export function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { message: String(error) }
-  const details = error as Error & { Code?: string; code?: string; $metadata?: { httpStatusCode?: number; requestId?: string } }
-  return {
-    type: error.name,
-    message: error.message,
-    code: details.Code ?? details.code ?? error.name,
-    status: details.$metadata?.httpStatusCode,
-    requestId: details.$metadata?.requestId,
-    stack: error.stack,
-  }
-}

@@ -1,4 +1,5 @@
-export { createUploadHandler, type UploadHandler } from './handler.ts'
+export { createUploadHandler, type UploadHandler, type Route } from './handler.ts'
+export { createUploadSweeper, type SweepOptions, type SweepReport } from './sweep.ts'
 export {
   configFromEnv,
   resolveConfig,
@@ -7,12 +8,15 @@ export {
   type StsConfig,
   type StsMode,
   type Logger,
+  type PresignWith,
+  type CannedAcl,
 } from './config.ts'
 export { sanitizeFilename, defaultKey, DEFAULT_KEY_PREFIX } from './key.ts'
-export { uploadPolicy, FEDERATED_USER_NAME, TOKEN_DURATION_SECONDS } from './sts.ts'
+export { uploadPolicy, presignPolicy, FEDERATED_USER_NAME, TOKEN_DURATION_SECONDS, MAX_SESSION_POLICY_LENGTH } from './sts.ts'
 export { createQueryPresigner, type QueryPresigner, type QueryPresignRequest, type SigningCredentials } from './sigv4.ts'
 export { PRESIGN_EXPIRES_IN } from './presigned-urls.ts'
 export { RequestError, isAllowedType } from '../protocol/validate.ts'
+export { parseMediaType, isActiveContent, MediaTypeError, type MediaType } from '../protocol/content-type.ts'
 export { MAX_KEY_BYTES, MAX_PARTS_PER_REQUEST } from '../protocol/limits.ts'
 export type {
   UploadRequest,

@@ -3,7 +3,7 @@ import type { ResolvedConfig } from './config.ts'
 
 /** What the config implies, with `config.info` (the app's own knowledge, e.g. an embedded store) over it. */
 export function serverInfo(config: ResolvedConfig): InfoReply {
-  const reason = config.info?.tokenUnavailableReason ?? tokenUnavailableReason(config)
+  const reason = tokenUnavailableReason(config)
   return {
     token: reason === undefined,
     ...(reason === undefined ? {} : { tokenUnavailableReason: reason }),
@@ -12,12 +12,25 @@ export function serverInfo(config: ResolvedConfig): InfoReply {
   }
 }
 
+/** Why this server will not hand out token credentials, or undefined when it will. */
+export function tokenUnavailableReason(config: ResolvedConfig): string | undefined {
+  const noSts = stsUnavailableReason(config)
+  if (noSts !== undefined) return noSts
+  // A policy can name keys, not Content-Types: credentials would let the page store any type.
+  if (config.allowedTypes) {
+    return 'allowedTypes is set, and token credentials cannot restrict the Content-Type a page stores; presigned uploads sign it'
+  }
+  return undefined
+}
+
 /**
  * AssumeRole works wherever an STS answers it (AWS, RGW, MinIO: resolveConfig already insisted on
  * a roleArn). GetFederationToken exists only on AWS STS, so federation needs AWS itself or an STS
- * endpoint named on purpose; a custom store alone (R2, MinIO, RGW) cannot answer it.
+ * endpoint named on purpose; a custom store alone (R2, MinIO, RGW) cannot answer it. `info` (the
+ * app's own knowledge, e.g. an embedded store) has the last word.
  */
-function tokenUnavailableReason({ sts, endpoint }: ResolvedConfig): string | undefined {
+export function stsUnavailableReason({ sts, endpoint, info }: Pick<ResolvedConfig, 'sts' | 'endpoint' | 'info'>): string | undefined {
+  if (info?.tokenUnavailableReason !== undefined) return info.tokenUnavailableReason
   if (sts.mode === 'assume-role' || sts.endpoint !== undefined) return undefined
   if (endpoint === undefined || isAws(endpoint)) return undefined
   return (
@@ -36,4 +49,4 @@ export function describeStore({ endpoint, region, bucket }: ResolvedConfig): str
   return `S3-compatible store at ${origin} · ${where}`
 }
 
-const isAws = (endpoint: string) => /(^|\.)amazonaws\.com(\.cn)?$/.test(new URL(endpoint).hostname)
+export const isAws = (endpoint: string) => /(^|\.)amazonaws\.com(\.cn)?$/.test(new URL(endpoint).hostname)

@@ -3,10 +3,13 @@ import { MAX_KEY_BYTES } from '../protocol/limits.ts'
 export const DEFAULT_KEY_PREFIX = 'next-s3-uploads'
 
 /**
- * `next-s3-uploads/{uuid}/` is 53 bytes (a UUID is 36 characters); the name gets the rest.
- * Counted, not measured on a sample UUID: Workers refuse random values at module scope.
+ * A default key's name is cut to 255 characters, the longest file name common file systems
+ * hold: a longer one cannot be a real file's, and keys stay short enough that the token policy
+ * naming one (server/sts.ts) stays far from the length that crashes Ceph 16.2's radosgw.
  */
-const MAX_NAME_LENGTH = MAX_KEY_BYTES - `${DEFAULT_KEY_PREFIX}//`.length - 36
+const MAX_NAME_LENGTH = 255
+/** `{prefix}{uuid}/` takes the prefix, 36 characters of UUID and a slash; a key is at most 1024 bytes. */
+const nameRoom = (prefix: string) => Math.min(MAX_NAME_LENGTH, MAX_KEY_BYTES - new TextEncoder().encode(prefix).length - 37)
 
 /**
  * next-s3-upload's rule — characters outside `0-9 a-z A-Z ! _ . ' ( ) -` become a space, runs of
@@ -14,20 +17,20 @@ const MAX_NAME_LENGTH = MAX_KEY_BYTES - `${DEFAULT_KEY_PREFIX}//`.length - 36
  * - `/` and `\` are not kept, and runs of dots shrink to one, so no `..` (or `.`) segment exists;
  * - `*` is dropped too: it is a wildcard in the `Resource` of the token policy, so a key holding it
  *   would grant more than one object (RGW has no `${*}` escape; checked on Ceph 16.2).
- * The result is ASCII, never empty, never `.`, and at most 971 characters (the extension kept).
+ * The result is ASCII, never empty, never `.`, and at most 255 characters (the extension kept).
  */
-export function sanitizeFilename(filename: string): string {
+export function sanitizeFilename(filename: string, maxLength = MAX_NAME_LENGTH): string {
   let name = filename
     .replace(/[^0-9a-zA-Z!_.'()-]/g, ' ')
     .replace(/\s+/g, '-')
     .replace(/\.{2,}/g, '.')
   if (name === '' || name === '.' || name === '-') name = 'file'
-  return name.length <= MAX_NAME_LENGTH ? name : truncateKeepingExtension(name, MAX_NAME_LENGTH)
+  return name.length <= maxLength ? name : truncateKeepingExtension(name, maxLength)
 }
 
-/** `next-s3-uploads/{uuid}/{sanitized filename}`: unique, and at most 1024 bytes. */
-export const defaultKey = (filename: string) =>
-  `${DEFAULT_KEY_PREFIX}/${crypto.randomUUID()}/${sanitizeFilename(filename)}`
+/** `{prefix}{uuid}/{sanitized filename}` (config.keyPrefix, `next-s3-uploads/` by default): unique, and at most 1024 bytes. */
+export const defaultKey = (filename: string, prefix = `${DEFAULT_KEY_PREFIX}/`) =>
+  `${prefix}${crypto.randomUUID()}/${sanitizeFilename(filename, nameRoom(prefix))}`
 
 /**
  * Checks a key from the caller's `key` callback. A bad one is a server bug, not a client mistake,

@@ -3,7 +3,7 @@ import { objectUrl } from '../protocol/object-url.ts'
 import { partRange, planParts } from '../protocol/parts.ts'
 import { PRESIGNED_CACHE_CONTROL } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
-import { createQueryPresigner } from './sigv4.ts'
+import type { Presign } from './session-signer.ts'
 import type { TicketClaims } from './ticket.ts'
 
 /** Presigned URLs live as long as next-s3-upload's; parts are signed just ahead of need, so this is plenty. */
@@ -16,6 +16,8 @@ export function createS3Client(config: ResolvedConfig): S3Client {
     credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
     forcePathStyle: config.forcePathStyle,
+    // A store that accepts the connection and never answers must not hold the page's request forever.
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
     // Otherwise presigned URLs carry an empty-body CRC32 checksum that real S3 rejects, and SDK
     // default checksums on streamed bodies make RGW answer 411.
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -30,19 +32,30 @@ export interface PresignedPut {
 }
 
 /**
- * Presigned PutObject URLs, as next-s3-upload signs them (Content-Type, Cache-Control
- * `max-age=630720000`, 3600 s) plus the declared size: storage refuses a body of any other
- * length. Content-Type and Cache-Control are signed too, so the object gets exactly these. Signed
- * with the same synchronous presigner as part URLs: the SDK's takes ~15x the CPU per URL
+ * The headers that decide how storage keeps and serves an object, signed into every presigned
+ * upload so a page cannot change them: Content-Type (the canonical media type), next-s3-upload's
+ * Cache-Control, the configured canned ACL (RGW and s3rver apply an unsigned `x-amz-acl:
+ * public-read`) and Content-Disposition when configured. A second value for any of them changes
+ * the signed value, and storage refuses the request.
+ */
+export function objectHeaders(config: ResolvedConfig, contentType: string): Record<string, string> {
+  const headers: Record<string, string> = { 'Cache-Control': PRESIGNED_CACHE_CONTROL, 'Content-Type': contentType }
+  if (config.objectAcl) headers['x-amz-acl'] = config.objectAcl
+  if (config.contentDisposition) headers['Content-Disposition'] = config.contentDisposition
+  return headers
+}
+
+/**
+ * Presigned PutObject URLs, as next-s3-upload signs them (3600 s) plus the headers above and the
+ * declared size: storage refuses a body of any other length. Signed by `signer`
+ * (server/session-signer.ts) with a synchronous presigner: the SDK's takes ~15x the CPU per URL
  * (bench/RESULTS.md, "Endpoint").
  */
-export function createPutPresigner(config: ResolvedConfig) {
-  const presign = createQueryPresigner(config, config.region)
-  return ({ key, filetype, filesize }: { key: string; filetype: string; filesize: number | undefined }): PresignedPut => {
-    const headers: Record<string, string> = { 'Cache-Control': PRESIGNED_CACHE_CONTROL }
-    // Without a type, content-type stays unsigned: the browser then sends none, or the Blob's own.
-    if (filetype) headers['Content-Type'] = filetype
+export function createPutPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
+  return async ({ key, contentType, filesize }: { key: string; contentType: string; filesize: number | undefined }): Promise<PresignedPut> => {
+    const headers = objectHeaders(config, contentType)
     const signed = filesize === undefined ? headers : { ...headers, 'Content-Length': String(filesize) }
+    const presign = await signer()
     const url = presign({ method: 'PUT', url: objectUrl({ ...config, key }), headers: signed, expiresIn: PRESIGN_EXPIRES_IN })
     return { url, headers }
   }
@@ -52,11 +65,11 @@ export function createPutPresigner(config: ResolvedConfig) {
  * UploadPart URLs for the parts of a ticket's upload, each binding that part's exact
  * `content-length` (from the same plan the engine slices by), so no part can carry more.
  */
-export function createPartPresigner(config: ResolvedConfig) {
-  const presign = createQueryPresigner(config, config.region)
-  return (claims: TicketClaims, partNumbers: readonly number[]): Record<string, string> => {
+export function createPartPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
+  return async (claims: TicketClaims, partNumbers: readonly number[]): Promise<Record<string, string>> => {
     const plan = planParts(claims.filesize, claims.partSize)
     const url = objectUrl({ ...config, bucket: claims.bucket, key: claims.key })
+    const presign = await signer()
     const date = new Date()
     const urls: Record<string, string> = {}
     for (const partNumber of partNumbers) {

@@ -1,4 +1,5 @@
 import { AssumeRoleCommand, GetFederationTokenCommand, STSClient, type Credentials } from '@aws-sdk/client-sts'
+import { RequestError } from '../protocol/validate.ts'
 import type { StsCredentials } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 
@@ -9,21 +10,57 @@ export const ROLE_SESSION_NAME = FEDERATED_USER_NAME
 export const TOKEN_DURATION_SECONDS = 60 * 60
 
 /**
- * The inline policy of one upload's credentials: PutObject (single and every multipart step but
- * abort) and AbortMultipartUpload (the engine's cleanup), on the one key, nothing else.
- * Compact on purpose: Ceph 16.2's radosgw crashes on session policies of ~1700 characters.
+ * Ceph 16.2's radosgw crashes on session policies of ~1700 characters or more (ARCHITECTURE.md):
+ * a policy longer than this is refused before it is sent, so no page can take the store down
+ * with a long file name.
+ */
+export const MAX_SESSION_POLICY_LENGTH = 1536
+
+/** The actions one upload needs: PutObject (single, and every multipart step but abort) and the engine's cleanup. */
+const UPLOAD_ACTIONS = ['s3:PutObject', 's3:AbortMultipartUpload']
+
+type Statement = Record<string, unknown>
+
+/**
+ * What a PutObject may not carry, for stores that apply headers a policy does not mention.
+ * Measured on Ceph RGW 16.2 (tests/security-token-policy.test.ts): these conditions refuse a
+ * single PutObject carrying a public canned ACL or a grant header; RGW does not evaluate them for
+ * CreateMultipartUpload, and no condition it evaluates matches arbitrary `x-amz-tagging` keys or
+ * refuses STS calls (README, "Security" names the deployment rules that close those). On AWS
+ * these headers already need permissions the policy does not grant.
+ */
+const REFUSED_PUT_HEADERS: Statement[] = [
+  denyPut({ StringEquals: { 's3:x-amz-acl': ['public-read', 'public-read-write', 'authenticated-read'] } }),
+  // One statement per header: keys in one condition block must all match.
+  denyPut({ StringLike: { 's3:x-amz-grant-read': '*' } }),
+  denyPut({ StringLike: { 's3:x-amz-grant-full-control': '*' } }),
+  denyPut({ StringLike: { 's3:x-amz-grant-write-acp': '*' } }),
+]
+
+/**
+ * The inline policy of one upload's credentials: the upload actions on the one key, and the
+ * headers above refused. Built as a list of statements so another Allow adds cleanly.
+ * Kept compact (see MAX_SESSION_POLICY_LENGTH).
  */
 export function uploadPolicy(bucket: string, key: string): string {
-  return JSON.stringify({
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Effect: 'Allow',
-        Action: ['s3:PutObject', 's3:AbortMultipartUpload'],
-        Resource: [`arn:aws:s3:::${bucket}/${escapePolicyWildcards(key)}`],
-      },
-    ],
-  })
+  return policyDocument([allow(UPLOAD_ACTIONS, objectArn(bucket, escapePolicyWildcards(key))), ...REFUSED_PUT_HEADERS])
+}
+
+/**
+ * The policy of the session credential that signs presigned URLs: the upload actions under the
+ * key prefix, nothing else, so a header a page adds to a URL (`x-amz-copy-source` → a copy made
+ * with the signer's rights, `UploadPartCopy`) finds no permission to read anything.
+ */
+export function presignPolicy(bucket: string, keyPrefix: string): string {
+  // resolveConfig refused wildcards in the prefix: the `*` here is the only one.
+  return policyDocument([allow(UPLOAD_ACTIONS, objectArn(bucket, `${keyPrefix}*`))])
+}
+
+const policyDocument = (statements: Statement[]) => JSON.stringify({ Version: '2012-10-17', Statement: statements })
+const allow = (actions: string[], resource: string): Statement => ({ Effect: 'Allow', Action: actions, Resource: [resource] })
+const objectArn = (bucket: string, key: string) => `arn:aws:s3:::${bucket}/${key}`
+function denyPut(condition: Record<string, unknown>): Statement {
+  return { Effect: 'Deny', Action: 's3:PutObject', Resource: '*', Condition: condition }
 }
 
 /**
@@ -36,38 +73,56 @@ const escapePolicyWildcards = (key: string) => key.replace(/[*?$]/g, (c) => `\${
 
 export type IssueToken = (key: string) => Promise<StsCredentials>
 
-/** Temporary credentials for one upload, from GetFederationToken (AWS) or AssumeRole (AWS, RGW, MinIO). */
-export function createTokenIssuer(config: ResolvedConfig): IssueToken {
+/** What STS hands out, every field checked present (Expiration may be missing on some stores). */
+export interface SessionCredentials {
+  AccessKeyId: string
+  SecretAccessKey: string
+  SessionToken: string
+  Expiration?: Date
+}
+
+/** Temporary credentials limited by `policy`, from GetFederationToken (AWS) or AssumeRole (AWS, RGW, MinIO). */
+export type IssueCredentials = (policy: string, sessionName: string, durationSeconds: number) => Promise<SessionCredentials>
+
+export function createCredentialIssuer(config: ResolvedConfig): IssueCredentials {
   const { sts } = config
   const client = new STSClient({
     region: config.region,
     credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
     ...(sts.endpoint ? { endpoint: sts.endpoint } : {}),
+    // An STS that accepts the connection and never answers must not hold the page's request forever.
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 },
   })
-  return async (key) => {
-    const Policy = uploadPolicy(config.bucket, key)
+  return async (Policy, name, DurationSeconds) => {
+    if (Policy.length > MAX_SESSION_POLICY_LENGTH) {
+      throw new RequestError(
+        400,
+        `The object key is too long for token credentials (their policy would be ${Policy.length} characters, ` +
+          `over ${MAX_SESSION_POLICY_LENGTH}): use a shorter file name, or strategy 'presigned'`,
+      )
+    }
     const reply =
       sts.mode === 'assume-role'
-        ? await client.send(
-            new AssumeRoleCommand({
-              RoleArn: sts.roleArn,
-              RoleSessionName: ROLE_SESSION_NAME,
-              Policy,
-              DurationSeconds: TOKEN_DURATION_SECONDS,
-            }),
-          )
-        : await client.send(
-            new GetFederationTokenCommand({ Name: FEDERATED_USER_NAME, Policy, DurationSeconds: TOKEN_DURATION_SECONDS }),
-          )
-    return toWire(reply.Credentials)
+        ? await client.send(new AssumeRoleCommand({ RoleArn: sts.roleArn, RoleSessionName: name, Policy, DurationSeconds }))
+        : await client.send(new GetFederationTokenCommand({ Name: name, Policy, DurationSeconds }))
+    return complete(reply.Credentials)
   }
 }
 
-/** The SDK's Credentials (Expiration a Date) → the wire's JSON shape, which next-s3-upload's client reads. */
-function toWire(credentials: Credentials | undefined): StsCredentials {
+/** Temporary credentials for one upload: `uploadPolicy` on the one key, for an hour. */
+export function createTokenIssuer(config: ResolvedConfig, issue = createCredentialIssuer(config)): IssueToken {
+  return async (key) => toWire(await issue(uploadPolicy(config.bucket, key), ROLE_SESSION_NAME, TOKEN_DURATION_SECONDS))
+}
+
+function complete(credentials: Credentials | undefined): SessionCredentials {
   const { AccessKeyId, SecretAccessKey, SessionToken, Expiration } = credentials ?? {}
   if (!AccessKeyId || !SecretAccessKey || !SessionToken) {
     throw new Error('updraft: STS answered without complete Credentials')
   }
+  return { AccessKeyId, SecretAccessKey, SessionToken, Expiration }
+}
+
+/** Expiration a Date → the wire's JSON shape, which next-s3-upload's client reads. */
+function toWire({ AccessKeyId, SecretAccessKey, SessionToken, Expiration }: SessionCredentials): StsCredentials {
   return { AccessKeyId, SecretAccessKey, SessionToken, Expiration: Expiration?.toISOString() }
 }

@@ -7,8 +7,8 @@ import { isWellFormed, markdownSection } from '../bench/lib/report.ts'
 import { runBenchmark } from '../bench/lib/run-one.ts'
 
 describe('benchmarks on a tiny size', () => {
-  it('are six, one per item of issue 5', () => {
-    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['bundle', 'throughput', 'concurrency', 'browser', 'memory', 'endpoint'])
+  it('are the six of issue 5 and the network one of issue 16', () => {
+    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['bundle', 'throughput', 'concurrency', 'browser', 'memory', 'endpoint', 'network'])
   })
 
   it.each(benchmarks.map((benchmark) => [benchmark.name, benchmark] as const))(

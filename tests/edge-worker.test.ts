@@ -8,7 +8,7 @@ import { upload } from '../engine/index.ts'
 import type { PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { storeEnv, type TestStore } from './helpers/stores.ts'
 import { bundleForWorker } from './helpers/worker-bundle.ts'
 
 const MiB = 1024 * 1024
@@ -45,15 +45,7 @@ async function startWorker(store: TestStore, extra: Record<string, string> = {})
     script,
     compatibilityDate: '2025-09-01',
     compatibilityFlags: ['nodejs_compat'],
-    bindings: {
-      S3_UPLOAD_KEY: store.credentials.accessKeyId,
-      S3_UPLOAD_SECRET: store.credentials.secretAccessKey,
-      S3_UPLOAD_BUCKET: store.bucket,
-      S3_UPLOAD_REGION: store.region,
-      S3_UPLOAD_ENDPOINT: store.endpoint,
-      S3_UPLOAD_FORCE_PATH_STYLE: 'true',
-      ...extra,
-    },
+    bindings: storeEnv(store, extra),
   })
   workers.push(worker)
   const client = sdkClient(store)

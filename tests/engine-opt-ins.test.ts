@@ -162,6 +162,7 @@ describe('with token-mode credentials (the endpoint on RGW, assume-role: PutObje
     const response = await handler(
       new Request('http://app.test/api/s3-upload', {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ filename: 'secret.bin', filetype: 'application/octet-stream', filesize, strategy: 'token' }),
       }),
     )

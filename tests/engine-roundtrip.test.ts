@@ -69,3 +69,27 @@ describe.each(Object.keys(stores))('byte-exact round trips on %s', (storeName) =
     })
   })
 })
+
+// Regression: an IP-address endpoint without forcePathStyle became a virtual host
+// (`http://uploads.127.0.0.1:PORT/…`), which resolves nowhere; S3's endpoint rules send it path-style.
+describe.each(Object.keys(stores))('an IP-address endpoint on %s without forcePathStyle', (storeName) => {
+  it('goes path-style, single and multipart, byte-exact', async () => {
+    const store = stores[storeName]!()
+    expect(new URL(store.endpoint).hostname).toBe('127.0.0.1')
+    const client = sdkClient(store)
+    for (const size of [1000, MIN_PART_SIZE + 1]) {
+      const data = bytes.subarray(0, size)
+      const key = `roundtrip/ip-endpoint/${size}-${crypto.randomUUID()}.bin`
+      const result = await uploadObject(new Blob([data]), {
+        bucket: store.bucket,
+        key,
+        region: store.region,
+        endpoint: store.endpoint,
+        credentials: store.credentials,
+      })
+      expect(result.url).toBe(`${store.endpoint}/${store.bucket}/${key}`)
+      expect(sha256(await readObject(client, store.bucket, key))).toBe(sha256(data))
+      await client.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: key }))
+    }
+  })
+})

@@ -36,6 +36,7 @@ async function issue(filename: string, filesize: number): Promise<TokenReply> {
   const response = await handler(
     new Request('http://app.test/api/s3-upload', {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ filename, filetype: 'application/octet-stream', filesize, strategy: 'token' }),
     }),
   )

@@ -33,9 +33,13 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
   })
   afterAll(() => client?.destroy())
 
-  async function call<T>(path: string, body: unknown): Promise<{ status: number; body: T }> {
-    const response = await handler(
-      new Request(`http://app.test/api/s3-upload${path}`, { method: 'POST', body: JSON.stringify(body) }),
+  async function call<T>(path: string, body: unknown, using = handler): Promise<{ status: number; body: T }> {
+    const response = await using(
+      new Request(`http://app.test/api/s3-upload${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     )
     const text = await response.text()
     return { status: response.status, body: (text.startsWith('{') ? JSON.parse(text) : text) as T }
@@ -77,10 +81,10 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
       region: store().region,
       endpoint: store().endpoint,
       url: expect.stringContaining('X-Amz-Signature='),
-      headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'max-age=630720000' },
+      headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'max-age=630720000', 'x-amz-acl': 'private' },
     })
     const signed = new URL(body.url).searchParams
-    expect(signed.get('X-Amz-SignedHeaders')).toBe('cache-control;content-length;content-type;host')
+    expect(signed.get('X-Amz-SignedHeaders')).toBe('cache-control;content-length;content-type;host;x-amz-acl')
     expect(signed.get('X-Amz-Expires')).toBe('3600')
     expect(signed.has('x-amz-checksum-crc32')).toBe(false)
     expect(body.url.split('?')[0]).toBe(objectUrl({ ...store(), key: body.key, forcePathStyle: true }))
@@ -92,20 +96,27 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
     expect(head.CacheControl).toBe('max-age=630720000')
   })
 
-  it("next-s3-upload's form (no filesize) gets its shape and uploads as its client does", async () => {
+  it("next-s3-upload's form (no filesize) gets its shape and uploads as its client does, with objectAcl: false", async () => {
     const bytes = testBytes(12_345, 12)
-    const { body } = await call<PresignedPutReply>('', { filename: 'a b.png', filetype: 'image/png', _nextS3: { strategy: 'presigned' } })
+    const request = { filename: 'a b.png', filetype: 'image/png', _nextS3: { strategy: 'presigned' } }
+    // What next-s3-upload's client sends: Content-Type and Cache-Control, nothing from `headers`.
+    const asItsClient = (url: string) => put(url, bytes, { 'Content-Type': 'image/png', 'Cache-Control': 'max-age=630720000' })
+
+    // By default the URL also signs x-amz-acl, which that client does not send: storage refuses it.
+    const pinned = await call<PresignedPutReply>('', request)
+    expect((await asItsClient(pinned.body.url)).status).toBe(403)
+
+    const withoutAcl = createUploadHandler(storeConfig(store(), { objectAcl: false }))
+    const { body } = await call<PresignedPutReply>('', request, withoutAcl)
     expect(Object.keys(body).sort()).toEqual(['bucket', 'endpoint', 'headers', 'key', 'region', 'url'])
     expect(new URL(body.url).searchParams.get('X-Amz-SignedHeaders')).toBe('cache-control;content-type;host')
-    // What next-s3-upload's client sends: Content-Type and Cache-Control, nothing from `headers`.
-    const response = await put(body.url, bytes, { 'Content-Type': 'image/png', 'Cache-Control': 'max-age=630720000' })
-    expect(response.status).toBe(200)
+    expect((await asItsClient(body.url)).status).toBe(200)
     expect(await readBack(body.key)).toBe(sha256(bytes))
   })
 
-  it('an empty file is one PUT of 0 bytes', async () => {
+  it('an empty file is one PUT of 0 bytes, typed application/octet-stream (never unsigned)', async () => {
     const { body } = await call<PresignedPutReply>('', { filename: 'empty', filetype: '', filesize: 0, strategy: 'presigned' })
-    expect(body.headers).toEqual({ 'Cache-Control': 'max-age=630720000' })
+    expect(body.headers).toEqual({ 'Cache-Control': 'max-age=630720000', 'Content-Type': 'application/octet-stream', 'x-amz-acl': 'private' })
     expect((await put(body.url, new Uint8Array(), body.headers)).status).toBe(200)
     expect(await readBack(body.key)).toBe(sha256(new Uint8Array()))
   })

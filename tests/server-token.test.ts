@@ -45,7 +45,11 @@ const post = (body: unknown) =>
 
 /** Written out by hand rather than with uploadPolicy(), so the test does not grade the code with itself. */
 const expectedPolicy = (key: string) =>
-  `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:AbortMultipartUpload"],"Resource":["arn:aws:s3:::uploads/${key}"]}]}`
+  `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:AbortMultipartUpload"],"Resource":["arn:aws:s3:::uploads/${key}"]},` +
+  `{"Effect":"Deny","Action":"s3:PutObject","Resource":"*","Condition":{"StringEquals":{"s3:x-amz-acl":["public-read","public-read-write","authenticated-read"]}}},` +
+  `{"Effect":"Deny","Action":"s3:PutObject","Resource":"*","Condition":{"StringLike":{"s3:x-amz-grant-read":"*"}}},` +
+  `{"Effect":"Deny","Action":"s3:PutObject","Resource":"*","Condition":{"StringLike":{"s3:x-amz-grant-full-control":"*"}}},` +
+  `{"Effect":"Deny","Action":"s3:PutObject","Resource":"*","Condition":{"StringLike":{"s3:x-amz-grant-write-acp":"*"}}}]}`
 
 const blobOf = (bytes: Uint8Array, type = '') => new Blob([bytes as Uint8Array<ArrayBuffer>], { type })
 

@@ -22,9 +22,10 @@ export async function runPage(upload: PageUpload): Promise<void> {
     ;(globalThis as { gc?: () => void }).gc?.()
     await new Promise((resolve) => setTimeout(resolve, 500))
     await post('ready') // answered once the harness has read the idle memory
+    const startedAt = Date.now()
     const start = performance.now()
     await upload(body, job)
-    const result: PageResult = { seconds: (performance.now() - start) / 1000, bytes: body.size }
+    const result: PageResult = { seconds: (performance.now() - start) / 1000, bytes: body.size, startedAt }
     await post('result', result)
   } catch (error) {
     await post('result', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })

@@ -18,6 +18,8 @@ await app.register(s3Upload, {
   endpoint: s3Endpoint,
   forcePathStyle: true,
   sts: { mode: 'federation', endpoint: stsEndpoint },
+  // The benchmark is one client sending as fast as it can: exactly what the rate limit refuses.
+  rateLimit: false,
   logger: { error: (obj: object, msg?: string) => console.error(msg, obj) },
 })
 const url = await app.listen({ port: 0, host: '127.0.0.1' })

@@ -16,7 +16,14 @@ export interface UploadTarget {
   credentials: { accessKeyId: string; secretAccessKey: string }
 }
 
-export type Contender = 'updraft' | 'updraft-fetch' | 'lib-storage' | 'fetch-ceiling' | 'http-ceiling'
+export type Contender =
+  | 'updraft'
+  | 'updraft-fetch'
+  | 'updraft-token'
+  | 'updraft-presigned'
+  | 'lib-storage'
+  | 'fetch-ceiling'
+  | 'http-ceiling'
 
 export interface ClientSpec {
   contender: Contender
@@ -27,6 +34,8 @@ export interface ClientSpec {
   queueSize: number
   /** Upload 1 KiB first (same client, same process) so one-time startup costs stay out of the figures. */
   warmUp?: boolean
+  /** `updraft-token` and `updraft-presigned`: the credential endpoint's URL (`http://…/api/s3-upload`). */
+  endpoint?: string
 }
 
 export interface ClientResult {
@@ -38,6 +47,8 @@ export interface ClientResult {
   idleRss: number
   /** Highest resident set during the upload (VmHWM reset at its start). */
   peakRss: number
+  /** Wall-clock time the upload started, ms since the epoch (to line it up with the link's tallies). */
+  startedAt: number
 }
 
 const bundles = new Map<string, Promise<string>>()

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
-import { createServer, type IncomingMessage } from 'node:http'
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { build } from 'esbuild'
@@ -10,7 +10,7 @@ import { createQueryPresigner } from '../../server/sigv4.ts'
 import { objectUrl } from '../../protocol/object-url.ts'
 import { BENCH_DIR, type UploadTarget } from './child.ts'
 
-export type PageContender = 'updraft' | 'raw-xhr' | 'lib-storage'
+export type PageContender = 'updraft' | 'raw-xhr' | 'lib-storage' | 'updraft-token' | 'updraft-presigned' | 'uppy'
 
 export interface PageJob {
   contender: PageContender
@@ -27,6 +27,17 @@ export interface PageJob {
 export interface PageResult {
   seconds: number
   bytes: number
+  /** Wall-clock time the upload started, ms since the epoch. */
+  startedAt: number
+}
+
+export interface ChromiumBenchOptions {
+  /**
+   * Where the page's same-origin `/api/s3-upload…` requests go (the harness forwards them, Host
+   * kept, over one warm keep-alive connection: a page's connection to its own origin is open
+   * before it uploads). Needed by the endpoint contenders.
+   */
+  apiUpstream?: string
 }
 
 export interface PageMeasurement extends PageResult {
@@ -47,6 +58,9 @@ const SCRIPTS: Record<PageContender, string> = {
   updraft: 'browser-updraft.ts',
   'raw-xhr': 'browser-raw-xhr.ts',
   'lib-storage': 'browser-lib-storage.ts',
+  'updraft-token': 'browser-updraft-endpoint.ts',
+  'updraft-presigned': 'browser-updraft-endpoint.ts',
+  uppy: 'browser-uppy.ts',
 }
 
 /** One bundle per contender, so a page holds only its own contender's code. */
@@ -82,8 +96,9 @@ const job = await (await fetch('/job?id=' + id)).json(); await import('/' + job.
  * detaches from it instead of enabling its Network domain. The page talks to this harness over
  * HTTP only.
  */
-export async function startChromiumBench(): Promise<ChromiumBench> {
+export async function startChromiumBench({ apiUpstream }: ChromiumBenchOptions = {}): Promise<ChromiumBench> {
   const scripts = await bundlePages()
+  const forward = apiUpstream ? forwarder(apiUpstream) : undefined
   const jobs = new Map<string, { job: PageJob; ready: (release: () => void) => void; done: (result: PageResult | { error: string }) => void }>()
   let nextId = 1
 
@@ -91,6 +106,7 @@ export async function startChromiumBench(): Promise<ChromiumBench> {
     const url = new URL(request.url ?? '/', 'http://bench')
     const entry = jobs.get(url.searchParams.get('id') ?? '')
     const send = (type: string, body: string) => response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body)
+    if (forward && url.pathname.startsWith('/api/')) return forward(request, response)
     if (url.pathname === '/') return send('text/html; charset=utf-8', PAGE)
     const script = /^\/(.+)\.js$/.exec(url.pathname)?.[1] as PageContender | undefined
     if (script && scripts[script]) return send('text/javascript', scripts[script])
@@ -166,6 +182,7 @@ export async function startChromiumBench(): Promise<ChromiumBench> {
       }
     },
     async close() {
+      forward?.close()
       await cdp.detach().catch(() => {})
       await browser.close()
       server.closeAllConnections()
@@ -218,6 +235,29 @@ async function pickFile(cdp: CDPSession, targetId: string, path: string) {
     cdp.off('Target.receivedMessageFromTarget', onMessage)
     await cdp.send('Target.detachFromTarget', { sessionId }).catch(() => {})
   }
+}
+
+/**
+ * Forwards requests to `upstream` over one keep-alive connection, opened ahead (as a page's own
+ * connection to its origin is), keeping Host so the endpoint sees a same-origin request.
+ */
+function forwarder(upstream: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const target = new URL(upstream)
+  const forward = (request: IncomingMessage, response: ServerResponse) => {
+    const outgoing = httpRequest(
+      { host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers, agent },
+      (incoming) => {
+        response.writeHead(incoming.statusCode ?? 502, incoming.headers)
+        incoming.pipe(response)
+      },
+    )
+    outgoing.on('error', () => response.writeHead(502).end())
+    request.pipe(outgoing)
+  }
+  // Open the connection now: a HEAD that nothing answers but a 404 or 405.
+  httpRequest({ host: target.hostname, port: target.port, path: '/', method: 'HEAD', agent }, (incoming) => incoming.resume()).end()
+  return Object.assign(forward, { close: () => agent.destroy() })
 }
 
 /** Creates the multipart upload and presigns its part and Complete URLs, as a server would. */

@@ -77,3 +77,14 @@ export const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): 
   forcePathStyle: true,
   ...extra,
 })
+
+/** The endpoint's S3_UPLOAD_* settings for a test store, as an app's environment or a worker's bindings. */
+export const storeEnv = (store: TestStore, extra: Record<string, string> = {}): Record<string, string> => ({
+  S3_UPLOAD_KEY: store.credentials.accessKeyId,
+  S3_UPLOAD_SECRET: store.credentials.secretAccessKey,
+  S3_UPLOAD_BUCKET: store.bucket,
+  S3_UPLOAD_REGION: store.region,
+  S3_UPLOAD_ENDPOINT: store.endpoint,
+  S3_UPLOAD_FORCE_PATH_STYLE: 'true',
+  ...extra,
+})

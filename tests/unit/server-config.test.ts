@@ -119,7 +119,7 @@ describe('createUploadHandler', () => {
         throw new Error('key store offline')
       },
     })
-    const response = await handler(new Request('http://app.test/api/s3-upload', { method: 'POST', body: '{"filename":"a","filetype":""}' }))
+    const response = await handler(new Request('http://app.test/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"filename":"a","filetype":""}' }))
     expect(response.status).toBe(500)
     expect(consoleError).toHaveBeenCalledOnce()
     expect(consoleError.mock.calls[0]).toEqual(['updraft: upload endpoint failed', expect.objectContaining({ err: expect.objectContaining({ message: 'key store offline' }) })])

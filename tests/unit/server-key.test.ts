@@ -60,10 +60,17 @@ describe('sanitizeFilename', () => {
     )
   })
 
-  it('keeps the extension when cutting a long name, so the key stays within 1024 bytes', () => {
+  it('keeps the extension when cutting a long name to 255 characters', () => {
     const key = defaultKey(`${'a'.repeat(3000)}.jpeg`)
     expect(key).toMatch(/^next-s3-uploads\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\/a+\.jpeg$/)
-    expect(bytes(key)).toBe(1024)
+    expect(key.split('/').pop()).toHaveLength(255)
+  })
+
+  it('fits a long key prefix within 1024 bytes', () => {
+    const prefix = `${'p'.repeat(500)}/`
+    const key = defaultKey('x'.repeat(3000), prefix)
+    expect(key.startsWith(prefix)).toBe(true)
+    expect(bytes(key)).toBeLessThanOrEqual(1024)
   })
 
   it('gives every upload its own key', () => {
@@ -93,11 +100,16 @@ describe('checkKey (custom key callbacks)', () => {
 })
 
 describe('uploadPolicy', () => {
-  it('allows exactly PutObject and AbortMultipartUpload on the one key', () => {
+  it('allows exactly PutObject and AbortMultipartUpload on the one key, and refuses public ACLs and grants', () => {
+    const deny = (condition: object) => ({ Effect: 'Deny', Action: 's3:PutObject', Resource: '*', Condition: condition })
     expect(JSON.parse(uploadPolicy('uploads', 'next-s3-uploads/u/a.png'))).toEqual({
       Version: '2012-10-17',
       Statement: [
         { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: ['arn:aws:s3:::uploads/next-s3-uploads/u/a.png'] },
+        deny({ StringEquals: { 's3:x-amz-acl': ['public-read', 'public-read-write', 'authenticated-read'] } }),
+        deny({ StringLike: { 's3:x-amz-grant-read': '*' } }),
+        deny({ StringLike: { 's3:x-amz-grant-full-control': '*' } }),
+        deny({ StringLike: { 's3:x-amz-grant-write-acp': '*' } }),
       ],
     })
   })

@@ -1,0 +1,14 @@
+import { upload } from '../../engine/index.ts'
+import { runPage } from './browser-page.ts'
+
+// Updraft as a page uses it: ask the same-origin endpoint, then send to storage (XHR, Blob slices).
+void runPage(async (body, { contender, partSize, queueSize }) => {
+  await upload(body, {
+    endpoint: '/api/s3-upload',
+    strategy: contender === 'updraft-token' ? 'token' : 'presigned',
+    partSize,
+    queueSize,
+    filename: 'bench.bin',
+    contentType: 'application/octet-stream',
+  })
+})

@@ -1,0 +1,237 @@
+import { type Contender, runClient, startService, type Service } from './lib/child.ts'
+import { type ChromiumBench, type PageContender, startChromiumBench } from './lib/chromium.ts'
+import { createLink, type Link, type LinkProfile, type LinkProxy, PROFILES } from './lib/link.ts'
+import { startNullSink, type NullSink } from './lib/null-sink.ts'
+import { fixed, type Goal, mbps, median, mib, MiB, rotate, type Benchmark, type Table } from './lib/report.ts'
+
+type Runtime = 'node' | 'chromium'
+type Id = Contender | PageContender
+
+interface ContenderSpec {
+  id: Id
+  label: string
+  peer?: true
+}
+
+const CONTENDERS: Record<Runtime, ContenderSpec[]> = {
+  node: [
+    { id: 'updraft-token', label: 'Updraft token mode (endpoint + STS, then storage)' },
+    { id: 'updraft-presigned', label: 'Updraft presigned mode (endpoint signs every request)' },
+    { id: 'lib-storage', label: '`@aws-sdk/lib-storage` Upload (credentials in hand)', peer: true },
+    { id: 'http-ceiling', label: 'ceiling: raw parallel node:http PUTs (presigned, no endpoint)' },
+  ],
+  chromium: [
+    { id: 'updraft-token', label: 'Updraft token mode (same-origin endpoint, XHR to storage)' },
+    { id: 'updraft-presigned', label: 'Updraft presigned mode (same-origin endpoint, XHR to storage)' },
+    { id: 'uppy', label: '`@uppy/aws-s3` (credentials from the same endpoint, signs itself)', peer: true },
+    { id: 'lib-storage', label: '`@aws-sdk/lib-storage` in the page (credentials in hand)', peer: true },
+    { id: 'raw-xhr', label: 'ceiling: raw parallel XHR PUTs (created and presigned before the clock)' },
+  ],
+}
+const UPDRAFT: Id[] = ['updraft-token', 'updraft-presigned']
+
+const KEYS = { accessKeyId: 'BENCH', secretAccessKey: 'BENCH' }
+const PART_SIZE = 5 * MiB
+const QUEUE_SIZE = 4
+
+/** Sizes per profile: 512 MiB only where a run takes under a minute or so. */
+const PLAN: Array<{ profile: keyof typeof PROFILES; sizes: number[] }> = [
+  { profile: 'fibre', sizes: [5 * MiB, 64 * MiB, 512 * MiB] },
+  { profile: 'home', sizes: [5 * MiB, 64 * MiB, 512 * MiB] },
+  { profile: 'transatlantic', sizes: [5 * MiB, 64 * MiB, 512 * MiB] },
+  { profile: 'mobile', sizes: [5 * MiB, 64 * MiB] },
+  { profile: 'wifi', sizes: [5 * MiB, 64 * MiB, 512 * MiB] },
+]
+const QUICK_PLAN: typeof PLAN = [{ profile: 'home', sizes: [5 * MiB, 12 * MiB] }]
+
+interface Measurement {
+  seconds: number
+  bytes: number
+  /** From the upload's start to the first byte leaving for storage over the link. */
+  firstByteMs: number
+  /** Upstream bytes to storage beyond the body: request headers, and anything sent twice. */
+  extraBytes: number
+}
+
+/**
+ * Issue 16: uploads over an emulated access link (bench/lib/link.ts). Page ↔ endpoint and
+ * page ↔ storage both cross the one link; every contender runs in a fresh `node` per upload.
+ */
+export const network: Benchmark = {
+  name: 'network',
+  title: '7. Emulated networks (Node and Chromium)',
+  async run({ quick, log }) {
+    const tables: Table[] = []
+    const goals: Goal[] = []
+    const headlines: string[] = []
+    for (const { profile: name, sizes } of quick ? QUICK_PLAN : PLAN) {
+      const profile = PROFILES[name]!
+      const rig = await startRig(profile)
+      try {
+        for (const runtime of ['node', 'chromium'] as const) {
+          const contenders = CONTENDERS[runtime]
+          for (const size of sizes) {
+            const rounds = quick ? 1 : size <= 64 * MiB ? 3 : 1
+            const runs = new Map<Id, Measurement[]>(contenders.map(({ id }) => [id, []]))
+            for (let round = 0; round < rounds; round++) {
+              for (const { id } of rotate(contenders, round)) {
+                const result = await rig.run(runtime, id, size)
+                runs.get(id)!.push(result)
+                log(`${name} ${runtime} ${mib(size)} MiB ${id}: ${fixed(mbps(result.bytes, result.seconds))} MB/s, first byte ${fixed(result.firstByteMs, 0)} ms`)
+              }
+            }
+            tables.push(tableOf(profile, runtime, size, rounds, runs))
+            if (size >= 64 * MiB) goals.push(...goalsOf(profile, runtime, size, runs))
+            if (size === 64 * MiB || (quick && size === sizes.at(-1))) headlines.push(headlineOf(profile, runtime, size, runs))
+          }
+        }
+      } finally {
+        await rig.stop()
+      }
+    }
+    return {
+      tables,
+      goals,
+      headlines,
+      notes: [
+        'The link (bench/lib/link.ts) is a TCP proxy in user space: one line per direction shared by every connection, a one-way delay, a handshake round trip before a new connection\'s first bytes, loss rendered as a one-round-trip stall of the connection that lost a segment, outages that hold bytes. Calibrated: a raw TCP transfer through it runs at 99-100% of the configured rate (1 and 4 connections) on an idle machine.',
+        'In Chromium the page is same-origin with the endpoint (the harness forwards `/api/s3-upload` over one warm keep-alive connection through the link, as a page\'s own connection to its origin is open before it uploads) and cross-origin with storage, so every part PUT pays a CORS preflight in every client.',
+        'Storage is the null sink (it stores nothing, so the store\'s own speed is out of the figures). The endpoint is the Fastify plugin with the STS stand-in, in processes of their own; the endpoint\'s own calls to storage (presigned CreateMultipartUpload and Complete) cross the link too, which a server next to its store would not pay.',
+        `${mib(PART_SIZE)} MiB parts, ${QUEUE_SIZE} in flight for every contender (Updraft's and lib-storage's defaults); no warm-up upload, so every run opens its connections cold, as a page's first upload does.`,
+        'First byte: from the upload\'s start to the first byte leaving for storage (any request, a preflight included). The protocol needs at least 3 round trips cold in Node (the endpoint\'s handshake, its request, storage\'s handshake) and 2 in a page (the endpoint request on the page\'s open connection, storage\'s handshake; the CORS preflight is that first byte). Extra up: bytes sent to storage beyond the body (headers, preflights; anything sent twice).',
+        'Fraction of link: MB/s over the line rate. Ratios within a size are medians of same-round runs, contenders alternated.',
+      ],
+    }
+  },
+}
+
+interface Rig {
+  run(runtime: Runtime, contender: Id, size: number): Promise<Measurement>
+  stop(): Promise<void>
+}
+
+async function startRig(profile: LinkProfile): Promise<Rig> {
+  const stopping: Array<() => Promise<void>> = []
+  const stop = async () => {
+    for (const close of stopping.reverse()) await close().catch(() => {})
+  }
+  try {
+    const sink: NullSink = await startNullSink()
+    stopping.push(() => sink.stop())
+    const link: Link = createLink(profile)
+    stopping.push(() => link.close())
+    const storage: LinkProxy = await link.proxy(sink.endpoint)
+    const sts: Service = await startService('sts-server', KEYS)
+    stopping.push(() => sts.stop())
+    const endpointServer = await startService('endpoint-server', { stsEndpoint: sts.url, s3Endpoint: storage.url, keys: KEYS })
+    stopping.push(() => endpointServer.stop())
+    const endpoint = await link.proxy(endpointServer.url)
+    await warmUp(endpointServer.url)
+    const chromium: ChromiumBench = await startChromiumBench({ apiUpstream: endpoint.url })
+    stopping.push(() => chromium.close())
+    let n = 0
+    return {
+      stop,
+      async run(runtime, contender, size) {
+        link.reset()
+        const target = { endpoint: storage.url, region: 'us-east-1', bucket: 'uploads', key: `bench/network/${n++}.bin`, credentials: KEYS }
+        const result =
+          runtime === 'node'
+            ? await runClient({
+                contender: contender as Contender,
+                target,
+                endpoint: `${endpoint.url}/api/s3-upload`,
+                body: { kind: 'memory', size },
+                partSize: PART_SIZE,
+                queueSize: QUEUE_SIZE,
+              })
+            : await chromium.run({ contender: contender as PageContender, target, size, partSize: PART_SIZE, queueSize: QUEUE_SIZE })
+        return {
+          seconds: result.seconds,
+          bytes: result.bytes,
+          firstByteMs: (storage.firstUpByteAfter(result.startedAt) ?? NaN) - result.startedAt,
+          extraBytes: storage.upBytes - size,
+        }
+      },
+    }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+/**
+ * One request of each kind straight to the endpoint server (not over the link): the server's SDK
+ * clients load their code on first use, which a server that has been up a while has long done.
+ */
+async function warmUp(endpointUrl: string) {
+  for (const [strategy, filesize] of [['token', 1], ['presigned', 1], ['presigned', 6 * MiB]] as const) {
+    const response = await fetch(`${endpointUrl}/api/s3-upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ filename: 'warm-up.bin', filetype: 'application/octet-stream', filesize, strategy }),
+    })
+    if (!response.ok) throw new Error(`endpoint warm-up (${strategy}) answered ${response.status}: ${await response.text()}`)
+  }
+}
+
+const speed = (run: Measurement) => mbps(run.bytes, run.seconds)
+const linkMBps = (profile: LinkProfile) => profile.upBytesPerSecond / 1e6
+const rttMs = (profile: LinkProfile) => 2 * profile.delayMs
+
+function tableOf(profile: LinkProfile, runtime: Runtime, size: number, rounds: number, runs: Map<Id, Measurement[]>): Table {
+  const capacity = linkMBps(profile)
+  return {
+    title: `${profile.name}, ${runtime === 'node' ? 'Node' : 'Chromium'}: ${mib(size)} MiB, median of ${rounds}`,
+    columns: ['client', 'MB/s', 'fraction of link', 'first byte ms (RTTs)', 'extra up KiB'],
+    rows: [
+      ['the link itself (line rate)', fixed(capacity, 1), '100%', '—', '—'],
+      ...CONTENDERS[runtime].map(({ id, label }) => {
+        const measured = runs.get(id)!
+        const firstByte = median(measured.map((run) => run.firstByteMs))
+        return [
+          label,
+          fixed(median(measured.map(speed)), 1),
+          `${fixed((100 * median(measured.map(speed))) / capacity, 1)}%`,
+          `${fixed(firstByte, 0)} (${fixed(firstByte / rttMs(profile), 1)})`,
+          fixed(median(measured.map((run) => run.extraBytes)) / 1024, 0),
+        ]
+      }),
+    ],
+  }
+}
+
+function goalsOf(profile: LinkProfile, runtime: Runtime, size: number, runs: Map<Id, Measurement[]>): Goal[] {
+  const capacity = linkMBps(profile)
+  const peers = CONTENDERS[runtime].filter((contender) => contender.peer).map(({ id }) => id)
+  return UPDRAFT.flatMap((id) => {
+    const fraction = median(runs.get(id)!.map(speed)) / capacity
+    const firstByteRtts = median(runs.get(id)!.map((run) => run.firstByteMs)) / rttMs(profile)
+    const ahead = peers.every((peer) => median(runs.get(id)!.map((run, i) => speed(run) / speed(runs.get(peer)![i]!))) > 1)
+    return [
+      {
+        goal: `${profile.name}, ${runtime}, ${mib(size)} MiB, ${id}: >= 95% of the link, ahead of every peer`,
+        figure: `${fixed(100 * fraction, 1)}% of the link; ${ahead ? 'ahead of' : 'NOT ahead of'} ${peers.join(', ')}`,
+        met: fraction >= 0.95 && ahead,
+      },
+      {
+        goal: `${profile.name}, ${runtime}, ${mib(size)} MiB, ${id}: first byte within one round trip of the protocol's minimum`,
+        figure: `${fixed(firstByteRtts, 1)} RTTs`,
+        met: firstByteRtts <= minimumRtts(runtime) + 1,
+      },
+    ]
+  })
+}
+
+function headlineOf(profile: LinkProfile, runtime: Runtime, size: number, runs: Map<Id, Measurement[]>): string {
+  const capacity = linkMBps(profile)
+  const parts = CONTENDERS[runtime].map(({ id }) => `${id} ${fixed((100 * median(runs.get(id)!.map(speed))) / capacity, 0)}%`)
+  return `Network, ${profile.name}, ${runtime}, ${mib(size)} MiB: fraction of the link — ${parts.join(', ')}.`
+}
+
+/**
+ * Round trips before the first byte can leave for storage, cold: Node opens a connection to the
+ * endpoint (1), asks it (1), opens one to storage (1). A page's connection to its origin is
+ * already open: it asks the endpoint (1) and opens one to storage (1), where its preflight leaves.
+ */
+const minimumRtts = (runtime: Runtime) => (runtime === 'node' ? 3 : 2)

@@ -1,0 +1,121 @@
+// What a bucket needs for uploads from a page, in one place: the CORS rule and the lifecycle rule
+// `updraft setup-bucket` applies and `updraft doctor` checks, and how to set each on every store.
+
+/** Methods the engine sends from a page: PUT (objects, parts), POST (multipart start and complete), DELETE (abort). */
+export const CORS_METHODS = ['PUT', 'POST', 'DELETE'] as const
+/**
+ * Request headers a page sends to storage: presigned mode those the endpoint signs
+ * (`content-type`, `cache-control`, `x-amz-acl` with `objectAcl`, `content-disposition` with
+ * `contentDisposition`: server/presigned-urls.ts `objectHeaders`); token mode signs its own
+ * requests and adds the SigV4 headers. Listed, not `*`: R2 refuses `*` in AllowedHeaders.
+ * Opt-ins add their own (SSE-C, tagging): see the README.
+ */
+export const PRESIGNED_HEADERS = ['content-type', 'cache-control', 'x-amz-acl', 'content-disposition']
+export const TOKEN_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token']
+export const CORS_HEADERS = [...PRESIGNED_HEADERS, ...TOKEN_HEADERS]
+export const CORS_MAX_AGE_SECONDS = 3600
+/** Days after which storage aborts a multipart upload that was neither completed nor aborted (a closed tab). */
+export const ABORT_INCOMPLETE_AFTER_DAYS = 1
+export const LIFECYCLE_RULE_ID = 'updraft-abort-incomplete-multipart-uploads'
+
+/** The S3 API's shape (PutBucketCors), as the AWS CLI's `--cors-configuration` takes it. */
+export const corsRule = (origins: string[]) => ({
+  AllowedOrigins: origins,
+  AllowedMethods: [...CORS_METHODS],
+  AllowedHeaders: [...CORS_HEADERS],
+  ExposeHeaders: ['ETag'],
+  MaxAgeSeconds: CORS_MAX_AGE_SECONDS,
+})
+
+/** The S3 API's shape (PutBucketLifecycleConfiguration), as the AWS CLI's `--lifecycle-configuration` takes it. */
+export const lifecycleRule = () => ({
+  ID: LIFECYCLE_RULE_ID,
+  Status: 'Enabled' as const,
+  Filter: { Prefix: '' },
+  AbortIncompleteMultipartUpload: { DaysAfterInitiation: ABORT_INCOMPLETE_AFTER_DAYS },
+})
+
+export type Provider = 'aws' | 'r2' | 'b2' | 'minio' | 'ceph'
+export const PROVIDERS: readonly Provider[] = ['aws', 'r2', 'b2', 'minio', 'ceph']
+
+const NAMES: Record<Provider, string> = { aws: 'AWS S3', r2: 'Cloudflare R2', b2: 'Backblaze B2', minio: 'MinIO', ceph: 'Ceph RGW' }
+export const providerName = (provider: Provider) => NAMES[provider]
+
+/**
+ * The store behind an endpoint, where its host tells: none is AWS; R2 and B2 have their own hosts.
+ * Any other endpoint (MinIO, Ceph RGW, …) cannot be told apart: `undefined`, and fixes are shown
+ * for both.
+ */
+export function detectProvider(endpoint: string | undefined): Provider | undefined {
+  if (endpoint === undefined) return 'aws'
+  const host = new URL(endpoint).hostname
+  if (host.endsWith('.amazonaws.com')) return 'aws'
+  if (host.endsWith('.r2.cloudflarestorage.com')) return 'r2'
+  if (host.endsWith('.backblazeb2.com')) return 'b2'
+  return undefined
+}
+
+const json = (value: unknown) => JSON.stringify(value, null, 2)
+const endpointFlag = (endpoint: string | undefined) => (endpoint ? ` --endpoint-url ${endpoint}` : '')
+
+export interface Target {
+  bucket: string
+  endpoint?: string
+  origins: string[]
+}
+
+/** How to set the CORS rule on `provider`: a file and the command that applies it. */
+export function corsFix(provider: Provider, { bucket, endpoint, origins }: Target): string {
+  const rule = corsRule(origins)
+  switch (provider) {
+    case 'aws':
+    case 'ceph':
+      return `cors.json:\n${json({ CORSRules: [rule] })}\naws s3api put-bucket-cors --bucket ${bucket} --cors-configuration file://cors.json${endpointFlag(endpoint)}\n(or: npx updraft setup-bucket --origin ${origins[0]})`
+    case 'r2':
+      return (
+        `cors.json:\n${json({ rules: [{ allowed: { origins, methods: rule.AllowedMethods, headers: rule.AllowedHeaders }, exposeHeaders: ['ETag'], maxAgeSeconds: CORS_MAX_AGE_SECONDS }] })}\n` +
+        `npx wrangler r2 bucket cors set ${bucket} --file cors.json\n(or the S3 API: npx updraft setup-bucket --origin ${origins[0]})`
+      )
+    case 'b2':
+      return (
+        `The B2 web console's CORS presets do not cover the S3 API: set custom rules with the B2 CLI (or npx updraft setup-bucket, through the S3 API).\n` +
+        `b2 bucket update --cors-rules '${JSON.stringify([
+          { corsRuleName: 'updraft', allowedOrigins: origins, allowedOperations: ['s3_put', 's3_post', 's3_delete', 's3_head'], allowedHeaders: rule.AllowedHeaders, exposeHeaders: ['ETag'], maxAgeSeconds: CORS_MAX_AGE_SECONDS },
+        ])}' ${bucket}`
+      )
+    case 'minio':
+      return (
+        `MinIO's community edition has no per-bucket CORS (PutBucketCors fails); it allows origins server-wide and exposes ETag by default:\n` +
+        `MINIO_API_CORS_ALLOW_ORIGIN=${origins.join(',')}   (in MinIO's environment, then restart it)`
+      )
+  }
+}
+
+/** How to add the lifecycle rule that aborts forgotten multipart uploads on `provider`. */
+export function lifecycleFix(provider: Provider, { bucket, endpoint }: Target): string {
+  switch (provider) {
+    case 'aws':
+    case 'ceph':
+      return (
+        `lifecycle.json:\n${json({ Rules: [lifecycleRule()] })}\n` +
+        `aws s3api put-bucket-lifecycle-configuration --bucket ${bucket} --lifecycle-configuration file://lifecycle.json${endpointFlag(endpoint)}\n` +
+        `(this replaces the bucket's rules: merge in any you have, or run npx updraft setup-bucket, which keeps them)`
+      )
+    case 'r2':
+      return (
+        `R2 gives new buckets a rule aborting incomplete multipart uploads after 7 days (dashboard: the bucket's Settings, Object lifecycle rules); if it was removed, R2 takes the S3 API's rule:\n` +
+        `lifecycle.json:\n${json({ Rules: [lifecycleRule()] })}\n` +
+        `aws s3api put-bucket-lifecycle-configuration --bucket ${bucket} --lifecycle-configuration file://lifecycle.json${endpointFlag(endpoint)}`
+      )
+    case 'b2':
+      return `b2 bucket update --lifecycle-rule '${JSON.stringify({ fileNamePrefix: '', daysFromStartingToCancelingUnfinishedLargeFiles: ABORT_INCOMPLETE_AFTER_DAYS })}' ${bucket}`
+    case 'minio':
+      return `MinIO aborts stale multipart uploads by itself after MINIO_API_STALE_UPLOADS_EXPIRY (default 24h); set it in MinIO's environment to change that.`
+  }
+}
+
+/** The fix for each provider the endpoint may be: the detected one, or MinIO and Ceph when it cannot be told. */
+export function fixesFor(endpoint: string | undefined, make: (provider: Provider) => string, only?: Provider): string {
+  const providers = only ? [only] : [detectProvider(endpoint) ?? 'ceph', ...(detectProvider(endpoint) ? [] : (['minio'] as const))]
+  return providers.map((provider) => `${providerName(provider)}:\n${make(provider)}`).join('\n\n')
+}

@@ -1,0 +1,249 @@
+// `npx updraft doctor`: checks, with the endpoint's own settings (S3_UPLOAD_*), what uploads from a
+// page need from storage, and says for each finding what to change on the store in use.
+import { GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3'
+import type { ResolvedConfig } from '../server/config.ts'
+import { serverInfo } from '../server/info.ts'
+import { createS3Client } from '../server/presigned-urls.ts'
+import { createTokenIssuer } from '../server/sts.ts'
+import { CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
+import { serverKeyPolicy } from './server-key-policy.ts'
+import { type ProbeReply, storageProbe, type StorageProbe } from './storage-probe.ts'
+
+export type Status = 'ok' | 'warn' | 'fail' | 'skip'
+export type CheckName = 'access' | 'clock' | 'cors' | 'expose-etag' | 'lifecycle' | 'least-privilege' | 'sts'
+
+export interface Finding {
+  check: CheckName
+  status: Status
+  /** What was found, in plain words. */
+  summary: string
+  /** What to change, with the exact JSON or command for the store in use. */
+  fix?: string
+}
+
+export interface DoctorOptions {
+  /** The page's origin, e.g. `https://app.example.com`. */
+  origin: string
+  /** Which store's commands to print; detected from the endpoint when it tells. */
+  provider?: Provider
+}
+
+/** Beyond this, AWS refuses signatures (RequestTimeTooSkewed); other stores use the same window. */
+const MAX_SKEW_MS = 15 * 60_000
+const WARN_SKEW_MS = 60_000
+
+/** Runs every check; never throws for what storage answers (a finding says it), only for a bad config. */
+export async function runDoctor(config: ResolvedConfig, { origin, provider }: DoctorOptions): Promise<Finding[]> {
+  const probe = storageProbe(config)
+  const target = { bucket: config.bucket, endpoint: config.endpoint, origins: [origin] }
+  const fixes = (make: (p: Provider) => string) => fixesFor(config.endpoint, make, provider)
+  const findings: Finding[] = []
+
+  const start = await attempt(() => probe.signed('POST', probe.url(undefined, '?uploads'), { origin }))
+  const access = await accessFinding(config, probe, start, fixes)
+  findings.push(access, clockFinding(start))
+  if (access.status === 'fail') {
+    // Nothing more to learn about a bucket the key cannot reach.
+    for (const check of ['cors', 'expose-etag', 'lifecycle', 'least-privilege'] as const) {
+      findings.push({ check, status: 'skip', summary: 'needs the access check to pass first' })
+    }
+  } else {
+    findings.push(await corsFinding(probe, origin, pageHeaders(config), (p) => corsFix(p, target), fixes))
+    findings.push(exposeEtagFinding(start, origin, (p) => corsFix(p, target), fixes))
+    findings.push(await lifecycleFinding(config, (p) => lifecycleFix(p, target), fixes))
+    findings.push(await leastPrivilegeFinding(config, probe))
+  }
+  findings.push(await stsFinding(config))
+  return findings
+}
+
+export type Attempt = { reply: ProbeReply; error?: undefined } | { reply?: undefined; error: Error }
+const attempt = (send: () => Promise<ProbeReply>): Promise<Attempt> =>
+  send().then(
+    (reply) => ({ reply }),
+    (error: Error) => ({ error }),
+  )
+const said = ({ status, code }: ProbeReply) => `HTTP ${status}${code ? ` ${code}` : ''}`
+
+async function accessFinding(config: ResolvedConfig, probe: StorageProbe, start: Attempt, fixes: (make: (p: Provider) => string) => string): Promise<Finding> {
+  const check = 'access'
+  if (start.error) {
+    return { check, status: 'fail', summary: `storage did not answer at ${probe.bucketUrl()}: ${start.error.message}`, fix: 'Check S3_UPLOAD_ENDPOINT (and S3_UPLOAD_REGION for AWS), and that this machine can reach it.' }
+  }
+  const { reply } = start
+  const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(reply.body)?.[1]
+  if (reply.status === 200 && uploadId) {
+    const abort = await attempt(() => probe.signed('DELETE', probe.url(undefined, `?uploadId=${encodeURIComponent(uploadId)}`)))
+    if (abort.reply && abort.reply.status < 300) {
+      return { check, status: 'ok', summary: `bucket "${config.bucket}" exists and the key can start and abort a multipart upload in it` }
+    }
+    return {
+      check,
+      status: 'warn',
+      summary: `the key can start uploads in "${config.bucket}", but AbortMultipartUpload answered ${abort.reply ? said(abort.reply) : abort.error.message}: failed or aborted uploads leave their parts behind`,
+      fix: `Allow s3:AbortMultipartUpload to the server's key (see the IAM policy under least-privilege), and keep the lifecycle rule that aborts forgotten uploads.`,
+    }
+  }
+  const fix = {
+    NoSuchBucket: fixes((p) => createBucketFix(p, config)),
+    InvalidAccessKeyId: 'S3_UPLOAD_KEY is not a key this store knows: copy the access key id again (for R2, B2 and MinIO, an S3 API key of that store).',
+    SignatureDoesNotMatch: 'S3_UPLOAD_SECRET does not belong to S3_UPLOAD_KEY: copy the secret again; check S3_UPLOAD_REGION too.',
+    RequestTimeTooSkewed: "This machine's clock is off: see the clock finding.",
+    AccessDenied: `The key may not write "${config.bucket}/${config.keyPrefix}*" (RGW also says AccessDenied for a wrong secret). Give it this IAM policy (AWS; MinIO and Ceph bucket policies take the same statements):\n${JSON.stringify(serverKeyPolicy(config.bucket, 'presigned', config.keyPrefix), null, 2)}`,
+  }[reply.code ?? ''] ?? `Storage refused CreateMultipartUpload: ${reply.body.slice(0, 300)}`
+  const summary = reply.code === 'NoSuchBucket' ? `bucket "${config.bucket}" does not exist` : `storage refused the key's CreateMultipartUpload: ${said(reply)}`
+  return { check, status: 'fail', summary, fix }
+}
+
+function createBucketFix(provider: Provider, { bucket, region, endpoint }: ResolvedConfig): string {
+  switch (provider) {
+    case 'aws':
+      return `aws s3api create-bucket --bucket ${bucket} --region ${region}${region === 'us-east-1' ? '' : ` --create-bucket-configuration LocationConstraint=${region}`}`
+    case 'r2':
+      return `npx wrangler r2 bucket create ${bucket}`
+    case 'b2':
+      return `b2 bucket create ${bucket} allPrivate`
+    case 'minio':
+      return `mc mb ALIAS/${bucket}`
+    case 'ceph':
+      return `aws s3api create-bucket --bucket ${bucket} --endpoint-url ${endpoint}`
+  }
+}
+
+export function clockFinding(start: Attempt): Finding {
+  const check = 'clock'
+  const date = start.reply?.headers.get('date')
+  if (!date) return { check, status: 'skip', summary: 'storage sent no Date header to compare with' }
+  // Date has whole seconds: a difference under 1 s is no difference.
+  const skew = Date.parse(date) - Date.now()
+  const seconds = Math.round(skew / 1000)
+  const fix = "Synchronise this machine's clock (e.g. timedatectl set-ntp true, or chrony/ntpd): SigV4 signatures carry the signing time."
+  if (Math.abs(skew) > MAX_SKEW_MS) return { check, status: 'fail', summary: `this machine's clock is ${seconds} s off storage's: storage refuses signatures (RequestTimeTooSkewed)`, fix }
+  if (Math.abs(skew) > WARN_SKEW_MS) return { check, status: 'warn', summary: `this machine's clock is ${seconds} s off storage's (refused beyond 15 minutes)`, fix }
+  return { check, status: 'ok', summary: `clock in step with storage (${seconds} s apart)` }
+}
+
+/** The headers this endpoint's pages send to storage (cli/bucket-rules.ts PRESIGNED_HEADERS, TOKEN_HEADERS). */
+function pageHeaders(config: ResolvedConfig): string[] {
+  const headers = ['content-type', 'cache-control']
+  if (config.objectAcl) headers.push('x-amz-acl')
+  if (config.contentDisposition) headers.push('content-disposition')
+  return serverInfo(config).token ? [...headers, ...TOKEN_HEADERS] : headers
+}
+
+async function corsFinding(
+  probe: StorageProbe,
+  origin: string,
+  headers: string[],
+  corsFixFor: (p: Provider) => string,
+  fixes: (make: (p: Provider) => string) => string,
+): Promise<Finding> {
+  const check = 'cors'
+  const refused: string[] = []
+  for (const method of CORS_METHODS) {
+    const preflight = await attempt(() =>
+      probe.plain('OPTIONS', probe.url(), { origin, 'access-control-request-method': method, 'access-control-request-headers': headers.join(',') }),
+    )
+    if (preflight.error) {
+      refused.push(`${method}: ${preflight.error.message}`)
+      continue
+    }
+    const { reply } = preflight
+    const allowOrigin = reply.headers.get('access-control-allow-origin')
+    const allowMethods = (reply.headers.get('access-control-allow-methods') ?? '').toUpperCase()
+    const allowHeaders = (reply.headers.get('access-control-allow-headers') ?? '').toLowerCase()
+    const missingHeaders = allowHeaders.includes('*') ? [] : headers.filter((name) => !allowHeaders.split(/\s*,\s*/).includes(name))
+    if (reply.status >= 300) refused.push(`${method}: preflight answered ${said(reply)}`)
+    else if (allowOrigin !== origin && allowOrigin !== '*') refused.push(`${method}: origin ${origin} not allowed`)
+    else if (!allowMethods.includes(method)) refused.push(`${method}: method not allowed`)
+    else if (missingHeaders.length > 0) refused.push(`${method}: headers not allowed: ${missingHeaders.join(', ')}`)
+  }
+  if (refused.length === 0) return { check, status: 'ok', summary: `a browser preflight from ${origin} is allowed for ${CORS_METHODS.join(', ')} with the headers uploads send` }
+  return { check, status: 'fail', summary: `the bucket's CORS refuses uploads from ${origin} (${refused.join('; ')})`, fix: fixes(corsFixFor) }
+}
+
+function exposeEtagFinding(start: Attempt, origin: string, corsFixFor: (p: Provider) => string, fixes: (make: (p: Provider) => string) => string): Finding {
+  const check = 'expose-etag'
+  if (!start.reply || start.reply.status >= 300) return { check, status: 'skip', summary: 'no upload could be started to see which headers storage exposes' }
+  const exposed = (start.reply.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/)
+  if (exposed.includes('etag') || exposed.includes('*')) return { check, status: 'ok', summary: `ETag is exposed to pages from ${origin}` }
+  return {
+    check,
+    status: 'fail',
+    summary: `storage does not expose ETag to pages from ${origin}: multipart uploads fail, as the page cannot read part ETags`,
+    fix: `Add ExposeHeaders: ["ETag"] to the CORS rule.\n${fixes(corsFixFor)}`,
+  }
+}
+
+async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) => string, fixes: (make: (p: Provider) => string) => string): Promise<Finding> {
+  const check = 'lifecycle'
+  const client = createS3Client(config)
+  try {
+    const { Rules = [] } = await client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: config.bucket }))
+    const aborts = Rules.find(
+      (rule) =>
+        rule.Status === 'Enabled' &&
+        rule.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined &&
+        config.keyPrefix.startsWith(rule.Filter?.Prefix ?? rule.Prefix ?? ''),
+    )
+    if (aborts) return { check, status: 'ok', summary: `rule "${aborts.ID ?? '(no id)'}" aborts incomplete multipart uploads after ${aborts.AbortIncompleteMultipartUpload!.DaysAfterInitiation} day(s)` }
+    return { check, status: 'fail', summary: 'no lifecycle rule aborts incomplete multipart uploads: parts of uploads from closed tabs stay (and are billed) for ever', fix: fixes(fixFor) }
+  } catch (error) {
+    const name = (error as Error).name
+    if (name === 'NoSuchLifecycleConfiguration') {
+      return { check, status: 'fail', summary: 'the bucket has no lifecycle rules: parts of uploads from closed tabs stay (and are billed) for ever', fix: fixes(fixFor) }
+    }
+    if (name === 'AccessDenied') {
+      return { check, status: 'warn', summary: 'the server key may not read lifecycle rules (it does not need to): check them with the bucket owner\'s key, or run npx updraft setup-bucket with it' }
+    }
+    return { check, status: 'warn', summary: `could not read lifecycle rules: ${name}: ${(error as Error).message}`.slice(0, 300) }
+  } finally {
+    client.destroy()
+  }
+}
+
+async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe): Promise<Finding> {
+  const check = 'least-privilege'
+  const missingKey = probe.url()
+  const probes = [
+    ['list the bucket', () => probe.signed('GET', probe.bucketUrl('?list-type=2&max-keys=1'))],
+    // A missing key answers 404 only to a key allowed to list and read; 403 otherwise.
+    ['read objects', () => probe.signed('GET', missingKey)],
+    ['delete objects', () => probe.signed('DELETE', missingKey)],
+  ] as const
+  const excess: string[] = []
+  for (const [what, send] of probes) {
+    const result = await attempt(send)
+    if (result.reply && result.reply.status < 300) excess.push(what)
+    else if (result.reply?.code === 'NoSuchKey') excess.push(what)
+  }
+  if (excess.length === 0) return { check, status: 'ok', summary: 'the server key cannot list, read or delete objects' }
+  const mode = config.sts.mode === 'assume-role' ? 'assume-role' : serverInfo(config).token ? 'federation' : 'presigned'
+  return {
+    check,
+    status: 'warn',
+    summary: `the server key can ${excess.join(', ')}: more than uploads need; a leaked key (or a bug) could expose or destroy objects`,
+    fix:
+      `Give the server its own key with only this policy (AWS IAM; MinIO: mc admin policy create; Ceph: a user of its own plus a bucket policy with these statements):\n${JSON.stringify(serverKeyPolicy(config.bucket, mode, config.keyPrefix), null, 2)}\n` +
+      'R2: an API token with "Object Read & Write" on this bucket only (R2 has no write-only token). B2: b2 key create --bucket BUCKET updraft writeFiles',
+  }
+}
+
+async function stsFinding(config: ResolvedConfig): Promise<Finding> {
+  const check = 'sts'
+  const info = serverInfo(config)
+  if (!info.token) return { check, status: 'skip', summary: `token mode is off: ${info.tokenUnavailableReason} (presigned mode needs no STS)` }
+  try {
+    const credentials = await createTokenIssuer(config)(`${config.keyPrefix}updraft-doctor-${crypto.randomUUID()}`)
+    const mode = config.sts.mode === 'assume-role' ? 'AssumeRole' : 'GetFederationToken'
+    return { check, status: 'ok', summary: `STS issues upload credentials (${mode}${credentials.Expiration ? `, valid until ${credentials.Expiration}` : ''})` }
+  } catch (error) {
+    const mode = config.sts.mode === 'assume-role' ? 'assume-role' : 'federation'
+    return {
+      check,
+      status: 'fail',
+      summary: `STS refused to issue upload credentials: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
+      fix: `The server's key needs (AWS IAM):\n${JSON.stringify(serverKeyPolicy(config.bucket, mode, config.keyPrefix), null, 2)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
+    }
+  }
+}

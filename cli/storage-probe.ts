@@ -1,0 +1,49 @@
+// Raw requests to storage with the server's own key, signed with aws4fetch: the doctor needs to
+// see statuses, error codes and CORS headers exactly as storage sends them.
+import { AwsClient } from 'aws4fetch'
+import { objectUrl } from '../protocol/object-url.ts'
+import type { ResolvedConfig } from '../server/config.ts'
+
+export interface ProbeReply {
+  status: number
+  /** S3's `<Code>`, when the body holds one. */
+  code?: string
+  headers: Headers
+  body: string
+}
+
+/** Each request gives up after this long: the doctor never hangs on a store that does not answer. */
+const TIMEOUT_MS = 15_000
+
+export interface StorageProbe {
+  /** An object URL in the bucket; `key` defaults to a fresh probe key under `keyPrefix`. */
+  url(key?: string, query?: string): string
+  /** The bucket's own URL (for listing). */
+  bucketUrl(query?: string): string
+  signed(method: string, url: string, headers?: Record<string, string>): Promise<ProbeReply>
+  /** Unsigned, as a browser sends a CORS preflight. */
+  plain(method: string, url: string, headers?: Record<string, string>): Promise<ProbeReply>
+}
+
+export function storageProbe(config: ResolvedConfig): StorageProbe {
+  const client = new AwsClient({
+    accessKeyId: config.accessKeyId,
+    secretAccessKey: config.secretAccessKey,
+    service: 's3',
+    region: config.region,
+  })
+  const location = { bucket: config.bucket, region: config.region, endpoint: config.endpoint, forcePathStyle: config.forcePathStyle }
+  const probeKey = `${config.keyPrefix}updraft-doctor-${crypto.randomUUID()}`
+  const read = async (response: Response): Promise<ProbeReply> => {
+    const body = await response.text()
+    const code = /<Code>([^<]*)<\/Code>/.exec(body)?.[1]
+    return { status: response.status, headers: response.headers, body, ...(code ? { code } : {}) }
+  }
+  return {
+    url: (key = probeKey, query = '') => `${objectUrl({ ...location, key })}${query}`,
+    bucketUrl: (query = '') => `${objectUrl({ ...location, key: 'x' }).replace(/\/x$/, '/')}${query}`,
+    signed: async (method, url, headers = {}) =>
+      read(await client.fetch(url, { method, headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) })),
+    plain: async (method, url, headers = {}) => read(await fetch(url, { method, headers, signal: AbortSignal.timeout(TIMEOUT_MS) })),
+  }
+}

@@ -1,0 +1,122 @@
+// `npx updraft doctor` and `npx updraft setup-bucket`, with the endpoint's settings (S3_UPLOAD_*).
+import { createInterface } from 'node:readline/promises'
+import { parseArgs } from 'node:util'
+import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
+import { describeStore } from '../server/info.ts'
+import { createS3Client } from '../server/presigned-urls.ts'
+import { PROVIDERS, type Provider } from './bucket-rules.ts'
+import { type Finding, runDoctor } from './doctor.ts'
+import { applyBucketPlan, planBucket } from './setup-bucket.ts'
+
+const DEFAULT_ORIGIN = 'http://localhost:3000'
+
+const USAGE = `Usage:
+  npx updraft doctor [--origin URL] [--provider aws|r2|b2|minio|ceph]
+      Checks the bucket, key, CORS (a real preflight from URL), lifecycle rules, least privilege,
+      STS and clock, and says what to change for each finding. Exits 1 when a check fails.
+  npx updraft setup-bucket [--origin URL]... [--dry-run] [--yes]
+      Adds the CORS rule (for every --origin) and the lifecycle rule uploads need, keeping the
+      bucket's other rules; shows them first. --dry-run only shows them; --yes applies without asking.
+
+Settings come from the environment, as the endpoint reads them: S3_UPLOAD_KEY, S3_UPLOAD_SECRET,
+S3_UPLOAD_BUCKET, S3_UPLOAD_REGION, and S3_UPLOAD_ENDPOINT (+ S3_UPLOAD_FORCE_PATH_STYLE=true) for
+R2, B2, MinIO or Ceph; S3_UPLOAD_STS_MODE and S3_UPLOAD_ROLE_ARN for token mode through AssumeRole.
+--origin defaults to ${DEFAULT_ORIGIN}.`
+
+const MARK = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL', skip: 'skip' } as const
+
+/** Runs the command in `argv`; resolves with the exit code. Output goes through `print`. */
+export async function main(argv: string[], print: (line: string) => void = console.log, ask = askOnTerminal): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        origin: { type: 'string', multiple: true },
+        provider: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        yes: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (error) {
+    print(`${(error as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  const { positionals, values } = parsed
+  const command = positionals[0]
+  if (values.help || !command || positionals.length > 1 || !['doctor', 'setup-bucket'].includes(command)) {
+    print(USAGE)
+    return values.help ? 0 : 2
+  }
+  const provider = values.provider as Provider | undefined
+  if (provider && !PROVIDERS.includes(provider)) {
+    print(`--provider must be one of ${PROVIDERS.join(', ')}, got '${provider}'`)
+    return 2
+  }
+  const origins = values.origin ?? [DEFAULT_ORIGIN]
+  for (const origin of origins) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      print(`--origin must be an origin such as https://app.example.com (scheme, host, port; no path), got '${origin}'`)
+      return 2
+    }
+  }
+  let config: ResolvedConfig
+  try {
+    config = resolveConfig()
+  } catch (error) {
+    print(`${(error as Error).message.replace(/^updraft: /, '')}\nSet them in the environment, as for the endpoint.`)
+    return 2
+  }
+
+  if (command === 'doctor') {
+    print(`updraft doctor: ${describeStore(config)}, page origin ${origins[0]}\n`)
+    const findings = await runDoctor(config, { origin: origins[0]!, ...(provider ? { provider } : {}) })
+    for (const finding of findings) print(formatFinding(finding))
+    const failed = findings.filter(({ status }) => status === 'fail').length
+    print(failed === 0 ? '\nNo check failed.' : `\n${failed} check(s) failed: uploads from ${origins[0]} will not work until they are fixed.`)
+    return failed === 0 ? 0 : 1
+  }
+
+  const client = createS3Client(config)
+  try {
+    const plan = await planBucket(client, config.bucket, origins)
+    print(`updraft setup-bucket: ${describeStore(config)}\n`)
+    print(`CORS rules (${plan.cors.change === 'add' ? 'adding one' : 'unchanged'}${plan.cors.note ? `; ${plan.cors.note}` : ''}):\n${JSON.stringify({ CORSRules: plan.cors.rules }, null, 2)}\n`)
+    print(`Lifecycle rules (${plan.lifecycle.change === 'add' ? 'adding one' : 'unchanged'}${plan.lifecycle.note ? `; ${plan.lifecycle.note}` : ''}):\n${JSON.stringify({ Rules: plan.lifecycle.rules }, null, 2)}\n`)
+    if (plan.cors.change === 'none' && plan.lifecycle.change === 'none') {
+      print('Nothing to change.')
+      return 0
+    }
+    if (values['dry-run']) {
+      print('Dry run: nothing was changed.')
+      return 0
+    }
+    if (!values.yes && !(await ask(`Apply these to bucket "${config.bucket}"? [y/N] `))) {
+      print('Nothing was changed.')
+      return 1
+    }
+    const lines = await applyBucketPlan(client, config.bucket, plan)
+    for (const line of lines) print(line)
+    return lines.every((line) => /applied|unchanged/.test(line)) ? 0 : 1
+  } finally {
+    client.destroy()
+  }
+}
+
+export function formatFinding({ check, status, summary, fix }: Finding): string {
+  const head = `${MARK[status]}  ${check.padEnd(16)} ${summary}`
+  return fix ? `${head}\n${fix.replace(/^/gm, '        ')}` : head
+}
+
+/** Asks on the terminal; with no terminal (CI, a pipe) the answer is no: pass --yes there. */
+async function askOnTerminal(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false
+  const terminal = createInterface({ input: process.stdin, output: process.stdout })
+  try {
+    return /^y(es)?$/i.test((await terminal.question(question)).trim())
+  } finally {
+    terminal.close()
+  }
+}

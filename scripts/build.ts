@@ -1,0 +1,55 @@
+// `npm run build`: the package as users install it. tsc emits ESM JavaScript, .d.ts and source
+// maps (sources inlined) into dist/lib (tsconfig.build.json); then dist/lib gets a package.json
+// of its own.
+//
+// Why a nested package.json: Node and bundlers resolve `#default-transport` (engine/options.ts)
+// through the *nearest* package.json of the importing file. The root one maps it onto the .ts
+// sources, which the repository's tests, demo and benchmarks run; the built files find this one,
+// which maps the same conditions onto the built .js files. It also says `type: module` and
+// `sideEffects: false` for the files beside it, as the root one does.
+import { execFileSync } from 'node:child_process'
+import { readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { buildWhenStale, type BuildOutcome } from './fresh-build.ts'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+export const LIB_DIR = join(ROOT, 'dist', 'lib')
+/** Written last by a build: its age is the build's. */
+const LIB_SCOPE = join(LIB_DIR, 'package.json')
+/** What the package is built from. */
+export const PACKAGE_SOURCES = ['protocol', 'engine', 'server', 'src', 'cli', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.ts'].map(
+  (path) => join(ROOT, path),
+)
+const LOCK_FILE = join(ROOT, 'dist', '.lib-build.lock')
+
+/** Builds dist/lib unless it is newer than every source; one process at a time. */
+export function ensurePackageBuilt(log?: (message: string) => void): Promise<BuildOutcome> {
+  return buildWhenStale({ output: LIB_SCOPE, sources: PACKAGE_SOURCES, lockFile: LOCK_FILE, log, build: emit })
+}
+
+async function emit(): Promise<void> {
+  await rm(LIB_DIR, { recursive: true, force: true })
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' })
+  const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { imports: Record<string, Targets> }
+  const scope = {
+    type: 'module',
+    sideEffects: false,
+    imports: Object.fromEntries(Object.entries(root.imports).map(([name, target]) => [name, toBuilt(target)])),
+  }
+  await writeFile(LIB_SCOPE, `${JSON.stringify(scope, null, 2)}\n`)
+}
+
+type Targets = string | { [condition: string]: Targets }
+
+const toBuilt = (target: Targets): Targets =>
+  typeof target === 'string'
+    ? target.replace(/\.tsx?$/, '.js')
+    : Object.fromEntries(Object.entries(target).map(([condition, inner]) => [condition, toBuilt(inner)]))
+
+// `tsx scripts/build.ts` (npm run build, prepack) always builds, under the same lock.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await rm(LIB_SCOPE, { force: true })
+  await ensurePackageBuilt((line) => console.log(line))
+}

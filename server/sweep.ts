@@ -1,0 +1,63 @@
+import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { resolveConfig, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
+import { createS3Client } from './presigned-urls.ts'
+
+export interface SweepOptions {
+  /** Uploads started before `now - olderThanSeconds` are aborted. @default Date.now() */
+  now?: number
+  /** @default config.ticketTtlSeconds: by then no ticket can complete the upload */
+  olderThanSeconds?: number
+}
+
+export interface SweepReport {
+  /** Pending multipart uploads under keyPrefix that were aborted. */
+  aborted: number
+  /** Pending ones left alone because they are younger than the cut-off. */
+  kept: number
+}
+
+/** At most this many pages of 1000 uploads per sweep: a sweep ends, whatever the bucket holds. */
+const MAX_PAGES = 100
+
+/**
+ * Aborts the multipart uploads the endpoint started and nobody finished: those under `keyPrefix`
+ * older than the ticket lifetime (their tickets have expired, so /complete can no longer finish
+ * them). Each one left holds its parts' storage, billed, until aborted. Run it on a schedule
+ * (the Fastify plugin's `sweepEverySeconds`, a cron job), or let the bucket do it with a lifecycle
+ * rule (README, "Security"). Needs `s3:ListBucketMultipartUploads` on the bucket; s3rver has no
+ * ListMultipartUploads and fails here with its own error.
+ */
+export function createUploadSweeper(config?: UploadHandlerConfig): (options?: SweepOptions) => Promise<SweepReport> {
+  const resolved = resolveConfig(config)
+  const s3 = createS3Client(resolved)
+  return (options) => sweepStaleUploads(resolved, s3, options)
+}
+
+export async function sweepStaleUploads(
+  config: ResolvedConfig,
+  s3: S3Client,
+  { now = Date.now(), olderThanSeconds = config.ticketTtlSeconds }: SweepOptions = {},
+): Promise<SweepReport> {
+  const cutoff = now - olderThanSeconds * 1000
+  const report: SweepReport = { aborted: 0, kept: 0 }
+  let markers: { KeyMarker?: string; UploadIdMarker?: string } = {}
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const listed = await s3.send(new ListMultipartUploadsCommand({ Bucket: config.bucket, Prefix: config.keyPrefix, ...markers }))
+    for (const upload of listed.Uploads ?? []) {
+      if (!upload.Key || !upload.UploadId || !upload.Initiated || upload.Initiated.getTime() > cutoff) {
+        report.kept++
+        continue
+      }
+      try {
+        await s3.send(new AbortMultipartUploadCommand({ Bucket: config.bucket, Key: upload.Key, UploadId: upload.UploadId }))
+      } catch (error) {
+        // Completed or aborted since the listing: gone either way.
+        if ((error as { name?: string }).name !== 'NoSuchUpload') throw error
+      }
+      report.aborted++
+    }
+    if (!listed.IsTruncated) break
+    markers = { KeyMarker: listed.NextKeyMarker, UploadIdMarker: listed.NextUploadIdMarker }
+  }
+  return report
+}

@@ -1,0 +1,151 @@
+// `npx updraft doctor` and `npx updraft setup-bucket` (issue 9) against Ceph RGW, which has every
+// bucket API, and s3rver, which lacks some: each finding as storage really answers it.
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { CreateBucketCommand, GetBucketCorsCommand, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { clockFinding, type Finding, runDoctor } from '../cli/doctor.ts'
+import { resolveConfig, type UploadHandlerConfig } from '../server/config.ts'
+import { sdkClient } from './helpers/s3-client.ts'
+import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import { storeConfig, type TestStore } from './helpers/stores.ts'
+
+const run = promisify(execFile)
+const ORIGIN = 'https://app.example.test'
+
+const statuses = (findings: Finding[]) => Object.fromEntries(findings.map(({ check, status }) => [check, status]))
+const finding = (findings: Finding[], check: Finding['check']) => findings.find((f) => f.check === check)!
+const doctor = (config: UploadHandlerConfig) => runDoctor(resolveConfig(config, {}), { origin: ORIGIN })
+
+/** The `updraft` command as the bin runs it, with only these S3_UPLOAD_* settings. */
+async function cli(args: string[], config: UploadHandlerConfig): Promise<{ code: number; output: string }> {
+  const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('S3_UPLOAD_'))) as Record<string, string>
+  const settings = {
+    S3_UPLOAD_KEY: config.accessKeyId,
+    S3_UPLOAD_SECRET: config.secretAccessKey,
+    S3_UPLOAD_BUCKET: config.bucket,
+    S3_UPLOAD_REGION: config.region,
+    S3_UPLOAD_ENDPOINT: config.endpoint,
+    S3_UPLOAD_FORCE_PATH_STYLE: config.forcePathStyle ? 'true' : undefined,
+  }
+  for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = value
+  return run(process.execPath, ['--import', 'tsx', 'cli/bin.ts', ...args], { env: env as NodeJS.ProcessEnv, timeout: 60_000 }).then(
+    ({ stdout }) => ({ code: 0, output: stdout }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
+  )
+}
+
+describe('on Ceph RGW', () => {
+  const rgw = inject('rgw')
+  let client: S3Client
+  /** A fresh bucket with no CORS and no lifecycle rules, as a new user has. */
+  let bare: TestStore
+
+  beforeAll(async () => {
+    client = sdkClient(rgw)
+    bare = { ...rgw, bucket: `doctor-${Date.now()}` }
+    await client.send(new CreateBucketCommand({ Bucket: bare.bucket }))
+  })
+  afterAll(() => client?.destroy())
+
+  it('on a new bucket: access and clock pass; CORS, ExposeHeaders and the lifecycle rule fail with the commands that fix them', async () => {
+    const findings = await doctor(storeConfig(bare))
+    expect(statuses(findings)).toEqual({
+      access: 'ok',
+      clock: 'ok',
+      cors: 'fail',
+      'expose-etag': 'fail',
+      lifecycle: 'fail',
+      'least-privilege': 'warn', // the owner's key can list, read and delete
+      sts: 'skip', // GetFederationToken on a custom endpoint
+    })
+    expect(finding(findings, 'cors').fix).toContain(`aws s3api put-bucket-cors --bucket ${bare.bucket} --cors-configuration file://cors.json --endpoint-url ${rgw.endpoint}`)
+    expect(finding(findings, 'cors').fix).toContain('MINIO_API_CORS_ALLOW_ORIGIN') // endpoint could be MinIO too
+    expect(finding(findings, 'lifecycle').fix).toContain('"DaysAfterInitiation": 1')
+    expect(finding(findings, 'least-privilege').summary).toMatch(/list the bucket, read objects, delete objects/)
+    expect(finding(findings, 'least-privilege').fix).toContain('"s3:AbortMultipartUpload"')
+  })
+
+  it('setup-bucket --dry-run shows the rules and changes nothing; setup-bucket --yes applies them and keeps the rules already there; then doctor passes them', async () => {
+    const other = { AllowedOrigins: ['https://other.example.test'], AllowedMethods: ['GET'], AllowedHeaders: ['*'] }
+    await client.send(new PutBucketCorsCommand({ Bucket: bare.bucket, CORSConfiguration: { CORSRules: [other] } }))
+
+    const dry = await cli(['setup-bucket', '--origin', ORIGIN, '--dry-run'], storeConfig(bare))
+    expect(dry.code).toBe(0)
+    expect(dry.output).toContain('"ExposeHeaders"')
+    expect(dry.output).toContain('"AbortIncompleteMultipartUpload"')
+    expect(dry.output).toContain('Dry run: nothing was changed.')
+    expect(statuses(await doctor(storeConfig(bare))).cors).toBe('fail')
+
+    const noTerminal = await cli(['setup-bucket', '--origin', ORIGIN], storeConfig(bare))
+    expect(noTerminal).toMatchObject({ code: 1, output: expect.stringContaining('Nothing was changed.') })
+
+    const applied = await cli(['setup-bucket', '--origin', ORIGIN, '--yes'], storeConfig(bare))
+    expect(applied.output).toContain('CORS rules: applied')
+    expect(applied.output).toContain('Lifecycle rules: applied')
+    expect(applied.code).toBe(0)
+
+    const { CORSRules } = await client.send(new GetBucketCorsCommand({ Bucket: bare.bucket }))
+    expect(CORSRules?.map((rule) => rule.AllowedOrigins)).toEqual([other.AllowedOrigins, [ORIGIN]])
+    expect(statuses(await doctor(storeConfig(bare)))).toMatchObject({ cors: 'ok', 'expose-etag': 'ok', lifecycle: 'ok' })
+
+    const again = await cli(['setup-bucket', '--origin', ORIGIN, '--yes'], storeConfig(bare))
+    expect(again).toMatchObject({ code: 0, output: expect.stringContaining('Nothing to change.') })
+  })
+
+  it('with assume-role settings, STS issues upload credentials', async () => {
+    const findings = await doctor(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn } }))
+    expect(finding(findings, 'sts')).toMatchObject({ status: 'ok', summary: expect.stringContaining('AssumeRole') })
+  })
+
+  it('a missing bucket, or a wrong secret, fails the access check and says what to change', async () => {
+    const missing = await doctor(storeConfig(rgw, { bucket: 'no-such-bucket-here' }))
+    expect(finding(missing, 'access')).toMatchObject({ status: 'fail', summary: 'bucket "no-such-bucket-here" does not exist' })
+    expect(finding(missing, 'access').fix).toContain(`aws s3api create-bucket --bucket no-such-bucket-here --endpoint-url ${rgw.endpoint}`)
+    expect(finding(missing, 'cors').status).toBe('skip')
+
+    const wrongSecret = await doctor(storeConfig(rgw, { secretAccessKey: 'not-the-secret' }))
+    expect(finding(wrongSecret, 'access').status).toBe('fail')
+  })
+
+  it('the command exits 1 when a check fails, printing each finding', async () => {
+    const { code, output } = await cli(['doctor', '--origin', 'https://never-allowed.example.test'], storeConfig(bare))
+    expect(code).toBe(1)
+    expect(output).toMatch(/FAIL {2}cors/)
+    expect(output).toMatch(/check\(s\) failed/)
+  })
+})
+
+describe('on s3rver', () => {
+  let s3: S3rverInstance
+  beforeAll(async () => {
+    s3 = await startS3rver()
+  })
+  afterAll(() => s3?.stop())
+
+  it("passes CORS and ExposeHeaders (its bucket allows any origin) and warns that it cannot abort multipart uploads", async () => {
+    const findings = await doctor(storeConfig(s3))
+    expect(statuses(findings)).toMatchObject({ access: 'warn', clock: 'ok', cors: 'ok', 'expose-etag': 'ok', 'least-privilege': 'warn' })
+    expect(finding(findings, 'access').summary).toContain('AbortMultipartUpload answered HTTP 405')
+  })
+
+  it('finds the missing ExposeHeaders on a bucket whose CORS hides ETag', async () => {
+    const findings = await doctor(storeConfig(s3, { bucket: s3.bucketWithoutExposedETag }))
+    expect(finding(findings, 'expose-etag')).toMatchObject({ status: 'fail', fix: expect.stringContaining('ExposeHeaders') })
+  })
+
+  it('without settings, the command names every missing one and exits 2', async () => {
+    const { code, output } = await cli(['doctor'], {})
+    expect(code).toBe(2)
+    expect(output).toMatch(/S3_UPLOAD_KEY.*S3_UPLOAD_SECRET.*S3_UPLOAD_BUCKET.*S3_UPLOAD_REGION/s)
+  })
+})
+
+describe('the clock check', () => {
+  const at = (offsetMs: number) => ({ reply: { status: 200, headers: new Headers({ date: new Date(Date.now() + offsetMs).toUTCString() }), body: '' } })
+  it('passes within a minute, warns beyond, fails beyond the 15 minutes storage accepts', () => {
+    expect(clockFinding(at(0)).status).toBe('ok')
+    expect(clockFinding(at(5 * 60_000)).status).toBe('warn')
+    expect(clockFinding(at(-20 * 60_000))).toMatchObject({ status: 'fail', summary: expect.stringContaining('RequestTimeTooSkewed') })
+  })
+})

@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import ts from 'typescript'
+import { ROOT } from '../../scripts/build.ts'
+
+export interface EntryExports {
+  /** What a user imports: `updraft`, `updraft/server`, … */
+  specifier: string
+  /** The source file the entry is built from, relative to the repository root. */
+  source: string
+  /** Exported names that are values (functions, classes, constants). */
+  values: string[]
+  /** Exported names that are types only. */
+  types: string[]
+}
+
+type ExportTarget = string | { types?: string; default?: string }
+
+/**
+ * Every public export, per package.json `exports` entry, read from the sources with the
+ * TypeScript checker: what the built `.d.ts` files must offer a user under `strict`.
+ */
+export function publicExports(): EntryExports[] {
+  const { exports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, ExportTarget> }
+  const entries = Object.entries(exports)
+    .filter(([subpath]) => subpath !== './package.json')
+    .map(([subpath, target]) => {
+      const built = typeof target === 'string' ? target : target.default!
+      const base = built.replace(/^\.\/dist\/lib\//, '').replace(/\.js$/, '')
+      const source = [`${base}.ts`, `${base}.tsx`].find((path) => existsSync(join(ROOT, path)))
+      if (!source) throw new Error(`package.json exports ${subpath}: no source for ${built}`)
+      return { specifier: `updraft${subpath.slice(1)}`, source }
+    })
+
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+  const program = ts.createProgram(entries.map(({ source }) => join(ROOT, source)), config.options)
+  const checker = program.getTypeChecker()
+  return entries.map(({ specifier, source }) => {
+    const file = program.getSourceFile(join(ROOT, source))!
+    const values: string[] = []
+    const types: string[] = []
+    for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(file)!)) {
+      const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
+      ;(target.flags & ts.SymbolFlags.Value ? values : types).push(symbol.name)
+    }
+    return { specifier, source, values: values.sort(), types: types.sort() }
+  })
+}
+
+/**
+ * A module that names every export of every entry, each under `{entry}__{name}` so entries that
+ * share a name (the error classes) do not clash: a missing name, or a type where a value was
+ * expected, fails type-checking.
+ */
+export function everyExportModule(entries: EntryExports[]): string {
+  const alias = (specifier: string, name: string) => `${specifier.replace(/\W/g, '_')}__${name}`
+  return entries
+    .map(({ specifier, values, types }) => {
+      const names = [...values.map((name) => `${name} as ${alias(specifier, name)}`), ...types.map((name) => `type ${name} as ${alias(specifier, name)}`)]
+      return `export { ${names.join(', ')} } from '${specifier}'`
+    })
+    .join('\n')
+}

@@ -1,0 +1,155 @@
+// Issue 9, "a consumer test": the package as a user gets it. `npm pack`, installed offline into a
+// fresh copy of examples/fastify (a Vite + React page and a Fastify server), then: the page is
+// built with Vite and uploads through updraft/fastify to s3rver in Chromium; a file using every
+// public export type-checks under `strict`; updraft/server loads in plain Node ESM; and the
+// browser entries, bundled from the installed package, are the bytes `npm run size` measures.
+import { execFile } from 'node:child_process'
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { measureBundle, UPDRAFT_ENTRIES } from '../bench/lib/bundle.ts'
+import { ROOT } from '../scripts/build.ts'
+import { appEnv, startApp, type AppProcess } from './helpers/app-process.ts'
+import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { uploadThroughPage } from './helpers/example-page.ts'
+import { installProject, tarballFiles, type InstalledProject } from './helpers/installed-package.ts'
+import { everyExportModule, publicExports } from './helpers/public-exports.ts'
+import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import { storeEnv } from './helpers/stores.ts'
+
+const run = promisify(execFile)
+const node = (cwd: string, args: string[]) => run(process.execPath, args, { cwd, env: appEnv(), maxBuffer: 16 * 1024 * 1024 })
+
+let project: InstalledProject
+let s3: S3rverInstance
+
+beforeAll(async () => {
+  s3 = await startS3rver()
+  project = await installProject(join(ROOT, 'examples', 'fastify'), ['typescript', '@types/node', '@types/react', '@types/react-dom'])
+}, 300_000)
+
+afterAll(async () => {
+  await project?.remove()
+  await s3?.stop()
+})
+
+describe('the tarball', () => {
+  it('holds the built files, package.json and README, and every exports target', async () => {
+    const files = await tarballFiles()
+    const outside = files.filter((path) => !path.startsWith('dist/lib/') && path !== 'package.json' && path !== 'README.md')
+    expect(outside).toEqual([])
+    expect(files.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([])
+    const manifest = JSON.parse(await readFile(join(project.dir, 'node_modules', 'updraft', 'package.json'), 'utf8'))
+    const targets = Object.values(manifest.exports as Record<string, string | Record<string, string>>).flatMap((target) =>
+      typeof target === 'string' ? [target] : Object.values(target),
+    )
+    for (const target of targets) expect(files, target).toContain(target.replace(/^\.\//, ''))
+    expect(manifest.dependencies).not.toHaveProperty('fastify')
+    expect(manifest.peerDependenciesMeta).toMatchObject({ fastify: { optional: true }, react: { optional: true } })
+  })
+})
+
+describe('installed into a fresh project', () => {
+  it('loads updraft/server and every Node entry from plain Node ESM, and the handler answers', async () => {
+    const script = `
+      import { createUploadHandler } from 'updraft/server'
+      import s3Upload from 'updraft/fastify'
+      import { nodeTransport } from 'updraft/node-transport'
+      import { upload, S3Error } from 'updraft'
+      const handle = createUploadHandler({ accessKeyId: 'k', secretAccessKey: 's', bucket: 'uploads', region: 'us-east-1' })
+      const reply = await handle(new Request('http://localhost/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }))
+      console.log(JSON.stringify({ status: reply.status, body: await reply.json(),
+        kinds: [typeof s3Upload, typeof nodeTransport, typeof upload, typeof S3Error] }))`
+    await writeFile(join(project.dir, 'node-esm.mjs'), script)
+    const { stdout } = await node(project.dir, ['node-esm.mjs'])
+    const result = JSON.parse(stdout)
+    expect(result.status).toBe(400)
+    expect(result.body.error).toEqual(expect.any(String))
+    expect(result.kinds).toEqual(['function', 'function', 'function', 'function'])
+  })
+
+  it('runs `npx updraft doctor` from the installed bin against s3rver', async () => {
+    const env = appEnv(storeEnv(s3))
+    const { stdout } = await run('npx', ['--offline', 'updraft', 'doctor', '--origin', 'http://localhost:5173'], { cwd: project.dir, env })
+    expect(stdout).toMatch(/ok {4}cors +a browser preflight from http:\/\/localhost:5173 is allowed/)
+    expect(stdout).toContain('No check failed.')
+  })
+
+  it('type-checks, under strict, a file using every public export and one calling them as users do', async () => {
+    const entries = publicExports()
+    expect(entries.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft', 'updraft/react', 'updraft/server', 'updraft/fastify']))
+    await mkdir(join(project.dir, 'check'))
+    await writeFile(join(project.dir, 'check', 'every-export.ts'), everyExportModule(entries))
+    await copyFile(join(ROOT, 'tests', 'consumer', 'usage.tsx'), join(project.dir, 'check', 'usage.tsx'))
+    const tsconfig = {
+      compilerOptions: {
+        strict: true,
+        skipLibCheck: false, // the package's own .d.ts files are checked too
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2023', 'dom', 'dom.iterable'],
+        types: ['node'],
+        jsx: 'react-jsx',
+        noEmit: true,
+      },
+      include: ['check'],
+    }
+    await writeFile(join(project.dir, 'tsconfig.check.json'), JSON.stringify(tsconfig))
+    const tsc = join(project.dir, 'node_modules', 'typescript', 'bin', 'tsc')
+    const checked = await node(project.dir, [tsc, '-p', 'tsconfig.check.json']).then(
+      () => 'ok',
+      (error: { stdout: string }) => error.stdout,
+    )
+    expect(checked).toBe('ok')
+  })
+
+  it('bundles the browser entries to the bytes `npm run size` measures, with no AWS SDK, Fastify or Node built-in', async () => {
+    const sizes: string[] = []
+    for (const [name, entry] of Object.entries(UPDRAFT_ENTRIES)) {
+      const installed = await measureBundle(entry, project.dir)
+      const repository = await measureBundle(entry, ROOT)
+      expect(installed.gzip, name).toBe(repository.gzip)
+      const shipped = installed.inputs.map(({ path }) => path)
+      expect(shipped.filter((path) => /@aws-sdk|@smithy|fastify|^node:/.test(path)), name).toEqual([])
+      expect(shipped.some((path) => path.includes('node_modules/updraft/dist/lib/')), name).toBe(true)
+      sizes.push(`${name} ${installed.gzip} B gzip`)
+    }
+    console.log(`installed entries: ${sizes.join(', ')}`)
+  })
+})
+
+describe('the Vite page and the Fastify server, as installed', () => {
+  let chromium: ChromiumSession
+  let app: AppProcess
+
+  beforeAll(async () => {
+    await node(project.dir, [join('node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'])
+    chromium = await launchChromium()
+    app = await startApp([process.execPath, 'server.js'], {
+      cwd: project.dir,
+      env: storeEnv(s3),
+    })
+  }, 180_000)
+
+  afterAll(async () => {
+    await app?.stop()
+    await chromium?.close()
+  })
+
+  it('the built page ships no AWS SDK', async () => {
+    const assets = join(project.dir, 'dist', 'assets')
+    const scripts = (await readdir(assets)).filter((name) => name.endsWith('.js'))
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const name of scripts) {
+      const code = await readFile(join(assets, name), 'utf8')
+      expect(code).toContain('/api/s3-upload') // the engine is in there
+      expect(code.match(/.{0,80}(S3Client|@aws-sdk|@smithy).{0,80}/)?.[0]).toBeUndefined()
+    }
+  })
+
+  it('uploads a small and a multipart file from Chromium; both read back byte for byte', async () => {
+    await uploadThroughPage(chromium, app.origin, s3)
+  })
+})

@@ -1,0 +1,207 @@
+// Issue 10, finding 5: token credentials on RGW did more than one upload. Their session policy
+// allowed only PutObject/AbortMultipartUpload on one key, yet RGW let a PutObject carry
+// `x-amz-acl: public-read` (the object became public) and `x-amz-tagging`, and let the credentials
+// call STS AssumeRole again: on another role trusting the same user they read a secret object.
+// The token policy now refuses public ACLs and grant headers on PutObject (measured here against
+// RGW's enforcement). What RGW cannot be made to refuse through a session policy is closed by the
+// deployment rules the README states, each one proven below; the gaps themselves are checked too,
+// so the README stays true if a later RGW changes.
+import http from 'node:http'
+import { randomUUID } from 'node:crypto'
+import {
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCommand,
+  GetObjectCommand,
+  GetObjectTaggingCommand,
+  PutObjectCommand,
+  PutPublicAccessBlockCommand,
+  S3Client,
+  type PutObjectCommandInput,
+} from '@aws-sdk/client-s3'
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { TokenReply } from '../protocol/wire.ts'
+import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
+import { createRole, RGW_TEST_USER_ARN } from './helpers/rgw-iam.ts'
+import { sdkClient } from './helpers/s3-client.ts'
+import { storeConfig } from './helpers/stores.ts'
+
+const rgw = inject('rgw')
+const ALL_USERS = 'uri="http://acs.amazonaws.com/groups/global/AllUsers"'
+let admin: S3Client
+const clients: S3Client[] = []
+
+beforeAll(() => {
+  admin = sdkClient(rgw)
+})
+afterAll(() => {
+  for (const client of [admin, ...clients]) client?.destroy()
+})
+
+type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken: string }
+
+async function token(extra: UploadHandlerConfig = {}): Promise<{ reply: TokenReply; credentials: Credentials }> {
+  const handler = createUploadHandler(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn }, ...extra }))
+  const response = await handler(
+    new Request('http://app.test/api/s3-upload', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ filename: 'page.html', filetype: 'application/octet-stream', filesize: 5, strategy: 'token' }),
+    }),
+  )
+  expect(response.status, await response.clone().text()).toBe(200)
+  const reply = (await response.json()) as TokenReply
+  const { AccessKeyId, SecretAccessKey, SessionToken } = reply.token.Credentials
+  return { reply, credentials: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: SessionToken } }
+}
+
+const s3With = (credentials: Credentials) => {
+  const client = sdkClient({ ...rgw, credentials })
+  clients.push(client)
+  return client
+}
+
+/** The status storage answered: 200, or the error's (403 AccessDenied, …). */
+async function statusOf(call: Promise<unknown>): Promise<number> {
+  try {
+    await call
+    return 200
+  } catch (error) {
+    return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0
+  }
+}
+
+const anonymousStatus = async (bucket: string, key: string) => (await fetch(`${rgw.endpoint}/${bucket}/${encodeURI(key)}`)).status
+
+/** STS calls as a page would make them: from another address than the endpoint's (127.0.0.2 here). */
+const stsFrom = (localAddress: string, credentials: Credentials) =>
+  new STSClient({
+    endpoint: rgw.endpoint,
+    region: rgw.region,
+    credentials,
+    requestHandler: { httpAgent: new http.Agent({ localAddress } as http.AgentOptions) },
+  })
+
+/** A multipart upload asking for public-read at CreateMultipartUpload, carried through to the end. */
+async function publicMultipart(credentials: Credentials, bucket: string, key: string) {
+  const client = s3With(credentials)
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ACL: 'public-read' }))
+  const { ETag } = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: 'hello' }))
+  await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] } }))
+}
+
+const blockPublicAccess = (bucket: string, configuration: Record<string, boolean>) =>
+  admin.send(new PutPublicAccessBlockCommand({ Bucket: bucket, PublicAccessBlockConfiguration: configuration }))
+
+describe('token credentials on RGW: one upload, nothing more', () => {
+  it.each<[string, Partial<PutObjectCommandInput>]>([
+    ['x-amz-acl: public-read', { ACL: 'public-read' }],
+    ['x-amz-acl: public-read-write', { ACL: 'public-read-write' }],
+    ['x-amz-acl: authenticated-read', { ACL: 'authenticated-read' }],
+    ['x-amz-grant-read for everyone', { GrantRead: ALL_USERS }],
+    ['x-amz-grant-full-control for everyone', { GrantFullControl: ALL_USERS }],
+    ['x-amz-grant-write-acp for everyone', { GrantWriteACP: ALL_USERS }],
+  ])('a PutObject carrying %s is refused, and nothing becomes public (was 200, public)', async (_what, extra) => {
+    const { reply, credentials } = await token()
+    const status = await statusOf(s3With(credentials).send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: 'hello', ...extra })))
+    expect(status).toBe(403)
+    expect(await anonymousStatus(reply.bucket, reply.key)).toBe(403)
+  })
+
+  it('the plain upload they exist for still works, and stays private', async () => {
+    const { reply, credentials } = await token()
+    expect(await statusOf(s3With(credentials).send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: 'hello' })))).toBe(200)
+    const stored = await admin.send(new GetObjectCommand({ Bucket: reply.bucket, Key: reply.key }))
+    expect(await stored.Body!.transformToString()).toBe('hello')
+    expect(await anonymousStatus(reply.bucket, reply.key)).toBe(403)
+  })
+
+  it('a key whose policy would pass the length that crashes radosgw is refused (400) before STS is called', async () => {
+    const handler = createUploadHandler(
+      storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn }, key: () => `next-s3-uploads/${'k'.repeat(950)}` }),
+    )
+    const response = await handler(
+      new Request('http://app.test/api/s3-upload', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ filename: 'a', filetype: 'image/png', filesize: 1, strategy: 'token' }),
+      }),
+    )
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { error: string }).error).toMatch(/too long for token credentials.*strategy 'presigned'/)
+  })
+})
+
+describe("the README's deployment rules close what RGW lets through", () => {
+  it('IgnorePublicAcls on the bucket: a multipart upload created public-read (RGW does not check that ACL against the policy) stays unreadable to strangers', async () => {
+    const bucket = `pab-${randomUUID().slice(0, 8)}`
+    await admin.send(new CreateBucketCommand({ Bucket: bucket }))
+    await blockPublicAccess(bucket, { IgnorePublicAcls: true, BlockPublicPolicy: true, RestrictPublicBuckets: true })
+    const { reply, credentials } = await token({ bucket })
+    await publicMultipart(credentials, bucket, reply.key)
+    expect(await anonymousStatus(bucket, reply.key)).toBe(403)
+    // The upload the token is for still works there.
+    expect(await statusOf(s3With(credentials).send(new PutObjectCommand({ Bucket: bucket, Key: reply.key, Body: 'ok' })))).toBe(200)
+  })
+
+  it("a role trusting the endpoint's user only from the endpoint's address: token credentials cannot assume it from a page's", async () => {
+    const name = `updraft-upload-${randomUUID().slice(0, 8)}`
+    const roleArn = await createRole(
+      rgw,
+      name,
+      {
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Allow', Principal: { AWS: [RGW_TEST_USER_ARN] }, Action: ['sts:AssumeRole'], Condition: { IpAddress: { 'aws:SourceIp': '127.0.0.1/32' } } },
+        ],
+      },
+      {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: [`arn:aws:s3:::${rgw.bucket}/next-s3-uploads/*`] }],
+      },
+    )
+    // The endpoint (on 127.0.0.1) still issues tokens with this role, and they upload.
+    const { reply, credentials } = await token({ sts: { mode: 'assume-role', roleArn } })
+    expect(await statusOf(s3With(credentials).send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: 'x' })))).toBe(200)
+    // A page (127.0.0.2) holding the token asks for the role again, without the session policy: refused.
+    const page = stsFrom('127.0.0.2', credentials)
+    await expect(page.send(new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: 'mallory', DurationSeconds: 900 }))).rejects.toMatchObject({
+      $metadata: { httpStatusCode: 403 },
+    })
+    page.destroy()
+  })
+})
+
+describe('RGW 16.2 gaps the deployment rules exist for (if one fails, RGW changed: update README "Security")', () => {
+  it('without Block Public Access, a multipart upload created with public-read by token credentials becomes public', async () => {
+    const bucket = `open-${randomUUID().slice(0, 8)}`
+    await admin.send(new CreateBucketCommand({ Bucket: bucket }))
+    const { reply, credentials } = await token({ bucket })
+    await publicMultipart(credentials, bucket, reply.key)
+    expect(await anonymousStatus(bucket, reply.key)).toBe(200)
+  })
+
+  it('BlockPublicAcls on RGW 16.2 refuses every PutObject, even a private one: the README asks for IgnorePublicAcls there', async () => {
+    const bucket = `bpa-${randomUUID().slice(0, 8)}`
+    await admin.send(new CreateBucketCommand({ Bucket: bucket }))
+    await blockPublicAccess(bucket, { BlockPublicAcls: true })
+    expect(await statusOf(admin.send(new PutObjectCommand({ Bucket: bucket, Key: 'private.txt', Body: 'x' })))).toBe(403)
+  })
+
+  it('token credentials can call AssumeRole again on a role that trusts the user from anywhere: no session policy refuses STS', async () => {
+    const { credentials } = await token()
+    const page = stsFrom('127.0.0.2', credentials)
+    const again = await page.send(new AssumeRoleCommand({ RoleArn: rgw.roleArn, RoleSessionName: 'mallory', DurationSeconds: 900 }))
+    expect(again.Credentials?.AccessKeyId).toBeTruthy()
+    page.destroy()
+  })
+
+  it('token credentials can store x-amz-tagging: no condition RGW evaluates matches arbitrary tag keys', async () => {
+    const { reply, credentials } = await token()
+    await s3With(credentials).send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: 'x', Tagging: 'who=mallory' }))
+    const tags = await admin.send(new GetObjectTaggingCommand({ Bucket: reply.bucket, Key: reply.key }))
+    expect(tags.TagSet).toEqual([{ Key: 'who', Value: 'mallory' }])
+  })
+})

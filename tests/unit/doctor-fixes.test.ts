@@ -1,0 +1,77 @@
+// What `updraft doctor` tells a user to run, per store (cli/bucket-rules.ts), and the rules
+// setup-bucket accepts as already sufficient (cli/setup-bucket.ts).
+import { describe, expect, it } from 'vitest'
+import { corsFix, corsRule, detectProvider, fixesFor, lifecycleFix, PROVIDERS } from '../../cli/bucket-rules.ts'
+import { serverKeyPolicy } from '../../cli/server-key-policy.ts'
+import { corsRuleAllows } from '../../cli/setup-bucket.ts'
+
+const target = { bucket: 'uploads', endpoint: 'https://s3.example.test', origins: ['https://app.example.test'] }
+
+describe('fixes per store', () => {
+  it('tells AWS, R2, B2 and Ceph apart by endpoint; a custom endpoint could be MinIO or Ceph', () => {
+    expect(detectProvider(undefined)).toBe('aws')
+    expect(detectProvider('https://s3.eu-west-1.amazonaws.com')).toBe('aws')
+    expect(detectProvider('https://0123abc.r2.cloudflarestorage.com')).toBe('r2')
+    expect(detectProvider('https://s3.us-west-004.backblazeb2.com')).toBe('b2')
+    expect(detectProvider('http://127.0.0.1:9000')).toBeUndefined()
+    const both = fixesFor('http://127.0.0.1:9000', (provider) => corsFix(provider, target))
+    expect(both).toContain('Ceph RGW:')
+    expect(both).toContain('MinIO:')
+  })
+
+  it('gives a CORS fix for every store, each allowing the origin, PUT/POST/DELETE and exposing ETag in its own syntax', () => {
+    for (const provider of PROVIDERS) {
+      const fix = corsFix(provider, target)
+      expect(fix, provider).toContain('https://app.example.test')
+      if (provider !== 'minio') expect(fix, provider).toMatch(/ETag/)
+    }
+    expect(corsFix('aws', { ...target, endpoint: undefined })).toMatch(/aws s3api put-bucket-cors --bucket uploads --cors-configuration file:\/\/cors.json\n/)
+    expect(corsFix('ceph', target)).toContain('--endpoint-url https://s3.example.test')
+    expect(corsFix('r2', target)).toContain('npx wrangler r2 bucket cors set uploads --file cors.json')
+    expect(corsFix('b2', target)).toMatch(/"allowedOperations":\["s3_put","s3_post","s3_delete","s3_head"\]/)
+    expect(corsFix('minio', target)).toContain('MINIO_API_CORS_ALLOW_ORIGIN=https://app.example.test')
+  })
+
+  it('lists request headers rather than *, which R2 refuses', () => {
+    expect(corsRule(['https://a.test']).AllowedHeaders).not.toContain('*')
+    expect(corsRule(['https://a.test']).AllowedHeaders).toEqual(expect.arrayContaining(['content-type', 'x-amz-security-token']))
+  })
+
+  it('gives a lifecycle fix for every store', () => {
+    for (const provider of PROVIDERS) expect(lifecycleFix(provider, target).length, provider).toBeGreaterThan(40)
+    expect(lifecycleFix('aws', target)).toContain('"AbortIncompleteMultipartUpload"')
+    expect(lifecycleFix('b2', target)).toContain('daysFromStartingToCancelingUnfinishedLargeFiles')
+    expect(lifecycleFix('minio', target)).toContain('MINIO_API_STALE_UPLOADS_EXPIRY')
+  })
+})
+
+describe('the server key policy per mode', () => {
+  it('presigned: PutObject and AbortMultipartUpload under the key prefix, listing multipart uploads for the sweep, nothing else', () => {
+    expect(serverKeyPolicy('uploads', 'presigned', 'next-s3-uploads/')).toEqual({
+      Version: '2012-10-17',
+      Statement: [
+        { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*' },
+        { Effect: 'Allow', Action: 's3:ListBucketMultipartUploads', Resource: 'arn:aws:s3:::uploads' },
+      ],
+    })
+  })
+  it('token modes add exactly the STS call they make', () => {
+    expect(JSON.stringify(serverKeyPolicy('uploads', 'federation', 'p/'))).toContain('"sts:GetFederationToken"')
+    expect(JSON.stringify(serverKeyPolicy('uploads', 'assume-role', 'p/'))).toContain('"sts:AssumeRole"')
+    expect(JSON.stringify(serverKeyPolicy('uploads', 'assume-role', 'p/'))).not.toContain('GetFederationToken')
+  })
+})
+
+describe('an existing CORS rule that already does the job', () => {
+  const rule = corsRule(['https://app.example.test'])
+  it('is one that allows the origin (or *), the three methods, the headers and exposes ETag', () => {
+    expect(corsRuleAllows(rule, 'https://app.example.test')).toBe(true)
+    expect(corsRuleAllows({ ...rule, AllowedOrigins: ['*'], AllowedHeaders: ['*'] }, 'https://other.test')).toBe(true)
+  })
+  it('is not one that misses any of them', () => {
+    expect(corsRuleAllows(rule, 'https://other.test')).toBe(false)
+    expect(corsRuleAllows({ ...rule, AllowedMethods: ['PUT', 'POST'] }, 'https://app.example.test')).toBe(false)
+    expect(corsRuleAllows({ ...rule, ExposeHeaders: [] }, 'https://app.example.test')).toBe(false)
+    expect(corsRuleAllows({ ...rule, AllowedHeaders: ['content-type'] }, 'https://app.example.test')).toBe(false)
+  })
+})
