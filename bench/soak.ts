@@ -28,6 +28,19 @@ const campaign = await startCampaign(store)
 const random = seededRandom(Number(process.env.SOAK_SEED ?? Date.now()))
 const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!
 
+/** A run whose checks themselves failed (storage not answering the harness) is a violation too. */
+const runChecked = (scenario: Scenario): Promise<RunRecord> =>
+  campaign.run(scenario).catch((error: unknown) => ({
+    scenario,
+    outcome: 'failure' as const,
+    retries: 0,
+    faults: {},
+    orphans: 0,
+    leftForSweep: 0,
+    corrupt: false,
+    violations: [`the harness could not check the run: ${String(error)}`],
+  }))
+
 const faulted: RunRecord[] = []
 const aborted: RunRecord[] = []
 try {
@@ -40,7 +53,7 @@ try {
       seed: Math.floor(random() * 2 ** 31),
       leavePartsOnError: random() < 0.1,
     }
-    faulted.push(await campaign.run(scenario))
+    faulted.push(await runChecked(scenario))
     if ((i + 1) % 100 === 0) console.error(`  ${i + 1}/${UPLOADS} faulted uploads, ${secondsSince(started)} s`)
   }
   for (const mode of ['token', 'presigned'] as const) {
@@ -49,7 +62,7 @@ try {
         for (let i = 0; i < ABORTS_PER_MOMENT; i++) {
           const size = kind === 'single' ? pick(SIZES.filter((s) => s <= MIN_PART_SIZE)) : pick(SIZES.filter((s) => s > MIN_PART_SIZE))
           const seed = Math.floor(random() * 2 ** 31)
-          aborted.push(await campaign.run({ store: 'rgw', mode, size, faultRate: 0.1, seed, leavePartsOnError: false, abortAt }))
+          aborted.push(await runChecked({ store: 'rgw', mode, size, faultRate: 0.1, seed, leavePartsOnError: false, abortAt }))
         }
       }
     }

@@ -72,6 +72,16 @@ const MAX_ATTEMPTS = 8
 /** Any run still unsettled after this has hung. */
 const HANG_MS = 90_000
 
+/** Storage calls of the harness itself (read back, list, clean up) must not hang a run either. */
+const ADMIN_CALL_MS = 30_000
+function bounded<T>(call: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer from storage in ${ADMIN_CALL_MS} ms`)), ADMIN_CALL_MS)
+  })
+  return Promise.race([call, deadline]).finally(() => clearTimeout(timer))
+}
+
 /** Deterministic 0..1 numbers from a seed (mulberry32), so a run's faults can be replayed. */
 export function seededRandom(seed: number) {
   let state = seed >>> 0
@@ -230,7 +240,7 @@ export async function startCampaign(rgw: RgwStore) {
     let corrupt = false
     if (result) {
       usedKey = result.key
-      corrupt = sha256(await readObject(admin, store.bucket, result.key)) !== sha256(bytes)
+      corrupt = sha256(await bounded(readObject(admin, store.bucket, result.key), 'GetObject')) !== sha256(bytes)
       if (corrupt) violations.push('the object read back differs from the bytes sent')
     } else if (lists) {
       // The truth: a rejected upload left no object, unless an attempt of its final write had an
@@ -249,15 +259,15 @@ export async function startCampaign(rgw: RgwStore) {
       if (orphans > 0) violations.push(`${orphans} multipart upload(s) left on ${usedKey}`)
       for (const upload of onKey) {
         if (orphans === 0) break
-        const parts = await admin.send(new ListPartsCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId }))
+        const parts = await bounded(admin.send(new ListPartsCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId })), 'ListParts')
         violations.push(`left: ${upload.UploadId}, parts ${(parts.Parts ?? []).map((part) => part.PartNumber).join(', ')}`)
       }
       if (leftForSweep > 0 && scenario.mode === 'token') violations.push(`${leftForSweep} upload(s) left on other keys in token mode`)
       for (const upload of uploads) {
-        await admin.send(new AbortMultipartUploadCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId }))
+        await bounded(admin.send(new AbortMultipartUploadCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId })), 'AbortMultipartUpload')
       }
     }
-    if (result) await admin.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: result.key }))
+    if (result) await bounded(admin.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: result.key })), 'DeleteObject')
 
     return {
       scenario,
@@ -307,12 +317,12 @@ const unknowableWrite = (log: WireEntry[]) =>
   log.some((entry) => ['PUT', 'POST ?uploadId', 'POST /complete'].includes(entry.step) && entry.failed !== undefined)
 
 async function listUploads(admin: S3Client, bucket: string, prefix: string) {
-  const listed = await admin.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }))
+  const listed = await bounded(admin.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix })), 'ListMultipartUploads')
   return listed.Uploads ?? []
 }
 
 async function listObjects(admin: S3Client, bucket: string, prefix: string) {
-  const listed = await admin.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))
+  const listed = await bounded(admin.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix })), 'ListObjectsV2')
   return (listed.Contents ?? []).map((object) => object.Key!)
 }
 

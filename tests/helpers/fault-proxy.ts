@@ -121,13 +121,22 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
     outgoing: ServerResponse,
     reply: (status: number, headers: Record<string, string | string[] | undefined>, body: Buffer) => void,
   ) {
+    let answered = false
     const upstreamRequest = forward(
       { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
       (answer) => {
-        readAll(answer).then((body) => reply(answer.statusCode ?? 502, { ...answer.headers }, body))
+        readAll(answer).then((body) => {
+          answered = true
+          reply(answer.statusCode ?? 502, { ...answer.headers }, body)
+        })
       },
     )
     upstreamRequest.on('error', () => incoming.socket.destroy())
+    // A client that goes away mid-request (the engine cancelled it) resets the server's side too,
+    // as a direct connection would: a half-sent request must not hold the store waiting for bytes.
+    outgoing.on('close', () => {
+      if (!answered) upstreamRequest.destroy()
+    })
     incoming.pipe(upstreamRequest)
   }
 
