@@ -2,7 +2,7 @@
 // single and multipart, token and presigned, s3rver and a Ceph RGW of its own) through proxies
 // that fault 30% of requests to storage and to the endpoint, then aborts at every moment of an
 // upload. Prints uploads, faults by kind, retries, successes, typed failures, corrupt, hung,
-// orphans and abort-to-reject times. `npm run soak -- 200` runs 200 faulted uploads instead.
+// orphans and abort-to-reject times. `npm run soak -- 200 3`: 200 faulted uploads, 3 aborts per moment.
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { ABORT_MOMENTS, type AbortMoment, type RunRecord, type Scenario, seededRandom, startCampaign } from '../tests/helpers/fault-campaign.ts'
 import { startRgw } from '../tests/helpers/rgw.ts'
@@ -11,7 +11,7 @@ import { createTestBuckets, rgwStore } from '../tests/helpers/stores.ts'
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
 
 const UPLOADS = Number(process.argv[2] ?? 1000)
-const ABORTS_PER_MOMENT = 12
+const ABORTS_PER_MOMENT = Number(process.argv[3] ?? 12)
 const SIZES = [0, 1, 4321, MIN_PART_SIZE - 1, MIN_PART_SIZE + 1, 2 * MIN_PART_SIZE + 777, 3 * MIN_PART_SIZE, 23 * MiB]
 /** Where an abort can land for each kind of upload. */
 const MOMENTS: Record<'single' | 'token' | 'presigned', readonly AbortMoment[]> = {
@@ -113,9 +113,20 @@ function report() {
     const at = (q: number) => (times.length ? times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1) : '-')
     console.log(`- ${committing ? 'while committing (Complete sent or answered)' : 'before the commit'}: ${at(0.5)} / ${at(0.95)} / ${times.length ? times.at(-1)!.toFixed(1) : '-'} (${times.length} aborts)`)
   }
-  const truth = count(aborted, (r) => r.scenario.abortAt === 'complete-answered' || r.scenario.abortAt === 'single-put-answered')
-  const truthful = count(aborted, (r) => (r.scenario.abortAt === 'complete-answered' || r.scenario.abortAt === 'single-put-answered') && r.outcome === 'success')
-  console.log(`- aborts after storage completed the object that resolved with it: ${truthful}/${truth}`)
+  // Only aborts that happened: an upload that failed before its moment came was never aborted.
+  const afterCompletion = aborted.filter(
+    (r) => r.abortToSettleMs !== undefined && (r.scenario.abortAt === 'complete-answered' || r.scenario.abortAt === 'single-put-answered'),
+  )
+  console.log(`- aborts after storage completed the object that resolved with it: ${count(afterCompletion, (r) => r.outcome === 'success')}/${afterCompletion.length}`)
+  console.log('')
+  console.log('Typed failures of the faulted uploads, by error (message without ids):')
+  const kinds: Record<string, number> = {}
+  for (const record of faulted) {
+    if (record.outcome !== 'failure' || !record.error) continue
+    const kind = record.error.replace(/\(HTTP.*\)$/, '').replace(/\d+/g, 'N').slice(0, 110)
+    kinds[kind] = (kinds[kind] ?? 0) + 1
+  }
+  for (const [kind, n] of Object.entries(kinds).sort((a, b) => b[1] - a[1])) console.log(`- ${n} × ${kind}`)
   if (violated.length > 0) {
     console.log('')
     console.log('Violations:')

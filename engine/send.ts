@@ -53,6 +53,8 @@ export function send(
       return throwIfS3Error(await exchange(options, request, linger ? undefined : signal))
     } catch (error) {
       if (refused || !isRefusal(error)) throw error
+      // Signing again is a new request: none after an abort (a lingering Create's refusal included).
+      if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
       return attempt(error)
     }
   }

@@ -154,6 +154,19 @@ describe('abort', () => {
     abort.respond(204)
   })
 
+  // Found by the soak: a Create refused (ExpiredToken) after the abort was signed again and re-sent.
+  it('a Create refused after the abort is not signed again with fresh credentials', async () => {
+    const refresh = vi.fn(async () => ({ accessKeyId: 'FRESH', secretAccessKey: 'S' }))
+    const { fake, controller, result, cleanup } = setup(TWO_PARTS, { credentials: refresh })
+    const create = await next(fake)
+    controller.abort()
+    create.respond(400, {}, xml.error('ExpiredToken'))
+    await expect(result).rejects.toMatchObject({ name: 'AbortError' })
+    await vi.waitFor(() => expect(cleanup).toHaveBeenCalled())
+    expect(fake.log).toEqual(['POST ?uploads'])
+    expect(refresh.mock.calls.map(([refused]) => refused)).toEqual([false])
+  })
+
   it('a failed Create is never retried after the abort', async () => {
     const { fake, controller, result, cleanup } = setup(TWO_PARTS, { abortDuplicates: vi.fn(async () => {}) })
     const create = await next(fake)
