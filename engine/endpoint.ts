@@ -1,39 +1,44 @@
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import { EndpointError } from './errors.ts'
-
-/** Where and how to reach the credential endpoint. */
-export interface EndpointOptions {
-  /** @default '/api/s3-upload'; absolute URLs allowed */
-  endpoint?: string
-  /** Sent to the endpoint only, never to storage (e.g. an Authorization header or CSRF token). */
-  headers?: Record<string, string>
-  signal?: AbortSignal
-}
+import type { ResolvedOptions } from './options.ts'
+import { withRetries } from './retry.ts'
+import { exchange } from './send.ts'
 
 /**
- * POSTs JSON to the endpoint (or to one of its sub-routes) and returns the reply. Any reply with
- * an `error` field is thrown as an `EndpointError` carrying that text as is.
+ * POSTs JSON to the endpoint (or one of its sub-routes) through the upload's transport, with the
+ * retries, stall watchdog and typed errors of storage requests: a reply with an `error` field, or
+ * any non-2xx, is an `EndpointError` carrying that text as is (5xx, 429 and 408 are retried).
+ * `signal`: the caller's, or a cleanup deadline, or none (a refresh cleanup may need too).
+ * `linger`: as `SendOptions.linger`, for the request that makes the endpoint create an upload.
  */
-export async function postToEndpoint<T>(options: EndpointOptions, route: string, body: unknown): Promise<T> {
-  const url = (options.endpoint ?? DEFAULT_ENDPOINT).replace(/\/$/, '') + route
-  const response = await fetch(url, {
+export function postToEndpoint<T>(
+  options: ResolvedOptions,
+  route: string,
+  body: unknown,
+  signal: AbortSignal | undefined,
+  linger?: boolean,
+): Promise<T> {
+  const request = {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...options.headers },
+    url: (options.endpoint ?? DEFAULT_ENDPOINT).replace(/\/$/, '') + route,
+    headers: { 'content-type': 'application/json', ...options.endpointHeaders },
     body: JSON.stringify(body),
-    signal: options.signal ?? null,
+  }
+  return withRetries(options, signal, async () => {
+    const response = await exchange(options, request, linger ? undefined : signal)
+    let reply: (T & { error?: unknown }) | undefined
+    try {
+      reply = JSON.parse(response.body)
+    } catch {
+      // Not JSON: a proxy's error page, or the endpoint's plain-text 500.
+    }
+    if (reply?.error !== undefined || response.status > 299 || !reply) {
+      throw new EndpointError(
+        String(reply?.error ?? (response.body.slice(0, 200) || `Upload endpoint answered HTTP ${response.status}`)),
+        response.status,
+        response.header('retry-after'),
+      )
+    }
+    return reply
   })
-  const text = await response.text()
-  let reply: (T & { error?: unknown }) | undefined
-  try {
-    reply = JSON.parse(text)
-  } catch {
-    // Not JSON: a proxy's error page, or the endpoint's plain-text 500.
-  }
-  if (reply?.error !== undefined || !response.ok || !reply) {
-    throw new EndpointError(
-      String(reply?.error ?? (text.slice(0, 200) || `Upload endpoint answered HTTP ${response.status}`)),
-      response.status,
-    )
-  }
-  return reply
 }

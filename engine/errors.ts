@@ -7,33 +7,47 @@ export class UploadError extends Error {
 export class S3Error extends UploadError {
   override name = 'S3Error'
   /** S3's error code, e.g. `NoSuchBucket`, `AccessDenied`, `EntityTooSmall`; `Http403` when the reply had no body. */
-  readonly code: string
-  readonly status: number
-  readonly requestId: string | undefined
+  declare readonly code: string
+  declare readonly status: number
+  declare readonly requestId: string | undefined
   /** The `Retry-After` header of a 429/503 reply, honoured by the retry policy. */
-  readonly retryAfter: string | null
+  declare readonly retryAfter: string | null
+  /** Storage's clock: `<ServerTime>` of the reply, else its `Date` header (hidden by CORS unless exposed). */
+  declare readonly serverTime: string | null
 
-  constructor(code: string, message: string, status: number, requestId?: string, retryAfter: string | null = null) {
+  constructor(
+    code: string,
+    message: string,
+    status: number,
+    requestId?: string,
+    retryAfter: string | null = null,
+    serverTime: string | null = null,
+  ) {
     super(`${code}: ${message} (HTTP ${status}${requestId ? `, request id ${requestId}` : ''})`)
-    this.code = code
-    this.status = status
-    this.requestId = requestId
-    this.retryAfter = retryAfter
+    Object.assign(this, { code, status, requestId, retryAfter, serverTime })
   }
 }
 
-/** The credential endpoint refused or failed; `message` is the endpoint's own `error` text, as is. */
+/**
+ * The credential endpoint refused or failed; `message` is the endpoint's own `error` text, as is.
+ * 5xx, 429 and 408 are retried; other refusals are final.
+ */
 export class EndpointError extends UploadError {
   override name = 'EndpointError'
-  readonly status: number
+  declare readonly status: number
+  /** The `Retry-After` header of a 429/503 reply (the endpoint's throttle sends one), honoured by the retry policy. */
+  declare readonly retryAfter: string | null
 
-  constructor(message: string, status: number) {
+  constructor(message: string, status: number, retryAfter: string | null = null) {
     super(message)
-    this.status = status
+    Object.assign(this, { status, retryAfter })
   }
 }
 
-/** The request never got an HTTP reply (offline, DNS, CORS refusal, connection reset). Retried. */
+/**
+ * The request never got an HTTP reply (offline, DNS, CORS refusal, connection reset), or stalled:
+ * nothing moved for `stallTimeout`. Retried.
+ */
 export class NetworkError extends UploadError {
   override name = 'NetworkError'
 }

@@ -5,8 +5,8 @@ export { planParts, partRange, type PartPlan } from '../protocol/parts.ts'
 export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE } from '../protocol/limits.ts'
 export type { ObjectLocation } from '../protocol/object-url.ts'
 export { createQueue, type Queue } from './queue.ts'
-export { defaultOptions, type Progress, type TransferOptions } from './options.ts'
-export type { Credentials } from './signer.ts'
+export { defaultOptions, type EndpointOptions, type Progress, type RetryEvent, type TransferOptions } from './options.ts'
+export type { Credentials, CredentialSource } from './signer.ts'
 export { xhrTransport, fetchTransport, type Transport, type HttpRequest, type HttpResponse } from './transport.ts'
 export {
   UploadError,

@@ -43,18 +43,24 @@ export const nodeTransport: Transport = (request) =>
 
     signal?.addEventListener('abort', onAbort, { once: true })
     outgoing.on('error', (error) => fail(networkError(error)))
+    let sent = 0
+    const progressed = (bytes = sent) => request.onProgress?.((sent = bytes))
     outgoing.on('response', (incoming: IncomingMessage) => {
       const chunks: Buffer[] = []
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+      // Reply bytes are progress too: the stall watchdog must not cut a slow reply.
+      progressed()
+      incoming.on('data', (chunk: Buffer) => {
+        chunks.push(chunk)
+        progressed()
+      })
       incoming.on('error', (error) => fail(networkError(error)))
       incoming.on('end', () =>
-        finish(() => {
-          if (typeof body === 'object') request.onProgress?.(size)
-          resolve({ status: incoming.statusCode ?? 0, header: (name) => headerOf(incoming, name), body: Buffer.concat(chunks).toString('utf8') })
-        }),
+        finish(() =>
+          resolve({ status: incoming.statusCode ?? 0, header: (name) => headerOf(incoming, name), body: Buffer.concat(chunks).toString('utf8') }),
+        ),
       )
     })
-    writeBody(outgoing, body, request.onProgress).catch((error: unknown) => fail(networkError(error)))
+    writeBody(outgoing, body, progressed).catch((error: unknown) => fail(networkError(error)))
   })
 
 /**

@@ -4,24 +4,71 @@ import { defaultTransport } from '#default-transport'
 import type { Transport } from './transport.ts'
 
 export interface Progress {
-  /** Bytes sent so far: never decreases, never exceeds `total`, ends equal to it. */
+  /**
+   * Bytes sent so far: never decreases, never exceeds `total`, and equals `total` only once
+   * storage has confirmed the whole upload (a part whose reply is an error does not count).
+   */
   loaded: number
   total: number
+}
+
+/** What `onRetry` is told before the engine waits to try a request again. */
+export interface RetryEvent {
+  /** The attempt that failed (1 = the first). */
+  attempt: number
+  /** Milliseconds until the next attempt. */
+  delay: number
+  error: unknown
 }
 
 /** How bytes are moved, whatever gave the permission to move them. */
 export interface TransferOptions {
   /** Bytes per part; at least 5 MiB, raised automatically to stay within 10 000 parts. Bodies up to one part go as a single PUT. @default 5 MiB */
   partSize?: number
-  /** Parts in flight at once for this upload. @default 4 */
+  /** Parts of this upload in flight at once (to share one budget among uploads, pass a `queue`). @default 4 */
+  partConcurrency?: number
+  /** @deprecated Renamed `partConcurrency`: it always meant parts in flight for one upload. */
   queueSize?: number
   /** Keep uploaded parts on storage when the upload fails or is aborted (no AbortMultipartUpload). @default false */
   leavePartsOnError?: boolean
-  /** Attempts per request, the first included; only network errors, 5xx and 429 are retried. @default 3 */
+  /**
+   * Tries per request, the first included. Network errors, stalls, 5xx, 429, 408 and S3's
+   * `RequestTimeout` are retried; other 4xx never. With the default backoff, 8 tries wait at
+   * least 17.75 s in all before giving up: a Wi-Fi blip of several seconds is ridden out.
+   * @default 8
+   */
+  maxAttempts?: number
+  /** @deprecated Renamed `maxAttempts`: it always counted attempts, the first included. */
   retries?: number
+  /**
+   * Backoff base, ms: retry n waits between half and all of `retryDelay × 2^(n-1)`, at most
+   * 10 s, or the server's `Retry-After` (up to 20 s).
+   * @default 500
+   */
+  retryDelay?: number
+  /**
+   * A request that moves no byte (out or in) for this long is cancelled and retried as a
+   * network error. Measured from the last byte of progress, so a slow but moving link is never
+   * cut. The fetch transport cannot see upload progress: there it bounds the whole request.
+   * @default 20 000
+   */
+  stallTimeout?: number
+  /**
+   * How long cleanup after a failed or aborted upload (AbortMultipartUpload and its retries)
+   * may run in the background before it gives up. @default 60 000
+   */
+  cleanupTimeout?: number
   signal?: AbortSignal
   onProgress?: (progress: Progress) => void
-  /** @default XMLHttpRequest in browsers (byte progress), fetch elsewhere */
+  /** A request failed in a way worth retrying; the engine waits `delay` ms and tries again. */
+  onRetry?: (event: RetryEvent) => void
+  /**
+   * Called once after a failed or aborted upload, when its background cleanup is over: with no
+   * argument when nothing was left to clean up (or `leavePartsOnError` kept it), else with the
+   * error that stopped the cleanup (storage may still hold the upload's parts).
+   */
+  onCleanup?: (error?: unknown) => void
+  /** @default XMLHttpRequest in browsers (byte progress), node:http in Node, fetch elsewhere */
   transport?: Transport
   /**
    * A queue shared by several uploads, so a page with many files keeps one connection budget:
@@ -30,26 +77,49 @@ export interface TransferOptions {
   queue?: Queue
 }
 
-export const defaultOptions = {
-  partSize: MIN_PART_SIZE,
-  queueSize: 4,
-  leavePartsOnError: false,
-  retries: 3,
+/** Where and how to reach the credential endpoint. */
+export interface EndpointOptions {
+  /** @default '/api/s3-upload'; absolute URLs allowed */
+  endpoint?: string
+  /** Sent to the endpoint only, never to storage (e.g. an Authorization header or CSRF token). */
+  endpointHeaders?: Record<string, string>
+  /** @deprecated Renamed `endpointHeaders`: they go to the endpoint only, never to storage. */
+  headers?: Record<string, string>
 }
 
-export type ResolvedOptions = TransferOptions & typeof defaultOptions & { transport: Transport }
+/** The one home of every default. */
+export const defaultOptions = {
+  partSize: MIN_PART_SIZE,
+  partConcurrency: 4,
+  leavePartsOnError: false,
+  maxAttempts: 8,
+  retryDelay: 500,
+  stallTimeout: 20_000,
+  cleanupTimeout: 60_000,
+}
 
-/** Fills in the defaults (an option set to `undefined` gets its default too) and checks the counts. */
-export function resolveOptions(options: TransferOptions): ResolvedOptions {
-  const resolved = {
-    ...options,
-    partSize: options.partSize ?? defaultOptions.partSize,
-    queueSize: options.queueSize ?? defaultOptions.queueSize,
-    leavePartsOnError: options.leavePartsOnError ?? defaultOptions.leavePartsOnError,
-    retries: options.retries ?? defaultOptions.retries,
-    transport: options.transport ?? defaultTransport(),
+/** Options with every default filled in, plus the state one upload keeps while it runs. */
+export type ResolvedOptions = TransferOptions &
+  EndpointOptions &
+  typeof defaultOptions & {
+    transport: Transport
+    /** Set once CompleteMultipartUpload is sent: from then on an abort waits for its outcome. */
+    completing?: boolean
+    /** Background work (cleanup) that `onCleanup` waits for. */
+    cleanups: Array<Promise<unknown>>
   }
-  for (const name of ['queueSize', 'retries'] as const) {
+
+/**
+ * Fills in the defaults (an option set to `undefined` gets its default too), maps deprecated
+ * names onto current ones, and checks the counts.
+ */
+export function resolveOptions(options: TransferOptions & EndpointOptions): ResolvedOptions {
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
+  const resolved: ResolvedOptions = { ...defaultOptions, transport: defaultTransport(), ...given, cleanups: [] }
+  resolved.partConcurrency = options.partConcurrency ?? options.queueSize ?? resolved.partConcurrency
+  resolved.maxAttempts = options.maxAttempts ?? options.retries ?? resolved.maxAttempts
+  resolved.endpointHeaders = options.endpointHeaders ?? options.headers
+  for (const name of ['partConcurrency', 'maxAttempts'] as const) {
     const value = resolved[name]
     if (!Number.isInteger(value) || value < 1) {
       throw new RangeError(`updraft: ${name} must be a whole number of at least 1, got ${value}`)

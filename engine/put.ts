@@ -4,35 +4,43 @@ import { UploadAbortedError, UploadError, missingETag } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from './queue.ts'
-import { send, type SignedRequest } from './send.ts'
+import { send, type Signer } from './send.ts'
 
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {
   plan: PartPlan
-  /** `renew` after storage refused the last URL for this part (see `partUrlsExpire`). */
-  signPart(partNumber: number, renew: boolean): Promise<SignedRequest>
-  /** Parts go to presigned URLs that can expire before use: a 403 on one is worth one renewal. */
-  partUrlsExpire?: boolean
-  complete(etags: string[], signal?: AbortSignal): Promise<UploadResult>
-  /** Best-effort cleanup; called without the (already aborted) signal. */
-  abort(): Promise<void>
+  signPart(partNumber: number, refused?: Parameters<Signer>[0]): ReturnType<Signer>
+  /** CompleteMultipartUpload, with its retries; sent once every part is on storage. */
+  complete(etags: string[]): Promise<UploadResult>
+  /** AbortMultipartUpload, with its retries, until `deadline` aborts. */
+  abort(deadline: AbortSignal): Promise<unknown>
 }
 
 /** One PutObject. */
 export async function putSingle(
   file: Blob,
-  sign: () => Promise<SignedRequest>,
+  sign: Signer,
   result: (etag: string) => UploadResult,
   options: ResolvedOptions,
 ): Promise<UploadResult> {
   const progress = trackProgress(file.size, options.onProgress)
-  const put = () => send(options, sign, { body: file, signal: options.signal, onSent: (bytes) => progress.sent(1, bytes) })
+  const onSent = (bytes: number) => {
+    // Its last byte has left (an empty body's at once): storage may be writing the object, which
+    // an abort can no longer stop.
+    if (bytes === file.size) options.completing = true
+    progress.sent(1, bytes)
+  }
+  const put = () => send(options, sign, { body: file, signal: options.signal, onSent })
   const response = await (options.queue ? options.queue.run(put, options.signal) : put())
-  progress.finished(1, file.size)
+  options.completing = true
+  progress.done()
   return result(response.header('ETag') ?? '')
 }
 
-/** Parts in parallel, then Complete; on any failure or abort, AbortMultipartUpload. */
+/**
+ * Parts in parallel, then Complete. On a failure or abort, AbortMultipartUpload runs in the
+ * background (`options.cleanups`) while the upload rejects at once.
+ */
 export async function putMultipart(file: Blob, upload: MultipartUpload, options: ResolvedOptions): Promise<UploadResult> {
   const { plan } = upload
   const progress = trackProgress(plan.size, options.onProgress)
@@ -45,12 +53,10 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
 
   const uploadPart = async (partNumber: number) => {
     const [start, end] = partRange(plan, partNumber)
-    const sign = (renew: boolean) => upload.signPart(partNumber, renew)
-    const response = await send(options, sign, {
+    const response = await send(options, (refused) => upload.signPart(partNumber, refused), {
       body: file.slice(start, end),
       signal,
       onSent: (bytes) => progress.sent(partNumber, bytes),
-      renewable: upload.partUrlsExpire,
     })
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
@@ -61,17 +67,34 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
   try {
     if (options.signal?.aborted) throw new UploadAbortedError()
     const { queue } = options
-    await runPool(plan.count, options.queueSize, (n) => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)))
+    await runPool(plan.count, options.partConcurrency, (n) => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)))
     const uploaded = etags.filter(Boolean).length
     if (uploaded !== plan.count) {
       throw new UploadError(`Uploaded ${uploaded} parts but the plan has ${plan.count}`)
     }
-    return await upload.complete(etags, signal)
+    // The commit point: from here an abort waits for Complete's outcome, which is the truth.
+    options.completing = true
+    const result = await upload.complete(etags)
+    progress.done()
+    return result
   } catch (error) {
     controller.abort()
-    if (!options.leavePartsOnError) await upload.abort().catch(() => {})
+    if (!options.leavePartsOnError) inBackground(options, () => upload.abort(AbortSignal.timeout(options.cleanupTimeout)))
     throw options.signal?.aborted ? new UploadAbortedError() : error
   } finally {
     options.signal?.removeEventListener('abort', cancel)
   }
+}
+
+/**
+ * Runs cleanup after the upload's own promise has moved on; `onCleanup` learns how it ended.
+ * NoSuchUpload counts as done: what cleanup was to remove is gone.
+ */
+export function inBackground(options: ResolvedOptions, task: () => Promise<unknown>): void {
+  options.cleanups.push(
+    Promise.resolve().then(task).then(
+      () => undefined,
+      (error) => ((error as { code?: string }).code === 'NoSuchUpload' ? undefined : error),
+    ),
+  )
 }

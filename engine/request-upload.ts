@@ -1,13 +1,15 @@
 import type { PresignedReply, Strategy, TokenReply } from '../protocol/wire.ts'
-import { type EndpointOptions, postToEndpoint } from './endpoint.ts'
-import type { TransferOptions } from './options.ts'
+import { postToEndpoint } from './endpoint.ts'
+import type { EndpointOptions, ResolvedOptions, TransferOptions } from './options.ts'
 import type { ObjectExtras } from './upload-object.ts'
 
 /** `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`) work in token mode only. */
 export interface UploadOptions extends TransferOptions, EndpointOptions, ObjectExtras {
   /** @default 'token' */
   strategy?: Strategy
-  /** Extra fields merged into the endpoint request, handed to the server's `key` callback. */
+  /** Extra fields merged into the endpoint request (never sent to storage), handed to the server's `key` callback. */
+  endpointBody?: Record<string, unknown>
+  /** @deprecated Renamed `endpointBody`: these fields go to the endpoint only, never to storage. */
   body?: Record<string, unknown>
   /** @default the File's name, or 'file' for a Blob */
   filename?: string
@@ -15,18 +17,23 @@ export interface UploadOptions extends TransferOptions, EndpointOptions, ObjectE
   contentType?: string
 }
 
-/** The first request of every upload: the endpoint decides key, bucket and permission. */
-export async function requestUpload(file: Blob, options: UploadOptions) {
+/**
+ * The first request of every upload: the endpoint decides key, bucket and permission. In
+ * presigned mode it may create a multipart upload, so an abort lets the request finish (its
+ * reply names what to clean up) rather than cancel it.
+ */
+export async function requestUpload(file: Blob, options: UploadOptions & ResolvedOptions) {
   const strategy = options.strategy ?? 'token'
   const contentType = options.contentType ?? file.type
-  const reply = await postToEndpoint<TokenReply | PresignedReply>(options, '', {
-    ...options.body,
+  const body = {
+    ...(options.endpointBody ?? options.body),
     filename: options.filename ?? (file as File).name ?? 'file',
     filetype: contentType,
     filesize: file.size,
     strategy,
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },
-  })
+  }
+  const reply = await postToEndpoint<TokenReply | PresignedReply>(options, '', body, options.signal, strategy === 'presigned')
   return { reply, contentType }
 }

@@ -1,23 +1,36 @@
-import { NetworkError, S3Error, UploadAbortedError } from './errors.ts'
+import { EndpointError, NetworkError, S3Error, UploadAbortedError } from './errors.ts'
+import type { ResolvedOptions } from './options.ts'
 
-const BASE_DELAY_MS = 200
-const MAX_DELAY_MS = 20_000
+/** Backoff never waits longer than this between two attempts… */
+const MAX_BACKOFF_MS = 10_000
+/** …unless the server asked for more with Retry-After, which is honoured up to this. */
+const MAX_RETRY_AFTER_MS = 20_000
 
-/** Only failures that another try can fix: no reply at all, 5xx, 429 (and 503 SlowDown). Never other 4xx. */
+/**
+ * Only failures that another try can fix: no reply at all (or a stall), 5xx, 429 (and 503
+ * SlowDown), 408, S3's 400 `RequestTimeout` ("your socket connection was not read from or written
+ * to within the timeout period") and an `InternalError` inside a 200 (Complete can fail after its
+ * headers are sent). Never other 4xx, never programming errors.
+ */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof NetworkError) return true
-  if (error instanceof S3Error) return error.status >= 500 || error.status === 429
-  return false
+  if (!(error instanceof S3Error || error instanceof EndpointError)) return false
+  const { status } = error
+  return status > 499 || status === 429 || status === 408 || /^(RequestTimeout|InternalError)$/.test((error as S3Error).code)
 }
 
 /**
- * Milliseconds to wait before retry number `attempt` (1-based): the server's `Retry-After`
- * seconds when it sent them (S3 never sends the HTTP-date form), else "full jitter" exponential
- * backoff (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/).
+ * Milliseconds to wait before retry number `retry` (1-based): the server's `Retry-After` seconds
+ * when it sent them (S3 never sends the HTTP-date form), else exponential backoff with "equal
+ * jitter" (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/): half the
+ * step fixed, half random. Unlike full jitter this guarantees a least total wait, so the default
+ * budget always outlasts a network blip of several seconds.
  */
-export function retryDelay(attempt: number, retryAfter?: string | null, random = Math.random): number {
+export function retryDelay(retry: number, base: number, retryAfter?: string | null, random = Math.random): number {
   const asked = Number(retryAfter || NaN) * 1000
-  return Math.min(asked >= 0 ? asked : Math.floor(random() * BASE_DELAY_MS * 2 ** attempt), MAX_DELAY_MS)
+  if (asked >= 0) return Math.min(asked, MAX_RETRY_AFTER_MS)
+  const step = Math.min(base * 2 ** (retry - 1), MAX_BACKOFF_MS)
+  return Math.floor(step / 2 + (random() * step) / 2)
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -36,22 +49,36 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Calls `attemptOnce(attempt)` up to `attempts` times while it fails with a retryable error.
- * Nothing is retried once `signal` has aborted.
+ * While the upload commits (`options.completing`: CompleteMultipartUpload, or a single PUT whose
+ * last byte has left) the caller's abort cannot undo storage's work, so it does not cancel: the
+ * outcome decides what the upload reports.
+ */
+export const committing = (options: ResolvedOptions, signal: AbortSignal | undefined) =>
+  !!options.completing && signal === options.signal
+
+/**
+ * Calls `attemptOnce()` up to `maxAttempts` times while it fails with a retryable error. Once
+ * `signal` aborts nothing new starts, except while committing: then the outcome must be known
+ * before the upload reports, so one more attempt may start after the abort, at once.
  */
 export async function withRetries<T>(
-  attempts: number,
+  options: ResolvedOptions,
   signal: AbortSignal | undefined,
-  attemptOnce: (attempt: number) => Promise<T>,
+  attemptOnce: () => Promise<T>,
 ): Promise<T> {
+  let afterAbort = 0
   for (let attempt = 1; ; attempt++) {
     try {
-      if (signal?.aborted) throw new UploadAbortedError()
-      return await attemptOnce(attempt)
+      if (signal?.aborted && !(committing(options, signal) && !afterAbort++)) throw new UploadAbortedError()
+      return await attemptOnce()
     } catch (error) {
-      if (signal?.aborted) throw new UploadAbortedError()
-      if (attempt >= attempts || !isRetryable(error)) throw error
-      await sleep(retryDelay(attempt, error instanceof S3Error ? error.retryAfter : null), signal)
+      if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
+      if (attempt >= options.maxAttempts || !isRetryable(error)) throw error
+      const delay = retryDelay(attempt, options.retryDelay, (error as EndpointError).retryAfter)
+      options.onRetry?.({ attempt, delay, error })
+      await sleep(delay, signal).catch(() => {
+        if (!committing(options, signal)) throw new UploadAbortedError()
+      })
     }
   }
 }

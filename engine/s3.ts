@@ -9,8 +9,16 @@ export function xmlText(xml: string, tag: string): string | undefined {
 
 const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
 
-/** S3 escapes only with the five named entities (ETags arrive as `&quot;…&quot;`). */
-const unescapeXml = (text: string) => text.replace(/&(\w+);/g, (entity, name: string) => XML_ENTITIES[name] ?? entity)
+/**
+ * The five named entities (S3's ETags arrive as `&quot;…&quot;`) and numeric ones: Go-based
+ * stores write `&#34;…&#34;`, and `&#x22;` is as valid.
+ */
+const unescapeXml = (text: string) =>
+  text.replace(/&(#x?)?(\w+);/g, (entity, numeric: string | undefined, name: string) => {
+    if (!numeric) return XML_ENTITIES[name] ?? entity
+    const code = parseInt(name, numeric === '#x' ? 16 : 10)
+    return code <= 0x10ffff ? String.fromCodePoint(code) : entity
+  })
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 
@@ -34,5 +42,6 @@ export function throwIfS3Error(response: HttpResponse): HttpResponse {
     response.status,
     xmlText(head, 'RequestId') ?? response.header('x-amz-request-id') ?? undefined,
     response.header('retry-after'),
+    xmlText(head, 'ServerTime') ?? response.header('date'),
   )
 }

@@ -1,8 +1,8 @@
-import { S3Error } from './errors.ts'
+import { NetworkError, S3Error, UploadAbortedError } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
-import { withRetries } from './retry.ts'
+import { committing, isRetryable, withRetries } from './retry.ts'
 import { throwIfS3Error } from './s3.ts'
-import type { HttpResponse } from './transport.ts'
+import { type HttpRequest, type HttpResponse, origin } from './transport.ts'
 
 /** A request ready to send: signed headers (token mode) or a presigned URL. */
 export interface SignedRequest {
@@ -11,34 +11,101 @@ export interface SignedRequest {
   headers?: Record<string, string>
 }
 
+/**
+ * Signs one attempt. `refused` is storage's refusal of the previous attempt (403, ExpiredToken,
+ * RequestTimeTooSkewed): a signer that can do something about it (a fresh presigned URL, fresh
+ * credentials, the server's clock) signs again; one that cannot throws `refused`.
+ */
+export type Signer = (refused?: S3Error) => Promise<SignedRequest>
+
 export interface SendOptions {
   body?: Blob | string
   signal: AbortSignal | undefined
   onSent?: (bytes: number) => void
   /**
-   * `sign(true)` yields a fresh presigned URL, so a 403 is answered by renewing it once, outside
-   * the retry count. Any 403 counts: S3 says "Request has expired", but Ceph RGW 16.2 answers an
-   * expired URL with a bare AccessDenied, and judging expiry by the page's clock would fail exactly
-   * when that clock runs behind storage's.
+   * CreateMultipartUpload, the presigned upload request: an abort does not cancel the attempt in
+   * flight (storage may be creating an upload; its reply is needed to clean it up), it only
+   * stops further attempts.
    */
-  renewable?: boolean
+  linger?: boolean
+  /**
+   * CompleteMultipartUpload, AbortMultipartUpload: after an attempt whose outcome is unknown (no
+   * reply, 5xx), a NoSuchUpload means that attempt ended the upload, and counts as success.
+   */
+  endsUpload?: boolean
 }
 
-/** Sends one request with retries, signing afresh for every attempt. */
+/** Storage refused the request as signed; renewing the signature may help, once. */
+const isRefusal = (error: unknown): error is S3Error =>
+  error instanceof S3Error && (error.status === 403 || /Expired|Skewed/.test(error.code))
+
+/** Sends one request to storage with retries, signing afresh for every attempt. */
 export function send(
   options: ResolvedOptions,
-  sign: (renew: boolean) => Promise<SignedRequest>,
-  { body, signal, onSent, renewable }: SendOptions,
+  sign: Signer,
+  { body, signal, onSent, linger, endsUpload }: SendOptions,
 ): Promise<HttpResponse> {
-  const attempt = async (renew: boolean): Promise<HttpResponse> => {
+  let unknown = false
+  const attempt = async (refused?: S3Error): Promise<HttpResponse> => {
     onSent?.(0)
     try {
-      return throwIfS3Error(await options.transport({ ...(await sign(renew)), body, signal, onProgress: onSent }))
+      const request = { ...(await sign(refused)), body, onProgress: onSent }
+      return throwIfS3Error(await exchange(options, request, linger ? undefined : signal))
     } catch (error) {
-      if (renew || !renewable || !(error instanceof S3Error && error.status === 403)) throw error
-      return attempt(true)
+      if (refused || !isRefusal(error)) throw error
+      // Signing again is a new request: none after an abort (a lingering Create's refusal included).
+      if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
+      return attempt(error)
     }
   }
-  return withRetries(options.retries, signal, () => attempt(false))
+  return withRetries(options, signal, () =>
+    attempt().catch((error) => {
+      if (unknown && endsUpload && (error as S3Error).code === 'NoSuchUpload') return { status: 204, header: () => null, body: '' }
+      unknown ||= isRetryable(error)
+      throw error
+    }),
+  )
 }
 
+/**
+ * One exchange through the transport, settled by the engine whatever the transport does: a
+ * `NetworkError` when nothing moves (no byte out or in) for `stallTimeout` ms, an
+ * `UploadAbortedError` as soon as `signal` aborts (unless the upload is committing). Either way
+ * the transport's request is cancelled.
+ */
+export function exchange(options: ResolvedOptions, request: HttpRequest, signal: AbortSignal | undefined): Promise<HttpResponse> {
+  const controller = new AbortController()
+  let timer: ReturnType<typeof setTimeout>
+  let fail: (error: Error) => void
+  const touch = () => {
+    clearTimeout(timer)
+    timer = setTimeout(
+      () => fail(new NetworkError(`No progress for ${options.stallTimeout} ms on ${request.method} ${origin(request.url)}`)),
+      options.stallTimeout,
+    )
+  }
+  const onAbort = () => committing(options, signal) || fail(new UploadAbortedError())
+  return new Promise<HttpResponse>((resolve, reject) => {
+    fail = (error) => {
+      reject(error)
+      controller.abort()
+    }
+    signal?.addEventListener('abort', onAbort)
+    if (signal?.aborted) onAbort()
+    if (controller.signal.aborted) return
+    touch()
+    options
+      .transport({
+        ...request,
+        signal: controller.signal,
+        onProgress: (sent) => {
+          if (!controller.signal.aborted) touch()
+          request.onProgress?.(sent)
+        },
+      })
+      .then(resolve, reject)
+  }).finally(() => {
+    clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
+  })
+}

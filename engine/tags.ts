@@ -37,7 +37,7 @@ export async function putObjectTagging(target: ObjectTarget, tags: Record<string
   const sign = createSigner(target.credentials, target.region, objectUrl(target))
   // S3 requires a body checksum on PutObjectTagging; Content-MD5 is the one every store knows.
   const headers = { 'content-type': 'application/xml', 'content-md5': toBase64(md5(new TextEncoder().encode(body))) }
-  await send(options, () => sign('PUT', '?tagging', headers), { body, signal: options.signal })
+  await send(options, (refused) => sign('PUT', '?tagging', headers, refused), { body, signal: options.signal })
 }
 
 /** S3 allows at most 10 tags on an object. */

@@ -6,7 +6,11 @@ export interface HttpRequest {
   headers?: Record<string, string>
   body?: Blob | string
   signal?: AbortSignal
-  /** Bytes of the body sent so far. Fetch has no upload progress: it reports once, at the end. */
+  /**
+   * Bytes of the body sent so far. Also called, with the same count, when reply bytes arrive:
+   * any call tells the stall watchdog the exchange is alive. Fetch sees no upload progress and
+   * never calls it.
+   */
   onProgress?: (sent: number) => void
 }
 
@@ -19,30 +23,33 @@ export interface HttpResponse {
 
 /**
  * One HTTP exchange. Resolves with any HTTP status; rejects only with `NetworkError` (no reply)
- * or `UploadAbortedError`. Tests replace it with a step-through fake.
+ * or `UploadAbortedError` (its signal aborted). The engine bounds every exchange itself (stall
+ * watchdog, abort), so a transport needs no timeout of its own. Tests replace it with a
+ * step-through fake.
  */
 export type Transport = (request: HttpRequest) => Promise<HttpResponse>
 
 /** XMLHttpRequest: the only browser API that reports upload progress byte by byte. */
 export const xhrTransport: Transport = (request) =>
   new Promise((resolve, reject) => {
-    const { signal } = request
+    const { signal, onProgress } = request
     if (signal?.aborted) return reject(new UploadAbortedError())
     const xhr = new XMLHttpRequest()
     const onAbort = () => xhr.abort()
     const settle = () => signal?.removeEventListener('abort', onAbort)
+    let sent = 0
     xhr.open(request.method, request.url)
     for (const [name, value] of Object.entries(request.headers ?? {})) xhr.setRequestHeader(name, value)
-    if (request.onProgress) {
-      const report = request.onProgress
-      xhr.upload.onprogress = (event) => report(event.loaded)
+    if (onProgress) {
+      xhr.upload.onprogress = (event) => onProgress((sent = event.loaded))
+      // Reply bytes (headers, S3's keep-alive whitespace during a long Complete) are progress too.
+      xhr.onprogress = () => onProgress(sent)
     }
     xhr.onload = () => {
       settle()
-      request.onProgress?.(sizeOf(request.body))
       resolve({ status: xhr.status, header: (name) => xhr.getResponseHeader(name), body: xhr.responseText })
     }
-    xhr.onerror = xhr.ontimeout = () => {
+    xhr.onerror = () => {
       settle()
       reject(new NetworkError(`Network error on ${request.method} ${origin(request.url)}`))
     }
@@ -54,7 +61,7 @@ export const xhrTransport: Transport = (request) =>
     xhr.send(request.body ?? null)
   })
 
-/** fetch: Node, Deno, Bun and workers, where XMLHttpRequest does not exist. */
+/** fetch: workers and other runtimes without XMLHttpRequest. No upload progress. */
 export const fetchTransport: Transport = async (request) => {
   let response: Response
   let body: string
@@ -70,12 +77,8 @@ export const fetchTransport: Transport = async (request) => {
     if (request.signal?.aborted) throw new UploadAbortedError()
     throw new NetworkError(`Network error on ${request.method} ${origin(request.url)}`, { cause: error })
   }
-  request.onProgress?.(sizeOf(request.body))
   return { status: response.status, header: (name) => response.headers.get(name), body }
 }
 
-/** Progress is only asked for on Blob bodies (objects and parts). */
-const sizeOf = (body: Blob | string | undefined) => (body as Blob).size
-
 /** Only the origin goes into messages: presigned query strings carry signatures. */
-const origin = (url: string) => new URL(url, globalThis.location?.href).origin
+export const origin = (url: string) => new URL(url, globalThis.location?.href).origin

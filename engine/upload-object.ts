@@ -2,14 +2,16 @@ import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
 import { planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
 import { UploadError } from './errors.ts'
-import { resolveOptions, type TransferOptions } from './options.ts'
-import { putMultipart, putSingle } from './put.ts'
+import type { ResolvedOptions, TransferOptions } from './options.ts'
+import { inBackground, putMultipart, putSingle } from './put.ts'
 import { completeXml, xmlText } from './s3.ts'
 import { send } from './send.ts'
-import { createSigner, type Credentials } from './signer.ts'
+import { runUpload } from './settle.ts'
+import { createSigner, type CredentialSource, type Credentials } from './signer.ts'
 
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
-  credentials: Credentials
+  /** Fixed credentials, or a `CredentialSource` that renews them (token mode refreshes from the endpoint). */
+  credentials: Credentials | CredentialSource
   /** @default the Blob's own type */
   contentType?: string
   cacheControl?: string
@@ -24,6 +26,13 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * S3 wants on each request that carries the object's bytes (see `sseCustomerKey`).
    */
   uploadHeaders?: Record<string, string>
+  /**
+   * Called in the background when CreateMultipartUpload did not succeed at its first attempt: an
+   * attempt whose reply was lost may have created an upload this side never heard of. It should
+   * abort every multipart upload on this key but `keep` (the one in use; undefined when none).
+   * Token mode asks the endpoint to; with your own credentials, list and abort them yourself.
+   */
+  abortDuplicates?: (keep: string | undefined) => Promise<unknown>
 }
 
 /**
@@ -34,8 +43,12 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
 export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders'>
 
 /** Uploads `file` to one object with credentials the caller already holds (token mode, or server-side). */
-export async function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadResult> {
-  const options = resolveOptions(target)
+export function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadResult> {
+  return runUpload(target, (options) => putObject(file, target, options))
+}
+
+/** `uploadObject` inside an upload that is already running (token mode). */
+export async function putObject(file: Blob, target: ObjectTarget, options: ResolvedOptions): Promise<UploadResult> {
   const plan = planParts(file.size, options.partSize)
   const url = objectUrl(target)
   const sign = createSigner(target.credentials, target.region, url)
@@ -50,27 +63,37 @@ export async function uploadObject(file: Blob, target: ObjectTarget): Promise<Up
   ) as Record<string, string>
   const result = (etag: string): UploadResult => ({ url, bucket: target.bucket, key: target.key, etag })
 
-  if (plan.count < 2) return putSingle(file, () => sign('PUT', '', objectHeaders), result, options)
+  if (plan.count < 2) return putSingle(file, (refused) => sign('PUT', '', objectHeaders, refused), result, options)
 
-  const created = await send(options, () => sign('POST', '?uploads', objectHeaders), { signal: options.signal })
-  const uploadId = xmlText(created.body, 'UploadId')
-  if (!uploadId) throw new UploadError('CreateMultipartUpload: no UploadId')
+  let attempts = 0
+  let uploadId: string | undefined
+  try {
+    const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', objectHeaders, refused)), {
+      signal: options.signal,
+      linger: true,
+    })
+    uploadId = xmlText(created.body, 'UploadId')
+    if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
+  } finally {
+    const { abortDuplicates } = target
+    if (abortDuplicates && (attempts > 1 || (attempts && !uploadId))) inBackground(options, () => abortDuplicates(uploadId))
+  }
   const ofUpload = `uploadId=${encodeURIComponent(uploadId)}`
 
   return putMultipart(
     file,
     {
       plan,
-      signPart: (partNumber) => sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, target.uploadHeaders),
-      async complete(etags, signal) {
-        const completeSign = () => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' })
-        const completed = await send(options, completeSign, { body: completeXml(etags), signal })
+      signPart: (partNumber, refused) => sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, target.uploadHeaders, refused),
+      async complete(etags) {
+        const completed = await send(options, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
+          body: completeXml(etags),
+          signal: options.signal,
+          endsUpload: true,
+        })
         return result(xmlText(completed.body, 'ETag') ?? '')
       },
-      async abort() {
-        // Not under the caller's signal: cleanup runs precisely because that signal fired.
-        await send(options, () => sign('DELETE', `?${ofUpload}`), { signal: undefined })
-      },
+      abort: (deadline) => send(options, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
     },
     options,
   )

@@ -1,17 +1,20 @@
 import type { PresignedReply, UploadResult } from '../protocol/wire.ts'
 import { sendPresigned } from './modes/presigned.ts'
 import { requestUpload, type UploadOptions } from './request-upload.ts'
+import { runUpload } from './settle.ts'
 
 /**
  * `upload()` for presigned mode only. Pages that never use token mode import this entry
  * (`updraft/presigned`) and ship no SigV4 code at all.
  */
-export async function uploadPresigned(
+export function uploadPresigned(
   file: Blob,
   options: Omit<UploadOptions, 'strategy' | 'objectHeaders' | 'uploadHeaders'> = {},
 ): Promise<UploadResult> {
-  const { reply, contentType } = await requestUpload(file, { ...options, strategy: 'presigned' })
-  return sendPresigned(file, reply as PresignedReply, contentType, options)
+  return runUpload({ ...options, strategy: 'presigned' as const }, async (resolved) => {
+    const { reply, contentType } = await requestUpload(file, resolved)
+    return sendPresigned(file, reply as PresignedReply, contentType, resolved)
+  })
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'

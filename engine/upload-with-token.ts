@@ -1,14 +1,17 @@
 import type { TokenReply, UploadResult } from '../protocol/wire.ts'
 import { sendWithToken } from './modes/token.ts'
 import { requestUpload, type UploadOptions } from './request-upload.ts'
+import { runUpload } from './settle.ts'
 
 /**
  * `upload()` for token mode only: pages that never use presigned mode import this entry
  * (`updraft/token`) and ship none of its code.
  */
-export async function uploadWithToken(file: Blob, options: Omit<UploadOptions, 'strategy'> = {}): Promise<UploadResult> {
-  const { reply, contentType } = await requestUpload(file, { ...options, strategy: 'token' })
-  return sendWithToken(file, reply as TokenReply, contentType, options)
+export function uploadWithToken(file: Blob, options: Omit<UploadOptions, 'strategy'> = {}): Promise<UploadResult> {
+  return runUpload({ ...options, strategy: 'token' as const }, async (resolved) => {
+    const { reply, contentType } = await requestUpload(file, resolved)
+    return sendWithToken(file, reply as TokenReply, contentType, resolved)
+  })
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'

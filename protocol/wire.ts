@@ -41,6 +41,33 @@ export interface TokenReply extends LocationReply {
   /** Only for a custom store (RGW, MinIO, R2). */
   endpoint?: string
   forcePathStyle?: boolean
+  /**
+   * HMAC-signed and expiring, binding bucket and key: what `/refresh` and `/duplicates` act on,
+   * so they serve this upload's key and never one the page names. Absent from next-s3-upload's
+   * replies (its credentials are then never renewed).
+   */
+  ticket?: string
+}
+
+/** POST {endpoint}/refresh: fresh credentials for the key of a token-mode ticket. */
+export interface RefreshRequest {
+  ticket: string
+}
+export interface RefreshReply {
+  token: { Credentials: StsCredentials }
+}
+
+/**
+ * POST {endpoint}/duplicates: aborts the multipart uploads on a token-mode ticket's key, but
+ * `keep`. A CreateMultipartUpload whose reply was lost, then retried, leaves such a duplicate.
+ */
+export interface DuplicatesRequest {
+  ticket: string
+  /** The upload in use; absent when none was created (every upload on the key is aborted). */
+  keep?: string
+}
+export interface DuplicatesReply {
+  aborted: number
 }
 
 export interface PresignedPutReply extends LocationReply {

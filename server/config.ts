@@ -8,8 +8,11 @@ export interface Logger {
   warn?(obj: object, msg?: string): void
 }
 
-/** `.../parts`, `.../complete`, `.../abort`, `.../info`; any other path is the upload request itself. */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info'
+/**
+ * `.../parts`, `.../complete`, `.../abort`, `.../info`, and token mode's `.../refresh` and
+ * `.../duplicates` (server/refresh.ts); any other path is the upload request itself.
+ */
+export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info' | 'refresh' | 'duplicates'
 
 /** Which credentials sign the storage requests the endpoint presigns for a page. */
 export type PresignWith = 'session' | 'server-key'

@@ -19,6 +19,7 @@ import { serverInfo, stsUnavailableReason } from './info.ts'
 import { checkKey, defaultKey } from './key.ts'
 import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
 import { createPartPresigner, createPutPresigner, createS3Client } from './presigned-urls.ts'
+import { abortDuplicates, refreshCredentials, signTokenTicket, type TokenRoutesContext } from './refresh.ts'
 import { createSessionSigner } from './session-signer.ts'
 import { deriveTicketSecret } from './ticket.ts'
 import { createCredentialIssuer, createTokenIssuer } from './sts.ts'
@@ -29,6 +30,9 @@ export type { Route } from './config.ts'
 export type UploadHandler = (request: Request) => Promise<Response>
 /** The handler with the logger chosen per request (Fastify passes `request.log`). */
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
+
+/** The routes under the endpoint path (config.ts `Route`); any other path is the upload request itself. */
+const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refresh', 'duplicates'])
 
 /**
  * The credential endpoint as a Web-standard handler, for Fastify (server/fastify.ts), Next.js
@@ -54,6 +58,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
     ticketSecret: resolved.ticketSecret ?? deriveTicketSecret(resolved.secretAccessKey),
   }
   const info = serverInfo(resolved)
+  const tokenRoutes: TokenRoutesContext = { config: resolved, s3, issueToken, ticketSecret: multipart.ticketSecret }
   if (resolved.presignWith === 'server-key') warnServerKeySigning(resolved)
 
   async function upload(request: Request, input: ValidUploadRequest): Promise<TokenReply | PresignedReply> {
@@ -76,7 +81,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       const Credentials = await issueToken(key)
       // endpoint and path style only for a custom store, as next-s3-upload's client expects for AWS.
       const store = endpoint ? { endpoint, forcePathStyle: resolved.forcePathStyle } : {}
-      return { token: { Credentials }, key, bucket, region, ...store }
+      return { token: { Credentials }, key, bucket, region, ...store, ticket: signTokenTicket(tokenRoutes, key) }
     }
     // A single PUT is capped at 5 GiB whatever the threshold says.
     if (filesize !== undefined && filesize > Math.min(resolved.multipartThreshold, MAX_PART_SIZE)) {
@@ -112,6 +117,10 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       }
       case 'abort':
         return abortMultipart(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
+      case 'refresh':
+        return refreshCredentials(tokenRoutes, body)
+      case 'duplicates':
+        return abortDuplicates(tokenRoutes, body)
     }
   }
 
@@ -167,8 +176,8 @@ function warnServerKeySigning(config: ResolvedConfig) {
 
 /** Matched on the last path segment, so the handler works under any prefix. */
 export function routeOf(url: string): Route {
-  const last = new URL(url).pathname.replace(/\/+$/, '').split('/').pop()
-  return last === 'parts' || last === 'complete' || last === 'abort' || last === 'info' ? last : 'upload'
+  const last = new URL(url).pathname.replace(/\/+$/, '').split('/').pop()!
+  return SUB_ROUTES.has(last) ? (last as Route) : 'upload'
 }
 
 const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>

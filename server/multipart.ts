@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  HeadObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { createHash } from 'node:crypto'
@@ -93,11 +94,26 @@ export async function completeMultipart(
         MultipartUpload: { Parts: ordered.map(({ partNumber, etag }) => ({ PartNumber: partNumber, ETag: etag })) },
       }),
     ),
-  )
+  ).catch((error: unknown) => completedEarlier({ config, s3 }, claims, error))
   // RGW answers Complete with an empty <ETag>. Storage has just accepted these part ETags, and a
   // multipart object's ETag is made from them: computed here, the server's key needs no s3:GetObject.
   const etag = completed.ETag || multipartETag(ordered.map((part) => part.etag))
   return { url: objectUrl({ ...config, bucket, key }), bucket, key, etag }
+}
+
+/**
+ * A /complete retried after its reply was lost finds the upload gone: the first try completed it.
+ * Stores say so differently (NoSuchUpload; s3rver a 500; RGW completes it again), so after
+ * NoSuchUpload or a fault the object itself is asked: written since the ticket was issued, with
+ * the declared size, it is the truth the page gets. Anything else keeps the original error, as
+ * does a key without s3:GetObject (HeadObject is then refused: the page hears the error).
+ */
+async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims, error: unknown) {
+  if (error instanceof RequestError && error.status !== 404) throw error
+  const issued = (claims.expires - config.ticketTtlSeconds) * 1000
+  const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)
+  if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - 300_000)) throw error
+  return { ETag: head.ETag }
 }
 
 export async function abortMultipart({ s3 }: MultipartContext, claims: TicketClaims): Promise<AbortReply> {

@@ -2,7 +2,7 @@ import type { Queue, UploadOptions, UploadResult } from '../engine/index.ts'
 import { createQueue } from '../engine/index.ts'
 import { createFairQueue, type FairQueue, isFairQueue } from './fair-queue.ts'
 
-/** Connections to storage a page keeps open at once, all files together (the engine's own queueSize default). */
+/** Connections to storage a page keeps open at once, all files together (the engine's own partConcurrency default). */
 export const PAGE_CONNECTIONS = 4
 
 /**

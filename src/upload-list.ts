@@ -12,9 +12,13 @@ export interface UploadEntry {
   uploaded: number
   /** The file's size in bytes. */
   size: number
-  /** `queued` until its first bytes move (or it waits for a connection), then `uploading`, then one of the ends. */
+  /**
+   * `queued` until its first bytes move (or it waits for a connection), then `uploading`, then one
+   * of the ends. `retrying` while a request waits to be tried again (a network blip, a 5xx): the
+   * bar holds still then; the next bytes past it make it `uploading` again.
+   */
   status: UploadStatus
-  /** Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). */
+  /** Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). While `retrying`, what is being retried. */
   error?: Error
   /** Set once `status` is `done`. */
   result?: UploadResult
@@ -25,6 +29,7 @@ export interface UploadEntry {
 export type UploadAction =
   | { type: 'added'; entry: UploadEntry }
   | { type: 'progressed'; id: string; uploaded: number }
+  | { type: 'retrying'; id: string; error: Error }
   | { type: 'finished'; id: string; result: UploadResult }
   | { type: 'failed'; id: string; error: Error; aborted: boolean }
   | { type: 'reset' }
@@ -53,8 +58,12 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
     case 'progressed':
       return update(files, action.id, (entry) => {
         const uploaded = Math.min(action.uploaded, entry.size)
-        return { ...entry, status: 'uploading', uploaded, progress: percent(uploaded, entry.size) }
+        // A retry resends bytes already counted: only bytes past the old mark mean it moves again.
+        if (entry.status === 'retrying' && uploaded <= entry.uploaded) return entry
+        return { ...entry, status: 'uploading', uploaded, progress: percent(uploaded, entry.size), error: undefined }
       })
+    case 'retrying':
+      return update(files, action.id, (entry) => ({ ...entry, status: 'retrying', error: action.error }))
     case 'finished':
       // Success means every byte went: the bar ends at 100% even if the last progress event was lost.
       return update(files, action.id, (entry) => ({

@@ -33,15 +33,19 @@ const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3Upload
   engineDefaults,
 })
 
-/** Per-upload options: next-s3-upload's `endpoint.request` form, plus any engine option. */
-export interface UploadToS3Options extends Omit<UploadOptions, 'endpoint' | 'body' | 'headers' | 'queue'> {
+/**
+ * Per-upload options: next-s3-upload's `endpoint.request` form (its names kept: `url`, `body`,
+ * `headers`), plus any engine option.
+ */
+export interface UploadToS3Options
+  extends Omit<UploadOptions, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue'> {
   endpoint?: {
     request?: {
       /** @default the hook's `endpoint`, else '/api/s3-upload' */
       url?: string
-      /** Merged into the endpoint request, over the hook's `body`. */
+      /** Merged into the endpoint request, over the hook's `endpointBody`. */
       body?: Record<string, unknown>
-      /** Sent to the endpoint only, over the hook's `headers`. */
+      /** Sent to the endpoint only, over the hook's `endpointHeaders`. */
       headers?: HeadersInit
     }
   }
@@ -86,7 +90,7 @@ function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {})
 
   const uploadToS3 = useCallback(async (file: File, callOptions: UploadToS3Options = {}) => {
     const { uploader = upload, queue = pageQueue, ...hookOptions } = latestOptions.current
-    const { endpoint, signal: callerSignal, onProgress: callerOnProgress, ...engineOptions } = callOptions
+    const { endpoint, signal: callerSignal, onProgress: callerOnProgress, onRetry: callerOnRetry, ...engineOptions } = callOptions
     const request = endpoint?.request ?? {}
 
     const id = `upload-${++lastId}`
@@ -106,12 +110,20 @@ function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {})
           ...engineOptions,
           strategy: engineOptions.strategy ?? hookOptions.strategy ?? defaultStrategy,
           endpoint: request.url ?? hookOptions.endpoint,
-          body: { ...hookOptions.body, ...request.body },
-          headers: { ...hookOptions.headers, ...headersRecord(request.headers) },
+          endpointBody: { ...(hookOptions.endpointBody ?? hookOptions.body), ...request.body },
+          endpointHeaders: { ...(hookOptions.endpointHeaders ?? hookOptions.headers), ...headersRecord(request.headers) },
+          body: undefined,
+          headers: undefined,
           signal: controller.signal,
           onProgress: (event) => {
             progress.push(event.loaded)
             callerOnProgress?.(event)
+          },
+          onRetry: (event) => {
+            // The last bytes before the failure land first, so the bar holds at its true mark.
+            progress.flush()
+            dispatch({ type: 'retrying', id, error: event.error instanceof Error ? event.error : new Error(String(event.error)) })
+            ;(callerOnRetry ?? hookOptions.onRetry)?.(event)
           },
         },
         queue,

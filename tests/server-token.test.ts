@@ -92,6 +92,8 @@ describe('token mode with GetFederationToken', () => {
       region: 'us-east-1',
       endpoint: s3rver.endpoint,
       forcePathStyle: true,
+      // Signed, for /refresh and /duplicates on this key only (tests/token-refresh.test.ts).
+      ticket: expect.stringMatching(/^tok1\./),
     })
     // The signed request as STS saw it, every parameter.
     expect(sts.calls.at(-1)).toEqual({
@@ -125,7 +127,7 @@ describe('token mode with GetFederationToken', () => {
       { filename: 'a.txt', filetype: 'text/plain' },
     ]) {
       const reply = (await (await handlerFor()(post(body))).json()) as TokenReply
-      expect(Object.keys(reply).sort()).toEqual(['bucket', 'endpoint', 'forcePathStyle', 'key', 'region', 'token'])
+      expect(Object.keys(reply).sort()).toEqual(['bucket', 'endpoint', 'forcePathStyle', 'key', 'region', 'ticket', 'token'])
       expect(Object.keys(reply.token.Credentials).sort()).toEqual(['AccessKeyId', 'Expiration', 'SecretAccessKey', 'SessionToken'])
     }
   })
@@ -133,7 +135,7 @@ describe('token mode with GetFederationToken', () => {
   it('leaves endpoint and forcePathStyle out for AWS itself', async () => {
     const handler = handlerFor({ endpoint: undefined, forcePathStyle: undefined })
     const reply = (await (await handler(post({ filename: 'a.txt', filetype: 'text/plain' }))).json()) as TokenReply
-    expect(Object.keys(reply).sort()).toEqual(['bucket', 'key', 'region', 'token'])
+    expect(Object.keys(reply).sort()).toEqual(['bucket', 'key', 'region', 'ticket', 'token'])
   })
 
   it.each<StsErrorCode>(['ExpiredToken', 'MalformedPolicyDocument', 'PackedPolicyTooLarge', 'RegionDisabled'])(

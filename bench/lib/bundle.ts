@@ -81,22 +81,31 @@ export const PEER_ENTRIES = {
 export const BUDGETS = [
   // The goal for `upload()` with both modes is 6000 B too, and it is missed (bench/RESULTS.md):
   // aws4fetch alone is 2.6 KB. This limit only stops it growing; pages that use one mode import
-  // the token-only or presigned-only entry, which meet their goals.
-  // +20 B each over the earlier limits: path-style URLs for IP-address endpoints (a store at
-  // http://127.0.0.1:9000 got `uploads.127.0.0.1` hosts), a base-path fix of S3's endpoint rules.
-  { entry: 'upload', goal: 6000, limit: 6520, what: 'full path (`upload()`, token + presigned, incl. aws4fetch)' },
-  { entry: 'token', goal: 6000, limit: 6020, what: 'token-only path (`uploadWithToken()`, incl. aws4fetch)' },
-  // +1 B over the goal: measured on the built files (tsc's output keeps the sources' comments,
-  // which shifts esbuild's frequency-based renaming) the same code gzips to 3001 B, not 3000.
-  { entry: 'presigned', goal: 3000, limit: 3001, what: 'presigned-only path (`uploadPresigned()`)' },
+  // the token-only or presigned-only entry.
+  //
+  // Issue 11 raised all three limits by what base-path reliability costs, measured on the built
+  // package after savings (S3Error/EndpointError fields assigned at once; presigned part URLs
+  // reused by their retries instead of re-fetched): a stall watchdog on every exchange, endpoint
+  // calls through the transport with retries and typed errors, an abort that settles at once while
+  // cleanup runs in the background (with its deadline, retries and onCleanup), the commit rule (an
+  // abort during Complete waits for the truth), duplicate-Create cleanup, the retry budget (408,
+  // RequestTimeout, equal jitter, onRetry), progress held short of the total until storage
+  // confirms, numeric XML entities, the renamed options' deprecated aliases, and in token mode
+  // credential refresh and clock-skew re-signing, and no renewal after an abort. Was 6520 / 6020 /
+  // 3001 B; the goals stay.
+  { entry: 'upload', goal: 6000, limit: 7610, what: 'full path (`upload()`, token + presigned, incl. aws4fetch)' },
+  { entry: 'token', goal: 6000, limit: 7135, what: 'token-only path (`uploadWithToken()`, incl. aws4fetch)' },
+  { entry: 'presigned', goal: 3000, limit: 3715, what: 'presigned-only path (`uploadPresigned()`)' },
+  // The React layer, React external. Each carries `upload()`, so issue 11's ~1.1 KB of base-path
+  // reliability raised these limits by as much over the goals (measured before it landed).
   // The React layer, React external. The hook carries `upload()` (6.5 KB) plus fair scheduling,
   // list controls and the leave-page warning (8876 B when set); the dropzone hook adds the prop
   // getters, folder walking and the limit checks (10617 B); the components add rows, messages and
   // the overall bar (16019 B; the thumbnail module behind a dynamic import, ~0.3 KB, and the CSS,
   // 2.4 KB, apart).
-  { entry: 'react', goal: 9000, limit: 9000, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
-  { entry: 'dropzone', goal: 10800, limit: 10800, what: 'React dropzone hook (`useS3Dropzone`)' },
-  { entry: 'ui', goal: 16200, limit: 16200, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
+  { entry: 'react', goal: 9000, limit: 10100, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
+  { entry: 'dropzone', goal: 10800, limit: 11850, what: 'React dropzone hook (`useS3Dropzone`)' },
+  { entry: 'ui', goal: 16200, limit: 17250, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
 ] as const
 
 /**

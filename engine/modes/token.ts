@@ -1,24 +1,75 @@
-import { TOKEN_CACHE_CONTROL, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
-import type { TransferOptions } from '../options.ts'
-import { uploadObject } from '../upload-object.ts'
+import { TOKEN_CACHE_CONTROL, type DuplicatesReply, type RefreshReply, type StsCredentials, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
+import { serverNow } from '../clock.ts'
+import { postToEndpoint } from '../endpoint.ts'
+import type { ResolvedOptions } from '../options.ts'
+import type { UploadOptions } from '../request-upload.ts'
+import type { Credentials } from '../signer.ts'
+import { putObject } from '../upload-object.ts'
+
+/** Credentials are refreshed this long before they expire (in the servers' clock). */
+export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000
 
 /** Token mode: the endpoint handed out STS credentials scoped to one key; sign every request here. */
 export function sendWithToken(
   file: Blob,
   reply: TokenReply,
   contentType: string,
-  options: TransferOptions,
+  options: UploadOptions & ResolvedOptions,
 ): Promise<UploadResult> {
-  const { AccessKeyId, SecretAccessKey, SessionToken } = reply.token.Credentials
-  return uploadObject(file, {
-    ...options,
-    bucket: reply.bucket,
-    key: reply.key,
-    region: reply.region,
-    endpoint: reply.endpoint,
-    forcePathStyle: reply.forcePathStyle,
-    credentials: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: SessionToken },
-    contentType,
-    cacheControl: TOKEN_CACHE_CONTROL,
-  })
+  const { ticket } = reply
+  return putObject(
+    file,
+    {
+      ...options,
+      bucket: reply.bucket,
+      key: reply.key,
+      region: reply.region,
+      endpoint: reply.endpoint,
+      forcePathStyle: reply.forcePathStyle,
+      // A next-s3-upload endpoint sends no ticket: its credentials cannot be renewed.
+      credentials: ticket ? renewableCredentials(reply.token.Credentials, ticket, options) : fromWire(reply.token.Credentials),
+      contentType,
+      cacheControl: TOKEN_CACHE_CONTROL,
+      abortDuplicates: ticket
+        ? (keep) => postToEndpoint<DuplicatesReply>(options, '/duplicates', { ticket, keep }, AbortSignal.timeout(options.cleanupTimeout))
+        : undefined,
+    },
+    options,
+  )
 }
+
+/**
+ * Fresh credentials from the endpoint's `/refresh` for this upload's ticket: shortly before
+ * they expire, and when storage refuses them. One refresh at a time, shared by every request.
+ * Not cancelled by an abort: cleanup needs valid credentials too.
+ */
+function renewableCredentials(initial: StsCredentials, ticket: string, options: ResolvedOptions) {
+  let current = initial
+  let refreshAt = refreshTime(current)
+  let refreshing: Promise<void> | undefined
+  return async (refused: boolean): Promise<Credentials> => {
+    if (refused || serverNow() >= refreshAt) {
+      await (refreshing ??= postToEndpoint<RefreshReply>(options, '/refresh', { ticket }, undefined)
+        .then(({ token }) => {
+          current = token.Credentials
+          // Fresh credentials that already look due mean the page's clock runs ahead, and storage
+          // has not said so yet: refusals still renew them, but no more refreshes on the clock.
+          refreshAt = refreshTime(current) > serverNow() ? refreshTime(current) : Infinity
+        })
+        .finally(() => (refreshing = undefined)))
+    }
+    return fromWire(current)
+  }
+}
+
+/** When to refresh: a few minutes before expiry; never for credentials that already look expired. */
+function refreshTime({ Expiration }: StsCredentials): number {
+  const expires = Date.parse(Expiration!)
+  return expires > serverNow() ? expires - REFRESH_BEFORE_EXPIRY_MS : Infinity
+}
+
+const fromWire = ({ AccessKeyId, SecretAccessKey, SessionToken }: StsCredentials): Credentials => ({
+  accessKeyId: AccessKeyId,
+  secretAccessKey: SecretAccessKey,
+  sessionToken: SessionToken,
+})

@@ -1,4 +1,4 @@
-import { UploadAbortedError } from '../../engine/errors.ts'
+import { NetworkError, UploadAbortedError } from '../../engine/errors.ts'
 import type { HttpRequest, HttpResponse, Transport } from '../../engine/transport.ts'
 
 /** A request the engine made, held until the test answers it. */
@@ -56,6 +56,9 @@ export function stepThroughTransport() {
 }
 
 const describeQuery = (url: string) => {
+  // The upload endpoint (tests use https://app.test/api/s3-upload): named by its route.
+  const { pathname } = new URL(url)
+  if (pathname.startsWith('/api/s3-upload')) return pathname.slice('/api/s3-upload'.length) || '/'
   const query = new URL(url).searchParams
   if (query.has('uploads')) return '?uploads'
   if (query.has('partNumber')) return `?partNumber=${query.get('partNumber')}`
@@ -71,3 +74,9 @@ export const xml = {
   error: (code: string, message = 'failed', requestId = 'REQ123') =>
     `<?xml version="1.0"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>${requestId}</RequestId></Error>`,
 }
+
+/** A reply that never came: the connection dropped after the request (the fault proxy's lose-reply). */
+export const lostReply = () => new NetworkError('Network error: connection reset')
+
+/** Lets pending callbacks and timers run. */
+export const settle = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node'
 import { startRgw } from './rgw.ts'
-import { BUCKET, BUCKET_WITHOUT_EXPOSED_ETAG, createTestBuckets, type RgwStore } from './stores.ts'
+import { createTestBuckets, type RgwStore, rgwStore } from './stores.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,15 +15,7 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const rgw = await startRgw()
-  const store: RgwStore = {
-    name: 'rgw',
-    endpoint: rgw.endpoint,
-    region: rgw.region,
-    credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
-    bucket: BUCKET,
-    bucketWithoutExposedETag: BUCKET_WITHOUT_EXPOSED_ETAG,
-    roleArn: rgw.roleArn,
-  }
+  const store = rgwStore(rgw)
   await createTestBuckets(store)
   project.provide('rgw', store)
   return () => rgw.stop()

@@ -1,5 +1,6 @@
 import { CreateBucketCommand, PutBucketCorsCommand } from '@aws-sdk/client-s3'
 import type { UploadHandlerConfig } from '../../server/index.ts'
+import type { RgwServer } from './rgw.ts'
 import { sdkClient, type StoreAccess } from './s3-client.ts'
 
 /** A running S3-compatible store as the tests see it, whichever server it is. */
@@ -19,6 +20,17 @@ export interface RgwStore extends TestStore {
 
 export const BUCKET = 'uploads'
 export const BUCKET_WITHOUT_EXPOSED_ETAG = 'no-expose'
+
+/** The test view of a started RGW (tests/helpers/rgw.ts), its buckets named as everywhere. */
+export const rgwStore = (rgw: RgwServer): RgwStore => ({
+  name: 'rgw',
+  endpoint: rgw.endpoint,
+  region: rgw.region,
+  credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey },
+  bucket: BUCKET,
+  bucketWithoutExposedETag: BUCKET_WITHOUT_EXPOSED_ETAG,
+  roleArn: rgw.roleArn,
+})
 
 /** Creates the two test buckets with their CORS rules, through the S3 API. */
 export async function createTestBuckets(store: StoreAccess): Promise<void> {

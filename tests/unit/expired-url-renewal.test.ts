@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { S3Error } from '../../engine/errors.ts'
 import { resolveOptions } from '../../engine/options.ts'
-import { send, type SignedRequest } from '../../engine/send.ts'
+import { send, type Signer } from '../../engine/send.ts'
 import type { Transport } from '../../engine/transport.ts'
 
 const bareDenied = '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message></Message><RequestId>tx1</RequestId></Error>'
@@ -17,11 +17,13 @@ function run(renewable: boolean, statuses: number[], body = bareDenied) {
     const status = statuses.shift()!
     return { status, header: () => null, body: status === 200 ? '' : body }
   }
-  const sign = async (renew: boolean): Promise<SignedRequest> => {
-    renews.push(renew)
-    return { method: 'PUT', url: `https://s3.test/b/k?partNumber=2${renew ? '&fresh' : ''}` }
+  // A signer renews what it can (a fresh presigned URL) and throws a refusal it cannot help.
+  const sign: Signer = async (refused) => {
+    renews.push(!!refused)
+    if (refused && !renewable) throw refused
+    return { method: 'PUT', url: `https://s3.test/b/k?partNumber=2${refused ? '&fresh' : ''}` }
   }
-  const sent = send(resolveOptions({ transport, retries: 3 }), sign, { body: 'body', signal: undefined, renewable })
+  const sent = send(resolveOptions({ transport, maxAttempts: 3 }), sign, { body: 'body', signal: undefined })
   return { sent, renews }
 }
 
@@ -45,11 +47,11 @@ describe('a refused presigned part URL is renewed once', () => {
     expect(renews).toEqual([false, true])
   })
 
-  it('a request that cannot be renewed (a single-PUT URL, a header-signed request) is not re-sent on 403', async () => {
+  it('a request that cannot be renewed (a single-PUT URL, fixed credentials) is not re-sent on 403', async () => {
     for (const body of [bareDenied, expiredDenied]) {
       const { sent, renews } = run(false, [403, 200], body)
       await expect(sent).rejects.toMatchObject({ code: 'AccessDenied' })
-      expect(renews).toEqual([false])
+      expect(renews).toEqual([false, true])
     }
   })
 })

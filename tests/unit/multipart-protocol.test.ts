@@ -146,7 +146,8 @@ describe('abort', () => {
     controller.abort()
     const [abort] = await fake.waitForPending()
     expect(abort!.step).toBe('DELETE ?uploadId')
-    expect(abort!.signal).toBeUndefined()
+    // Cleanup runs under its own deadline, not the caller's (aborted) signal.
+    expect(abort!.signal!.aborted).toBe(false)
     expect(inFlight.every((r) => !fake.pending.includes(r))).toBe(true)
     abort!.respond(204)
     const error = await result.catch((e: unknown) => e)
@@ -228,8 +229,11 @@ describe('retries', () => {
 
 describe('options', () => {
   it.each([
-    [{ queueSize: 0 }, 'updraft: queueSize must be a whole number of at least 1, got 0'],
-    [{ retries: 1.5 }, 'updraft: retries must be a whole number of at least 1, got 1.5'],
+    [{ partConcurrency: 0 }, 'updraft: partConcurrency must be a whole number of at least 1, got 0'],
+    [{ maxAttempts: 1.5 }, 'updraft: maxAttempts must be a whole number of at least 1, got 1.5'],
+    // The deprecated names still work, and are checked as the options they became.
+    [{ queueSize: 0 }, 'updraft: partConcurrency must be a whole number of at least 1, got 0'],
+    [{ retries: 1.5 }, 'updraft: maxAttempts must be a whole number of at least 1, got 1.5'],
     [{ partSize: 1024 }, 'updraft: partSize must be a whole number from 5 MiB to 5 GiB, got 1024'],
     [{ bucket: 'a/b' }, "updraft: bucket must be a bucket name (a '/' is allowed only in an ARN), got 'a/b'"],
     [{ key: 'a/../b' }, "updraft: key must be non-empty with no '.' or '..' segments, got 'a/../b'"],

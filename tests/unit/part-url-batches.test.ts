@@ -1,8 +1,9 @@
 // Regression: the engine asked /parts for `2 × queueSize` URLs at once while the endpoint signs at
-// most MAX_PARTS_PER_REQUEST (100) per call, so presigned multipart with queueSize >= 51 was
+// most MAX_PARTS_PER_REQUEST (100) per call, so presigned multipart with queueSize (now
+// partConcurrency) >= 51 was
 // refused with a 400. Both numbers now come from protocol/limits.ts; the endpoint here judges each
 // /parts body with the server's own parser.
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { uploadPresigned } from '../../engine/upload-presigned.ts'
 import { MAX_PARTS_PER_REQUEST, MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { parsePartsRequest, RequestError } from '../../protocol/validate.ts'
@@ -19,39 +20,43 @@ const hugeFile = {
   slice: () => new Blob(),
 } as unknown as Blob
 
-afterEach(() => vi.unstubAllGlobals())
-
 describe('part URL batches', () => {
-  it('never ask /parts for more URLs than one call may sign, whatever queueSize is', async () => {
+  it('never ask /parts for more URLs than one call may sign, whatever partConcurrency is', async () => {
     const asked: number[] = []
-    vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
-      const route = new URL(url, 'http://page.test').pathname.split('/').pop()
-      const body = JSON.parse(String(init.body))
+    const endpoint = (route: string, body: Record<string, unknown>): unknown => {
       if (route === 's3-upload') {
         const reply: PresignedMultipartReply = {
           key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: PART_COUNT, ticket: 't',
         }
-        return Response.json(reply)
+        return reply
       }
       if (route === 'parts') {
         try {
           const { partNumbers } = parsePartsRequest(body)
           asked.push(partNumbers.length)
-          return Response.json({ urls: Object.fromEntries(partNumbers.map((n) => [n, `https://s3.test/b/k?partNumber=${n}`])) })
+          return { urls: Object.fromEntries(partNumbers.map((n) => [n, `https://s3.test/b/k?partNumber=${n}`])) }
         } catch (error) {
-          return Response.json({ error: (error as RequestError).message }, { status: (error as RequestError).status })
+          return { error: (error as RequestError).message }
         }
       }
-      if (route === 'complete') return Response.json({ url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' })
+      if (route === 'complete') return { url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }
       throw new Error(`unexpected route ${route}`)
-    })
-    const transport: Transport = async (request) => ({
-      status: 200,
-      header: (name) => (name.toLowerCase() === 'etag' ? `"${new URL(request.url).searchParams.get('partNumber')}"` : null),
-      body: '',
-    })
+    }
+    // Endpoint calls and storage requests both go through the upload's transport.
+    const transport: Transport = async (request) => {
+      const url = new URL(request.url)
+      if (url.host === 'page.test') {
+        const reply = endpoint(url.pathname.split('/').pop()!, JSON.parse(String(request.body)))
+        return { status: (reply as { error?: string }).error ? 400 : 200, header: () => null, body: JSON.stringify(reply) }
+      }
+      return {
+        status: 200,
+        header: (name) => (name.toLowerCase() === 'etag' ? `"${url.searchParams.get('partNumber')}"` : null),
+        body: '',
+      }
+    }
 
-    const result = await uploadPresigned(hugeFile, { queueSize: 60, transport })
+    const result = await uploadPresigned(hugeFile, { endpoint: 'http://page.test/api/s3-upload', partConcurrency: 60, transport })
 
     expect(result.key).toBe('k')
     expect(asked.length).toBeGreaterThan(1)

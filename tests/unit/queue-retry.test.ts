@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { NetworkError, S3Error, UploadError } from '../../engine/errors.ts'
+import { EndpointError, NetworkError, S3Error, UploadError } from '../../engine/errors.ts'
+import { defaultOptions, resolveOptions } from '../../engine/options.ts'
 import { createQueue, runPool } from '../../engine/queue.ts'
 import { isRetryable, retryDelay, withRetries } from '../../engine/retry.ts'
 
@@ -87,23 +88,38 @@ describe('retry policy', () => {
     [new S3Error('InternalError', 'x', 500), true],
     [new S3Error('SlowDown', 'x', 503), true],
     [new S3Error('TooManyRequests', 'x', 429), true],
+    [new S3Error('RequestTimeout', 'x', 400), true],
+    [new S3Error('Http408', 'x', 408), true],
+    [new EndpointError('Internal Server Error', 500), true],
+    [new EndpointError('Too many requests', 429), true],
     [new S3Error('AccessDenied', 'x', 403), false],
     [new S3Error('EntityTooSmall', 'x', 400), false],
+    [new EndpointError('Not authorized to upload', 403), false],
     [new UploadError('no ETag'), false],
     [new TypeError('a bug'), false],
   ])('retries %s: %s', (error, expected) => {
     expect(isRetryable(error)).toBe(expected)
   })
 
-  it('uses full jitter under an exponential cap, and honours Retry-After seconds', () => {
-    expect(retryDelay(1, null, () => 0.999)).toBe(399)
-    expect(retryDelay(3, null, () => 0.5)).toBe(800)
-    expect(retryDelay(30, null, () => 0.999)).toBe(20_000)
-    expect(retryDelay(1, '2', () => 0)).toBe(2000)
-    expect(retryDelay(1, '0', () => 0.9)).toBe(0)
-    expect(retryDelay(1, '3600', () => 0)).toBe(20_000)
+  it('uses equal jitter under an exponential cap, and honours Retry-After seconds', () => {
+    expect(retryDelay(1, 500, null, () => 0)).toBe(250)
+    expect(retryDelay(1, 500, null, () => 0.999)).toBe(499)
+    expect(retryDelay(3, 500, null, () => 0.5)).toBe(1500)
+    expect(retryDelay(30, 500, null, () => 0.999)).toBe(9_995)
+    expect(retryDelay(1, 500, '2', () => 0)).toBe(2000)
+    expect(retryDelay(1, 500, '0', () => 0.9)).toBe(0)
+    expect(retryDelay(1, 500, '3600', () => 0)).toBe(20_000)
     // S3 sends seconds; anything else falls back to backoff rather than guessing.
-    expect(retryDelay(2, 'Thu, 01 Jan 2026 00:00:05 GMT', () => 0.5)).toBe(400)
+    expect(retryDelay(2, 500, 'Thu, 01 Jan 2026 00:00:05 GMT', () => 0.5)).toBe(750)
+  })
+
+  // Regression: 3 attempts from a 200 ms full-jitter base gave up within ~1.2 s, so one Wi-Fi blip
+  // failed a multi-GB upload. The default budget now waits at least 17.75 s before giving up.
+  it('the default budget outlasts a network blip of several seconds, however the dice fall', () => {
+    const { maxAttempts, retryDelay: base } = defaultOptions
+    let least = 0
+    for (let retry = 1; retry < maxAttempts; retry++) least += retryDelay(retry, base, null, () => 0)
+    expect(least).toBeGreaterThanOrEqual(15_000)
   })
 
   it('waits between attempts with fake timers and gives up after the last', async () => {
@@ -111,9 +127,12 @@ describe('retry policy', () => {
     const attempt = vi.fn(async () => {
       throw new S3Error('InternalError', 'x', 500)
     })
-    const result = withRetries(3, undefined, attempt).catch((e: unknown) => e)
+    const retried: number[] = []
+    const options = resolveOptions({ maxAttempts: 3, onRetry: ({ attempt }) => retried.push(attempt) })
+    const result = withRetries(options, undefined, attempt).catch((e: unknown) => e)
     await vi.runAllTimersAsync()
     expect(await result).toMatchObject({ code: 'InternalError' })
     expect(attempt).toHaveBeenCalledTimes(3)
+    expect(retried).toEqual([1, 2])
   })
 })

@@ -46,6 +46,20 @@ describe('uploadListReducer', () => {
     expect(aborted[0]).toMatchObject({ status: 'aborted', error: { name: 'AbortError', message: 'Upload aborted' } })
   })
 
+  it('retrying keeps the bar where it is and says why; bytes past the mark make it uploading again', () => {
+    const error = new Error('Network error on PUT https://s3.test')
+    let files = uploadListReducer(listed(1000), { type: 'progressed', id: '1', uploaded: 300 })
+    files = uploadListReducer(files, { type: 'retrying', id: '1', error })
+    expect(files[0]).toMatchObject({ status: 'retrying', uploaded: 300, progress: 30, error })
+    files = uploadListReducer(files, { type: 'progressed', id: '1', uploaded: 300 })
+    expect(files[0]!.status).toBe('retrying')
+    files = uploadListReducer(files, { type: 'progressed', id: '1', uploaded: 301 })
+    expect(files[0]).toMatchObject({ status: 'uploading', uploaded: 301, error: undefined })
+    // A retrying upload can still end either way.
+    files = uploadListReducer(files, { type: 'retrying', id: '1', error })
+    expect(uploadListReducer(files, { type: 'finished', id: '1', result })[0]!.status).toBe('done')
+  })
+
   it('an ended upload ignores late events: no progress, no second outcome', () => {
     const done = uploadListReducer(listed(), { type: 'finished', id: '1', result })
     expect(uploadListReducer(done, { type: 'progressed', id: '1', uploaded: 1 })).toBe(done)

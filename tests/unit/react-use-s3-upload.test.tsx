@@ -150,6 +150,26 @@ describe('useS3Upload with a stubbed upload', () => {
     expect(hook.current.files).toEqual([])
   })
 
+  // Regression (issue 11): while a request waited to be retried, the bar froze with no word why.
+  it('shows an entry as retrying while the engine waits to try again, and uploading once bytes move past the mark', async () => {
+    const onRetry = vi.fn()
+    const { result: hook, calls } = renderUploads(useS3Upload, { onRetry })
+    act(() => void hook.current.uploadToS3(file(1000)).catch(() => {}))
+    const { onProgress, onRetry: engineOnRetry } = calls[0]!.options
+    act(() => onProgress!({ loaded: 400, total: 1000 }))
+    const blip = new Error('Network error on PUT https://s3.test')
+    act(() => engineOnRetry!({ attempt: 1, delay: 500, error: blip }))
+    expect(hook.current.files[0]).toMatchObject({ status: 'retrying', uploaded: 400, error: blip })
+    expect(onRetry).toHaveBeenCalledWith({ attempt: 1, delay: 500, error: blip })
+    // The retried part resends bytes already counted: still retrying until it passes the mark.
+    act(() => onProgress!({ loaded: 400, total: 1000 }))
+    expect(hook.current.files[0]!.status).toBe('retrying')
+    act(() => onProgress!({ loaded: 600, total: 1000 }))
+    // Progress is throttled to one render per 100 ms: the last value lands after the interval.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 150)))
+    expect(hook.current.files[0]).toMatchObject({ status: 'uploading', uploaded: 600, error: undefined })
+  })
+
   it("maps next-s3-upload's endpoint.request onto engine options, over the hook's own", () => {
     const { result: hook, calls } = renderUploads(useS3Upload, {
       endpoint: '/api/hook-endpoint',
@@ -165,16 +185,17 @@ describe('useS3Upload with a stubbed upload', () => {
         })
         .catch(() => {})
     })
+    // The hook's deprecated `body`/`headers` still work; the engine gets the names that say where they go.
     expect(calls[0]!.options).toMatchObject({
       endpoint: '/api/hook-endpoint',
       strategy: 'token',
-      body: { album: 'a', from: 'hook' },
-      headers: { 'x-hook': '1' },
+      endpointBody: { album: 'a', from: 'hook' },
+      endpointHeaders: { 'x-hook': '1' },
     })
     expect(calls[1]!.options).toMatchObject({
       endpoint: '/api/other',
-      body: { album: 'a', from: 'call' },
-      headers: { 'x-hook': '1', 'x-csrf': 't' },
+      endpointBody: { album: 'a', from: 'call' },
+      endpointHeaders: { 'x-hook': '1', 'x-csrf': 't' },
       retries: 5,
     })
   })
