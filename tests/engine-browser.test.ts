@@ -181,6 +181,9 @@ const uploadInPage = (page: Page, run: PageRun) =>
       outcome.fetches++
       return realFetch(...args)
     }
+    // A failed upload rejects at once and cleans up in the background: wait for that too.
+    let cleanedUp!: () => void
+    const cleanup = new Promise<void>((resolve) => (cleanedUp = resolve))
     try {
       const { size: _size, seed: _seed, ...where } = run
       const result = await updraft.uploadObject(new Blob([bytes]), {
@@ -189,11 +192,13 @@ const uploadInPage = (page: Page, run: PageRun) =>
         partSize: 5 * 1024 * 1024,
         queueSize: 4,
         onProgress: (progress) => outcome.progress.push({ ...progress }),
+        onCleanup: () => cleanedUp(),
       })
       outcome.etag = result.etag
     } catch (error) {
       const { name, message } = error as Error
       outcome.error = { name, message, isUploadError: updraft.isUploadError(error) }
+      await cleanup
     } finally {
       XMLHttpRequest.prototype.open = open
       window.fetch = realFetch

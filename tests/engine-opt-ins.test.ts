@@ -94,6 +94,9 @@ describe('SSE-C on Ceph RGW', () => {
   it('aborting an encrypted multipart upload still cleans up (Abort carries no SSE-C headers)', async () => {
     const key = newKey('aborted.bin')
     const controller = new AbortController()
+    // AbortMultipartUpload runs in the background after the rejection; onCleanup says when it is over.
+    let cleanedUp!: (error?: unknown) => void
+    const cleanup = new Promise<unknown>((resolve) => (cleanedUp = resolve))
     const error = await uploadObject(
       new Blob([testBytes(4 * MIN_PART_SIZE, 34)]),
       target(key, {
@@ -101,9 +104,11 @@ describe('SSE-C on Ceph RGW', () => {
         queueSize: 1,
         signal: controller.signal,
         onProgress: ({ loaded }) => loaded >= MIN_PART_SIZE && controller.abort(),
+        onCleanup: (failure) => cleanedUp(failure),
       }),
     ).catch((caught: unknown) => caught)
     expect(error).toMatchObject({ name: 'AbortError', message: 'Upload aborted' })
+    expect(await cleanup).toBeUndefined()
     const listed = await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))
     expect(listed.Uploads ?? []).toEqual([])
   })

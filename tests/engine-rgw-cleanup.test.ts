@@ -18,6 +18,9 @@ const uploadsLeftFor = async (key: string) => {
 /** Starts a 6-part upload and aborts it once the first part is on storage. */
 async function uploadAndAbortMidway(key: string, options: TransferOptions = {}) {
   const controller = new AbortController()
+  // The rejection comes at once; AbortMultipartUpload runs in the background, and onCleanup says when it is over.
+  let cleanedUp!: () => void
+  const cleanup = new Promise<void>((resolve) => (cleanedUp = resolve))
   const upload = uploadObject(body, {
     ...directTarget(rgw, key),
     queueSize: 2,
@@ -25,9 +28,12 @@ async function uploadAndAbortMidway(key: string, options: TransferOptions = {}) 
     onProgress: ({ loaded }) => {
       if (loaded >= MIN_PART_SIZE) controller.abort()
     },
+    onCleanup: () => cleanedUp(),
     ...options,
   })
-  return upload.catch((error: unknown) => error)
+  const error = await upload.catch((error: unknown) => error)
+  await cleanup
+  return error
 }
 
 describe('cleanup on Ceph RGW', () => {

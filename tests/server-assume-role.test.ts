@@ -80,6 +80,7 @@ describe('assume-role credentials from RGW', () => {
       region: rgw.region,
       endpoint: rgw.endpoint,
       forcePathStyle: true,
+      ticket: expect.stringMatching(/^tok1\./),
     })
     expect(reply.token.Credentials.AccessKeyId).not.toBe(rgw.credentials.accessKeyId)
   })
