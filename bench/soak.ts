@@ -39,6 +39,7 @@ const runChecked = (scenario: Scenario): Promise<RunRecord> =>
     leftForSweep: 0,
     corrupt: false,
     violations: [`the harness could not check the run: ${String(error)}`],
+    serverLog: [],
   }))
 
 const faulted: RunRecord[] = []

@@ -64,6 +64,8 @@ export interface RunRecord {
   violations: string[]
   /** The wire log, ms from the upload's start, when something was violated: what to look at first. */
   wire?: string[]
+  /** What the endpoint logged as failures (its 500s) during the run. */
+  serverLog: string[]
 }
 
 /** Test-sized timing, so a stall costs a second rather than 20. */
@@ -114,6 +116,8 @@ export async function startCampaign(rgw: RgwStore) {
   const sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
   let decide: (kind: 'storage' | 'endpoint', step: string) => Fault | undefined = () => undefined
   const closers: Array<() => Promise<unknown>> = []
+  /** What the endpoints logged as faults (500s), for the record of the run they happened in. */
+  const serverLog: string[] = []
 
   async function rig(store: TestStore, sts: UploadHandlerConfig['sts']): Promise<StoreRig> {
     const storage = await startFaultProxy({ target: store.endpoint, kind: 'storage', decide: ({ step }) => decide('storage', step) })
@@ -126,7 +130,13 @@ export async function startCampaign(rgw: RgwStore) {
       sts,
       // Every run's keys under its own prefix, so what a run leaves behind is found by listing it.
       key: (_request, filename, body) => `${String(body.run)}/${crypto.randomUUID()}/${filename}`,
-      logger: { error: () => {} },
+      logger: {
+        error: (entry) => {
+          const { route, err } = entry as { route?: string; err?: { code?: string; message?: string } }
+          serverLog.push(`/${route ?? '?'}: ${err?.code ?? ''} ${err?.message ?? JSON.stringify(entry).slice(0, 200)}`)
+        },
+        warn: () => {},
+      },
     })
     const served = await serveHandler(handler)
     const endpoint = await startFaultProxy({ target: served.origin, kind: 'endpoint', decide: ({ step }) => decide('endpoint', step) })
@@ -148,9 +158,11 @@ export async function startCampaign(rgw: RgwStore) {
       const faults = faultsFor(kind, step)
       return faults[Math.floor(random() * faults.length)]
     }
+    serverLog.length = 0
     const faultsBefore = { ...storage.stats.faults }
     const endpointFaultsBefore = { ...endpoint.stats.faults }
-    const runPrefix = `campaign-${scenario.seed}-${crypto.randomUUID().slice(0, 8)}`
+    // Under the endpoint's keyPrefix, which presigned URLs may write.
+    const runPrefix = `next-s3-uploads/campaign-${scenario.seed}-${crypto.randomUUID().slice(0, 8)}`
     const bytes = testBytes(scenario.size, scenario.seed)
     const controller = new AbortController()
     const progress: Array<{ loaded: number; total: number }> = []
@@ -212,7 +224,7 @@ export async function startCampaign(rgw: RgwStore) {
     const settledAt = performance.now()
     const faults = () => diff(storage.stats.faults, faultsBefore, endpoint.stats.faults, endpointFaultsBefore)
     if (settled === 'hung') {
-      return { scenario, outcome: 'hung', retries, faults: faults(), orphans: 0, leftForSweep: 0, corrupt: false, violations: ['never settled'] }
+      return { scenario, outcome: 'hung', retries, faults: faults(), orphans: 0, leftForSweep: 0, corrupt: false, violations: ['never settled'], serverLog: [...serverLog] }
     }
     const result = 'result' in settled ? (settled.result as UploadResult) : undefined
     const error = 'error' in settled ? settled.error : undefined
@@ -235,6 +247,11 @@ export async function startCampaign(rgw: RgwStore) {
       }
     }
     violations.push(...retryViolations(recorder.log, MAX_ATTEMPTS))
+    // The proxies fault the page's requests, never the endpoint's own: a 500 of its own is a bug,
+    // except on s3rver's /abort and /duplicates (it has neither AbortMultipartUpload nor
+    // ListMultipartUploads: cleanup there is expected to fail).
+    const ownFailures = serverLog.filter((line) => !(scenario.store === 's3rver' && /^\/(abort|duplicates):/.test(line)))
+    violations.push(...ownFailures.map((line) => `the endpoint failed: ${line}`))
     violations.push(...progressViolations(progress, scenario.size, result !== undefined))
 
     let corrupt = false
@@ -282,6 +299,7 @@ export async function startCampaign(rgw: RgwStore) {
       leftForSweep,
       corrupt,
       violations,
+      serverLog: [...serverLog],
       wire: violations.length
         ? recorder.log.map((entry) => `${Math.round(entry.at - startedAt)} ${entry.step} ${entry.status ?? entry.failed}`)
         : undefined,

@@ -156,7 +156,7 @@ describe('abort', () => {
 
   // Found by the soak: a Create refused (ExpiredToken) after the abort was signed again and re-sent.
   it('a Create refused after the abort is not signed again with fresh credentials', async () => {
-    const refresh = vi.fn(async (_refused?: boolean) => ({ accessKeyId: 'FRESH', secretAccessKey: 'S' }))
+    const refresh = vi.fn(async (_refused: boolean) => ({ accessKeyId: 'FRESH', secretAccessKey: 'S' }))
     const { fake, controller, result, cleanup } = setup(TWO_PARTS, { credentials: refresh })
     const create = await next(fake)
     controller.abort()
