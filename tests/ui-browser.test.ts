@@ -251,7 +251,8 @@ describe('rows: every state and control', () => {
     const row = rowsOf(page, 'finishing.bin')
     await expect.poll(() => stateOf(row), { timeout: 30_000, interval: 50 }).toBe('finishing')
     expect(await row.innerText()).toContain('Finishing…')
-    expect(await percentOf(row)).toBe(100)
+    // Every byte is out, but the engine keeps the bar short of 100% until storage confirms.
+    expect(await percentOf(row)).toBe(99)
     release()
     await expectStored(page, 'finishing.bin', multipart.buffer)
     const smallKey = await expectStored(page, 'small.txt', small.buffer)

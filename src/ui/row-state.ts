@@ -31,7 +31,9 @@ export function rowState(entry: UploadEntry, online: boolean): RowState {
     case 'retrying':
       return 'retrying'
     case 'uploading':
-      return entry.size > 0 && entry.uploaded >= entry.size ? 'finishing' : 'uploading'
+      // The engine holds progress one byte short of the total until storage confirms the upload
+      // (engine/progress.ts), so "every byte sent" is size - 1 here.
+      return entry.uploaded > 0 && entry.uploaded >= entry.size - 1 ? 'finishing' : 'uploading'
     case 'done':
       return 'done'
     case 'aborted':
