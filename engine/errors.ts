@@ -1,3 +1,5 @@
+import type { HttpResponse } from './transport.ts'
+
 /** Base class of every error the engine throws on purpose; `isUploadError` tells them apart. */
 export class UploadError extends Error {
   override name = 'UploadError'
@@ -14,6 +16,8 @@ export class S3Error extends UploadError {
   declare readonly retryAfter: string | null
   /** Storage's clock: `<ServerTime>` of the reply, else its `Date` header (hidden by CORS unless exposed). */
   declare readonly serverTime: string | null
+  /** The reply as received, for what the fields above do not carry (`x-amz-bucket-region`, `<Region>`…). */
+  declare readonly response: HttpResponse | undefined
 
   constructor(
     code: string,
@@ -22,9 +26,10 @@ export class S3Error extends UploadError {
     requestId?: string,
     retryAfter: string | null = null,
     serverTime: string | null = null,
+    response?: HttpResponse,
   ) {
     super(`${code}: ${message} (HTTP ${status}${requestId ? `, request id ${requestId}` : ''})`)
-    Object.assign(this, { code, status, requestId, retryAfter, serverTime })
+    Object.assign(this, { code, status, requestId, retryAfter, serverTime, response })
   }
 }
 

@@ -43,5 +43,6 @@ export function throwIfS3Error(response: HttpResponse): HttpResponse {
     xmlText(head, 'RequestId') ?? response.header('x-amz-request-id') ?? undefined,
     response.header('retry-after'),
     xmlText(head, 'ServerTime') ?? response.header('date'),
+    response,
   )
 }

@@ -35,9 +35,12 @@ export interface SendOptions {
   endsUpload?: boolean
 }
 
-/** Storage refused the request as signed; renewing the signature may help, once. */
+/**
+ * Storage refused the request as signed, or as addressed (PermanentRedirect,
+ * AuthorizationHeaderMalformed: another region); signing again may help, once.
+ */
 const isRefusal = (error: unknown): error is S3Error =>
-  error instanceof S3Error && (error.status === 403 || /Expired|Skewed/.test(error.code))
+  error instanceof S3Error && (error.status === 403 || /Expired|Skewed|Redirect|Malformed/.test(error.code))
 
 /** Sends one request to storage with retries, signing afresh for every attempt. */
 export function send(

@@ -1,4 +1,3 @@
-import { objectUrl } from '../protocol/object-url.ts'
 import { resolveOptions } from './options.ts'
 import { createSigner } from './signer.ts'
 import { md5, toBase64 } from './sse-c.ts'
@@ -34,7 +33,7 @@ export async function putObjectTagging(target: ObjectTarget, tags: Record<string
     .map(([name, value]) => `<Tag><Key>${escapeXml(name)}</Key><Value>${escapeXml(value)}</Value></Tag>`)
     .join('')}</TagSet></Tagging>`
   const options = resolveOptions(target)
-  const sign = createSigner(target.credentials, target.region, objectUrl(target))
+  const sign = createSigner(target.credentials, target)
   // S3 requires a body checksum on PutObjectTagging; Content-MD5 is the one every store knows.
   const headers = { 'content-type': 'application/xml', 'content-md5': toBase64(md5(new TextEncoder().encode(body))) }
   await send(options, (refused) => sign('PUT', '?tagging', headers, refused), { body, signal: options.signal })

@@ -1,4 +1,4 @@
-import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
+import type { ObjectLocation } from '../protocol/object-url.ts'
 import { planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
 import { UploadError } from './errors.ts'
@@ -7,7 +7,7 @@ import { inBackground, putMultipart, putSingle } from './put.ts'
 import { completeXml, xmlText } from './s3.ts'
 import { send } from './send.ts'
 import { runUpload } from './settle.ts'
-import { createSigner, type CredentialSource, type Credentials } from './signer.ts'
+import { createSigner, type CredentialSource, type Credentials, type Locate } from './signer.ts'
 
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
   /** Fixed credentials, or a `CredentialSource` that renews them (token mode refreshes from the endpoint). */
@@ -33,6 +33,13 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * Token mode asks the endpoint to; with your own credentials, list and abort them yourself.
    */
   abortDuplicates?: (keep: string | undefined) => Promise<unknown>
+  /**
+   * Where the object's requests go and how they are signed: `awsEndpoints()` from
+   * `updraft/aws-endpoints` (S3's endpoint rules: FIPS, dual-stack, acceleration, access-point
+   * ARNs, and following a bucket to its region). @default the engine's own rule: virtual-hosted
+   * on AWS, path-style for dotted buckets, IP addresses and `forcePathStyle`
+   */
+  locate?: Locate
 }
 
 /**
@@ -40,7 +47,7 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
  * spread into one target without overwriting each other:
  * `{ ...target, ...sseCustomerKey(key), ...taggingHeaders(tags) }`.
  */
-export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders'>
+export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' | 'locate'>
 
 /** Uploads `file` to one object with credentials the caller already holds (token mode, or server-side). */
 export function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadResult> {
@@ -50,8 +57,7 @@ export function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadRe
 /** `uploadObject` inside an upload that is already running (token mode). */
 export async function putObject(file: Blob, target: ObjectTarget, options: ResolvedOptions): Promise<UploadResult> {
   const plan = planParts(file.size, options.partSize)
-  const url = objectUrl(target)
-  const sign = createSigner(target.credentials, target.region, url)
+  const sign = createSigner(target.credentials, target)
   // Empty values (a Blob with no type, no cache-control) are left out rather than sent blank.
   const objectHeaders = Object.fromEntries(
     Object.entries({
@@ -61,7 +67,7 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
       'cache-control': target.cacheControl,
     }).filter(([, value]) => value),
   ) as Record<string, string>
-  const result = (etag: string): UploadResult => ({ url, bucket: target.bucket, key: target.key, etag })
+  const result = (etag: string): UploadResult => ({ url: sign.url(), bucket: target.bucket, key: target.key, etag })
 
   if (plan.count < 2) return putSingle(file, (refused) => sign('PUT', '', objectHeaders, refused), result, options)
 
