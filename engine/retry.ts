@@ -1,3 +1,4 @@
+import { callBack } from './callback.ts'
 import { EndpointError, NetworkError, S3Error, UploadAbortedError } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
 
@@ -75,7 +76,7 @@ export async function withRetries<T>(
       if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
       if (attempt >= options.maxAttempts || !isRetryable(error)) throw error
       const delay = retryDelay(attempt, options.retryDelay, (error as EndpointError).retryAfter)
-      options.onRetry?.({ attempt, delay, error })
+      callBack(options.onRetry, { attempt, delay, error })
       await sleep(delay, signal).catch(() => {
         if (!committing(options, signal)) throw new UploadAbortedError()
       })
