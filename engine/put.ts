@@ -1,6 +1,6 @@
 import { type PartPlan, partRange } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
-import { UploadAbortedError, UploadError, missingETag } from './errors.ts'
+import { UploadAbortedError, missingETag } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from './queue.ts'
@@ -68,10 +68,6 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
     if (options.signal?.aborted) throw new UploadAbortedError()
     const { queue } = options
     await runPool(plan.count, options.partConcurrency, (n) => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)))
-    const uploaded = etags.filter(Boolean).length
-    if (uploaded !== plan.count) {
-      throw new UploadError(`Uploaded ${uploaded} parts but the plan has ${plan.count}`)
-    }
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
     options.completing = true
     const result = await upload.complete(etags)
