@@ -5,7 +5,7 @@ import type { ResolvedConfig } from '../server/config.ts'
 import { serverInfo } from '../server/info.ts'
 import { createS3Client } from '../server/presigned-urls.ts'
 import { createTokenIssuer } from '../server/sts.ts'
-import { CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
+import { abortsIncompleteUploads, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
 import { serverKeyPolicy } from './server-key-policy.ts'
 import { type ProbeReply, storageProbe, type StorageProbe } from './storage-probe.ts'
 
@@ -180,12 +180,7 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
   const client = createS3Client(config)
   try {
     const { Rules = [] } = await client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: config.bucket }))
-    const aborts = Rules.find(
-      (rule) =>
-        rule.Status === 'Enabled' &&
-        rule.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined &&
-        config.keyPrefix.startsWith(rule.Filter?.Prefix ?? rule.Prefix ?? ''),
-    )
+    const aborts = Rules.find((rule) => abortsIncompleteUploads(rule, config.keyPrefix))
     if (aborts) return { check, status: 'ok', summary: `rule "${aborts.ID ?? '(no id)'}" aborts incomplete multipart uploads after ${aborts.AbortIncompleteMultipartUpload!.DaysAfterInitiation} day(s)` }
     return { check, status: 'fail', summary: 'no lifecycle rule aborts incomplete multipart uploads: parts of uploads from closed tabs stay (and are billed) for ever', fix: fixes(fixFor) }
   } catch (error) {
