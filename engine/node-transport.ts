@@ -18,6 +18,12 @@ export const nodeTransport: Transport = (request) =>
   new Promise<HttpResponse>((resolve, reject) => {
     const { signal, body } = request
     if (signal?.aborted) return reject(new UploadAbortedError())
+    // A page resolves '/api/s3-upload' against its own address; Node has none to resolve it against.
+    if (!URL.canParse(request.url)) {
+      return reject(
+        new TypeError(`updraft: '${request.url}' is not an absolute URL: outside a browser, give the endpoint in full, e.g. endpoint: 'https://app.example.com/api/s3-upload'`),
+      )
+    }
     const url = new URL(request.url)
     const size = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.size
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest
