@@ -80,12 +80,13 @@ export function exchange(options: ResolvedOptions, request: HttpRequest, signal:
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout>
   let fail: (error: Error) => void
-  const touch = () => {
-    clearTimeout(timer)
-    timer = setTimeout(
-      () => fail(new NetworkError(`No progress for ${options.stallTimeout} ms on ${request.method} ${origin(request.url)}`)),
-      options.stallTimeout,
-    )
+  // Progress only stamps the time (transports report every chunk): one timer, which on firing
+  // waits out whatever is left of the stall timeout since the last byte moved.
+  let moved = Date.now()
+  const watch = () => {
+    const left = moved + options.stallTimeout - Date.now()
+    if (left > 0) timer = setTimeout(watch, left)
+    else fail(new NetworkError(`No progress for ${options.stallTimeout} ms on ${request.method} ${origin(request.url)}`))
   }
   const onAbort = () => committing(options, signal) || fail(new UploadAbortedError())
   return new Promise<HttpResponse>((resolve, reject) => {
@@ -96,13 +97,13 @@ export function exchange(options: ResolvedOptions, request: HttpRequest, signal:
     signal?.addEventListener('abort', onAbort)
     if (signal?.aborted) onAbort()
     if (controller.signal.aborted) return
-    touch()
+    watch()
     options
       .transport({
         ...request,
         signal: controller.signal,
         onProgress: (sent) => {
-          if (!controller.signal.aborted) touch()
+          moved = Date.now()
           request.onProgress?.(sent)
         },
       })
