@@ -1,3 +1,4 @@
+import { escapeXml } from '../protocol/xml.ts'
 import { resolveOptions } from './options.ts'
 import { createSigner } from './signer.ts'
 import { md5, toBase64 } from './sse-c.ts'
@@ -50,4 +51,3 @@ function tagEntries(tags: Record<string, string>) {
   return entries
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')

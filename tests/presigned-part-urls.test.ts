@@ -2,7 +2,7 @@
 // ahead of need (never all at once), and re-asks for a URL that storage refuses as expired.
 import { describe, expect, it } from 'vitest'
 import { fetchTransport, upload, type Transport } from '../engine/index.ts'
-import { xmlText } from '../engine/s3.ts'
+import { xmlText } from '../protocol/xml.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'

@@ -109,7 +109,7 @@ export const BUDGETS = [
   // getters, folder walking and the limit checks (10617 B); the components add rows, messages and
   // the overall bar (16019 B; the thumbnail module behind a dynamic import, ~0.3 KB, and the CSS,
   // 2.4 KB, apart).
-  { entry: 'react', goal: 9000, limit: 10170, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
+  { entry: 'react', goal: 9000, limit: 10185, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
   { entry: 'dropzone', goal: 10800, limit: 11915, what: 'React dropzone hook (`useS3Dropzone`)' },
   { entry: 'ui', goal: 16200, limit: 17330, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
 ] as const
