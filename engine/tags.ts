@@ -1,7 +1,7 @@
 import { objectUrl } from '../protocol/object-url.ts'
 import { resolveOptions } from './options.ts'
 import { createSigner } from './signer.ts'
-import { md5, toBase64 } from './sse-c.ts'
+import { md5, toBase64 } from './md5.ts'
 import { send } from './send.ts'
 import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
 
