@@ -9,6 +9,18 @@ import type { ObjectExtras } from './upload-object.ts'
  * taken as UTF-8 and encoded (the AWS SDK's `SSECustomerKey` rule). Spread the result into the
  * target: `uploadObject(file, { ...target, ...sseCustomerKey(key) })`. From a page, the bucket's
  * CORS `AllowedHeaders` must allow the three `x-amz-server-side-encryption-customer-*` headers.
+ *
+ * @param key - 32 raw bytes, the base64 of 32 bytes, or a 32-byte UTF-8 string.
+ * @returns `{ uploadHeaders }` to spread into an {@link ObjectTarget} (token mode only with `upload()`).
+ * @throws `TypeError` when the key is not 32 bytes; the message gives its length, never the key.
+ * @example
+ * ```ts
+ * import { uploadObject } from 'updraft'
+ * import { sseCustomerKey } from 'updraft/sse-c'
+ *
+ * const key = crypto.getRandomValues(new Uint8Array(32)) // keep it: reading the object back needs it
+ * await uploadObject(file, { ...target, ...sseCustomerKey(key) })
+ * ```
  */
 export function sseCustomerKey(key: string | Uint8Array): ObjectExtras {
   const bytes = keyBytes(key)
