@@ -1,5 +1,6 @@
 import type { UploadResult } from '../engine/index.ts'
 
+/** Where an upload in `files` stands; see {@link UploadEntry.status}. */
 export type UploadStatus = 'queued' | 'uploading' | 'retrying' | 'done' | 'error' | 'aborted'
 
 /** One upload in the hook's `files` list (next-s3-upload's tracked file, plus status and outcome). */
