@@ -145,6 +145,7 @@ export interface AbortRequest {
 }
 /** Reply to {@link AbortRequest}. */
 export interface AbortReply {
+  /** Always true: an upload already gone counts as aborted. */
   aborted: true
 }
 
@@ -154,6 +155,7 @@ export interface AbortReply {
  * show the page: no keys, no role ARN.
  */
 export interface InfoReply {
+  /** Whether this server can issue token-mode credentials (it has an STS, and no `allowedTypes`). */
   token: boolean
   /** Why token mode is off; present exactly when `token` is false. */
   tokenUnavailableReason?: string
@@ -172,6 +174,7 @@ export interface InfoReply {
 
 /** Any refusal: the client throws `error` as is. */
 export interface ErrorReply {
+  /** What to change, in plain words; the engine's `EndpointError` carries it as its message. */
   error: string
 }
 

@@ -10,7 +10,9 @@ export type { UploadLimits, LimitRefusal }
  */
 export class FileRefusedError extends UploadError {
   override name = 'FileRefusedError'
+  /** The refused file. */
   readonly file: File
+  /** Why, with the figures: `too-large` (`size`, `maxFileSize`) or `type` (`essence`, `allowedTypes`, `activeContent`). */
   readonly refusal: LimitRefusal
 
   constructor(file: File, refusal: LimitRefusal) {
