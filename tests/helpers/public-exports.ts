@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import ts from 'typescript'
 import { ROOT } from '../../scripts/build.ts'
 
@@ -93,7 +93,7 @@ export function publicExportDocs(): ExportDocs[] {
       docs.push({
         specifier,
         name: symbol.name,
-        at: `${declared.fileName.slice(ROOT.length + 1)}:${declared.getLineAndCharacterOfPosition(declaration.getStart()).line + 1}`,
+        at: `${relative(ROOT, declared.fileName)}:${declared.getLineAndCharacterOfPosition(declaration.getStart()).line + 1}`,
         text: ts.displayPartsToString(target.getDocumentationComment(checker)),
         tags: target.getJsDocTags(checker).map((tag) => tag.name),
       })
