@@ -13,6 +13,18 @@ import type { HttpResponse, Transport } from './transport.ts'
  * by 40 MiB instead of 103 (bench/RESULTS.md, "Node throughput" and "Memory"). It also reports
  * progress as chunks are handed to the socket, where fetch can only report once at the end.
  * Connections are reused through Node's global agent (keep-alive since Node 19).
+ *
+ * Node already picks it by default (the `node` export condition); import it to be explicit, or
+ * when a bundler resolves the engine without that condition. Rejects with `NetworkError` when no
+ * reply comes, `UploadAbortedError` when the request's signal aborts.
+ *
+ * @example
+ * ```ts
+ * import { uploadObject } from 'updraft'
+ * import { nodeTransport } from 'updraft/node-transport'
+ *
+ * await uploadObject(await openAsBlob('video.mp4'), { ...target, transport: nodeTransport })
+ * ```
  */
 export const nodeTransport: Transport = (request) =>
   new Promise<HttpResponse>((resolve, reject) => {

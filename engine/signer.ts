@@ -5,9 +5,11 @@ import { learnServerTime, serverNow } from './clock.ts'
 import type { S3Error } from './errors.ts'
 import type { SignedRequest } from './send.ts'
 
+/** AWS-style credentials that sign requests to storage (SigV4). */
 export interface Credentials {
   accessKeyId: string
   secretAccessKey: string
+  /** Present for temporary (STS) credentials: sent as `x-amz-security-token`. */
   sessionToken?: string
 }
 

@@ -10,11 +10,13 @@ import { send } from './send.ts'
 import { runUpload } from './settle.ts'
 import { createSigner, type CredentialSource, type Credentials, type Locate } from './signer.ts'
 
+/** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
   /** Fixed credentials, or a `CredentialSource` that renews them (token mode refreshes from the endpoint). */
   credentials: Credentials | CredentialSource
-  /** @default the Blob's own type */
+  /** The object's Content-Type. @default the Blob's own type (none when it has none) */
   contentType?: string
+  /** The object's Cache-Control. @default none */
   cacheControl?: string
   /**
    * Extra headers, signed, for PutObject and CreateMultipartUpload only: `x-amz-tagging` (see
@@ -50,7 +52,42 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
  */
 export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' | 'locate'>
 
-/** Uploads `file` to one object with credentials the caller already holds (token mode, or server-side). */
+/**
+ * Uploads `file` to one object with credentials the caller already holds: no endpoint involved
+ * (server side, a worker, a script, tests; `upload()` calls it in token mode). One PUT for a body
+ * of up to `partSize` bytes, else a parallel multipart upload, with the same retries, abort and
+ * cleanup as {@link upload}.
+ *
+ * @param file - The bytes, any `Blob` (in Node, `fs.openAsBlob(path)` gives one for a file).
+ * @param target - Where and with what credentials, plus any {@link TransferOptions}.
+ * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
+ * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
+ * `InvalidAccessKeyId`, …), or still failed after `maxAttempts`.
+ * @throws {@link NetworkError} a request got no reply (offline, a CORS refusal, a stall of
+ * `stallTimeout`) on every attempt.
+ * @throws {@link UploadAbortedError} (`name` `'AbortError'`) `signal` aborted before storage
+ * committed the object; cleanup goes on in the background (`onCleanup`).
+ * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
+ * `ExposeHeaders: ETag`), or CreateMultipartUpload answered without an upload id.
+ * @throws `RangeError`, `TypeError` an invalid option or target (a `partSize` under 5 MiB, a
+ * bucket name with `/`, a key with a `..` segment): a bug in the calling code.
+ *
+ * Every error arrives as the promise's rejection, never thrown synchronously.
+ * @example
+ * ```ts
+ * import { uploadObject } from 'updraft'
+ *
+ * const { etag } = await uploadObject(blob, {
+ *   bucket: 'uploads',
+ *   key: 'photos/cat.jpg',
+ *   region: 'us-east-1',
+ *   endpoint: 'http://127.0.0.1:9000', // any S3-compatible store; leave out for AWS
+ *   forcePathStyle: true,
+ *   credentials: { accessKeyId, secretAccessKey, sessionToken },
+ *   contentType: 'image/jpeg',
+ * })
+ * ```
+ */
 export function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadResult> {
   return runUpload(target, (options) => putObject(file, target, options))
 }
