@@ -20,6 +20,11 @@ export const MAX_KEY_BYTES = 1024
 /** One `/parts` call signs at most this many URLs: enough to stay ahead of any queue, bounded work per request. */
 export const MAX_PARTS_PER_REQUEST = 100
 /**
+ * URLs for the first parts come in the presigned multipart reply itself, so the first PUTs wait
+ * on no `/parts` round trip: two batches of the default 4 parts in flight.
+ */
+export const FIRST_PART_URLS = 8
+/**
  * The endpoint refuses bodies beyond this before parsing. A `/complete` of 10 000 parts is
  * ~550 KB; 1 MiB is also Fastify's default body limit.
  */

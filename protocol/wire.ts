@@ -103,6 +103,11 @@ export interface PresignedMultipartReply extends LocationReply {
   partCount: number
   /** HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize and filesize. */
   ticket: string
+  /**
+   * URLs of the first parts (up to FIRST_PART_URLS), by part number, as `/parts` answers: the
+   * first PUTs go out without another round trip. Absent from older endpoints: then `/parts`.
+   */
+  urls?: Record<string, string>
 }
 
 /** Reply to a presigned {@link UploadRequest}: one PUT, or a multipart upload. */

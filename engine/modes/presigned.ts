@@ -38,8 +38,10 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
   const plan: PartPlan = { size: file.size, partSize, count, lastPartSize: file.size - (count - 1) * partSize }
   // Part URLs are fetched in batches just ahead of need, so none sits long enough to expire,
   // however long the upload runs. A batch never asks for more than one /parts call may sign.
+  // The first parts' URLs came with the reply (from endpoints that send them).
   const batchSize = Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST)
-  const pending = new Map<number, Promise<string>>()
+  const pending = new Map<number, string | Promise<string>>()
+  for (const n in reply.urls) pending.set(+n, reply.urls[n]!)
 
   const fetchBatch = (first: number) => {
     const partNumbers: number[] = []
@@ -62,6 +64,10 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
       if (misplanned) throw misplanned
       if (refused) pending.delete(partNumber)
       if (!pending.has(partNumber)) fetchBatch(partNumber)
+      // The next batch is asked for while as many parts as run at once are still to go on this
+      // one, so no part waits on a /parts round trip.
+      const ahead = partNumber + options.partConcurrency
+      if (ahead <= count && !pending.has(ahead)) fetchBatch(ahead)
       return { method: 'PUT', url: await pending.get(partNumber)! }
     },
     async complete(etags) {
