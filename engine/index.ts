@@ -24,25 +24,4 @@ export { uploadWithToken } from './upload-with-token.ts'
 export type { UploadOptions } from './request-upload.ts'
 // The wire protocol, for endpoints written by hand (ARCHITECTURE.md "Wire protocol").
 export { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
-export type {
-  Strategy,
-  UploadResult,
-  UploadRequest,
-  StsCredentials,
-  TokenReply,
-  RefreshRequest,
-  RefreshReply,
-  DuplicatesRequest,
-  DuplicatesReply,
-  PresignedReply,
-  PresignedPutReply,
-  PresignedMultipartReply,
-  PartsRequest,
-  PartsReply,
-  CompleteRequest,
-  CompleteReply,
-  AbortRequest,
-  AbortReply,
-  InfoReply,
-  ErrorReply,
-} from '../protocol/wire.ts'
+export type * from '../protocol/public-wire.ts'

@@ -20,6 +20,7 @@ import type { HttpResponse, Transport } from './transport.ts'
  *
  * @example
  * ```ts
+ * import { openAsBlob } from 'node:fs'
  * import { uploadObject } from 'updraft'
  * import { nodeTransport } from 'updraft/node-transport'
  *

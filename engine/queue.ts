@@ -12,7 +12,7 @@ export interface Queue {
 /**
  * A connection budget several uploads share: pass it as the `queue` option of each, and every
  * request that carries bytes (a single PUT, each part) takes one of its `concurrency` slots, so a
- * page with many files never has more than that many uploads to storage in flight.
+ * page with many files never has more than that many requests to storage in flight.
  *
  * @param concurrency - Slots: requests in flight at once across every upload given this queue.
  * @throws `RangeError` when `concurrency` is not a whole number of at least 1.

@@ -2,7 +2,7 @@
 export interface ObjectLocation {
   /** The bucket's name, or an access point ARN. */
   bucket: string
-  /** The object's key, as stored: no leading `/`, no `.` or `..` segments. */
+  /** The object's key, as stored: non-empty, no `.` or `..` segments. */
   key: string
   /** The bucket's region, e.g. `us-east-1` (what SigV4 signs with; `auto` for R2). */
   region: string

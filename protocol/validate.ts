@@ -9,8 +9,8 @@ import type { AbortRequest, CompleteRequest, PartsRequest, Strategy } from './wi
 
 /**
  * A refusal the client caused: the handler answers it as `{ error: message }` with `status`, and
- * never logs it as a fault. Throw one from your `key` or `authorize` callback to refuse a request
- * with your own status and words.
+ * never logs it as a fault. Throw one from your `key` callback to refuse a request with your own
+ * status and words (`authorize` refuses by returning false: 403).
  *
  * @example
  * ```ts

@@ -6,18 +6,5 @@ export { createUploadSweeper, type SweepOptions, type SweepReport } from './swee
 export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl } from './config.ts'
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'
 export { RequestError } from '../protocol/validate.ts'
-export type {
-  UploadRequest,
-  TokenReply,
-  PresignedReply,
-  PresignedPutReply,
-  PresignedMultipartReply,
-  PartsRequest,
-  PartsReply,
-  CompleteRequest,
-  CompleteReply,
-  AbortRequest,
-  AbortReply,
-  InfoReply,
-  ErrorReply,
-} from '../protocol/wire.ts'
+// The wire protocol's types, for clients written by hand (ARCHITECTURE.md "Wire protocol").
+export type * from '../protocol/public-wire.ts'
