@@ -31,8 +31,9 @@ const CONTENDERS: Record<Runtime, ContenderSpec[]> = {
 const UPDRAFT: Id[] = ['updraft-token', 'updraft-presigned']
 
 const KEYS = { accessKeyId: 'BENCH', secretAccessKey: 'BENCH' }
-const PART_SIZE = 5 * MiB
-const QUEUE_SIZE = 4
+/** Every contender's part size and parts in flight; NETWORK_PART_MIB and NETWORK_QUEUE try others. */
+const PART_SIZE = Number(process.env.NETWORK_PART_MIB ?? 5) * MiB
+const QUEUE_SIZE = Number(process.env.NETWORK_QUEUE ?? 4)
 
 /** Sizes per profile: 512 MiB only where a run takes under a minute or so. */
 const PLAN: Array<{ profile: keyof typeof PROFILES; sizes: number[] }> = [
