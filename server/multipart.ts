@@ -19,7 +19,7 @@ import { objectUrl } from '../protocol/object-url.ts'
 import { checkCompleteParts, checkPartNumbers, RequestError } from '../protocol/validate.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
-import { signTicket, verifyTicket, type TicketClaims } from './ticket.ts'
+import { signTicket, ticketLifetime, verifyTicketOf, type TicketClaims } from './ticket.ts'
 
 /** What the multipart routes share; built once per handler. */
 export interface MultipartContext {
@@ -32,7 +32,7 @@ export interface MultipartContext {
 /** CreateMultipartUpload, then a ticket that carries the plan to /parts, /complete and /abort. */
 export async function startMultipart(
   { config, s3, ticketSecret }: MultipartContext,
-  { key, contentType, filesize }: { key: string; contentType: string; filesize: number },
+  { key, contentType, filesize, metadata }: { key: string; contentType: string; filesize: number; metadata?: unknown },
 ): Promise<PresignedMultipartReply> {
   const plan = planParts(filesize, config.partSize)
   // The server's own request: the page adds nothing to it. The same headers a single PUT signs.
@@ -54,7 +54,9 @@ export async function startMultipart(
     partSize: plan.partSize,
     filesize,
     partCount: plan.count,
-    expires: Math.floor(Date.now() / 1000) + config.ticketTtlSeconds,
+    contentType,
+    metadata,
+    ...ticketLifetime(config.ticketTtlSeconds),
   }
   return {
     key,
@@ -64,12 +66,14 @@ export async function startMultipart(
     uploadId: created.UploadId,
     partSize: plan.partSize,
     partCount: plan.count,
-    ticket: signTicket(claims, ticketSecret),
+    ticket: signTicket({ kind: 'multipart', ...claims }, ticketSecret),
   }
 }
 
+/** A multipart ticket's claims, or a 403 for any other ticket (server/ticket.ts). */
 export function readTicket({ config, ticketSecret }: MultipartContext, ticket: string): TicketClaims {
-  return verifyTicket(ticket, ticketSecret, config.bucket)
+  const { kind: _, ...claims } = verifyTicketOf('multipart', ticket, ticketSecret, config.bucket)
+  return claims
 }
 
 export async function signParts(context: MultipartContext, claims: TicketClaims, partNumbers: readonly number[]): Promise<PartsReply> {
@@ -110,7 +114,7 @@ export async function completeMultipart(
  */
 async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims, error: unknown) {
   if (error instanceof RequestError && error.status !== 404) throw error
-  const issued = (claims.expires - config.ticketTtlSeconds) * 1000
+  const issued = claims.issued * 1000
   const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)
   if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - 300_000)) throw error
   return { ETag: head.ETag }
