@@ -19,6 +19,11 @@ export interface UploadRequest {
   strategy?: Strategy
   /** next-s3-upload's form of the same marker. */
   _nextS3?: { strategy: 'presigned' | 'aws-sdk' }
+  /**
+   * Fields the server's `metadata` option validates, binds into the ticket and hands to its `key`
+   * callback and `onUploadComplete`. A server without that option refuses them.
+   */
+  metadata?: unknown
   /** The caller's extra fields, handed to the server's `key` callback. */
   [extra: string]: unknown
 }
@@ -42,9 +47,10 @@ export interface TokenReply extends LocationReply {
   endpoint?: string
   forcePathStyle?: boolean
   /**
-   * HMAC-signed and expiring, binding bucket and key: what `/refresh` and `/duplicates` act on,
-   * so they serve this upload's key and never one the page names. Absent from next-s3-upload's
-   * replies (its credentials are then never renewed).
+   * HMAC-signed and expiring, binding bucket, key, declared size and type, metadata and an
+   * uploadId: what `/refresh`, `/duplicates` and `/complete` act on, so they serve this upload's
+   * key and never one the page names. Absent from next-s3-upload's replies (its credentials are
+   * then never renewed, and the engine calls no `/complete`).
    */
   ticket?: string
 }
@@ -75,6 +81,8 @@ export interface PresignedPutReply extends LocationReply {
   url: string
   /** Headers signed into the URL that the PUT must carry. Absent from next-s3-upload's replies. */
   headers?: Record<string, string>
+  /** What the engine sends to `/complete` once storage holds the object (as `TokenReply.ticket`). Absent from next-s3-upload's replies. */
+  ticket?: string
 }
 
 export interface PresignedMultipartReply extends LocationReply {
@@ -82,7 +90,7 @@ export interface PresignedMultipartReply extends LocationReply {
   uploadId: string
   partSize: number
   partCount: number
-  /** HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize and filesize. */
+  /** HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize, filesize, type and metadata. */
   ticket: string
 }
 
@@ -98,21 +106,45 @@ export interface PartsReply {
 }
 
 /** What a finished upload is: the result of `upload()`, and the reply of `/complete`. */
-export interface UploadResult {
+export interface UploadResult<ServerData = unknown> {
   /** The object's URL, without any signature. */
   url: string
   bucket: string
   key: string
   /** As storage reported it; empty when the store sends none (RGW's CompleteMultipartUpload). */
   etag: string
+  /**
+   * What the server's `onUploadComplete` returned, once the server verified the object. Absent
+   * when the endpoint has no such callback, or sends no ticket (a next-s3-upload route).
+   */
+  serverData?: ServerData
 }
 
-/** POST {endpoint}/complete */
+/**
+ * POST {endpoint}/complete, after storage accepted the bytes: the server verifies the object
+ * against the ticket and calls `onUploadComplete`. `parts` for a presigned multipart upload only,
+ * whose Complete the server sends; no other field is read (metadata comes from the ticket).
+ */
 export interface CompleteRequest {
   ticket: string
-  parts: Array<{ partNumber: number; etag: string }>
+  parts?: Array<{ partNumber: number; etag: string }>
 }
 export type CompleteReply = UploadResult
+
+/**
+ * What a server's config says its upload metadata and `serverData` are, carried as a type only
+ * (never a value): `createUploadHandler` returns a handler of this type, and a page in the same
+ * TypeScript project passes `typeof handler` to `upload()` or the hooks to get both typed.
+ */
+export interface UploadTypes<Metadata = unknown, ServerData = unknown> {
+  readonly '~updraft'?: { metadata: Metadata; serverData: ServerData }
+}
+/** The metadata a handler type validates; plain JSON when unknown. */
+export type MetadataOf<Handler> = Handler extends UploadTypes<infer M, unknown> ? (unknown extends M ? JsonObject : M) : JsonObject
+/** What a handler type's `onUploadComplete` returns; plain JSON when unknown. */
+export type ServerDataOf<Handler> = Handler extends UploadTypes<unknown, infer S> ? (unknown extends S ? JsonValue : S) : JsonValue
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject
+export type JsonObject = { [name: string]: JsonValue }
 
 /** POST {endpoint}/abort */
 export interface AbortRequest {

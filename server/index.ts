@@ -10,6 +10,8 @@ export {
   type Logger,
   type PresignWith,
   type CannedAcl,
+  type CompletedUpload,
+  type MetadataValidator,
 } from './config.ts'
 export { sanitizeFilename, sanitizePath, defaultKey, DEFAULT_KEY_PREFIX } from './key.ts'
 export { uploadPolicy, presignPolicy, FEDERATED_USER_NAME, TOKEN_DURATION_SECONDS, MAX_SESSION_POLICY_LENGTH } from './sts.ts'
@@ -32,4 +34,8 @@ export type {
   AbortReply,
   InfoReply,
   ErrorReply,
+  UploadTypes,
+  UploadResult,
+  JsonValue,
+  JsonObject,
 } from '../protocol/wire.ts'

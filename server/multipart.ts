@@ -19,7 +19,7 @@ import { objectUrl } from '../protocol/object-url.ts'
 import { checkCompleteParts, checkPartNumbers, RequestError } from '../protocol/validate.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
-import { signTicket, ticketLifetime, verifyTicketOf, type TicketClaims } from './ticket.ts'
+import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims } from './ticket.ts'
 
 /** What the multipart routes share; built once per handler. */
 export interface MultipartContext {
@@ -84,7 +84,7 @@ export async function signParts(context: MultipartContext, claims: TicketClaims,
 export async function completeMultipart(
   { config, s3 }: MultipartContext,
   claims: TicketClaims,
-  parts: CompleteRequest['parts'],
+  parts: NonNullable<CompleteRequest['parts']>,
 ): Promise<CompleteReply> {
   checkCompleteParts(parts, claims.partCount)
   const { bucket, key, uploadId } = claims
@@ -116,7 +116,7 @@ async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' 
   if (error instanceof RequestError && error.status !== 404) throw error
   const issued = claims.issued * 1000
   const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)
-  if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - 300_000)) throw error
+  if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - CLOCK_MARGIN_SECONDS * 1000)) throw error
   return { ETag: head.ETag }
 }
 

@@ -3,7 +3,7 @@ import { parseAbortRequest, RequestError } from '../protocol/validate.ts'
 import type { DuplicatesReply, RefreshReply } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { IssueToken } from './sts.ts'
-import { signTicket, ticketLifetime, verifyTicketOf, type TokenTicketClaims } from './ticket.ts'
+import { CLOCK_MARGIN_SECONDS, signUploadTicket, verifyTicketOf, type DeclaredUpload, type TokenTicketClaims } from './ticket.ts'
 
 /**
  * Token mode's routes after the upload request: `/refresh` (fresh credentials before the old
@@ -17,22 +17,9 @@ export interface TokenRoutesContext {
   ticketSecret: string
 }
 
-/** What the upload request declared, bound into its ticket. */
-export interface DeclaredUpload {
-  key: string
-  contentType?: string
-  filesize?: number
-  metadata?: unknown
-}
-
-/** Clock difference allowed between this server and storage when judging upload start times. */
-const CLOCK_MARGIN_SECONDS = 300
-
-/** A token ticket (server/ticket.ts) for `upload`, with a freshly minted uploadId; a bare key declares nothing else. */
+/** A token ticket (server/ticket.ts) for `upload`; a bare key declares nothing else. */
 export function signTokenTicket({ config, ticketSecret }: TokenRoutesContext, upload: string | DeclaredUpload, now = Date.now()): string {
-  const declared = typeof upload === 'string' ? { key: upload } : upload
-  const claims = { ...declared, bucket: config.bucket, uploadId: crypto.randomUUID(), ...ticketLifetime(config.ticketTtlSeconds, now) }
-  return signTicket({ kind: 'token', ...claims }, ticketSecret)
+  return signUploadTicket('token', typeof upload === 'string' ? { key: upload } : upload, { ...config, ticketSecret }, now)
 }
 
 /** The claims, or a 403 when the ticket is forged, altered, expired, for another bucket or not a token ticket. */

@@ -92,6 +92,27 @@ export function ticketLifetime(ttlSeconds: number, now = Date.now()) {
   return { issued, expires: issued + ttlSeconds }
 }
 
+/** What an upload request declared, bound into its ticket. */
+export interface DeclaredUpload {
+  key: string
+  contentType?: string
+  filesize?: number
+  metadata?: unknown
+}
+
+/** A single PUT's or token upload's ticket for `declared`, with a freshly minted uploadId (the dedupe key). */
+export function signUploadTicket(
+  kind: 'put' | 'token',
+  declared: DeclaredUpload,
+  { bucket, ticketTtlSeconds, ticketSecret }: { bucket: string; ticketTtlSeconds: number; ticketSecret: string },
+  now = Date.now(),
+): string {
+  return signTicket({ kind, ...declared, bucket, uploadId: crypto.randomUUID(), ...ticketLifetime(ticketTtlSeconds, now) }, ticketSecret)
+}
+
+/** Clock difference allowed between this server and storage when judging when an object or upload was made. */
+export const CLOCK_MARGIN_SECONDS = 300
+
 const mac = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest()
 
 const invalid = () => new RequestError(403, 'The upload ticket is not valid')
