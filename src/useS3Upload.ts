@@ -1,5 +1,5 @@
 import { useCallback, useLayoutEffect, useReducer, useRef } from 'react'
-import { type Queue, type Strategy, upload, type UploadOptions, type UploadResult } from '../engine/index.ts'
+import { type MetadataOf, type Queue, type ServerDataOf, type Strategy, upload, type UploadOptions, type UploadResult } from '../engine/index.ts'
 import { pageQueue, type Uploader, uploadWithinBudget } from './connection-budget.ts'
 import { createProgressThrottle } from './progress-throttle.ts'
 import { type FileDialog, useFileDialog } from './useFileDialog.tsx'
@@ -37,8 +37,8 @@ const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3Upload
  * Per-upload options: next-s3-upload's `endpoint.request` form (its names kept: `url`, `body`,
  * `headers`), plus any engine option.
  */
-export interface UploadToS3Options
-  extends Omit<UploadOptions, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue'> {
+export interface UploadToS3Options<Handler = unknown>
+  extends Omit<UploadOptions<MetadataOf<Handler>>, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue'> {
   endpoint?: {
     request?: {
       /** @default the hook's `endpoint`, else '/api/s3-upload' */
@@ -51,16 +51,19 @@ export interface UploadToS3Options
   }
 }
 
-/** next-s3-upload's hook result, plus list controls (`addFiles`, `retry`, `remove`, `clearEnded`). */
-export interface S3Upload extends FileDialog, UploadControls {
+/**
+ * next-s3-upload's hook result, plus list controls (`addFiles`, `retry`, `remove`, `clearEnded`).
+ * `Handler`: `typeof` the server's handler, to type `metadata` and `serverData`.
+ */
+export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls {
   /**
    * Uploads `file`, listing it in `files` at once (status `queued`, progress 0). Resolves with
    * `{ url, bucket, key, etag }`; rejects with the engine's typed error (`EndpointError`,
    * `S3Error`, `NetworkError`, or an `AbortError` named error with message `Upload aborted`).
    */
-  uploadToS3(file: File, options?: UploadToS3Options): Promise<UploadResult>
+  uploadToS3(file: File, options?: UploadToS3Options<Handler>): Promise<UploadResult<ServerDataOf<Handler>>>
   /** Every upload of this hook since the last reset, oldest first. */
-  files: UploadEntry[]
+  files: UploadEntry<ServerDataOf<Handler>>[]
   /**
    * Empties `files`. It aborts nothing: uploads still running carry on, their promises settle
    * as usual, and they simply no longer appear in `files`. To stop them, call each entry's
@@ -70,14 +73,17 @@ export interface S3Upload extends FileDialog, UploadControls {
 }
 
 /** next-s3-upload's hook, token mode by default: the endpoint hands out short-lived credentials. */
-export const useS3Upload = (options?: UseS3UploadOptions): S3Upload => useUploads('token', options)
+export const useS3Upload = <Handler = unknown>(options?: UseS3UploadOptions): S3Upload<Handler> =>
+  useUploads('token', options) as unknown as S3Upload<Handler>
 
 /** The same hook, presigned mode by default: storage requests are signed by the endpoint. */
-export const usePresignedUpload = (options?: UseS3UploadOptions): S3Upload => useUploads('presigned', options)
+export const usePresignedUpload = <Handler = unknown>(options?: UseS3UploadOptions): S3Upload<Handler> =>
+  useUploads('presigned', options) as unknown as S3Upload<Handler>
 
 let lastId = 0
 
-function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {}): S3Upload {
+/** Untyped inside: `serverData` is whatever the endpoint sent; the exported hooks add the types. */
+function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {}) {
   const dialog = useFileDialog()
   const [files, dispatch] = useReducer(uploadListReducer, [])
 
