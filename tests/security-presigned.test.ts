@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, presignPolicy, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes, testBytesOf } from './helpers/s3-client.ts'
 import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
 import { storeConfig, type TestStore } from './helpers/stores.ts'
 import { startStsServer, type StsStandIn } from './helpers/sts-server.ts'
@@ -168,9 +168,7 @@ describe('on Ceph RGW, URLs signed by a session credential (assume-role)', () =>
   })
 
   it("multipart: the ETag the endpoint reports is the object's", async () => {
-    const bytes = testBytes(11 * MiB, 103)
-    // An ISO media file's `ftyp` box, so /complete's file-signature check finds the declared video/mp4.
-    bytes.set([0, 0, 0, 0x18, ...new TextEncoder().encode('ftypmp42')])
+    const bytes = testBytesOf('video/mp4', 11 * MiB, 103)
     const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'm.bin', filetype: 'video/mp4', filesize: bytes.length, strategy: 'presigned' })
     const partNumbers = [1, 2, 3]
     const { urls } = await ask<PartsReply>(handler, '/parts', { ticket: started.ticket, partNumbers })

@@ -9,7 +9,7 @@ import type { PresignedMultipartReply, PresignedPutReply, TokenReply } from '../
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { signTicket, verifyTicket } from '../server/ticket.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sha256, testBytesOf } from './helpers/s3-client.ts'
 import { S3RVER_CREDENTIALS } from './helpers/s3rver.ts'
 import { startStsServer, type StsStandIn } from './helpers/sts-server.ts'
 import type { TestStore } from './helpers/stores.ts'
@@ -53,13 +53,8 @@ function recordingApp() {
   return { calls, records, config: config as UploadHandlerConfig }
 }
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 /** Bytes that start as a PNG does: enough for the server's file-signature check. */
-function pngBytes(size: number, seed: number) {
-  const bytes = testBytes(size, seed)
-  bytes.set(PNG_SIGNATURE)
-  return bytes
-}
+const pngBytes = (size: number, seed: number) => testBytesOf('image/png', size, seed)
 const HTML = new TextEncoder().encode('<!doctype html><script>alert(document.cookie)</script>')
 
 async function post<T = Record<string, unknown>>(endpoint: string, route: string, body: unknown) {

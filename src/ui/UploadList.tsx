@@ -5,7 +5,7 @@ import { describeError } from '../messages.ts'
 import type { UploadEntry } from '../upload-list.ts'
 import type { S3Upload } from '../useS3Upload.ts'
 import { overall } from './row-state.ts'
-import { UploadRow } from './UploadRow.tsx'
+import { UploadRow, type UploadRowProps } from './UploadRow.tsx'
 import { useOnline } from './useOnline.ts'
 import { useTransferRate } from './useTransferRate.ts'
 
@@ -14,6 +14,7 @@ export interface UploadListProps {
   limits?: UploadLimits
   /** Where focus goes when the list it was in empties (the button that adds files). */
   returnFocusTo: RefObject<HTMLElement | null>
+  describeServerData?: UploadRowProps['describeServerData']
 }
 
 /**
@@ -22,7 +23,7 @@ export interface UploadListProps {
  * Focus never falls to the page: when the element holding it goes (a row removed, Cancel gone),
  * it moves to the nearest row, or back to `returnFocusTo`.
  */
-export function UploadList({ uploads, limits, returnFocusTo }: UploadListProps) {
+export function UploadList({ uploads, limits, returnFocusTo, describeServerData }: UploadListProps) {
   const { files, retry, remove, clearEnded } = uploads
   const online = useOnline()
   const [announcement, setAnnouncement] = useState('')
@@ -89,6 +90,7 @@ export function UploadList({ uploads, limits, returnFocusTo }: UploadListProps) 
             entry={entry}
             online={online}
             limits={limits}
+            describeServerData={describeServerData}
             onRetry={(id) => void retry(id)}
             onRemove={remove}
             onAnnounce={announce}
