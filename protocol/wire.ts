@@ -143,7 +143,9 @@ export interface UploadTypes<Metadata = unknown, ServerData = unknown> {
 export type MetadataOf<Handler> = Handler extends UploadTypes<infer M, unknown> ? (unknown extends M ? JsonObject : M) : JsonObject
 /** What a handler type's `onUploadComplete` returns; plain JSON when unknown. */
 export type ServerDataOf<Handler> = Handler extends UploadTypes<unknown, infer S> ? (unknown extends S ? JsonValue : S) : JsonValue
+/** A value that survives JSON: what `serverData` is when no handler type says more. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject
+/** A JSON object: what `metadata` is when no handler type says more. */
 export type JsonObject = { [name: string]: JsonValue }
 
 /** POST {endpoint}/abort */

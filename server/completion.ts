@@ -56,6 +56,11 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
   }
   const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).catch((error: unknown) => {
     if (httpStatus(error) === 404) throw new RequestError(404, 'Storage holds no object for this upload: send its bytes before completing it')
+    // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
+    if (httpStatus(error) === 403) {
+      logger.error({ err: describeError(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
+      throw new RequestError(500, 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft doctor)')
+    }
     throw error
   })
   if ((head.LastModified?.getTime() ?? 0) < (claims.issued - CLOCK_MARGIN_SECONDS) * 1000) {

@@ -39,7 +39,9 @@ export type MetadataValidator<Metadata> =
 
 /** What `onUploadComplete` is told, after the server verified the object in storage. */
 export interface CompletedUpload<Metadata = unknown> {
+  /** The object's key, as the ticket bound it. */
   key: string
+  /** The bucket, as the ticket bound it. */
   bucket: string
   /** Bytes, as storage holds them: equal to the size the page declared, within `maxFileSize`. */
   size: number
@@ -182,6 +184,7 @@ export interface ResolvedConfig
   keyPrefix: string
   presignWith: PresignWith
   objectAcl: CannedAcl | undefined
+  /** Whether /complete checks first bytes (`UploadHandlerConfig.checkFileSignatures`). */
   checkFileSignatures: boolean
 }
 

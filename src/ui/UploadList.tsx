@@ -14,6 +14,7 @@ export interface UploadListProps {
   limits?: UploadLimits
   /** Where focus goes when the list it was in empties (the button that adds files). */
   returnFocusTo: RefObject<HTMLElement | null>
+  /** A finished row's note from what the server answered (`UploadComponentProps.describeServerData`). */
   describeServerData?: UploadRowProps['describeServerData']
 }
 
