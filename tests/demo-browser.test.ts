@@ -338,13 +338,17 @@ describe('demo page against Ceph RGW', () => {
     await pickFiles(page, [small, large])
 
     const client = sdkClient(rgw)
+    const rows = [await settle(rowsOf(page, 'résumé 📄 final.pdf')), await settle(rowsOf(page, '写真 token-large.bin'))]
     const keys = [
-      await expectStored(await settle(rowsOf(page, 'résumé 📄 final.pdf')), client, rgw.bucket, small.buffer),
-      await expectStored(await settle(rowsOf(page, '写真 token-large.bin')), client, rgw.bucket, large.buffer),
+      await expectStored(rows[0]!, client, rgw.bucket, small.buffer),
+      await expectStored(rows[1]!, client, rgw.bucket, large.buffer),
     ]
     // The token's policy names each key exactly (server/sts.ts), Unicode and all: RGW allowed them.
     expect(keys.map((key) => key.split('/').pop())).toEqual(['résumé-final.pdf', '写真-token-large.bin'])
     expect(strategies).toEqual(['token', 'token'])
+    // Token uploads end at /complete too: the server checked each one and the rows say what it recorded.
+    for (const row of rows) expect(row.text).toMatch(/Server checked and recorded it as upload #[12] \(/)
+    expect([...started.completed.values()].map((record) => record.key).sort()).toEqual([...keys].sort())
     client.destroy()
   })
 })

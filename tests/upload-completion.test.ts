@@ -294,9 +294,14 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     })
   })
 
-  it.each<Strategy>(['presigned', 'token'])(
-    '/complete retried after a lost reply (%s): the app is told twice with one uploadId, so it records once',
-    async (strategy) => {
+  it.each<[Strategy, number]>([
+    ['presigned', 1000],
+    ['presigned', 6 * MiB],
+    ['token', 1000],
+    ['token', 6 * MiB],
+  ])(
+    '/complete retried after a lost reply (%s, %i bytes): the app is told twice with one uploadId, so it records once',
+    async (strategy, size) => {
       const app = recordingApp()
       const { endpoint, client } = await endpointFor(store(), { ...app.config, ...modeConfig(strategy) })
       let dropped = false
@@ -309,7 +314,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
         }
         return response
       }
-      const bytes = pngBytes(1000, 7)
+      const bytes = pngBytes(size, 7)
       const result = await upload(new File([bytes], 'a.png', { type: 'image/png' }), { endpoint, strategy, transport, retryDelay: 1, metadata: { album: 'x' } })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
       expect(app.calls).toHaveLength(2)
