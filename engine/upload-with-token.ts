@@ -1,4 +1,5 @@
-import type { TokenReply, UploadResult } from '../protocol/wire.ts'
+import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
+import { confirmUpload } from './complete.ts'
 import { sendWithToken } from './modes/token.ts'
 import { requestUpload, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
@@ -36,11 +37,14 @@ import { runUpload } from './settle.ts'
  * })
  * ```
  */
-export function uploadWithToken(file: Blob, options: Omit<UploadOptions, 'strategy'> = {}): Promise<UploadResult> {
+export function uploadWithToken<Handler = unknown>(
+  file: Blob,
+  options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy'> = {},
+): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload({ ...options, strategy: 'token' as const }, async (resolved) => {
     const { reply, contentType } = await requestUpload(file, resolved)
-    return sendWithToken(file, reply as TokenReply, contentType, resolved)
-  })
+    return confirmUpload(await sendWithToken(file, reply as TokenReply, contentType, resolved), reply, resolved)
+  }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'

@@ -22,4 +22,9 @@ export type {
   AbortReply,
   InfoReply,
   ErrorReply,
+  UploadTypes,
+  MetadataOf,
+  ServerDataOf,
+  JsonValue,
+  JsonObject,
 } from './wire.ts'

@@ -69,7 +69,7 @@ export function UploadDropzone({ title = 'Upload files', folders = true, ...prop
         <input {...getInputProps()} />
         {folders && <input {...getInputProps({ directory: true })} />}
       </div>
-      <UploadList uploads={uploads} limits={limits} returnFocusTo={chooseRef} />
+      <UploadList uploads={uploads} limits={limits} returnFocusTo={chooseRef} describeServerData={props.describeServerData} />
     </section>
   )
 }
