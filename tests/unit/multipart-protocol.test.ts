@@ -72,7 +72,8 @@ describe('multipart upload', () => {
     expect(create!.headers).toMatchObject({ 'content-type': 'video/mp4' })
     create!.respond(200, {}, xml.created('id/with+chars'))
 
-    const firstTwo = await fake.waitForPending(2)
+    // Started together, signed concurrently: they may reach the transport in either order.
+    const firstTwo = (await fake.waitForPending(2)).sort((a, b) => a.step.localeCompare(b.step))
     expect(firstTwo.map((r) => r.step)).toEqual(['PUT ?partNumber=1', 'PUT ?partNumber=2'])
     expect(new URL(firstTwo[0]!.url).searchParams.get('uploadId')).toBe('id/with+chars')
     await new Promise((r) => setTimeout(r, 20))
