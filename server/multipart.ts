@@ -123,13 +123,20 @@ async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' 
 }
 
 export async function abortMultipart({ s3 }: MultipartContext, claims: TicketClaims): Promise<AbortReply> {
+  await abortUpload(s3, claims.bucket, claims.key, claims.uploadId)
+  return { aborted: true }
+}
+
+/**
+ * AbortMultipartUpload, for /abort, /duplicates and the sweep alike: an upload already aborted or
+ * completed (NoSuchUpload) is gone, which is what every caller wants.
+ */
+export async function abortUpload(s3: S3Client, bucket: string, key: string, uploadId: string): Promise<void> {
   try {
-    await s3.send(new AbortMultipartUploadCommand({ Bucket: claims.bucket, Key: claims.key, UploadId: claims.uploadId }))
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }))
   } catch (error) {
-    // Already aborted or completed: the caller wanted it gone, and it is.
     if (s3Code(error) !== 'NoSuchUpload') throw error
   }
-  return { aborted: true }
 }
 
 /**

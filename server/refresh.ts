@@ -1,9 +1,10 @@
-import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { parseAbortRequest, RequestError } from '../protocol/validate.ts'
 import type { DuplicatesReply, RefreshReply } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { IssueToken } from './sts.ts'
 import { CLOCK_MARGIN_SECONDS, signUploadTicket, verifyTicketOf, type DeclaredUpload, type TokenTicketClaims } from './ticket.ts'
+import { abortUpload } from './multipart.ts'
 
 /**
  * Token mode's routes after the upload request: `/refresh` (fresh credentials before the old
@@ -49,12 +50,7 @@ export async function abortDuplicates({ config, s3, ...rest }: TokenRoutesContex
   const duplicates = (listed.Uploads ?? []).filter(
     (upload) => upload.Key === key && upload.UploadId !== keep && (upload.Initiated?.getTime() ?? 0) >= since,
   )
-  for (const { UploadId } of duplicates) {
-    await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch((error: unknown) => {
-      // Gone meanwhile: as good as aborted.
-      if ((error as { name?: string }).name !== 'NoSuchUpload') throw error
-    })
-  }
+  for (const { UploadId } of duplicates) await abortUpload(s3, bucket, key, UploadId!)
   return { aborted: duplicates.length }
 }
 

@@ -1,6 +1,7 @@
-import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { resolveConfig, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
 import { createS3Client } from './presigned-urls.ts'
+import { abortUpload } from './multipart.ts'
 
 /** Options of one sweep (the function {@link createUploadSweeper} returns). */
 export interface SweepOptions {
@@ -64,12 +65,8 @@ export async function sweepStaleUploads(
         report.kept++
         continue
       }
-      try {
-        await s3.send(new AbortMultipartUploadCommand({ Bucket: config.bucket, Key: upload.Key, UploadId: upload.UploadId }))
-      } catch (error) {
-        // Completed or aborted since the listing: gone either way.
-        if ((error as { name?: string }).name !== 'NoSuchUpload') throw error
-      }
+      // Completed or aborted since the listing counts as aborted: gone either way.
+      await abortUpload(s3, config.bucket, upload.Key, upload.UploadId)
       report.aborted++
     }
     if (!listed.IsTruncated) break
