@@ -1,4 +1,6 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
+import type { Gate, UploadState } from './gate.ts'
+import type { PauseSignal } from './pause.ts'
 import type { Queue } from './queue.ts'
 import { defaultTransport } from '#default-transport'
 import type { Transport } from './transport.ts'
@@ -59,6 +61,23 @@ export interface TransferOptions {
    */
   cleanupTimeout?: number
   signal?: AbortSignal
+  /**
+   * Pauses and resumes the upload: `new PauseController().signal`. While paused no part starts,
+   * the parts in flight are cancelled (sent again on resume, progress holding its mark), no
+   * retry or stall timer runs, and the promise stays pending (an abort still ends it at once).
+   */
+  pauseSignal?: PauseSignal
+  /**
+   * Wait for the network instead of failing: when the browser goes `offline`, or when network
+   * errors outlast `maxAttempts`, the upload holds as if paused (state `waiting-for-network`)
+   * and carries on by itself when the browser is back `online` (where no such event comes, it
+   * tries again every 10 s). The promise then stays pending until the upload ends or is aborted.
+   * Needs a `pauseSignal`: waiting for the network is a pause the engine makes itself.
+   * @default false (the React hooks turn it on)
+   */
+  waitForNetwork?: boolean
+  /** The upload paused, waits for the network, or runs again. */
+  onStateChange?: (state: UploadState) => void
   onProgress?: (progress: Progress) => void
   /** A request failed in a way worth retrying; the engine waits `delay` ms and tries again. */
   onRetry?: (event: RetryEvent) => void
@@ -107,6 +126,8 @@ export type ResolvedOptions = TransferOptions &
     completing?: boolean
     /** Background work (cleanup) that `onCleanup` waits for. */
     cleanups: Array<Promise<unknown>>
+    /** Pauses (the caller's, and waits for the network); only with a `pauseSignal`. */
+    gate?: Gate
   }
 
 /**
@@ -115,7 +136,7 @@ export type ResolvedOptions = TransferOptions &
  */
 export function resolveOptions(options: TransferOptions & EndpointOptions): ResolvedOptions {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
-  const resolved: ResolvedOptions = { ...defaultOptions, transport: defaultTransport(), ...given, cleanups: [] }
+  const resolved = { ...defaultOptions, transport: defaultTransport(), ...given, cleanups: [] } as unknown as ResolvedOptions
   resolved.partConcurrency = options.partConcurrency ?? options.queueSize ?? resolved.partConcurrency
   resolved.maxAttempts = options.maxAttempts ?? options.retries ?? resolved.maxAttempts
   resolved.endpointHeaders = options.endpointHeaders ?? options.headers
@@ -125,5 +146,6 @@ export function resolveOptions(options: TransferOptions & EndpointOptions): Reso
       throw new RangeError(`updraft: ${name} must be a whole number of at least 1, got ${value}`)
     }
   }
+  resolved.gate = resolved.pauseSignal?.gate(resolved)
   return resolved
 }

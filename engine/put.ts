@@ -2,6 +2,7 @@ import { type PartPlan, partRange } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
 import { UploadAbortedError, UploadError, missingETag } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
+import { untilNotPaused } from './gate.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from './queue.ts'
 import { send, type Signer } from './send.ts'
@@ -30,8 +31,14 @@ export async function putSingle(
     if (bytes === file.size) options.completing = true
     progress.sent(1, bytes)
   }
-  const put = () => send(options, sign, { body: file, signal: options.signal, onSent })
-  const response = await (options.queue ? options.queue.run(put, options.signal) : put())
+  const put = () => send(options, sign, { body: file, signal: options.signal, onSent, pausable: true })
+  // A pause cancels the PUT (S3 cannot keep half an object): it is sent again whole on resume.
+  const response = await untilNotPaused(
+    options.gate,
+    options.signal,
+    () => (options.queue ? options.queue.run(put, options.signal) : put()),
+    () => progress.sent(1, 0),
+  )
   options.completing = true
   progress.done()
   return result(response.header('ETag') ?? '')
@@ -57,6 +64,7 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
       body: file.slice(start, end),
       signal,
       onSent: (bytes) => progress.sent(partNumber, bytes),
+      pausable: true,
     })
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
@@ -67,7 +75,15 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
   try {
     if (options.signal?.aborted) throw new UploadAbortedError()
     const { queue } = options
-    await runPool(plan.count, options.partConcurrency, (n) => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)))
+    // A paused part leaves the shared queue (others may use its slot) and waits for resume.
+    await runPool(plan.count, options.partConcurrency, (n) =>
+      untilNotPaused(
+        options.gate,
+        signal,
+        () => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)),
+        () => progress.sent(n, 0),
+      ),
+    )
     const uploaded = etags.filter(Boolean).length
     if (uploaded !== plan.count) {
       throw new UploadError(`Uploaded ${uploaded} parts but the plan has ${plan.count}`)
