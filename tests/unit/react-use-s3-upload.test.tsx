@@ -112,6 +112,25 @@ describe('useS3Upload with a stubbed upload', () => {
     expect(hook.current.files[0]).toMatchObject({ status: 'aborted', progress: 30, error: { message: 'Upload aborted' } })
   })
 
+  it("an entry's pause() and resume() drive the engine's pauseSignal; the promise stays pending; the engine's state shows", async () => {
+    const { result: hook, calls } = renderUploads()
+    let settled = false
+    act(() => void hook.current.uploadToS3(file(1000)).finally(() => (settled = true)).catch(() => {}))
+    const { options } = calls[0]!
+    expect(options.waitForNetwork).toBe(true)
+    act(() => hook.current.files[0]!.pause())
+    expect(options.pauseSignal!.paused).toBe(true)
+    act(() => options.onStateChange!('paused'))
+    expect(hook.current.files[0]!.status).toBe('paused')
+    act(() => hook.current.files[0]!.resume())
+    expect(options.pauseSignal!.paused).toBe(false)
+    act(() => options.onStateChange!('running'))
+    expect(hook.current.files[0]!.status).toBe('queued')
+    expect(settled).toBe(false)
+    await act(async () => calls[0]!.resolve({ url: 'u', bucket: 'b', key: 'k', etag: 'e' }))
+    expect(hook.current.files[0]!.status).toBe('done')
+  })
+
   it('aborting an upload still waiting for its turn ends it without ever starting it', async () => {
     const { result: hook, uploader } = renderUploads(useS3Upload, { queue: createQueue(1) })
     let fifth!: Promise<UploadResult>
