@@ -6,6 +6,16 @@ export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE } from '../pro
 export type { ObjectLocation } from '../protocol/object-url.ts'
 export { createQueue, type Queue } from './queue.ts'
 export { PauseController, PauseSignal } from './pause.ts'
+export { resumeUploads, type ResumeOptions, type ResumeUploads } from './resume.ts'
+export {
+  memoryResumeStore,
+  indexedDbResumeStore,
+  defaultResumeStore,
+  fileFingerprint,
+  type ResumeRecord,
+  type ResumeStore,
+} from './resume-store.ts'
+export type { Resumer, PartJournal, Prepared } from './journal.ts'
 export type { UploadState } from './gate.ts'
 export { defaultOptions, type EndpointOptions, type Progress, type RetryEvent, type TransferOptions } from './options.ts'
 export type { Credentials, CredentialSource } from './signer.ts'

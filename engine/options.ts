@@ -1,5 +1,6 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import type { Gate, UploadState } from './gate.ts'
+import type { PartJournal } from './journal.ts'
 import type { PauseSignal } from './pause.ts'
 import type { Queue } from './queue.ts'
 import { defaultTransport } from '#default-transport'
@@ -128,6 +129,8 @@ export type ResolvedOptions = TransferOptions &
     cleanups: Array<Promise<unknown>>
     /** Pauses (the caller's, and waits for the network); only with a `pauseSignal`. */
     gate?: Gate
+    /** Parts already stored, and the record of this upload; only with `resume`. */
+    journal?: PartJournal
   }
 
 /**

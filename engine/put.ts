@@ -9,6 +9,7 @@ import { send, type Signer } from './send.ts'
 
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {
+  uploadId: string
   plan: PartPlan
   signPart(partNumber: number, refused?: Parameters<Signer>[0]): ReturnType<Signer>
   /** CompleteMultipartUpload, with its retries; sent once every part is on storage. */
@@ -57,6 +58,19 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
   const cancel = () => controller.abort()
   options.signal?.addEventListener('abort', cancel)
   const etags: string[] = []
+  // Resume: parts storage already holds count as sent and are not sent again.
+  const { journal } = options
+  journal?.started(upload.uploadId, plan.partSize, plan.count)
+  const missing: number[] = []
+  for (let n = 1; n <= plan.count; n++) {
+    const stored = journal?.stored.get(n)
+    if (!stored) missing.push(n)
+    else {
+      etags[n - 1] = stored
+      const [start, end] = partRange(plan, n)
+      progress.finished(n, end - start)
+    }
+  }
 
   const uploadPart = async (partNumber: number) => {
     const [start, end] = partRange(plan, partNumber)
@@ -69,6 +83,7 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
     etags[partNumber - 1] = etag
+    journal?.accepted(partNumber, etag)
     progress.finished(partNumber, end - start)
   }
 
@@ -76,14 +91,15 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
     if (options.signal?.aborted) throw new UploadAbortedError()
     const { queue } = options
     // A paused part leaves the shared queue (others may use its slot) and waits for resume.
-    await runPool(plan.count, options.partConcurrency, (n) =>
-      untilNotPaused(
+    await runPool(missing.length, options.partConcurrency, (i) => {
+      const n = missing[i - 1]!
+      return untilNotPaused(
         options.gate,
         signal,
         () => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)),
         () => progress.sent(n, 0),
-      ),
-    )
+      )
+    })
     const uploaded = etags.filter(Boolean).length
     if (uploaded !== plan.count) {
       throw new UploadError(`Uploaded ${uploaded} parts but the plan has ${plan.count}`)

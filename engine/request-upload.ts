@@ -1,6 +1,7 @@
 import type { PresignedReply, Strategy, TokenReply } from '../protocol/wire.ts'
 import { postToEndpoint } from './endpoint.ts'
 import type { EndpointOptions, ResolvedOptions, TransferOptions } from './options.ts'
+import type { Resumer } from './journal.ts'
 import type { ObjectExtras } from './upload-object.ts'
 
 /** `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`) work in token mode only. */
@@ -15,6 +16,17 @@ export interface UploadOptions extends TransferOptions, EndpointOptions, ObjectE
   filename?: string
   /** @default the Blob's type */
   contentType?: string
+  /**
+   * Resume after a reload: `resumeUploads()` records each multipart upload (IndexedDB in
+   * browsers) and carries on one of the same file, re-sending only the parts storage lacks.
+   */
+  resume?: Resumer
+  /**
+   * With `resume`: the File System Access handle the file came from (Chromium's
+   * `showOpenFilePicker`), kept in the record so a later page can read the file again without
+   * asking the person to pick it.
+   */
+  fileHandle?: FileSystemFileHandle
 }
 
 /**

@@ -17,6 +17,7 @@ import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { describeError } from './errors.ts'
 import { serverInfo, stsUnavailableReason } from './info.ts'
 import { checkKey, defaultKey } from './key.ts'
+import { listParts } from './list-parts.ts'
 import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
 import { createPartPresigner, createPutPresigner, createS3Client } from './presigned-urls.ts'
 import { abortDuplicates, refreshCredentials, signTokenTicket, type TokenRoutesContext } from './refresh.ts'
@@ -32,7 +33,7 @@ export type UploadHandler = (request: Request) => Promise<Response>
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
 
 /** The routes under the endpoint path (config.ts `Route`); any other path is the upload request itself. */
-const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refresh', 'duplicates'])
+const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refresh', 'duplicates', 'list-parts'])
 
 /**
  * The credential endpoint as a Web-standard handler, for Fastify (server/fastify.ts), Next.js
@@ -117,6 +118,8 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       }
       case 'abort':
         return abortMultipart(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
+      case 'list-parts':
+        return listParts(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
       case 'refresh':
         return refreshCredentials(tokenRoutes, body)
       case 'duplicates':

@@ -53,6 +53,7 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
   }
 
   return {
+    uploadId: reply.uploadId,
     plan,
     // A URL serves its part's retries too; one can expire before use (and RGW refuses an expired
     // one with a bare 403): a refused URL is worth one fresh one.

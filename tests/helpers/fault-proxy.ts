@@ -199,7 +199,7 @@ function stepOf(kind: 'storage' | 'endpoint', incoming: IncomingMessage): string
   const method = incoming.method ?? 'GET'
   if (kind === 'endpoint') {
     const last = url.pathname.replace(/\/+$/, '').split('/').pop()
-    return `${method} /${['parts', 'complete', 'abort', 'refresh', 'duplicates', 'info'].includes(last!) ? last : ''}`
+    return `${method} /${['parts', 'complete', 'abort', 'refresh', 'duplicates', 'info', 'list-parts'].includes(last!) ? last : ''}`
   }
   for (const marker of ['uploads', 'partNumber', 'uploadId']) if (url.searchParams.has(marker)) return `${method} ?${marker}`
   return method
