@@ -67,7 +67,11 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
 
   const app = Fastify({ logger: options.logger ?? { level: 'warn' }, forceCloseConnections: true })
   try {
-    await app.register(s3Upload, embedded ? embeddedConfig(config, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...config })
+    // The page resumes uploads after a reload (issue 13): /list-parts on.
+    await app.register(
+      s3Upload,
+      embedded ? embeddedConfig({ resumable: true, ...config }, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, resumable: true, ...config },
+    )
     serveStatic(app, DEMO_DIR)
     await app.listen({ port, host })
   } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -58,6 +58,7 @@ export async function startEmbeddedS3({ directory, port = 0, log = () => {} }: E
     configureBuckets: [{ name: EMBEDDED_BUCKET, configs: [CORS] }],
   })
   addAbortMultipartUpload(server, log)
+  addListParts(server)
   const address = await server.run().catch(async (error: unknown) => {
     if (temporary) await rm(folder, { recursive: true, force: true })
     throw error
@@ -127,4 +128,47 @@ function addAbortMultipartUpload(server: S3rver, log: (line: string) => void): v
     }
   }
   internals.middleware.splice(internals.middleware.length - 1, 0, abort)
+}
+
+/**
+ * s3rver 4.x has no ListParts either (a GET with `uploadId` answers 405 MethodNotAllowed), so the
+ * demo could not resume an upload after a
+ * reload. This answers it the way S3 does, from s3rver's own part files (`{n}` and `{n}.md5`), for
+ * the upload's own key only, after s3rver has checked the request (as AbortMultipartUpload above).
+ * One page holds every part: the demo's files stay far below 1000 parts.
+ */
+function addListParts(server: S3rver): void {
+  const internals = server as unknown as S3rverInternals
+  const list = async (ctx: KoaContext, next: () => Promise<void>) => {
+    try {
+      await next()
+    } catch (error) {
+      const uploadId = ctx.query.uploadId
+      const code = (error as { code?: string }).code
+      if (ctx.method !== 'GET' || typeof uploadId !== 'string' || (code !== 'MethodNotAllowed' && code !== 'NoSuchKey')) throw error
+      const [, bucket = '', ...keyPath] = ctx.path.split('/')
+      const key = decodeURIComponent(keyPath.join('/'))
+      const folder = join(internals.store.getResourcePath(bucket, undefined, 'uploads'), uploadId)
+      const stored = UPLOAD_ID.test(uploadId) ? await readFile(join(folder, 'key'), 'utf8').catch(() => undefined) : undefined
+      ctx.type = 'application/xml'
+      if (stored !== key) {
+        ctx.status = 404
+        ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
+        return
+      }
+      const numbers = (await readdir(folder)).filter((name) => /^\d+$/.test(name)).map(Number).sort((a, b) => a - b)
+      const parts = await Promise.all(
+        numbers.map(async (n) => {
+          // A part whose body never arrived whole (the page went mid-part) has no .md5: not stored.
+          const md5 = await readFile(join(folder, `${n}.md5`), 'utf8').catch(() => undefined)
+          if (md5 === undefined) return ''
+          const { size } = await stat(join(folder, String(n)))
+          return `<Part><PartNumber>${n}</PartNumber><ETag>&quot;${md5.trim()}&quot;</ETag><Size>${size}</Size></Part>`
+        }),
+      )
+      ctx.status = 200
+      ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult><Bucket>${bucket}</Bucket><UploadId>${uploadId}</UploadId><IsTruncated>false</IsTruncated>${parts.join('')}</ListPartsResult>`
+    }
+  }
+  internals.middleware.splice(internals.middleware.length - 1, 0, list)
 }

@@ -1,5 +1,5 @@
-import { useState } from 'react'
-import { DEFAULT_ENDPOINT, type Strategy } from '../../engine/index.ts'
+import { useMemo, useState } from 'react'
+import { DEFAULT_ENDPOINT, resumeUploads, type Strategy } from '../../engine/index.ts'
 import { describeLimits, type Uploader, useEndpointInfo } from '../../src/index.ts'
 import { UploadDropzone } from '../../src/ui/index.ts'
 import { ModeSwitch } from './ModeSwitch.tsx'
@@ -18,6 +18,8 @@ export interface AppProps {
 export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
   const server = useEndpointInfo(endpoint)
   const [chosenMode, setMode] = useState<Strategy>('presigned')
+  // Uploads are recorded in IndexedDB: after a reload the page lists the unfinished ones.
+  const resume = useMemo(() => resumeUploads(), [])
   // Presigned works with every server; token only where the server says it can issue tokens.
   const mode = server.state === 'ready' && !server.info.token ? 'presigned' : chosenMode
   const limits = server.state === 'ready' ? { maxFileSize: server.info.maxFileSize, allowedTypes: server.info.allowedTypes } : undefined
@@ -31,7 +33,7 @@ export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
 
       <div className="layout">
         <main>
-          <UploadDropzone endpoint={endpoint} uploader={uploader} strategy={mode} limits={limits ?? false} pasteAnywhere />
+          <UploadDropzone endpoint={endpoint} uploader={uploader} strategy={mode} limits={limits ?? false} pasteAnywhere resume={resume} />
         </main>
 
         <aside className="settings" aria-label="Settings">
