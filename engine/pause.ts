@@ -60,7 +60,8 @@ function createGate(pauseSignal: PauseSignal, { waitForNetwork, onStateChange }:
   let offline = false
   let held = new AbortController()
   let probe: ReturnType<typeof setTimeout> | undefined
-  const wakers = new Set<() => void>()
+  /** Waits in progress: each ends when the upload runs again, or rejects. */
+  const waiters = new Set<{ wake(): void; cancel(): void }>()
   let state: UploadState = 'running'
   let disposed = false
 
@@ -71,7 +72,7 @@ function createGate(pauseSignal: PauseSignal, { waitForNetwork, onStateChange }:
     state = next
     if (next === 'running') {
       held = new AbortController()
-      for (const wake of wakers) wake()
+      for (const waiter of waiters) waiter.wake()
     }
     onStateChange?.(next)
   }
@@ -110,20 +111,24 @@ function createGate(pauseSignal: PauseSignal, { waitForNetwork, onStateChange }:
     /** Resolves once the upload runs (at once if it does); rejects when `signal` aborts first. */
     wait(signal?: AbortSignal): Promise<void> {
       return new Promise((resolve, reject) => {
-        if (signal?.aborted) return reject(new UploadAbortedError())
+        if (signal?.aborted || disposed) return reject(new UploadAbortedError())
         if (state === 'running') return resolve()
-        const done = () => {
-          wakers.delete(wake)
-          signal?.removeEventListener('abort', cancel)
+        const waiter = {
+          wake: () => (done(), resolve()),
+          cancel: () => (done(), reject(new UploadAbortedError())),
         }
-        const wake = () => (done(), resolve())
-        const cancel = () => (done(), reject(new UploadAbortedError()))
-        wakers.add(wake)
-        signal?.addEventListener('abort', cancel)
+        const done = () => {
+          waiters.delete(waiter)
+          signal?.removeEventListener('abort', waiter.cancel)
+        }
+        waiters.add(waiter)
+        signal?.addEventListener('abort', waiter.cancel)
       })
     },
+    /** The upload has settled: nothing waits any more (a wait with no signal would never end). */
     dispose() {
       disposed = true
+      for (const waiter of waiters) waiter.cancel()
       clearTimeout(probe)
       pauseSignal.removeEventListener('pause', update)
       pauseSignal.removeEventListener('resume', update)

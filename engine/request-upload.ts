@@ -1,7 +1,7 @@
-import type { PresignedReply, Strategy, TokenReply } from '../protocol/wire.ts'
+import type { PresignedReply, Strategy, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { postToEndpoint } from './endpoint.ts'
 import type { EndpointOptions, ResolvedOptions, TransferOptions } from './options.ts'
-import type { Resumer } from './journal.ts'
+import type { Prepared, Resumer } from './journal.ts'
 import type { ObjectExtras } from './upload-object.ts'
 
 /** `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`) work in token mode only. */
@@ -48,4 +48,21 @@ export async function requestUpload(file: Blob, options: UploadOptions & Resolve
   }
   const reply = await postToEndpoint<TokenReply | PresignedReply>(options, '', body, options.signal, strategy === 'presigned')
   return { reply, contentType }
+}
+
+/**
+ * Every entry's path after its checks: the endpoint's reply (or, with `resume`, one rebuilt from
+ * a record), then `sendWith` moves the bytes. The journal hears the reply, for the record.
+ */
+export function prepareAndSend(
+  file: Blob,
+  options: UploadOptions & ResolvedOptions,
+  sendWith: (prepared: Prepared) => Promise<UploadResult>,
+): Promise<UploadResult> {
+  const send = async (recalled?: Prepared) => {
+    const prepared = recalled ?? (await requestUpload(file, options))
+    options.journal?.replied(prepared)
+    return sendWith(prepared)
+  }
+  return options.resume ? options.resume.run(file, options, send) : send()
 }

@@ -84,8 +84,8 @@ export async function withRetries<T>(
       if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
       if (!isRetryable(error)) throw error
       if (attempt >= options.maxAttempts) {
-        // No signal (a credential refresh that cleanup may need): nothing could end the wait.
-        if (!(error instanceof NetworkError && signal && options.gate?.networkLost())) throw error
+        // Once the upload has settled (its cleanup runs on) the gate no longer waits.
+        if (!(error instanceof NetworkError && options.gate?.networkLost())) throw error
         if (pausable) throw new PausedError('waiting for the network')
         await options.gate!.wait(signal)
         attempt = 0

@@ -1,6 +1,6 @@
 import type { PresignedReply, UploadResult } from '../protocol/wire.ts'
 import { sendPresigned } from './modes/presigned.ts'
-import { requestUpload, type UploadOptions } from './request-upload.ts'
+import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
 
 /**
@@ -12,8 +12,7 @@ export function uploadPresigned(
   options: Omit<UploadOptions, 'strategy' | 'objectHeaders' | 'uploadHeaders'> = {},
 ): Promise<UploadResult> {
   return runUpload({ ...options, strategy: 'presigned' as const }, async (resolved) => {
-    const { reply, contentType } = await requestUpload(file, resolved)
-    return sendPresigned(file, reply as PresignedReply, contentType, resolved)
+    return prepareAndSend(file, resolved, ({ reply, contentType }) => sendPresigned(file, reply as PresignedReply, contentType, resolved))
   })
 }
 

@@ -1,6 +1,6 @@
 import type { TokenReply, UploadResult } from '../protocol/wire.ts'
 import { sendWithToken } from './modes/token.ts'
-import { requestUpload, type UploadOptions } from './request-upload.ts'
+import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
 
 /**
@@ -9,8 +9,7 @@ import { runUpload } from './settle.ts'
  */
 export function uploadWithToken(file: Blob, options: Omit<UploadOptions, 'strategy'> = {}): Promise<UploadResult> {
   return runUpload({ ...options, strategy: 'token' as const }, async (resolved) => {
-    const { reply, contentType } = await requestUpload(file, resolved)
-    return sendWithToken(file, reply as TokenReply, contentType, resolved)
+    return prepareAndSend(file, resolved, ({ reply, contentType }) => sendWithToken(file, reply as TokenReply, contentType, resolved))
   })
 }
 

@@ -1,8 +1,7 @@
 import type { PresignedReply, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { sendPresigned } from './modes/presigned.ts'
 import { sendWithToken } from './modes/token.ts'
-import type { Prepared } from './journal.ts'
-import { requestUpload, type UploadOptions } from './request-upload.ts'
+import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
 
 /** Asks the endpoint for permission, then sends `file` straight to storage. */
@@ -12,13 +11,10 @@ export function upload(file: Blob, options: UploadOptions = {}): Promise<UploadR
     if (resolved.strategy === 'presigned' && (resolved.objectHeaders || resolved.uploadHeaders)) {
       throw new TypeError('updraft: objectHeaders and uploadHeaders (SSE-C, tags) need token mode')
     }
-    const send = async (prepared?: Prepared) => {
-      const { reply, contentType } = prepared ?? (await requestUpload(file, resolved))
-      resolved.journal?.replied({ reply, contentType })
-      return resolved.strategy === 'presigned'
+    return prepareAndSend(file, resolved, ({ reply, contentType }) =>
+      resolved.strategy === 'presigned'
         ? sendPresigned(file, reply as PresignedReply, contentType, resolved)
-        : sendWithToken(file, reply as TokenReply, contentType, resolved)
-    }
-    return resolved.resume ? resolved.resume.run(file, resolved, send) : send()
+        : sendWithToken(file, reply as TokenReply, contentType, resolved),
+    )
   })
 }

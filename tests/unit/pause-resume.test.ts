@@ -1,7 +1,7 @@
 // Issue 13, step by step: pause is not abort. Each request is held by the step-through
 // transport, so the tests see what is in flight the moment a pause or resume happens.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { PauseController, type UploadState, uploadObject } from '../../engine/index.ts'
+import { PauseController, type UploadState, uploadObject, uploadPresigned } from '../../engine/index.ts'
 import type { ObjectTarget } from '../../engine/upload-object.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { lostReply, type PendingRequest, settle, stepThroughTransport, xml } from '../helpers/fake-transport.ts'
@@ -237,6 +237,48 @@ describe('waitForNetwork', () => {
     ;(await next(fake)).respond(200, {}, xml.completed())
     await result
     expect(states).toEqual(['waiting-for-network', 'running'])
+  })
+
+  it('regression: a single PUT of an upload given no AbortSignal failed past the budget; now it waits for the network too', async () => {
+    const browser = fakeBrowser()
+    const { fake, states, result, isSettled } = setup(1000, { waitForNetwork: true, maxAttempts: 2, signal: undefined })
+    ;(await next(fake)).fail(lostReply())
+    ;(await next(fake)).fail(lostReply())
+    await settle(STALL)
+    expect(isSettled()).toBe(false)
+    expect(states).toEqual(['waiting-for-network'])
+    browser.online()
+    ;(await next(fake)).respond(200, { ETag: '"e"' })
+    await expect(result).resolves.toMatchObject({ etag: '"e"' })
+  })
+
+  it('regression: a /parts batch that failed while offline was cached, so the part failed again after online; now it is asked again', async () => {
+    const browser = fakeBrowser()
+    const fake = stepThroughTransport()
+    const pauses = new PauseController()
+    const result = uploadPresigned(new Blob([new Uint8Array(MIN_PART_SIZE + 10)]), {
+      endpoint: 'https://app.test/api/s3-upload',
+      transport: fake.transport,
+      pauseSignal: pauses.signal,
+      waitForNetwork: true,
+      maxAttempts: 1,
+      retryDelay: 1,
+      partConcurrency: 1,
+    })
+    const reply = { key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: 2, ticket: 't' }
+    ;(await next(fake)).respond(200, {}, JSON.stringify(reply))
+    const parts = await next(fake)
+    expect(parts.step).toBe('POST /parts')
+    parts.fail(lostReply())
+    await settle(STALL)
+    browser.online()
+    const again = await next(fake)
+    expect(again.step).toBe('POST /parts')
+    again.respond(200, {}, JSON.stringify({ urls: { 1: 'https://s3.test/b/k?partNumber=1', 2: 'https://s3.test/b/k?partNumber=2' } }))
+    answerPart(await next(fake))
+    answerPart(await next(fake))
+    ;(await next(fake)).respond(200, {}, JSON.stringify({ url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }))
+    await expect(result).resolves.toMatchObject({ etag: '"e"' })
   })
 
   it('without waitForNetwork, network errors past the budget still fail the upload', async () => {
