@@ -1,6 +1,9 @@
-// Issue 13 on the `npm start` page in real Chromium: Pause and Resume per row; a reload mid-upload
-// lists the unfinished upload, and Resume (the file picked again) carries it on with only the
-// missing parts; Discard aborts one on storage and takes it off the list.
+// Issue 13 on the `npm start` page in real Chromium: Pause and Resume per row; the network drops
+// for 10 s mid-upload (DevTools emulation, which also fires the page's offline and online events)
+// and the row waits for it, never "Failed to fetch", then completes by itself (printing the time
+// from `online` to the first part request going out again); a reload mid-upload lists the
+// unfinished upload, and Resume (the file picked again) carries it on with only the missing parts;
+// Discard aborts one on storage and takes it off the list.
 import { readFile } from 'node:fs/promises'
 import type { S3Client } from '@aws-sdk/client-s3'
 import type { CDPSession, Page } from 'playwright-core'
@@ -30,8 +33,11 @@ afterAll(async () => {
   await files?.remove()
 })
 
-const throttle = (cdp: CDPSession, uploadThroughput: number) =>
-  cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput })
+/** The page's network as DevTools emulates it: upload bytes per second (-1: no cap), offline or not. */
+const throttle = (cdp: CDPSession, uploadThroughput: number, offline = false) =>
+  cdp.send('Network.emulateNetworkConditions', { offline, latency: 0, downloadThroughput: -1, uploadThroughput })
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function openWithNetwork(page: Page) {
   await openDemo(page, app.url)
@@ -82,12 +88,45 @@ describe('the demo page: pause, resume, and unfinished uploads after a reload', 
     await expect.poll(() => stateOf(row), { timeout: 10_000, interval: 20 }).toBe('paused')
     const sent = parts.length
     const held = await percentOf(row)
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await sleep(1500)
     expect(parts.length).toBe(sent)
     expect(await percentOf(row)).toBe(held)
     await throttle(cdp, -1)
     await page.getByRole('button', { name: 'Resume upload of paused-row.bin' }).click()
     await expectStored(page, 'paused-row.bin', await readFile(path))
+    await page.close()
+  })
+
+  it('offline for 10 s mid-upload: the row waits for the network, then completes by itself, byte-exact', async () => {
+    const page = await chromium.newPage()
+    const { cdp } = await openWithNetwork(page)
+    // When each part request leaves the page, in this process's clock.
+    const partRequests: number[] = []
+    cdp.on('Network.requestWillBeSent', ({ request }) => {
+      if (request.method === 'PUT' && request.url.includes('partNumber=')) partRequests.push(performance.now())
+    })
+    await throttle(cdp, 3 * MiB)
+    const path = await files.write('offline.bin', 24 * MiB, 90)
+    await pickFiles(page, [path])
+    const row = rowsOf(page, 'offline.bin')
+    await expect.poll(() => percentOf(row), { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(10)
+
+    await throttle(cdp, 3 * MiB, true)
+    await expect.poll(() => stateOf(row), { timeout: 10_000, interval: 20 }).toBe('offline')
+    expect(await row.locator('.updraft-state').innerText()).toBe('Waiting for the network')
+    const percentOffline = await percentOf(row)
+    await sleep(10_000)
+    // Ten seconds later (past the retry budget's first steps): still waiting, not failed.
+    expect(await row.getAttribute('data-status')).toBe('waiting-for-network')
+    expect(await row.innerText()).not.toMatch(/Failed|Connection lost/)
+    expect(await percentOf(row)).toBeGreaterThanOrEqual(percentOffline)
+
+    const online = performance.now()
+    await throttle(cdp, -1)
+    await expect.poll(() => partRequests.filter((at) => at >= online).length, { timeout: 20_000, interval: 10 }).toBeGreaterThan(0)
+    const firstPart = partRequests.find((at) => at >= online)!
+    console.log(`online → first part request: ${(firstPart - online).toFixed(0)} ms`)
+    await expectStored(page, 'offline.bin', await readFile(path))
     await page.close()
   })
 
@@ -143,7 +182,7 @@ describe('the demo page: pause, resume, and unfinished uploads after a reload', 
     await expect.poll(() => page.getByTestId('unfinished-row').count()).toBe(0)
     await page.reload()
     await page.getByText('Asking the server…').waitFor({ state: 'detached' })
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    await sleep(500)
     await expect.poll(() => page.getByTestId('unfinished-row').count()).toBe(0)
     await page.close()
   })
