@@ -166,7 +166,7 @@ describe('<UploadDropzone>', () => {
     online.mockRestore()
   })
 
-  it('Pause and Resume per row: the entry pauses through the engine, the row says Paused, then runs on', () => {
+  it('Pause and Resume per row: the entry pauses through the engine, the row says Paused, then runs on', async () => {
     const { calls } = renderZone({ limits: false })
     pick([file(1000, 'a.png', 'image/png')])
     const { options } = calls[0]!
@@ -177,7 +177,7 @@ describe('<UploadDropzone>', () => {
     act(() => options.onStateChange!('paused'))
     expect(row('a.png').dataset.state).toBe('paused')
     expect(row('a.png').textContent).toContain('Paused')
-    act(() => fireEvent.click(screen.getByRole('button', { name: 'Resume upload of a.png' })))
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Resume upload of a.png' })))
     expect(options.pauseSignal!.paused).toBe(false)
     act(() => options.onStateChange!('running'))
     expect(row('a.png').dataset.state).toBe('uploading')
