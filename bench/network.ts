@@ -31,8 +31,9 @@ const CONTENDERS: Record<Runtime, ContenderSpec[]> = {
 const UPDRAFT: Id[] = ['updraft-token', 'updraft-presigned']
 
 const KEYS = { accessKeyId: 'BENCH', secretAccessKey: 'BENCH' }
-const PART_SIZE = 5 * MiB
-const QUEUE_SIZE = 4
+/** Every contender's part size and parts in flight; NETWORK_PART_MIB and NETWORK_QUEUE try others. */
+const PART_SIZE = Number(process.env.NETWORK_PART_MIB ?? 5) * MiB
+const QUEUE_SIZE = Number(process.env.NETWORK_QUEUE ?? 4)
 
 /** Sizes per profile: 512 MiB only where a run takes under a minute or so. */
 const PLAN: Array<{ profile: keyof typeof PROFILES; sizes: number[] }> = [
@@ -43,6 +44,19 @@ const PLAN: Array<{ profile: keyof typeof PROFILES; sizes: number[] }> = [
   { profile: 'wifi', sizes: [5 * MiB, 64 * MiB, 512 * MiB] },
 ]
 const QUICK_PLAN: typeof PLAN = [{ profile: 'home', sizes: [5 * MiB, 12 * MiB] }]
+
+/**
+ * `NETWORK_PLAN=transatlantic:64,home:5+64` runs only those profiles and sizes (MiB), to look at
+ * one figure without the whole hour.
+ */
+function planFromEnv(spec: string | undefined): typeof PLAN | undefined {
+  if (!spec) return undefined
+  return spec.split(',').map((item) => {
+    const [profile, sizes = '64'] = item.split(':')
+    if (!profile || !(profile in PROFILES)) throw new TypeError(`NETWORK_PLAN: unknown profile '${profile}'; one of ${Object.keys(PROFILES).join(', ')}`)
+    return { profile: profile as keyof typeof PROFILES, sizes: sizes.split('+').map((mebibytes) => Number(mebibytes) * MiB) }
+  })
+}
 
 interface Measurement {
   seconds: number
@@ -64,7 +78,7 @@ export const network: Benchmark = {
     const tables: Table[] = []
     const goals: Goal[] = []
     const headlines: string[] = []
-    for (const { profile: name, sizes } of quick ? QUICK_PLAN : PLAN) {
+    for (const { profile: name, sizes } of planFromEnv(process.env.NETWORK_PLAN) ?? (quick ? QUICK_PLAN : PLAN)) {
       const profile = PROFILES[name]!
       const rig = await startRig(profile)
       try {

@@ -3,7 +3,9 @@
 // that fault 30% of requests to storage and to the endpoint, then aborts at every moment of an
 // upload. Prints uploads, faults by kind, retries, successes, typed failures, corrupt, hung,
 // orphans and abort-to-reject times. `npm run soak -- 200 3`: 200 faulted uploads, 3 aborts per moment.
+// It prints its seed first; `CAMPAIGN_SEED=<seed> npm run soak` draws the same uploads and faults again.
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
+import { campaignSeed, seedLine } from '../tests/helpers/campaign-seed.ts'
 import { ABORT_MOMENTS, type AbortMoment, type RunRecord, type Scenario, seededRandom, startCampaign } from '../tests/helpers/fault-campaign.ts'
 import { startRgw } from '../tests/helpers/rgw.ts'
 import { createTestBuckets, rgwStore } from '../tests/helpers/stores.ts'
@@ -20,12 +22,14 @@ const MOMENTS: Record<'single' | 'token' | 'presigned', readonly AbortMoment[]> 
   presigned: ABORT_MOMENTS.filter((moment) => !moment.startsWith('single') && !moment.startsWith('create')),
 }
 
+const SEED = campaignSeed()
+console.error(seedLine(SEED, ['npm run soak', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ')))
 const started = Date.now()
 const rgw = await startRgw()
 const store = rgwStore(rgw)
 await createTestBuckets(store)
 const campaign = await startCampaign(store)
-const random = seededRandom(Number(process.env.SOAK_SEED ?? Date.now()))
+const random = seededRandom(SEED)
 const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!
 
 /** A run whose checks themselves failed (storage not answering the harness) is a violation too. */
@@ -82,7 +86,7 @@ function report() {
   const count = (records: RunRecord[], test: (record: RunRecord) => boolean) => records.filter(test).length
   const violated = all.filter((record) => record.violations.length > 0)
 
-  console.log(`# Soak: ${faulted.length} faulted uploads (30% of requests faulted) + ${aborted.length} aborts, ${secondsSince(started)} s`)
+  console.log(`# Soak: ${faulted.length} faulted uploads (30% of requests faulted) + ${aborted.length} aborts, ${secondsSince(started)} s, seed ${SEED}`)
   console.log('')
   console.log('| figure | value |')
   console.log('|---|---:|')

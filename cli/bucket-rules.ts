@@ -1,5 +1,7 @@
 // What a bucket needs for uploads from a page, in one place: the CORS rule and the lifecycle rule
 // `updraft setup-bucket` applies and `updraft doctor` checks, and how to set each on every store.
+import type { LifecycleRule } from '@aws-sdk/client-s3'
+import { knownStore } from '../server/info.ts'
 
 /** Methods the engine sends from a page: PUT (objects, parts), POST (multipart start and complete), DELETE (abort). */
 export const CORS_METHODS = ['PUT', 'POST', 'DELETE'] as const
@@ -41,19 +43,17 @@ export const PROVIDERS: readonly Provider[] = ['aws', 'r2', 'b2', 'minio', 'ceph
 const NAMES: Record<Provider, string> = { aws: 'AWS S3', r2: 'Cloudflare R2', b2: 'Backblaze B2', minio: 'MinIO', ceph: 'Ceph RGW' }
 export const providerName = (provider: Provider) => NAMES[provider]
 
+/** The store behind an endpoint where its host tells; for any other (MinIO, Ceph RGW, …) fixes are shown for both. */
+export const detectProvider = (endpoint: string | undefined): Provider | undefined => knownStore(endpoint)
+
 /**
- * The store behind an endpoint, where its host tells: none is AWS; R2 and B2 have their own hosts.
- * Any other endpoint (MinIO, Ceph RGW, …) cannot be told apart: `undefined`, and fixes are shown
- * for both.
+ * A lifecycle rule that aborts incomplete multipart uploads under `keyPrefix`: enabled, with
+ * AbortIncompleteMultipartUpload, on a prefix the keys start with (a bucket-wide rule's is '').
  */
-export function detectProvider(endpoint: string | undefined): Provider | undefined {
-  if (endpoint === undefined) return 'aws'
-  const host = new URL(endpoint).hostname
-  if (host.endsWith('.amazonaws.com')) return 'aws'
-  if (host.endsWith('.r2.cloudflarestorage.com')) return 'r2'
-  if (host.endsWith('.backblazeb2.com')) return 'b2'
-  return undefined
-}
+export const abortsIncompleteUploads = (rule: LifecycleRule, keyPrefix: string) =>
+  rule.Status === 'Enabled' &&
+  rule.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined &&
+  keyPrefix.startsWith(rule.Filter?.Prefix ?? rule.Prefix ?? '')
 
 const json = (value: unknown) => JSON.stringify(value, null, 2)
 const endpointFlag = (endpoint: string | undefined) => (endpoint ? ` --endpoint-url ${endpoint}` : '')

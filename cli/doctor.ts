@@ -1,11 +1,12 @@
 // `npx updraft doctor`: checks, with the endpoint's own settings (S3_UPLOAD_*), what uploads from a
 // page need from storage, and says for each finding what to change on the store in use.
 import { GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3'
+import { xmlText } from '../protocol/xml.ts'
 import type { ResolvedConfig } from '../server/config.ts'
 import { serverInfo } from '../server/info.ts'
-import { createS3Client } from '../server/presigned-urls.ts'
+import { createS3Client, objectHeaders } from '../server/presigned-urls.ts'
 import { createTokenIssuer } from '../server/sts.ts'
-import { CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
+import { abortsIncompleteUploads, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
 import { serverKeyPolicy } from './server-key-policy.ts'
 import { type ProbeReply, storageProbe, type StorageProbe } from './storage-probe.ts'
 
@@ -71,7 +72,7 @@ async function accessFinding(config: ResolvedConfig, probe: StorageProbe, start:
     return { check, status: 'fail', summary: `storage did not answer at ${probe.bucketUrl()}: ${start.error.message}`, fix: 'Check S3_UPLOAD_ENDPOINT (and S3_UPLOAD_REGION for AWS), and that this machine can reach it.' }
   }
   const { reply } = start
-  const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(reply.body)?.[1]
+  const uploadId = xmlText(reply.body, 'UploadId')
   if (reply.status === 200 && uploadId) {
     const abort = await attempt(() => probe.signed('DELETE', probe.url(undefined, `?uploadId=${encodeURIComponent(uploadId)}`)))
     if (abort.reply && abort.reply.status < 300) {
@@ -123,11 +124,9 @@ export function clockFinding(start: Attempt): Finding {
   return { check, status: 'ok', summary: `clock in step with storage (${seconds} s apart)` }
 }
 
-/** The headers this endpoint's pages send to storage (cli/bucket-rules.ts PRESIGNED_HEADERS, TOKEN_HEADERS). */
+/** The headers this endpoint's pages send to storage: those its presigned URLs sign, and token mode's SigV4 ones. */
 function pageHeaders(config: ResolvedConfig): string[] {
-  const headers = ['content-type', 'cache-control']
-  if (config.objectAcl) headers.push('x-amz-acl')
-  if (config.contentDisposition) headers.push('content-disposition')
+  const headers = Object.keys(objectHeaders(config, 'application/octet-stream')).map((name) => name.toLowerCase())
   return serverInfo(config).token ? [...headers, ...TOKEN_HEADERS] : headers
 }
 
@@ -180,12 +179,7 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
   const client = createS3Client(config)
   try {
     const { Rules = [] } = await client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: config.bucket }))
-    const aborts = Rules.find(
-      (rule) =>
-        rule.Status === 'Enabled' &&
-        rule.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined &&
-        config.keyPrefix.startsWith(rule.Filter?.Prefix ?? rule.Prefix ?? ''),
-    )
+    const aborts = Rules.find((rule) => abortsIncompleteUploads(rule, config.keyPrefix))
     if (aborts) return { check, status: 'ok', summary: `rule "${aborts.ID ?? '(no id)'}" aborts incomplete multipart uploads after ${aborts.AbortIncompleteMultipartUpload!.DaysAfterInitiation} day(s)` }
     return { check, status: 'fail', summary: 'no lifecycle rule aborts incomplete multipart uploads: parts of uploads from closed tabs stay (and are billed) for ever', fix: fixes(fixFor) }
   } catch (error) {

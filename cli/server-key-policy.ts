@@ -1,4 +1,4 @@
-import { FEDERATED_USER_NAME } from '../server/sts.ts'
+import { FEDERATED_USER_NAME, objectArn, UPLOAD_ACTIONS } from '../server/sts.ts'
 
 export type TokenMode = 'presigned' | 'federation' | 'assume-role'
 
@@ -11,7 +11,7 @@ export type TokenMode = 'presigned' | 'federation' | 'assume-role'
  */
 export function serverKeyPolicy(bucket: string, mode: TokenMode, keyPrefix: string): object {
   const statements: object[] = [
-    { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: `arn:aws:s3:::${bucket}/${keyPrefix}*` },
+    { Effect: 'Allow', Action: UPLOAD_ACTIONS, Resource: objectArn(bucket, `${keyPrefix}*`) },
     { Effect: 'Allow', Action: 's3:ListBucketMultipartUploads', Resource: `arn:aws:s3:::${bucket}` },
   ]
   if (mode === 'federation') {

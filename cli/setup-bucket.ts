@@ -9,7 +9,7 @@ import {
   PutBucketLifecycleConfigurationCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { CORS_HEADERS, CORS_METHODS, corsRule, LIFECYCLE_RULE_ID, lifecycleRule } from './bucket-rules.ts'
+import { abortsIncompleteUploads, CORS_HEADERS, CORS_METHODS, corsRule, LIFECYCLE_RULE_ID, lifecycleRule } from './bucket-rules.ts'
 
 export interface BucketPlan {
   cors: { rules: CORSRule[]; change: 'none' | 'add'; note?: string }
@@ -17,16 +17,14 @@ export interface BucketPlan {
 }
 
 /** Reads the bucket's rules and works out what to add: nothing where an existing rule already does the job. */
-export async function planBucket(client: S3Client, bucket: string, origins: string[]): Promise<BucketPlan> {
+export async function planBucket(client: S3Client, bucket: string, origins: string[], keyPrefix: string): Promise<BucketPlan> {
   const cors = await read(() => client.send(new GetBucketCorsCommand({ Bucket: bucket })).then((reply) => reply.CORSRules ?? []), 'NoSuchCORSConfiguration')
   const lifecycle = await read(
     () => client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket })).then((reply) => reply.Rules ?? []),
     'NoSuchLifecycleConfiguration',
   )
   const missingOrigins = origins.filter((origin) => !cors.rules.some((rule) => corsRuleAllows(rule, origin)))
-  const aborts = lifecycle.rules.some(
-    (rule) => rule.Status === 'Enabled' && rule.AbortIncompleteMultipartUpload?.DaysAfterInitiation !== undefined && (rule.Filter?.Prefix ?? rule.Prefix ?? '') === '',
-  )
+  const aborts = lifecycle.rules.some((rule) => abortsIncompleteUploads(rule, keyPrefix))
   return {
     cors:
       missingOrigins.length === 0

@@ -2,6 +2,7 @@
 // see statuses, error codes and CORS headers exactly as storage sends them.
 import { AwsClient } from 'aws4fetch'
 import { objectUrl } from '../protocol/object-url.ts'
+import { xmlText } from '../protocol/xml.ts'
 import type { ResolvedConfig } from '../server/config.ts'
 
 export interface ProbeReply {
@@ -36,7 +37,7 @@ export function storageProbe(config: ResolvedConfig): StorageProbe {
   const probeKey = `${config.keyPrefix}updraft-doctor-${crypto.randomUUID()}`
   const read = async (response: Response): Promise<ProbeReply> => {
     const body = await response.text()
-    const code = /<Code>([^<]*)<\/Code>/.exec(body)?.[1]
+    const code = xmlText(body, 'Code')
     return { status: response.status, headers: response.headers, body, ...(code ? { code } : {}) }
   }
   return {

@@ -11,17 +11,18 @@ import { applyBucketPlan, planBucket } from './setup-bucket.ts'
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
 const USAGE = `Usage:
-  npx updraft doctor [--origin URL] [--provider aws|r2|b2|minio|ceph]
+  npx updraft doctor [--origin URL] [--provider aws|r2|b2|minio|ceph] [--key-prefix PREFIX]
       Checks the bucket, key, CORS (a real preflight from URL), lifecycle rules, least privilege,
       STS and clock, and says what to change for each finding. Exits 1 when a check fails.
-  npx updraft setup-bucket [--origin URL]... [--dry-run] [--yes]
+  npx updraft setup-bucket [--origin URL]... [--key-prefix PREFIX] [--dry-run] [--yes]
       Adds the CORS rule (for every --origin) and the lifecycle rule uploads need, keeping the
       bucket's other rules; shows them first. --dry-run only shows them; --yes applies without asking.
 
 Settings come from the environment, as the endpoint reads them: S3_UPLOAD_KEY, S3_UPLOAD_SECRET,
 S3_UPLOAD_BUCKET, S3_UPLOAD_REGION, and S3_UPLOAD_ENDPOINT (+ S3_UPLOAD_FORCE_PATH_STYLE=true) for
 R2, B2, MinIO or Ceph; S3_UPLOAD_STS_MODE and S3_UPLOAD_ROLE_ARN for token mode through AssumeRole.
---origin defaults to ${DEFAULT_ORIGIN}.`
+--origin defaults to ${DEFAULT_ORIGIN}; --key-prefix is the endpoint's keyPrefix (default
+next-s3-uploads/): a lifecycle rule on a prefix of it is enough.`
 
 const MARK = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL', skip: 'skip' } as const
 
@@ -35,6 +36,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
       options: {
         origin: { type: 'string', multiple: true },
         provider: { type: 'string' },
+        'key-prefix': { type: 'string' },
         'dry-run': { type: 'boolean' },
         yes: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -64,7 +66,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
   }
   let config: ResolvedConfig
   try {
-    config = resolveConfig()
+    config = resolveConfig({ keyPrefix: values['key-prefix'] })
   } catch (error) {
     print(`${(error as Error).message.replace(/^updraft: /, '')}\nSet them in the environment, as for the endpoint.`)
     return 2
@@ -81,7 +83,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
 
   const client = createS3Client(config)
   try {
-    const plan = await planBucket(client, config.bucket, origins)
+    const plan = await planBucket(client, config.bucket, origins, config.keyPrefix)
     print(`updraft setup-bucket: ${describeStore(config)}\n`)
     print(`CORS rules (${plan.cors.change === 'add' ? 'adding one' : 'unchanged'}${plan.cors.note ? `; ${plan.cors.note}` : ''}):\n${JSON.stringify({ CORSRules: plan.cors.rules }, null, 2)}\n`)
     print(`Lifecycle rules (${plan.lifecycle.change === 'add' ? 'adding one' : 'unchanged'}${plan.lifecycle.note ? `; ${plan.lifecycle.note}` : ''}):\n${JSON.stringify({ Rules: plan.lifecycle.rules }, null, 2)}\n`)

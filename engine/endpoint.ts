@@ -33,8 +33,11 @@ export function postToEndpoint<T>(
       // Not JSON: a proxy's error page, or the endpoint's plain-text 500.
     }
     if (reply?.error !== undefined || response.status > 299 || !reply) {
+      // The endpoint's own words when it sent some; else which URL answered what (a proxy's HTML
+      // error page, a 404 from a wrong `endpoint`), with a plain-text body's first words.
+      const text = response.body.slice(0, 200)
       throw new EndpointError(
-        String(reply?.error ?? (response.body.slice(0, 200) || `Upload endpoint answered HTTP ${response.status}`)),
+        String(reply?.error ?? `Upload endpoint ${request.url} answered HTTP ${response.status}${/^[^<]/.test(text) ? `: ${text}` : ''}`),
         response.status,
         response.header('retry-after'),
       )

@@ -1,3 +1,5 @@
+import type { HttpResponse } from './transport.ts'
+
 /** Base class of every error the engine throws on purpose; `isUploadError` tells them apart. */
 export class UploadError extends Error {
   override name = 'UploadError'
@@ -8,12 +10,16 @@ export class S3Error extends UploadError {
   override name = 'S3Error'
   /** S3's error code, e.g. `NoSuchBucket`, `AccessDenied`, `EntityTooSmall`; `Http403` when the reply had no body. */
   declare readonly code: string
+  /** The reply's HTTP status. */
   declare readonly status: number
+  /** Storage's request id (`<RequestId>` or `x-amz-request-id`), for its operator's logs. */
   declare readonly requestId: string | undefined
   /** The `Retry-After` header of a 429/503 reply, honoured by the retry policy. */
   declare readonly retryAfter: string | null
   /** Storage's clock: `<ServerTime>` of the reply, else its `Date` header (hidden by CORS unless exposed). */
   declare readonly serverTime: string | null
+  /** The reply as received, for what the fields above do not carry (`x-amz-bucket-region`, `<Region>`…). */
+  declare readonly response: HttpResponse | undefined
 
   constructor(
     code: string,
@@ -22,9 +28,10 @@ export class S3Error extends UploadError {
     requestId?: string,
     retryAfter: string | null = null,
     serverTime: string | null = null,
+    response?: HttpResponse,
   ) {
     super(`${code}: ${message} (HTTP ${status}${requestId ? `, request id ${requestId}` : ''})`)
-    Object.assign(this, { code, status, requestId, retryAfter, serverTime })
+    Object.assign(this, { code, status, requestId, retryAfter, serverTime, response })
   }
 }
 
@@ -34,6 +41,7 @@ export class S3Error extends UploadError {
  */
 export class EndpointError extends UploadError {
   override name = 'EndpointError'
+  /** The endpoint's HTTP status: 4xx for a refusal (400 bad request, 403, 413 too large, 415 type), 5xx for a failure. */
   declare readonly status: number
   /** The `Retry-After` header of a 429/503 reply (the endpoint's throttle sends one), honoured by the retry policy. */
   declare readonly retryAfter: string | null
@@ -61,6 +69,20 @@ export class UploadAbortedError extends UploadError {
   }
 }
 
+/**
+ * Whether `error` is one the engine reports on purpose (an {@link UploadError}: storage, the
+ * endpoint, the network, an abort), as opposed to a bug such as a `TypeError` naming a bad option.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await upload(file)
+ * } catch (error) {
+ *   if (!isUploadError(error)) throw error
+ *   if (error.name !== 'AbortError') showMessage(error.message)
+ * }
+ * ```
+ */
 export const isUploadError = (error: unknown): error is UploadError => error instanceof UploadError
 
 /** Cross-origin replies hide every header not listed in the bucket's CORS `ExposeHeaders`. */

@@ -1,7 +1,9 @@
+// `updraft`: the browser upload engine. Everything exported here is public API (api/updraft.api.md);
+// helpers the engine shares between its own modules are imported from those modules directly.
 export { uploadObject, type ObjectTarget, type ObjectExtras } from './upload-object.ts'
 export { sseCustomerKey } from './sse-c.ts'
 export { taggingHeaders, putObjectTagging } from './tags.ts'
-export { planParts, partRange, type PartPlan } from '../protocol/parts.ts'
+export { planParts, type PartPlan } from '../protocol/parts.ts'
 export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE } from '../protocol/limits.ts'
 export type { ObjectLocation } from '../protocol/object-url.ts'
 export { createQueue, type Queue } from './queue.ts'
@@ -17,7 +19,7 @@ export {
 } from './resume-store.ts'
 export type { Resumer, PartJournal, Prepared } from './journal.ts'
 export type { UploadState } from './gate.ts'
-export { defaultOptions, type EndpointOptions, type Progress, type RetryEvent, type TransferOptions } from './options.ts'
+export type { EndpointOptions, Progress, RetryEvent, TransferOptions } from './options.ts'
 export type { Credentials, CredentialSource } from './signer.ts'
 export { xhrTransport, fetchTransport, type Transport, type HttpRequest, type HttpResponse } from './transport.ts'
 export {
@@ -32,5 +34,6 @@ export { upload } from './upload.ts'
 export { uploadPresigned } from './upload-presigned.ts'
 export { uploadWithToken } from './upload-with-token.ts'
 export type { UploadOptions } from './request-upload.ts'
-export type * from '../protocol/wire.ts'
-export { DEFAULT_ENDPOINT, TOKEN_CACHE_CONTROL, PRESIGNED_CACHE_CONTROL } from '../protocol/wire.ts'
+// The wire protocol, for endpoints written by hand (ARCHITECTURE.md "Wire protocol").
+export { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
+export type * from '../protocol/public-wire.ts'

@@ -13,11 +13,30 @@ import type { HttpResponse, Transport } from './transport.ts'
  * by 40 MiB instead of 103 (bench/RESULTS.md, "Node throughput" and "Memory"). It also reports
  * progress as chunks are handed to the socket, where fetch can only report once at the end.
  * Connections are reused through Node's global agent (keep-alive since Node 19).
+ *
+ * Node already picks it by default (the `node` export condition); import it to be explicit, or
+ * when a bundler resolves the engine without that condition. Rejects with `NetworkError` when no
+ * reply comes, `UploadAbortedError` when the request's signal aborts.
+ *
+ * @example
+ * ```ts
+ * import { openAsBlob } from 'node:fs'
+ * import { uploadObject } from 'updraft'
+ * import { nodeTransport } from 'updraft/node-transport'
+ *
+ * await uploadObject(await openAsBlob('video.mp4'), { ...target, transport: nodeTransport })
+ * ```
  */
 export const nodeTransport: Transport = (request) =>
   new Promise<HttpResponse>((resolve, reject) => {
     const { signal, body } = request
     if (signal?.aborted) return reject(new UploadAbortedError())
+    // A page resolves '/api/s3-upload' against its own address; Node has none to resolve it against.
+    if (!URL.canParse(request.url)) {
+      return reject(
+        new TypeError(`updraft: '${request.url}' is not an absolute URL: outside a browser, give the endpoint in full, e.g. endpoint: 'https://app.example.com/api/s3-upload'`),
+      )
+    }
     const url = new URL(request.url)
     const size = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.size
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest

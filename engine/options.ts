@@ -6,12 +6,14 @@ import type { Queue } from './queue.ts'
 import { defaultTransport } from '#default-transport'
 import type { Transport } from './transport.ts'
 
+/** What `onProgress` is told as bytes are sent. */
 export interface Progress {
   /**
    * Bytes sent so far: never decreases, never exceeds `total`, and equals `total` only once
    * storage has confirmed the whole upload (a part whose reply is an error does not count).
    */
   loaded: number
+  /** The body's size in bytes. */
   total: number
 }
 
@@ -21,6 +23,7 @@ export interface RetryEvent {
   attempt: number
   /** Milliseconds until the next attempt. */
   delay: number
+  /** Why the attempt failed: a `NetworkError`, `S3Error` or `EndpointError` worth retrying. */
   error: unknown
 }
 
@@ -30,7 +33,7 @@ export interface TransferOptions {
   partSize?: number
   /** Parts of this upload in flight at once (to share one budget among uploads, pass a `queue`). @default 4 */
   partConcurrency?: number
-  /** @deprecated Renamed `partConcurrency`: it always meant parts in flight for one upload. */
+  /** @deprecated Renamed `partConcurrency`: it always meant parts in flight for one upload. @default 4 */
   queueSize?: number
   /** Keep uploaded parts on storage when the upload fails or is aborted (no AbortMultipartUpload). @default false */
   leavePartsOnError?: boolean
@@ -41,7 +44,7 @@ export interface TransferOptions {
    * @default 8
    */
   maxAttempts?: number
-  /** @deprecated Renamed `maxAttempts`: it always counted attempts, the first included. */
+  /** @deprecated Renamed `maxAttempts`: it always counted attempts, the first included. @default 8 */
   retries?: number
   /**
    * Backoff base, ms: retry n waits between half and all of `retryDelay × 2^(n-1)`, at most
@@ -61,6 +64,12 @@ export interface TransferOptions {
    * may run in the background before it gives up. @default 60 000
    */
   cleanupTimeout?: number
+  /**
+   * Aborts the upload: the promise rejects with `UploadAbortedError` at once, requests in flight
+   * are cancelled, and a multipart upload is aborted on storage in the background (unless
+   * `leavePartsOnError`). Once storage is committing the object (Complete sent, a single PUT's
+   * last byte gone) the outcome decides instead: resolved if storage stored it. @default none
+   */
   signal?: AbortSignal
   /**
    * Pauses and resumes the upload: `new PauseController().signal`. While paused no part starts,
@@ -79,35 +88,41 @@ export interface TransferOptions {
   waitForNetwork?: boolean
   /** The upload paused, waits for the network, or runs again. */
   onStateChange?: (state: UploadState) => void
+  /** Bytes sent so far, as they go (see {@link Progress}). @default none */
   onProgress?: (progress: Progress) => void
-  /** A request failed in a way worth retrying; the engine waits `delay` ms and tries again. */
+  /** A request failed in a way worth retrying; the engine waits `delay` ms and tries again. @default none */
   onRetry?: (event: RetryEvent) => void
   /**
    * Called once after a failed or aborted upload, when its background cleanup is over: with no
    * argument when nothing was left to clean up (or `leavePartsOnError` kept it), else with the
-   * error that stopped the cleanup (storage may still hold the upload's parts).
+   * error that stopped the cleanup (storage may still hold the upload's parts). @default none
    */
   onCleanup?: (error?: unknown) => void
-  /** @default XMLHttpRequest in browsers (byte progress), node:http in Node, fetch elsewhere */
+  /**
+   * How HTTP requests are made, to storage and to the endpoint: `xhrTransport`, `fetchTransport`,
+   * `nodeTransport` (`updraft/node-transport`) or your own.
+   * @default XMLHttpRequest in browsers (byte progress), node:http in Node, fetch elsewhere
+   */
   transport?: Transport
   /**
    * A queue shared by several uploads, so a page with many files keeps one connection budget:
-   * every body request (a single PUT, each part) takes a slot of it.
+   * every body request (a single PUT, each part) takes a slot of it (see `createQueue`).
+   * @default none: only `partConcurrency` bounds this upload
    */
   queue?: Queue
 }
 
 /** Where and how to reach the credential endpoint. */
 export interface EndpointOptions {
-  /** @default '/api/s3-upload'; absolute URLs allowed */
+  /** The credential endpoint's URL; absolute URLs allowed. @default '/api/s3-upload' */
   endpoint?: string
-  /** Sent to the endpoint only, never to storage (e.g. an Authorization header or CSRF token). */
+  /** Sent to the endpoint only, never to storage (e.g. an Authorization header or CSRF token). @default none */
   endpointHeaders?: Record<string, string>
-  /** @deprecated Renamed `endpointHeaders`: they go to the endpoint only, never to storage. */
+  /** @deprecated Renamed `endpointHeaders`: they go to the endpoint only, never to storage. @default none */
   headers?: Record<string, string>
 }
 
-/** The one home of every default. */
+/** The one home of every default (internal: not exported by any entry, so nobody mutates it). */
 export const defaultOptions = {
   partSize: MIN_PART_SIZE,
   partConcurrency: 4,

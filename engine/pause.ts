@@ -1,3 +1,4 @@
+import { callBack } from './callback.ts'
 import { UploadAbortedError } from './errors.ts'
 import type { Gate, GateOptions, UploadState } from './gate.ts'
 
@@ -74,7 +75,7 @@ function createGate(pauseSignal: PauseSignal, { waitForNetwork, onStateChange }:
       held = new AbortController()
       for (const waiter of waiters) waiter.wake()
     }
-    onStateChange?.(next)
+    callBack(onStateChange, next)
   }
   const setOffline = (value: boolean) => {
     clearTimeout(probe)

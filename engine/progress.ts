@@ -1,3 +1,4 @@
+import { callBack } from './callback.ts'
 import type { Progress } from './options.ts'
 
 /**
@@ -11,7 +12,7 @@ export function trackProgress(total: number, onProgress?: (progress: Progress) =
   let reported = -1
   const inFlight = new Map<number, number>()
   const report = (loaded: number) => {
-    if (loaded > reported && onProgress) onProgress({ loaded: (reported = loaded), total })
+    if (loaded > reported) callBack(onProgress, { loaded: (reported = loaded), total })
   }
   const update = () => {
     let loaded = finished

@@ -1,6 +1,6 @@
 import { type PartPlan, partRange } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
-import { UploadAbortedError, UploadError, missingETag } from './errors.ts'
+import { UploadAbortedError, missingETag } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
 import { untilNotPaused } from './gate.ts'
 import { trackProgress } from './progress.ts'
@@ -100,10 +100,6 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
         () => progress.sent(n, 0),
       )
     })
-    const uploaded = etags.filter(Boolean).length
-    if (uploaded !== plan.count) {
-      throw new UploadError(`Uploaded ${uploaded} parts but the plan has ${plan.count}`)
-    }
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
     options.completing = true
     const result = await upload.complete(etags)

@@ -2,9 +2,28 @@ import { UploadAbortedError } from './errors.ts'
 
 /** A counting semaphore: at most `concurrency` tasks run at once; others wait their turn in order. */
 export interface Queue {
+  /**
+   * Runs `task` once a slot is free, and frees the slot when it settles.
+   * @throws {@link UploadAbortedError} when `signal` aborts while the task still waits for a slot.
+   */
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>
 }
 
+/**
+ * A connection budget several uploads share: pass it as the `queue` option of each, and every
+ * request that carries bytes (a single PUT, each part) takes one of its `concurrency` slots, so a
+ * page with many files never has more than that many requests to storage in flight.
+ *
+ * @param concurrency - Slots: requests in flight at once across every upload given this queue.
+ * @throws `RangeError` when `concurrency` is not a whole number of at least 1.
+ * @example
+ * ```ts
+ * import { createQueue, upload } from 'updraft'
+ *
+ * const queue = createQueue(4) // 4 connections to storage for the whole page
+ * await Promise.all(files.map((file) => upload(file, { queue })))
+ * ```
+ */
 export function createQueue(concurrency: number): Queue {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`updraft: queueSize must be a whole number of at least 1, got ${concurrency}`)

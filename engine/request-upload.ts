@@ -4,17 +4,26 @@ import type { EndpointOptions, ResolvedOptions, TransferOptions } from './option
 import type { Prepared, Resumer } from './journal.ts'
 import type { ObjectExtras } from './upload-object.ts'
 
-/** `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`) work in token mode only. */
+/**
+ * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach the
+ * endpoint ({@link EndpointOptions}), how to move the bytes ({@link TransferOptions}), and what to
+ * tell the endpoint about the file. `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`)
+ * work in token mode only.
+ */
 export interface UploadOptions extends TransferOptions, EndpointOptions, ObjectExtras {
-  /** @default 'token' */
+  /**
+   * 'token': the endpoint issues short-lived credentials for one key and the page signs its own
+   * requests. 'presigned': the endpoint presigns every request (no SigV4 in the page).
+   * @default 'token'
+   */
   strategy?: Strategy
-  /** Extra fields merged into the endpoint request (never sent to storage), handed to the server's `key` callback. */
+  /** Extra fields merged into the endpoint request (never sent to storage), handed to the server's `key` callback. @default none */
   endpointBody?: Record<string, unknown>
-  /** @deprecated Renamed `endpointBody`: these fields go to the endpoint only, never to storage. */
+  /** @deprecated Renamed `endpointBody`: these fields go to the endpoint only, never to storage. @default none */
   body?: Record<string, unknown>
-  /** @default the File's name, or 'file' for a Blob */
+  /** The name the endpoint builds the key from. @default the File's name, or 'file' for a Blob */
   filename?: string
-  /** @default the Blob's type */
+  /** The object's Content-Type, as the endpoint signs it. @default the Blob's type */
   contentType?: string
   /**
    * Resume after a reload: `resumeUploads()` records each multipart upload (IndexedDB in

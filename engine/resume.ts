@@ -1,4 +1,3 @@
-import { objectUrl } from '../protocol/object-url.ts'
 import {
   DEFAULT_ENDPOINT,
   type ListPartsReply,
@@ -13,10 +12,11 @@ import type { PartJournal, Prepared, Resumer } from './journal.ts'
 import { type ResolvedOptions, resolveOptions } from './options.ts'
 import type { UploadOptions } from './request-upload.ts'
 import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './resume-store.ts'
-import { xmlText } from './s3.ts'
+import { xmlText } from '../protocol/xml.ts'
 import { send } from './send.ts'
 import { createSigner } from './signer.ts'
 
+/** Where `resumeUploads()` keeps its records, and for how long. */
 export interface ResumeOptions {
   /** @default IndexedDB in browsers (`indexedDbResumeStore()`), memory elsewhere */
   store?: ResumeStore
@@ -32,6 +32,8 @@ export interface ResumeUploads extends Resumer {
   /**
    * Aborts a recorded upload on storage (AbortMultipartUpload, through the endpoint's `/abort`
    * or with fresh token credentials) and forgets it. An upload already gone is forgotten too.
+   * @throws (rejects with) `EndpointError`, `S3Error` or `NetworkError` when the abort failed:
+   * the record is kept, to try again.
    */
   discard(record: ResumeRecord, options?: Pick<UploadOptions, 'transport' | 'endpointHeaders'>): Promise<void>
 }
@@ -44,6 +46,9 @@ export interface ResumeUploads extends Resumer {
  * credentials from `/refresh`), sends only the missing ones, and completes. The server needs
  * `resumable: true`. A record whose upload is gone from storage (aborted, expired) is dropped
  * and the file starts afresh; a finished, failed or aborted upload drops its record.
+ *
+ * Never throws; `upload()` with it rejects as without it (a record that cannot be carried on
+ * means a fresh upload, not an error).
  *
  * @example
  * ```ts
@@ -136,7 +141,7 @@ async function recall(record: ResumeRecord, options: ResolvedOptions, journal: J
     reply = { key, bucket, region, endpoint, uploadId, partSize, partCount, ticket } satisfies PresignedMultipartReply
   } else {
     const { token } = await postToEndpoint<RefreshReply>(options, '/refresh', { ticket }, options.signal)
-    const sign = createSigner(fromWire(token.Credentials), region, objectUrl({ bucket, key, region, endpoint, forcePathStyle }))
+    const sign = createSigner(fromWire(token.Credentials), { bucket, key, region, endpoint, forcePathStyle })
     parts = await listStoredParts(sign, record, options)
     reply = { token, key, bucket, region, endpoint, forcePathStyle, ticket } satisfies TokenReply
     // Token mode plans its own parts: the same plan as the record's.
@@ -172,7 +177,7 @@ async function listStoredParts(sign: ReturnType<typeof createSigner>, record: Re
 async function tokenSigner(record: ResumeRecord, options: ResolvedOptions, signal: AbortSignal) {
   const { token } = await postToEndpoint<RefreshReply>(options, '/refresh', { ticket: record.ticket }, signal)
   const { bucket, key, region, storeEndpoint: endpoint, forcePathStyle } = record
-  return createSigner(fromWire(token.Credentials), region, objectUrl({ bucket, key, region, endpoint, forcePathStyle }))
+  return createSigner(fromWire(token.Credentials), { bucket, key, region, endpoint, forcePathStyle })
 }
 
 const fromWire = ({ AccessKeyId, SecretAccessKey, SessionToken }: TokenReply['token']['Credentials']) => ({

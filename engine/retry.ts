@@ -1,3 +1,4 @@
+import { callBack } from './callback.ts'
 import { EndpointError, NetworkError, S3Error, UploadAbortedError } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
 import { PausedError } from './gate.ts'
@@ -92,7 +93,7 @@ export async function withRetries<T>(
         continue
       }
       const delay = retryDelay(attempt, options.retryDelay, (error as EndpointError).retryAfter)
-      options.onRetry?.({ attempt, delay, error })
+      callBack(options.onRetry, { attempt, delay, error })
       await sleep(delay, signal, pausable ? options.gate?.held : undefined).catch(() => {
         if (pausing(options, pausable)) throw new PausedError('paused')
         if (!committing(options, signal)) throw new UploadAbortedError()

@@ -1,26 +1,6 @@
+import { escapeXml, xmlText } from '../protocol/xml.ts'
 import { S3Error } from './errors.ts'
 import type { HttpResponse } from './transport.ts'
-
-/** Text of the first `<tag>` in a small S3 XML reply (S3 replies are flat enough for this). */
-export function xmlText(xml: string, tag: string): string | undefined {
-  const match = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)
-  return match?.[1] === undefined ? undefined : unescapeXml(match[1])
-}
-
-const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
-
-/**
- * The five named entities (S3's ETags arrive as `&quot;…&quot;`) and numeric ones: Go-based
- * stores write `&#34;…&#34;`, and `&#x22;` is as valid.
- */
-const unescapeXml = (text: string) =>
-  text.replace(/&(#x?)?(\w+);/g, (entity, numeric: string | undefined, name: string) => {
-    if (!numeric) return XML_ENTITIES[name] ?? entity
-    const code = parseInt(name, numeric === '#x' ? 16 : 10)
-    return code <= 0x10ffff ? String.fromCodePoint(code) : entity
-  })
-
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 
 /** Body of CompleteMultipartUpload. */
 export const completeXml = (etags: readonly string[]) =>
@@ -43,5 +23,6 @@ export function throwIfS3Error(response: HttpResponse): HttpResponse {
     xmlText(head, 'RequestId') ?? response.header('x-amz-request-id') ?? undefined,
     response.header('retry-after'),
     xmlText(head, 'ServerTime') ?? response.header('date'),
+    response,
   )
 }

@@ -38,9 +38,12 @@ export interface SendOptions {
   pausable?: boolean
 }
 
-/** Storage refused the request as signed; renewing the signature may help, once. */
+/**
+ * Storage refused the request as signed, or as addressed (PermanentRedirect,
+ * AuthorizationHeaderMalformed: another region); signing again may help, once.
+ */
 const isRefusal = (error: unknown): error is S3Error =>
-  error instanceof S3Error && (error.status === 403 || /Expired|Skewed/.test(error.code))
+  error instanceof S3Error && (error.status === 403 || /Expired|Skewed|Redirect|Malformed/.test(error.code))
 
 /** Sends one request to storage with retries, signing afresh for every attempt. */
 export function send(
@@ -88,12 +91,13 @@ export function exchange(
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout>
   let fail: (error: Error) => void
-  const touch = () => {
-    clearTimeout(timer)
-    timer = setTimeout(
-      () => fail(new NetworkError(`No progress for ${options.stallTimeout} ms on ${request.method} ${origin(request.url)}`)),
-      options.stallTimeout,
-    )
+  // Progress only stamps the time (transports report every chunk): one timer, which on firing
+  // waits out whatever is left of the stall timeout since the last byte moved.
+  let moved = Date.now()
+  const watch = () => {
+    const left = moved + options.stallTimeout - Date.now()
+    if (left > 0) timer = setTimeout(watch, left)
+    else fail(new NetworkError(`No progress for ${options.stallTimeout} ms on ${request.method} ${origin(request.url)}`))
   }
   const onAbort = () => committing(options, signal) || fail(new UploadAbortedError())
   const held = pausable ? options.gate?.held : undefined
@@ -108,7 +112,7 @@ export function exchange(
     if (signal?.aborted) onAbort()
     if (held?.aborted) onPause()
     if (controller.signal.aborted) return
-    touch()
+    watch()
     options
       .transport({
         ...request,
@@ -116,7 +120,7 @@ export function exchange(
         onProgress: (sent) => {
           // Bytes of a cancelled request no longer count (a pause has just reset them to 0).
           if (controller.signal.aborted) return
-          touch()
+          moved = Date.now()
           request.onProgress?.(sent)
         },
       })

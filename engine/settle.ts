@@ -1,4 +1,5 @@
 import type { UploadResult } from '../protocol/wire.ts'
+import { callBack } from './callback.ts'
 import { UploadAbortedError } from './errors.ts'
 import { type EndpointOptions, resolveOptions, type ResolvedOptions, type TransferOptions } from './options.ts'
 
@@ -19,7 +20,7 @@ export async function runUpload<O extends TransferOptions & EndpointOptions>(
   const dispose = () => resolved.gate?.dispose()
   work.then(dispose, dispose)
   const over = () =>
-    Promise.all(resolved.cleanups).then((errors) => resolved.onCleanup?.(errors.find((error) => error !== undefined)))
+    Promise.all(resolved.cleanups).then((errors) => callBack(resolved.onCleanup, errors.find((error) => error !== undefined)))
   work.then(over, over)
   return new Promise<UploadResult>((resolve, reject) => {
     const onAbort = () => resolved.completing || reject(new UploadAbortedError())

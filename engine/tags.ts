@@ -1,7 +1,7 @@
-import { objectUrl } from '../protocol/object-url.ts'
+import { escapeXml } from '../protocol/xml.ts'
 import { resolveOptions } from './options.ts'
 import { createSigner } from './signer.ts'
-import { md5, toBase64 } from './sse-c.ts'
+import { md5, toBase64 } from './md5.ts'
 import { send } from './send.ts'
 import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
 
@@ -14,6 +14,17 @@ import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
  * grant: tags need caller-held credentials, or a token policy of your own that allows it.
  * Ceph RGW 16.2 ignores the header on CreateMultipartUpload: there, tag a multipart upload
  * afterwards with `putObjectTagging`.
+ *
+ * @param tags - Tag name → value, at most 10 (S3's limit).
+ * @returns `{ objectHeaders }` to spread into an {@link ObjectTarget}; empty for no tags.
+ * @throws `TypeError` when `tags` holds more than 10 tags.
+ * @example
+ * ```ts
+ * import { uploadObject } from 'updraft'
+ * import { taggingHeaders } from 'updraft/tags'
+ *
+ * await uploadObject(file, { ...target, ...taggingHeaders({ project: 'cats', owner: 'ana' }) })
+ * ```
  */
 export function taggingHeaders(tags: Record<string, string>): ObjectExtras {
   const entries = tagEntries(tags)
@@ -26,15 +37,30 @@ export function taggingHeaders(tags: Record<string, string>): ObjectExtras {
 
 /**
  * PutObjectTagging: replaces the tag set of the object `target` names (an object just written
- * with `uploadObject(file, target)`), as @aws-sdk/lib-storage tags its uploads. For stores that
- * drop `x-amz-tagging` on multipart uploads. Needs `s3:PutObjectTagging`.
+ * with `uploadObject(file, target)`), as `@aws-sdk/lib-storage` tags its uploads. For stores that
+ * drop `x-amz-tagging` on multipart uploads. Needs `s3:PutObjectTagging`. Retried as uploads are
+ * (`maxAttempts`, `signal`, `transport` of `target`).
+ *
+ * @param target - The object, its credentials and transfer options, as given to `uploadObject`.
+ * @param tags - Tag name → value, at most 10 (S3's limit).
+ * @throws {@link S3Error} storage refused (`AccessDenied` without `s3:PutObjectTagging`, `NoSuchKey`).
+ * @throws {@link NetworkError} no reply on every attempt.
+ * @throws {@link UploadAbortedError} `target.signal` aborted.
+ * @throws `TypeError` more than 10 tags, or an invalid bucket or key.
+ * @example
+ * ```ts
+ * import { putObjectTagging } from 'updraft/tags'
+ *
+ * await uploadObject(file, target)
+ * await putObjectTagging(target, { project: 'cats' }) // RGW ignores tags sent with a multipart upload
+ * ```
  */
 export async function putObjectTagging(target: ObjectTarget, tags: Record<string, string>): Promise<void> {
   const body = `<Tagging xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><TagSet>${tagEntries(tags)
     .map(([name, value]) => `<Tag><Key>${escapeXml(name)}</Key><Value>${escapeXml(value)}</Value></Tag>`)
     .join('')}</TagSet></Tagging>`
   const options = resolveOptions(target)
-  const sign = createSigner(target.credentials, target.region, objectUrl(target))
+  const sign = createSigner(target.credentials, target)
   // S3 requires a body checksum on PutObjectTagging; Content-MD5 is the one every store knows.
   const headers = { 'content-type': 'application/xml', 'content-md5': toBase64(md5(new TextEncoder().encode(body))) }
   await send(options, (refused) => sign('PUT', '?tagging', headers, refused), { body, signal: options.signal })
@@ -51,4 +77,3 @@ function tagEntries(tags: Record<string, string>) {
   return entries
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')

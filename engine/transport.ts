@@ -1,10 +1,15 @@
 import { NetworkError, UploadAbortedError } from './errors.ts'
 
+/** One HTTP request the engine asks a {@link Transport} to make: to storage, or to the endpoint. */
 export interface HttpRequest {
   method: string
+  /** Absolute, or relative to the page for the endpoint. */
   url: string
+  /** Lower-case names, already signed where storage checks a signature: send them as they are. */
   headers?: Record<string, string>
+  /** A part or the whole file (a `Blob`), or an XML or JSON text. */
   body?: Blob | string
+  /** Aborts the exchange: reject with `UploadAbortedError`. */
   signal?: AbortSignal
   /**
    * Bytes of the body sent so far. Also called, with the same count, when reply bytes arrive:
@@ -14,10 +19,12 @@ export interface HttpRequest {
   onProgress?: (sent: number) => void
 }
 
+/** What a {@link Transport} resolves with: any HTTP status, the engine decides what it means. */
 export interface HttpResponse {
   status: number
   /** null when absent, or hidden by CORS (a header missing from the bucket's ExposeHeaders). */
   header(name: string): string | null
+  /** The whole reply body as text (S3's XML, the endpoint's JSON). */
   body: string
 }
 
@@ -29,7 +36,11 @@ export interface HttpResponse {
  */
 export type Transport = (request: HttpRequest) => Promise<HttpResponse>
 
-/** XMLHttpRequest: the only browser API that reports upload progress byte by byte. */
+/**
+ * XMLHttpRequest, the default in browsers: the only browser API that reports upload progress byte
+ * by byte. Rejects with `NetworkError` when no reply comes (offline, CORS), `UploadAbortedError`
+ * when the request's signal aborts.
+ */
 export const xhrTransport: Transport = (request) =>
   new Promise((resolve, reject) => {
     const { signal, onProgress } = request
@@ -61,7 +72,12 @@ export const xhrTransport: Transport = (request) =>
     xhr.send(request.body ?? null)
   })
 
-/** fetch: workers and other runtimes without XMLHttpRequest. No upload progress. */
+/**
+ * fetch, the default in workers and other runtimes without XMLHttpRequest or node:http. It sees
+ * no upload progress, so `onProgress` moves once a body is sent and `stallTimeout` bounds the
+ * whole request. Rejects with `NetworkError` when no reply comes, `UploadAbortedError` when the
+ * request's signal aborts.
+ */
 export const fetchTransport: Transport = async (request) => {
   let response: Response
   let body: string

@@ -1,19 +1,22 @@
-import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
+import type { ObjectLocation } from '../protocol/object-url.ts'
 import { planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
 import { UploadError } from './errors.ts'
 import type { ResolvedOptions, TransferOptions } from './options.ts'
 import { inBackground, putMultipart, putSingle } from './put.ts'
-import { completeXml, xmlText } from './s3.ts'
+import { xmlText } from '../protocol/xml.ts'
+import { completeXml } from './s3.ts'
 import { send } from './send.ts'
 import { runUpload } from './settle.ts'
-import { createSigner, type CredentialSource, type Credentials } from './signer.ts'
+import { createSigner, type CredentialSource, type Credentials, type Locate } from './signer.ts'
 
+/** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
   /** Fixed credentials, or a `CredentialSource` that renews them (token mode refreshes from the endpoint). */
   credentials: Credentials | CredentialSource
-  /** @default the Blob's own type */
+  /** The object's Content-Type. @default the Blob's own type (none when it has none) */
   contentType?: string
+  /** The object's Cache-Control. @default none */
   cacheControl?: string
   /**
    * Extra headers, signed, for PutObject and CreateMultipartUpload only: `x-amz-tagging` (see
@@ -33,6 +36,13 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * Token mode asks the endpoint to; with your own credentials, list and abort them yourself.
    */
   abortDuplicates?: (keep: string | undefined) => Promise<unknown>
+  /**
+   * Where the object's requests go and how they are signed: `awsEndpoints()` from
+   * `updraft/aws-endpoints` (S3's endpoint rules: FIPS, dual-stack, acceleration, access-point
+   * ARNs, and following a bucket to its region). @default the engine's own rule: virtual-hosted
+   * on AWS, path-style for dotted buckets, IP addresses and `forcePathStyle`
+   */
+  locate?: Locate
 }
 
 /**
@@ -40,9 +50,44 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
  * spread into one target without overwriting each other:
  * `{ ...target, ...sseCustomerKey(key), ...taggingHeaders(tags) }`.
  */
-export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders'>
+export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' | 'locate'>
 
-/** Uploads `file` to one object with credentials the caller already holds (token mode, or server-side). */
+/**
+ * Uploads `file` to one object with credentials the caller already holds: no endpoint involved
+ * (server side, a worker, a script, tests; `upload()` calls it in token mode). One PUT for a body
+ * of up to `partSize` bytes, else a parallel multipart upload, with the same retries, abort and
+ * cleanup as {@link upload}.
+ *
+ * @param file - The bytes, any `Blob` (in Node, `fs.openAsBlob(path)` gives one for a file).
+ * @param target - Where and with what credentials, plus any {@link TransferOptions}.
+ * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
+ * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
+ * `InvalidAccessKeyId`, …), or still failed after `maxAttempts`.
+ * @throws {@link NetworkError} a request got no reply (offline, a CORS refusal, a stall of
+ * `stallTimeout`) on every attempt.
+ * @throws {@link UploadAbortedError} (`name` `'AbortError'`) `signal` aborted before storage
+ * committed the object; cleanup goes on in the background (`onCleanup`).
+ * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
+ * `ExposeHeaders: ETag`), or CreateMultipartUpload answered without an upload id.
+ * @throws `RangeError`, `TypeError` an invalid option or target (a `partSize` under 5 MiB, a
+ * bucket name with `/`, a key with a `..` segment): a bug in the calling code.
+ *
+ * Every error arrives as the promise's rejection, never thrown synchronously.
+ * @example
+ * ```ts
+ * import { uploadObject } from 'updraft'
+ *
+ * const { etag } = await uploadObject(blob, {
+ *   bucket: 'uploads',
+ *   key: 'photos/cat.jpg',
+ *   region: 'us-east-1',
+ *   endpoint: 'http://127.0.0.1:9000', // any S3-compatible store; leave out for AWS
+ *   forcePathStyle: true,
+ *   credentials: { accessKeyId, secretAccessKey, sessionToken },
+ *   contentType: 'image/jpeg',
+ * })
+ * ```
+ */
 export function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadResult> {
   return runUpload(target, (options) => putObject(file, target, options))
 }
@@ -50,8 +95,7 @@ export function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadRe
 /** `uploadObject` inside an upload that is already running (token mode). */
 export async function putObject(file: Blob, target: ObjectTarget, options: ResolvedOptions): Promise<UploadResult> {
   const plan = planParts(file.size, options.partSize)
-  const url = objectUrl(target)
-  const sign = createSigner(target.credentials, target.region, url)
+  const sign = createSigner(target.credentials, target)
   // Empty values (a Blob with no type, no cache-control) are left out rather than sent blank.
   const objectHeaders = Object.fromEntries(
     Object.entries({
@@ -61,7 +105,7 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
       'cache-control': target.cacheControl,
     }).filter(([, value]) => value),
   ) as Record<string, string>
-  const result = (etag: string): UploadResult => ({ url, bucket: target.bucket, key: target.key, etag })
+  const result = (etag: string): UploadResult => ({ url: sign.url(), bucket: target.bucket, key: target.key, etag })
 
   if (plan.count < 2) return putSingle(file, (refused) => sign('PUT', '', objectHeaders, refused), result, options)
 

@@ -4,8 +4,38 @@ import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
 
 /**
- * `upload()` for presigned mode only. Pages that never use token mode import this entry
- * (`updraft/presigned`) and ship no SigV4 code at all.
+ * {@link upload} for presigned mode only: the endpoint presigns every request (one PUT, or each
+ * part of a multipart upload, plus Complete and Abort through its `/parts`, `/complete` and
+ * `/abort` routes). Pages that never use token mode import this entry (`updraft/presigned`) and
+ * ship no SigV4 code at all. Same options as `upload()`, but `strategy` and the token-mode-only
+ * `objectHeaders` / `uploadHeaders`.
+ *
+ * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`.
+ * @param options - Every one optional; see {@link UploadOptions}.
+ * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
+ * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
+ * large, type not allowed, not authorized) or still failed (5xx, 429) after `maxAttempts`.
+ * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
+ * `EntityTooSmall`, …), or still failed after `maxAttempts`.
+ * @throws {@link NetworkError} a request got no reply (offline, a CORS refusal, a stall of
+ * `stallTimeout`) on every attempt.
+ * @throws {@link UploadAbortedError} (`name` `'AbortError'`, message `Upload aborted`) `signal`
+ * aborted before storage committed the object; cleanup goes on in the background (`onCleanup`).
+ * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
+ * `ExposeHeaders: ETag`), or the endpoint's multipart plan does not fit the file.
+ * @throws `RangeError`, `TypeError` an invalid option (`partConcurrency: 0`, `maxAttempts: 1.5`,
+ * …): a bug in the calling code, deliberately not an `UploadError`.
+ *
+ * Every error arrives as the promise's rejection, never thrown synchronously.
+ * @example
+ * ```ts
+ * import { uploadPresigned } from 'updraft/presigned'
+ *
+ * const { key } = await uploadPresigned(file, {
+ *   endpoint: '/api/s3-upload',
+ *   onProgress: ({ loaded, total }) => (bar.value = loaded / total),
+ * })
+ * ```
  */
 export function uploadPresigned(
   file: Blob,

@@ -4,8 +4,37 @@ import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
 
 /**
- * `upload()` for token mode only: pages that never use presigned mode import this entry
- * (`updraft/token`) and ship none of its code.
+ * {@link upload} for token mode only: the endpoint issues STS credentials allowed to write one
+ * key, and the page signs its own requests to storage (SigV4), refreshing the credentials from
+ * the endpoint before they expire. Pages that never use presigned mode import this entry
+ * (`updraft/token`) and ship none of its code. Same options as `upload()`, but `strategy`.
+ *
+ * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`.
+ * @param options - Every one optional; see {@link UploadOptions}.
+ * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
+ * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
+ * large, type not allowed, not authorized) or still failed (5xx, 429) after `maxAttempts`.
+ * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
+ * `EntityTooSmall`, …), or still failed after `maxAttempts`.
+ * @throws {@link NetworkError} a request got no reply (offline, a CORS refusal, a stall of
+ * `stallTimeout`) on every attempt.
+ * @throws {@link UploadAbortedError} (`name` `'AbortError'`, message `Upload aborted`) `signal`
+ * aborted before storage committed the object; cleanup goes on in the background (`onCleanup`).
+ * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
+ * `ExposeHeaders: ETag`).
+ * @throws `RangeError`, `TypeError` an invalid option (`partConcurrency: 0`, `maxAttempts: 1.5`,
+ * …): a bug in the calling code, deliberately not an `UploadError`.
+ *
+ * Every error arrives as the promise's rejection, never thrown synchronously.
+ * @example
+ * ```ts
+ * import { uploadWithToken } from 'updraft/token'
+ *
+ * const { url } = await uploadWithToken(file, {
+ *   endpointHeaders: { 'x-csrf-token': csrfToken }, // to the endpoint only, never to storage
+ *   partConcurrency: 6,
+ * })
+ * ```
  */
 export function uploadWithToken(file: Blob, options: Omit<UploadOptions, 'strategy'> = {}): Promise<UploadResult> {
   return runUpload({ ...options, strategy: 'token' as const }, async (resolved) => {

@@ -8,6 +8,7 @@
  */
 import { encodeKey, type ObjectLocation } from './object-url.ts'
 
+/** Which of S3's own hosts to use, and how to treat an ARN's region (all AWS only). */
 export interface EndpointRules {
   /** FIPS 140 endpoints (`s3-fips.…`); AWS only. */
   useFipsEndpoint?: boolean

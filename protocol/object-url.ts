@@ -1,11 +1,14 @@
 /** Where an object lives. No endpoint: AWS S3 in `region`. */
 export interface ObjectLocation {
+  /** The bucket's name, or an access point ARN. */
   bucket: string
+  /** The object's key, as stored: non-empty, no `.` or `..` segments. */
   key: string
+  /** The bucket's region, e.g. `us-east-1` (what SigV4 signs with; `auto` for R2). */
   region: string
   /** A custom S3-compatible store, e.g. `http://127.0.0.1:9000` or `https://ACCOUNT.r2.cloudflarestorage.com`. */
   endpoint?: string
-  /** `{endpoint}/{bucket}/{key}` instead of `{bucket}.{host}/{key}`. */
+  /** `{endpoint}/{bucket}/{key}` instead of `{bucket}.{host}/{key}`. @default false */
   forcePathStyle?: boolean
 }
 

@@ -2,6 +2,7 @@ import { MAX_OBJECT_SIZE, MAX_PART_SIZE, MAX_PARTS, MIN_PART_SIZE, MiB } from '.
 
 /** How a body of `size` bytes splits into parts. Numbers only: part ranges come from `partRange`. */
 export interface PartPlan {
+  /** The body's length in bytes. */
   size: number
   /** Every part but the last is exactly this long. */
   partSize: number
@@ -13,7 +14,16 @@ export interface PartPlan {
 
 /**
  * Splits `size` bytes into parts of `partSize` (at least 5 MiB), raising the part size to the next
- * whole MiB when more than 10 000 parts would be needed.
+ * whole MiB when more than 10 000 parts would be needed: what an upload of that size will send.
+ * A body of at most one part goes as a single PUT (`count` 0 or 1).
+ *
+ * @param size - The body's length in bytes, 0 to 5 TiB.
+ * @param partSize - Bytes per part, 5 MiB to 5 GiB; 5 MiB ({@link MIN_PART_SIZE}) when left out.
+ * @throws `RangeError` when `size` or `partSize` is not a whole number within those bounds.
+ * @example
+ * ```ts
+ * planParts(12 * 1024 * 1024) // { size: 12582912, partSize: 5242880, count: 3, lastPartSize: 2097152 }
+ * ```
  */
 export function planParts(size: number, partSize = MIN_PART_SIZE): PartPlan {
   if (!Number.isSafeInteger(size) || size < 0 || size > MAX_OBJECT_SIZE) {

@@ -7,9 +7,24 @@ import { DEFAULT_CONTENT_TYPE, limitRefusal, type UploadLimits } from './file-li
 import { MAX_BODY_BYTES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from './limits.ts'
 import type { AbortRequest, CompleteRequest, PartsRequest, Strategy } from './wire.ts'
 
-/** A refusal the client caused: sent as `{ error: message }` with `status`, never logged as a fault. */
+/**
+ * A refusal the client caused: the handler answers it as `{ error: message }` with `status`, and
+ * never logs it as a fault. Throw one from your `key` callback to refuse a request with your own
+ * status and words (`authorize` refuses by returning false: 403).
+ *
+ * @example
+ * ```ts
+ * createUploadHandler({
+ *   key: (request, filename, body) => {
+ *     if (typeof body.albumId !== 'string') throw new RequestError(400, 'albumId is required: send it in endpointBody')
+ *     return `albums/${body.albumId}/${crypto.randomUUID()}/${sanitizeFilename(filename)}`
+ *   },
+ * })
+ * ```
+ */
 export class RequestError extends Error {
   override name = 'RequestError'
+  /** The HTTP status answered: 400, 403, 413, 415, 429, … */
   readonly status: number
 
   constructor(status: number, message: string) {

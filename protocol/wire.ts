@@ -7,11 +7,14 @@
 /** Where the page finds the endpoint unless told otherwise; next-s3-upload's path. */
 export const DEFAULT_ENDPOINT = '/api/s3-upload'
 
+/** How the page gets permission: STS credentials for one key ('token'), or presigned URLs. */
 export type Strategy = 'token' | 'presigned'
 
 /** POST {endpoint} */
 export interface UploadRequest {
+  /** The file's name (or relative path in a dropped folder): the default key is built from it. */
   filename: string
+  /** Its media type: signed as the object's Content-Type. */
   filetype: string
   /** Bytes. Sent by this engine; next-s3-upload's client does not send it. */
   filesize?: number
@@ -23,10 +26,12 @@ export interface UploadRequest {
   [extra: string]: unknown
 }
 
+/** STS credentials as the AWS SDK spells them (next-s3-upload's `token.Credentials`). */
 export interface StsCredentials {
   AccessKeyId: string
   SecretAccessKey: string
   SessionToken: string
+  /** ISO 8601; the engine refreshes token-mode credentials from `/refresh` before this. */
   Expiration?: string
 }
 
@@ -36,10 +41,12 @@ interface LocationReply {
   region: string
 }
 
+/** Reply to a token-mode {@link UploadRequest}: credentials allowed to write `key` only. */
 export interface TokenReply extends LocationReply {
   token: { Credentials: StsCredentials }
   /** Only for a custom store (RGW, MinIO, R2). */
   endpoint?: string
+  /** Path-style URLs for a custom store. */
   forcePathStyle?: boolean
   /**
    * HMAC-signed and expiring, binding bucket and key: what `/refresh` and `/duplicates` act on,
@@ -53,6 +60,7 @@ export interface TokenReply extends LocationReply {
 export interface RefreshRequest {
   ticket: string
 }
+/** Reply to {@link RefreshRequest}: fresh credentials for the same key. */
 export interface RefreshReply {
   token: { Credentials: StsCredentials }
 }
@@ -66,35 +74,60 @@ export interface DuplicatesRequest {
   /** The upload in use; absent when none was created (every upload on the key is aborted). */
   keep?: string
 }
+/** Reply to {@link DuplicatesRequest}. */
 export interface DuplicatesReply {
+  /** How many uploads were aborted. */
   aborted: number
 }
 
+/** Reply to a presigned {@link UploadRequest} for one PUT (and next-s3-upload's presigned reply). */
 export interface PresignedPutReply extends LocationReply {
   endpoint?: string
+  /** The presigned PUT URL. */
   url: string
   /** Headers signed into the URL that the PUT must carry. Absent from next-s3-upload's replies. */
   headers?: Record<string, string>
 }
 
+/**
+ * Reply to a presigned {@link UploadRequest} whose `filesize` is over the server's
+ * `multipartThreshold`: the endpoint has created the multipart upload; part URLs come from
+ * `/parts`, and `/complete` or `/abort` end it.
+ */
 export interface PresignedMultipartReply extends LocationReply {
   endpoint?: string
+  /** The multipart upload the endpoint created. */
   uploadId: string
+  /** Bytes per part (every part but the last). */
   partSize: number
   partCount: number
   /** HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize and filesize. */
   ticket: string
+  /**
+   * URLs of the first parts (up to FIRST_PART_URLS), by part number, as `/parts` answers: the
+   * first PUTs go out without another round trip. Absent from older endpoints: then `/parts`.
+   */
+  urls?: Record<string, string>
 }
 
+/** Reply to a presigned {@link UploadRequest}: one PUT, or a multipart upload. */
 export type PresignedReply = PresignedPutReply | PresignedMultipartReply
 
 /** POST {endpoint}/parts */
 export interface PartsRequest {
   ticket: string
+  /** 1-based, at most 100 per request. */
   partNumbers: number[]
 }
+/** Reply to {@link PartsRequest}. */
 export interface PartsReply {
+  /** Part number (as a string) → presigned UploadPart URL, bound to that part's exact length. */
   urls: Record<string, string>
+}
+
+/** POST {endpoint}/list-parts (servers with `resumable` on): a presigned multipart ticket. */
+export interface ListPartsRequest {
+  ticket: string
 }
 
 /**
@@ -118,6 +151,7 @@ export interface UploadResult {
   /** The object's URL, without any signature. */
   url: string
   bucket: string
+  /** The object's key, as the endpoint chose it. */
   key: string
   /** As storage reported it; empty when the store sends none (RGW's CompleteMultipartUpload). */
   etag: string
@@ -128,13 +162,16 @@ export interface CompleteRequest {
   ticket: string
   parts: Array<{ partNumber: number; etag: string }>
 }
+/** Reply to {@link CompleteRequest}: the stored object. */
 export type CompleteReply = UploadResult
 
 /** POST {endpoint}/abort */
 export interface AbortRequest {
   ticket: string
 }
+/** Reply to {@link AbortRequest}. */
 export interface AbortReply {
+  /** Always true: an upload already gone counts as aborted. */
   aborted: true
 }
 
@@ -144,6 +181,7 @@ export interface AbortReply {
  * show the page: no keys, no role ARN.
  */
 export interface InfoReply {
+  /** Whether this server can issue token-mode credentials (it has an STS, and no `allowedTypes`). */
   token: boolean
   /** Why token mode is off; present exactly when `token` is false. */
   tokenUnavailableReason?: string
@@ -162,6 +200,7 @@ export interface InfoReply {
 
 /** Any refusal: the client throws `error` as is. */
 export interface ErrorReply {
+  /** What to change, in plain words; the engine's `EndpointError` carries it as its message. */
   error: string
 }
 

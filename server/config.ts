@@ -17,17 +17,24 @@ export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info' | 'refres
 /** Which credentials sign the storage requests the endpoint presigns for a page. */
 export type PresignWith = 'session' | 'server-key'
 
+/** How token mode (and session presigning) gets STS credentials: AWS GetFederationToken, or AssumeRole (AWS, RGW, MinIO). */
 export type StsMode = 'federation' | 'assume-role'
 
+/** Where and how the endpoint gets STS credentials (`S3_UPLOAD_STS_MODE`, `_STS_ENDPOINT`, `_ROLE_ARN`). */
 export interface StsConfig {
   /** @default 'federation' (AWS GetFederationToken); 'assume-role' also works with RGW and MinIO. */
   mode?: StsMode
   /** @default AWS STS for 'federation'; the storage `endpoint` for 'assume-role' (RGW and MinIO serve STS there) */
   endpoint?: string
-  /** Required for 'assume-role'. */
+  /** The role to assume; required for 'assume-role'. @default process.env.S3_UPLOAD_ROLE_ARN */
   roleArn?: string
 }
 
+/**
+ * Settings of {@link createUploadHandler}, {@link createUploadSweeper} and the Fastify plugin.
+ * Every one is optional: the store's settings fall back to the `S3_UPLOAD_*` environment
+ * variables next-s3-upload reads, and the rest have the defaults below.
+ */
 export interface UploadHandlerConfig {
   /** @default process.env.S3_UPLOAD_KEY */
   accessKeyId?: string
@@ -41,6 +48,7 @@ export interface UploadHandlerConfig {
   endpoint?: string
   /** @default process.env.S3_UPLOAD_FORCE_PATH_STYLE === 'true' */
   forcePathStyle?: boolean
+  /** STS for token mode and session presigning. @default federation (AWS), from `S3_UPLOAD_STS_*` */
   sts?: StsConfig
   /**
    * The object key for an upload. `body` is the parsed request body, extra fields included
@@ -50,14 +58,16 @@ export interface UploadHandlerConfig {
   /**
    * Called on every route before the body is parsed or anything is issued; false → 403. Decide on
    * headers (cookies, Authorization): under Fastify it runs in onRequest, before the body is read.
+   * @default none: anyone who can reach the endpoint may upload
    */
   authorize?: (request: Request) => boolean | Promise<boolean>
   /**
    * Bytes; larger declared files → 413, and requests must then declare `filesize`. Presigned URLs
    * bind the declared size, so storage enforces it; token credentials cannot carry a size limit.
+   * @default none
    */
   maxFileSize?: number
-  /** Exact types (`application/pdf`) or patterns (`image/*`); anything else → 415. */
+  /** Exact types (`application/pdf`) or patterns (`image/*`); anything else → 415. Setting it turns token mode off. @default any type but active content (HTML, SVG, scripts, …) */
   allowedTypes?: readonly string[]
   /** Presigned uploads with `filesize` above this go multipart. @default 5 MiB (the engine's part size) */
   multipartThreshold?: number
@@ -70,7 +80,7 @@ export interface UploadHandlerConfig {
    * @default 3600
    */
   partUrlExpiresIn?: number
-  /** HMAC key for multipart tickets; instances behind one load balancer must share it. @default derived from secretAccessKey */
+  /** HMAC key for multipart tickets; instances behind one load balancer must share it. @default process.env.S3_UPLOAD_TICKET_SECRET, else derived from secretAccessKey */
   ticketSecret?: string
   /** How long a multipart ticket stays valid. @default 86400 (24 h) */
   ticketTtlSeconds?: number
@@ -111,6 +121,7 @@ export interface UploadHandlerConfig {
   /**
    * A rate limiter for the Web handler (the Fastify plugin has `rateLimit`): called on every
    * POST before `authorize`; a number of seconds → 429 with `Retry-After`, undefined → go on.
+   * @default none
    */
   throttle?: (request: Request, route: Route) => number | undefined | Promise<number | undefined>
   /** @default console */
@@ -118,6 +129,7 @@ export interface UploadHandlerConfig {
   /**
    * What `GET {prefix}/info` tells the page, over what the config implies (server/info.ts):
    * `store` names the storage for display; `tokenUnavailableReason` turns token mode off, saying why.
+   * @default what the config implies
    */
   info?: { store?: string; tokenUnavailableReason?: string }
 }
@@ -148,6 +160,7 @@ export const CANNED_ACLS = [
   'bucket-owner-read',
   'bucket-owner-full-control',
 ] as const
+/** One of S3's canned ACLs, for `objectAcl`. */
 export type CannedAcl = (typeof CANNED_ACLS)[number]
 
 export const defaultConfig = {

@@ -20,6 +20,7 @@ export interface EsbuildPlugin {
  * its Node build uses. Single presigned PUTs need no XML and work without it.
  *
  * @example
+ * ```ts
  * import { build } from 'esbuild'
  * import { awsSdkXmlParser } from 'updraft/esbuild-plugin'
  *
@@ -28,12 +29,13 @@ export interface EsbuildPlugin {
  *   platform: 'browser', conditions: ['workerd', 'worker', 'browser'], external: ['node:*'],
  *   plugins: [awsSdkXmlParser],
  * })
+ * ```
  */
-export const awsSdkXmlParser: EsbuildPlugin = {
+export const awsSdkXmlParser: EsbuildPlugin = Object.freeze<EsbuildPlugin>({
   name: 'aws-sdk-xml-parser',
   setup(build) {
     build.onResolve({ filter: /^\.\/xml-parser$/ }, ({ importer }) =>
       importer.includes('@aws-sdk/xml-builder') ? { path: join(dirname(importer), 'xml-parser.js') } : undefined,
     )
   },
-}
+})

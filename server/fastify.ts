@@ -11,13 +11,14 @@ import { createLoggingUploadHandler, type LoggingUploadHandler } from './handler
 import { createS3Client } from './presigned-urls.ts'
 import { sweepStaleUploads } from './sweep.ts'
 
+/** Options of the {@link s3Upload} plugin: every {@link UploadHandlerConfig} setting, plus the plugin's own. */
 export interface S3UploadPluginOptions extends UploadHandlerConfig {
-  /** @default '/api/s3-upload' */
+  /** The endpoint's path; its routes are `{prefix}`, `{prefix}/parts`, … @default '/api/s3-upload' */
   prefix?: string
   /**
    * `@fastify/rate-limit` on the endpoint's routes, counted per client IP (set Fastify's
    * `trustProxy` behind a proxy, or every visitor shares the proxy's count); over the limit → 429
-   * with Retry-After. `false` turns it off. @default DEFAULT_RATE_LIMIT
+   * with Retry-After. `false` turns it off. @default `{ max: 120, timeWindow: 60_000 }` ({@link DEFAULT_RATE_LIMIT})
    */
   rateLimit?: false | RateLimitPluginOptions
   /**
@@ -27,13 +28,16 @@ export interface S3UploadPluginOptions extends UploadHandlerConfig {
   sweepEverySeconds?: number
 }
 
+/** The plugin's default `prefix`: `/api/s3-upload`, next-s3-upload's path. */
 export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
 
 /**
  * Per client IP: enough for a page uploading a few files a second (each upload is one request,
  * plus /parts every 100 parts and /complete), far below what minting credentials in a loop needs.
+ * The plugin's default `rateLimit`: 120 requests a minute per client. Frozen: spread it to adjust
+ * (`rateLimit: { ...DEFAULT_RATE_LIMIT, max: 600 }`).
  */
-export const DEFAULT_RATE_LIMIT = { max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions
+export const DEFAULT_RATE_LIMIT = Object.freeze({ max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions)
 
 /** The upload request and its sub-routes (server/handler.ts `routeOf`); `/info` is a GET of its own. */
 const ROUTES = ['/', '/parts', '/complete', '/abort', '/refresh', '/duplicates', '/list-parts']
@@ -167,6 +171,31 @@ function toWebRequest(request: FastifyRequest, body: string | undefined): Reques
 /** A Host header that cannot be part of a URL must not turn a request into a 500. */
 const safeHost = (host: string) => (/^[\w.-]+(:\d+)?$|^\[[\d:a-f.]+\](:\d+)?$/i.test(host) ? host : 'localhost')
 
-/** `import s3Upload from 'updraft/fastify'`; named `updraft` for `dependencies` of other plugins. */
+/**
+ * The credential endpoint as a Fastify plugin (`fastify-plugin`, Fastify 5): the routes of
+ * {@link createUploadHandler} under `prefix`, each body checked by the same code as under every
+ * other mounting, failures logged with the request's pino logger, `authorize` run in `onRequest`
+ * (before the body is read), and a per-client rate limit. Named `updraft` for other plugins'
+ * `dependencies`; also the module's default export.
+ *
+ * @throws `TypeError` from `app.register(…)` (and so `app.ready()` / `listen()`) when a required
+ * setting is missing (the message names every one, with its `S3_UPLOAD_*` variable) or invalid.
+ * Requests are answered, never thrown: client mistakes with a 4xx JSON `{ error }`, anything
+ * unexpected with a logged 500.
+ * @example
+ * ```ts
+ * import Fastify from 'fastify'
+ * import s3Upload from 'updraft/fastify'
+ *
+ * const app = Fastify({ logger: true })
+ * await app.register(s3Upload, {
+ *   prefix: '/api/s3-upload',
+ *   maxFileSize: 100 * 1024 * 1024,
+ *   authorize: (request) => isSignedIn(request.headers.get('cookie')),
+ *   sweepEverySeconds: 3600, // abort multipart uploads nobody finished
+ * })
+ * await app.listen({ port: 3000 })
+ * ```
+ */
 export const s3Upload = fp(plugin, { fastify: '5.x', name: 'updraft' })
 export default s3Upload

@@ -28,6 +28,10 @@ import { createCredentialIssuer, createTokenIssuer } from './sts.ts'
 export { describeError } from './errors.ts'
 export type { Route } from './config.ts'
 
+/**
+ * The endpoint: a Web `Request` in, a `Response` out; never rejects (a client mistake is a 4xx
+ * JSON `{ error }`, anything unexpected a logged `500 Internal Server Error`).
+ */
 export type UploadHandler = (request: Request) => Promise<Response>
 /** The handler with the logger chosen per request (Fastify passes `request.log`). */
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
@@ -39,6 +43,35 @@ const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refre
  * The credential endpoint as a Web-standard handler, for Fastify (server/fastify.ts), Next.js
  * route handlers, Hono and Workers alike. With no config it reads the S3_UPLOAD_* environment;
  * missing settings throw here, not on the first upload.
+ *
+ * Mount it on the endpoint path and everything under it (a catch-all): it answers `POST` on the
+ * path itself (the upload request), `…/parts`, `…/complete`, `…/abort` (presigned multipart),
+ * `…/refresh`, `…/duplicates` (token mode) and `GET …/info`, telling them apart by the last path
+ * segment. Refusals are `RequestError`s answered as 4xx JSON `{ error }` (400 bad request, 403 not
+ * authorized or cross-site, 413 too large, 415 type not allowed, 429 throttled); the handler
+ * itself never rejects.
+ *
+ * @param config - Every setting optional: what is left out comes from `S3_UPLOAD_*`; see {@link UploadHandlerConfig}.
+ * @returns The handler, `(request: Request) => Promise<Response>`.
+ * @throws `TypeError` when a required setting is missing (the message names every one, with its
+ * environment variable) or a setting is invalid (`partSize` under 5 MiB, an unknown `sts.mode`,
+ * `presignWith: 'session'` without an STS, …).
+ * @example
+ * ```ts
+ * // app/api/s3-upload/[[...path]]/route.ts (Next.js App Router)
+ * import { createUploadHandler, type UploadHandler } from 'updraft/server'
+ *
+ * let handle: UploadHandler | undefined // created on first use: `next build` runs without S3_UPLOAD_*
+ * const upload = (request: Request) =>
+ *   (handle ??= createUploadHandler({
+ *     maxFileSize: 100 * 1024 * 1024,
+ *     allowedTypes: ['image/*', 'application/pdf'],
+ *     authorize: (request) => isSignedIn(request.headers.get('cookie')),
+ *   }))(request)
+ *
+ * export const POST = upload
+ * export const GET = upload // …/info
+ * ```
  */
 export function createUploadHandler(config?: UploadHandlerConfig): UploadHandler {
   const handle = createLoggingUploadHandler(config)

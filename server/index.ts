@@ -1,35 +1,10 @@
+// `updraft/server`: the credential endpoint as a Web-standard handler. Everything exported here is
+// public API (api/updraft-server.api.md); presigners, policies, config resolution and media-type
+// parsing are the handler's internals (the CLI and tests import them from their modules).
 export { createUploadHandler, type UploadHandler, type Route } from './handler.ts'
 export { createUploadSweeper, type SweepOptions, type SweepReport } from './sweep.ts'
-export {
-  configFromEnv,
-  resolveConfig,
-  type UploadHandlerConfig,
-  type ResolvedConfig,
-  type StsConfig,
-  type StsMode,
-  type Logger,
-  type PresignWith,
-  type CannedAcl,
-} from './config.ts'
-export { sanitizeFilename, sanitizePath, defaultKey, DEFAULT_KEY_PREFIX } from './key.ts'
-export { uploadPolicy, presignPolicy, FEDERATED_USER_NAME, TOKEN_DURATION_SECONDS, MAX_SESSION_POLICY_LENGTH } from './sts.ts'
-export { createQueryPresigner, type QueryPresigner, type QueryPresignRequest, type SigningCredentials } from './sigv4.ts'
-export { PRESIGN_EXPIRES_IN } from './presigned-urls.ts'
-export { RequestError, isAllowedType } from '../protocol/validate.ts'
-export { parseMediaType, isActiveContent, MediaTypeError, type MediaType } from '../protocol/content-type.ts'
-export { MAX_KEY_BYTES, MAX_PARTS_PER_REQUEST } from '../protocol/limits.ts'
-export type {
-  UploadRequest,
-  TokenReply,
-  PresignedReply,
-  PresignedPutReply,
-  PresignedMultipartReply,
-  PartsRequest,
-  PartsReply,
-  CompleteRequest,
-  CompleteReply,
-  AbortRequest,
-  AbortReply,
-  InfoReply,
-  ErrorReply,
-} from '../protocol/wire.ts'
+export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl } from './config.ts'
+export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'
+export { RequestError } from '../protocol/validate.ts'
+// The wire protocol's types, for clients written by hand (ARCHITECTURE.md "Wire protocol").
+export type * from '../protocol/public-wire.ts'

@@ -45,11 +45,28 @@ export function stsUnavailableReason({ sts, endpoint, info }: Pick<ResolvedConfi
 /** A name a person recognises; the endpoint's origin for stores that cannot be told apart. */
 export function describeStore({ endpoint, region, bucket }: ResolvedConfig): string {
   const where = `bucket ${bucket}`
-  if (endpoint === undefined || isAws(endpoint)) return `AWS S3 (${region}) · ${where}`
-  const { host, origin } = new URL(endpoint)
-  if (host.endsWith('.r2.cloudflarestorage.com')) return `Cloudflare R2 · ${where}`
-  if (host.endsWith('.backblazeb2.com')) return `Backblaze B2 (${region}) · ${where}`
-  return `S3-compatible store at ${origin} · ${where}`
+  switch (knownStore(endpoint)) {
+    case 'aws':
+      return `AWS S3 (${region}) · ${where}`
+    case 'r2':
+      return `Cloudflare R2 · ${where}`
+    case 'b2':
+      return `Backblaze B2 (${region}) · ${where}`
+  }
+  return `S3-compatible store at ${new URL(endpoint!).origin} · ${where}`
 }
 
 export const isAws = (endpoint: string) => /(^|\.)amazonaws\.com(\.cn)?$/.test(new URL(endpoint).hostname)
+
+/**
+ * The store behind an endpoint, where its host tells: none (or an amazonaws.com host, China's
+ * included) is AWS; R2 and B2 have their own hosts. Any other (MinIO, Ceph RGW, …) cannot be told
+ * apart: `undefined`.
+ */
+export function knownStore(endpoint: string | undefined): 'aws' | 'r2' | 'b2' | undefined {
+  if (endpoint === undefined || isAws(endpoint)) return 'aws'
+  const { hostname } = new URL(endpoint)
+  if (hostname.endsWith('.r2.cloudflarestorage.com')) return 'r2'
+  if (hostname.endsWith('.backblazeb2.com')) return 'b2'
+  return undefined
+}

@@ -28,7 +28,13 @@ const UNSAFE = /[^\p{L}\p{M}\p{N}!_.'()-]/gu
  * one U+00E9: both give the same key), unsafe characters as a space, runs of whitespace as `-`,
  * runs of dots as one (so no `.` or `..` segment exists). Never empty, never `.`; at most
  * `maxBytes` of UTF-8, the extension kept when cut. ASCII names give next-s3-upload's result,
- * minus its `*`.
+ * minus its `*`. Never throws.
+ *
+ * @example
+ * ```ts
+ * createUploadHandler({ key: (request, filename) => `users/${userOf(request)}/${crypto.randomUUID()}/${sanitizeFilename(filename)}` })
+ * sanitizeFilename('résumé 📄 final.pdf') // 'résumé-final.pdf'
+ * ```
  */
 export function sanitizeFilename(filename: string, maxBytes = MAX_NAME_BYTES): string {
   let name = filename
@@ -45,6 +51,12 @@ export function sanitizeFilename(filename: string, maxBytes = MAX_NAME_BYTES): s
  * `/` and `\` separate, empty, `.` and `..` segments are dropped (no path leaves the upload's own
  * `{uuid}/` folder), each segment is sanitised as a file name. The file name gets the room it
  * needs first; folders follow, innermost first, while they fit in `maxBytes` (at most 8).
+ * Never throws.
+ *
+ * @example
+ * ```ts
+ * sanitizePath('holiday/../day 1/a.jpg') // 'holiday/day-1/a.jpg'
+ * ```
  */
 export function sanitizePath(path: string, maxBytes = MAX_NAME_BYTES): string {
   const segments = path.split(/[/\\]+/).filter((segment) => segment !== '' && segment !== '.' && segment !== '..')
@@ -61,6 +73,13 @@ export function sanitizePath(path: string, maxBytes = MAX_NAME_BYTES): string {
 /**
  * `{prefix}{uuid}/{sanitized relative path}` (config.keyPrefix, `next-s3-uploads/` by default):
  * unique, and at most 1024 bytes. A plain file name gives one segment, as next-s3-upload's keys.
+ * What the handler uses when its config has no `key`; call it from your own `key` callback to
+ * keep the default and add to it. Never throws.
+ *
+ * @example
+ * ```ts
+ * createUploadHandler({ key: (request, filename) => defaultKey(filename, `tenants/${tenantOf(request)}/`) })
+ * ```
  */
 export const defaultKey = (filename: string, prefix = `${DEFAULT_KEY_PREFIX}/`) =>
   `${prefix}${crypto.randomUUID()}/${sanitizePath(filename, nameRoom(prefix))}`

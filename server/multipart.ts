@@ -6,6 +6,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { createHash } from 'node:crypto'
+import { FIRST_PART_URLS } from '../protocol/limits.ts'
 import { planParts } from '../protocol/parts.ts'
 import {
   PRESIGNED_CACHE_CONTROL,
@@ -31,7 +32,7 @@ export interface MultipartContext {
 
 /** CreateMultipartUpload, then a ticket that carries the plan to /parts, /complete and /abort. */
 export async function startMultipart(
-  { config, s3, ticketSecret }: MultipartContext,
+  { config, s3, ticketSecret, presignParts }: MultipartContext,
   { key, contentType, filesize }: { key: string; contentType: string; filesize: number },
 ): Promise<PresignedMultipartReply> {
   const plan = planParts(filesize, config.partSize)
@@ -65,6 +66,7 @@ export async function startMultipart(
     partSize: plan.partSize,
     partCount: plan.count,
     ticket: signTicket(claims, ticketSecret),
+    urls: await presignParts(claims, Array.from({ length: Math.min(plan.count, FIRST_PART_URLS) }, (_, i) => i + 1)),
   }
 }
 

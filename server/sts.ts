@@ -17,7 +17,7 @@ export const TOKEN_DURATION_SECONDS = 60 * 60
 export const MAX_SESSION_POLICY_LENGTH = 1536
 
 /** The actions one upload needs: PutObject (single, and every multipart step but abort) and the engine's cleanup. */
-const UPLOAD_ACTIONS = ['s3:PutObject', 's3:AbortMultipartUpload']
+export const UPLOAD_ACTIONS = ['s3:PutObject', 's3:AbortMultipartUpload']
 /** …and, with `resumable`, asking which parts storage holds, to carry an upload on after a reload. */
 const RESUME_ACTIONS = [...UPLOAD_ACTIONS, 's3:ListMultipartUploadParts']
 
@@ -61,7 +61,7 @@ export function presignPolicy(bucket: string, keyPrefix: string): string {
 
 const policyDocument = (statements: Statement[]) => JSON.stringify({ Version: '2012-10-17', Statement: statements })
 const allow = (actions: string[], resource: string): Statement => ({ Effect: 'Allow', Action: actions, Resource: [resource] })
-const objectArn = (bucket: string, key: string) => `arn:aws:s3:::${bucket}/${key}`
+export const objectArn = (bucket: string, key: string) => `arn:aws:s3:::${bucket}/${key}`
 function denyPut(condition: Record<string, unknown>): Statement {
   return { Effect: 'Deny', Action: 's3:PutObject', Resource: '*', Condition: condition }
 }

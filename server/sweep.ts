@@ -2,6 +2,7 @@ import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client
 import { resolveConfig, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
 import { createS3Client } from './presigned-urls.ts'
 
+/** Options of one sweep (the function {@link createUploadSweeper} returns). */
 export interface SweepOptions {
   /** Uploads started before `now - olderThanSeconds` are aborted. @default Date.now() */
   now?: number
@@ -9,6 +10,7 @@ export interface SweepOptions {
   olderThanSeconds?: number
 }
 
+/** What one sweep did. */
 export interface SweepReport {
   /** Pending multipart uploads under keyPrefix that were aborted. */
   aborted: number
@@ -26,6 +28,20 @@ const MAX_PAGES = 100
  * (the Fastify plugin's `sweepEverySeconds`, a cron job), or let the bucket do it with a lifecycle
  * rule (README, "Security"). Needs `s3:ListBucketMultipartUploads` on the bucket; s3rver has no
  * ListMultipartUploads and fails here with its own error.
+ *
+ * @param config - The handler's config (the same `keyPrefix`, `ticketTtlSeconds` and store); what
+ * is left out comes from `S3_UPLOAD_*`.
+ * @returns A function running one sweep, which resolves with what it did.
+ * @throws `TypeError` (from `createUploadSweeper`) when a required setting is missing or invalid,
+ * as `createUploadHandler` does. The sweep itself rejects with the AWS SDK's error (`S3ServiceException`:
+ * `AccessDenied` without `s3:ListBucketMultipartUploads` / `s3:AbortMultipartUpload`, `NoSuchBucket`, …).
+ * @example
+ * ```ts
+ * import { createUploadSweeper } from 'updraft/server'
+ *
+ * const sweep = createUploadSweeper()
+ * setInterval(() => sweep().then(({ aborted }) => aborted && console.log(`swept ${aborted} stale uploads`), console.error), 3600_000)
+ * ```
  */
 export function createUploadSweeper(config?: UploadHandlerConfig): (options?: SweepOptions) => Promise<SweepReport> {
   const resolved = resolveConfig(config)

@@ -14,12 +14,18 @@ export interface MultipleFileInputProps extends InputProps {
   onChange?: (files: File[], event: ChangeEvent<HTMLInputElement>) => void
 }
 
+/** Props of {@link FileInput}: one file at a time, or `multiple`. */
 export type FileInputProps = SingleFileInputProps | MultipleFileInputProps
 
 /**
  * An `<input type="file">` that hands over Files instead of an event. Every other prop (`accept`,
  * `capture`, `name`, `aria-*`, `data-*`, …) goes to the input as is. The hooks render it hidden
  * and open it through `openFileDialog()`.
+ *
+ * @example
+ * ```tsx
+ * <FileInput multiple accept="image/*" onChange={(files) => files.forEach((file) => uploadToS3(file))} />
+ * ```
  */
 export const FileInput = forwardRef<HTMLInputElement, FileInputProps>(function FileInput(props, ref) {
   // `onChange` is read from `props` so the union keeps single and multiple apart.

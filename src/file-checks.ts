@@ -10,7 +10,9 @@ export type { UploadLimits, LimitRefusal }
  */
 export class FileRefusedError extends UploadError {
   override name = 'FileRefusedError'
+  /** The refused file. */
   readonly file: File
+  /** Why, with the figures: `too-large` (`size`, `maxFileSize`) or `type` (`essence`, `allowedTypes`, `activeContent`). */
   readonly refusal: LimitRefusal
 
   constructor(file: File, refusal: LimitRefusal) {
@@ -29,7 +31,13 @@ export class FileRefusedError extends UploadError {
 /**
  * The endpoint's rule (protocol/file-limits.ts) applied in the page: the refusal the endpoint
  * would answer with 413 or 415, or undefined. A type the endpoint could not even parse is left
- * for the endpoint to explain.
+ * for the endpoint to explain. Returns the error rather than throwing it.
+ *
+ * @example
+ * ```ts
+ * const refused = checkFile(file, { maxFileSize: 30 * 1024 * 1024, allowedTypes: ['image/*'] })
+ * if (refused) alert(describeError(refused)) // "60 MiB is over the 30 MiB limit"
+ * ```
  */
 export function checkFile(file: File, limits: UploadLimits): FileRefusedError | undefined {
   const essence = essenceOf(file.type)

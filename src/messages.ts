@@ -8,6 +8,7 @@ import type { UploadLimits } from '../protocol/file-limits.ts'
 import { FileRefusedError } from './file-checks.ts'
 import { formatBytes } from './format.ts'
 
+/** What {@link describeError} may use to say more: the file, the limits, whether it retries. */
 export interface MessageContext {
   /** The file, for its size and type in "60 MiB is over the 30 MiB limit". */
   file?: File
@@ -17,7 +18,17 @@ export interface MessageContext {
   retrying?: boolean
 }
 
-/** One short sentence: what went wrong, and what to do when there is something to do. */
+/**
+ * One short sentence for the person who picked the file: what went wrong, and what to do when
+ * there is something to do ("60 MiB is over the 30 MiB limit", "Connection lost — retrying").
+ * Built from the typed errors' fields, never from message text; anything else gets a generic
+ * sentence. Never throws.
+ *
+ * @example
+ * ```tsx
+ * {entry.error && <p role="alert">{describeError(entry.error, { file: entry.file, limits, retrying: entry.status === 'retrying' })}</p>}
+ * ```
+ */
 export function describeError(error: unknown, { file, limits, retrying }: MessageContext = {}): string {
   if (error instanceof FileRefusedError) {
     const { refusal } = error
@@ -92,7 +103,10 @@ export function listOf(items: string[]): string {
   return unique.length <= 1 ? (unique[0] ?? '') : `${unique.slice(0, -1).join(', ')} and ${unique.at(-1)}`
 }
 
-/** "Images and PDFs, up to 30 MiB each" for a dropzone; undefined without limits. */
+/**
+ * The limits in words for a dropzone: "Images and PDFs, up to 30 MiB each"; undefined without
+ * limits. Never throws.
+ */
 export function describeLimits({ maxFileSize, allowedTypes }: UploadLimits): string | undefined {
   const types = allowedTypes?.length ? capitalise(listOf(allowedTypes.map((type) => typeName(type)))) : undefined
   const size = maxFileSize === undefined ? undefined : `up to ${formatBytes(maxFileSize)}${types ? ' each' : ' per file'}`

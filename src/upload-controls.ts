@@ -10,6 +10,7 @@ export type UploadOutcome = PromiseSettledResult<UploadResult>
 /** Refuses a file before any request (an Error says why), or lets it through (undefined). */
 export type FileCheck = (file: File) => Error | undefined
 
+/** List controls of the upload hooks, on top of next-s3-upload's `uploadToS3` and `files`. Never reject. */
 export interface UploadControls {
   /**
    * Runs the hook's `check` on each file and uploads the rest, in order (the order they start in).

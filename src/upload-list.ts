@@ -1,10 +1,13 @@
 import type { UploadResult, UploadState } from '../engine/index.ts'
 
+/** Where an upload in `files` stands; see {@link UploadEntry.status}. */
 export type UploadStatus = 'queued' | 'uploading' | 'retrying' | 'paused' | 'waiting-for-network' | 'done' | 'error' | 'aborted'
 
 /** One upload in the hook's `files` list (next-s3-upload's tracked file, plus status and outcome). */
 export interface UploadEntry {
+  /** Unique within the page: what `retry(id)` and `remove(id)` take, and a React `key`. */
   id: string
+  /** The file as picked or dropped. */
   file: File
   /** Percent sent, 0..100; starts at 0. */
   progress: number

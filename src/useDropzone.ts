@@ -50,6 +50,7 @@ export interface InputProps {
   ref: RefObject<HTMLInputElement | null>
 }
 
+/** The drop, paste and pick part of {@link useS3Dropzone}'s result: react-dropzone's prop getters. */
 export interface Dropzone {
   /** Spread on the element that takes drops and pastes (react-dropzone's prop getter). */
   getRootProps<P extends object = {}>(props?: P): Omit<P, keyof RootProps> & RootProps

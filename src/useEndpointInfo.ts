@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react'
 import { DEFAULT_ENDPOINT, type InfoReply } from '../protocol/wire.ts'
 
+/** What {@link useEndpointInfo} knows so far: asking, the endpoint's answer, or why there is none. */
 export type EndpointInfoState =
   | { state: 'loading' }
   | { state: 'ready'; info: InfoReply }
@@ -11,6 +12,15 @@ export type EndpointInfoState =
  * What `GET {endpoint}/info` says the endpoint can issue and accept (protocol/wire.ts `InfoReply`):
  * token mode or not, and the limits a page checks files against before asking. Asked once per
  * endpoint (`false`: not at all); fields of the wrong type are dropped rather than trusted.
+ *
+ * Never throws: an endpoint without `/info` (a next-s3-upload route) or a failed request gives
+ * `{ state: 'unknown', reason }`, and the endpoint alone then decides.
+ * @param endpoint - The endpoint's URL (`/info` is appended), '/api/s3-upload' when left out; `false` asks nothing.
+ * @example
+ * ```tsx
+ * const info = useEndpointInfo('/api/s3-upload')
+ * if (info.state === 'ready' && !info.info.token) console.log('token mode is off:', info.info.tokenUnavailableReason)
+ * ```
  */
 export function useEndpointInfo(endpoint: string | false = DEFAULT_ENDPOINT): EndpointInfoState {
   const [state, setState] = useState<EndpointInfoState>(endpoint === false ? NOT_ASKED : { state: 'loading' })

@@ -13,6 +13,7 @@ interface InputDefaults {
 // `input { display: block }` overrides the `hidden` attribute but not an inline style.
 const inputDefaults: InputDefaults = { 'data-testid': FILE_INPUT_TEST_ID, style: { display: 'none' } }
 
+/** The file-picking part of the upload hooks' result (next-s3-upload's `FileInput` and `openFileDialog`). */
 export interface FileDialog {
   /** The hidden file input bound to `openFileDialog`. The same component on every render. */
   FileInput: ComponentType<FileInputProps>

@@ -2,6 +2,7 @@ import { acceptOf, checkFile, type UploadLimits } from './file-checks.ts'
 import { type Dropzone, type DropzoneOptions, useDropzone } from './useDropzone.ts'
 import { type S3Upload, type UseS3UploadOptions, useS3Upload } from './useS3Upload.ts'
 
+/** Options of {@link useS3Dropzone}: the upload hook's, plus what the dropzone takes. */
 export interface UseS3DropzoneOptions extends UseS3UploadOptions {
   /**
    * The endpoint's limits (`GET {endpoint}/info` reports them; `useEndpointInfo` asks): files
@@ -13,7 +14,7 @@ export interface UseS3DropzoneOptions extends UseS3UploadOptions {
   onFiles?: (files: File[]) => void
   /** Also take files pasted anywhere on the page (not into a text field). @default false */
   pasteAnywhere?: DropzoneOptions['pasteAnywhere']
-  /** A dropped folder could not be read (the browser refused an entry); nothing of that drop is uploaded. */
+  /** A dropped folder could not be read (the browser refused an entry); nothing of that drop is uploaded. @default none */
   onDropError?: DropzoneOptions['onError']
 }
 
@@ -23,7 +24,29 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
 /**
  * `useS3Upload` plus `getRootProps`, `getInputProps`, `isDragActive`, `open` and `openFolder`,
  * with files checked against the endpoint's limits before anything is sent. Token mode by
- * default, as `useS3Upload`; pass `strategy: 'presigned'` for presigned mode.
+ * default, as `useS3Upload`; pass `strategy: 'presigned'` for presigned mode. Dropped and picked
+ * folders are walked, and each file is sent with its path inside the folder as its filename.
+ *
+ * Never throws: refused files and failed uploads are entries in `files` with their error.
+ * @example
+ * ```tsx
+ * import { describeError, useEndpointInfo, useS3Dropzone } from 'updraft/react'
+ *
+ * export function Dropzone() {
+ *   const info = useEndpointInfo()
+ *   const limits = info.state === 'ready' ? info.info : undefined
+ *   const { getRootProps, getInputProps, isDragActive, open, files } = useS3Dropzone({ strategy: 'presigned', limits })
+ *   return (
+ *     <div {...getRootProps({ className: isDragActive ? 'zone over' : 'zone' })}>
+ *       <input {...getInputProps()} />
+ *       <button onClick={open}>Choose files</button> or drop them here
+ *       {files.map((entry) => (
+ *         <p key={entry.id}>{entry.file.name}: {entry.error ? describeError(entry.error, { file: entry.file, limits }) : `${entry.progress}%`}</p>
+ *       ))}
+ *     </div>
+ *   )
+ * }
+ * ```
  */
 export function useS3Dropzone({ limits, onFiles, pasteAnywhere, onDropError, ...options }: UseS3DropzoneOptions = {}): S3Dropzone {
   const uploads = useS3Upload({ ...options, check: options.check ?? (limits && ((file) => checkFile(file, limits))) })

@@ -39,6 +39,7 @@ const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3Upload
  */
 export interface UploadToS3Options
   extends Omit<UploadOptions, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue'> {
+  /** Where and what to ask the endpoint for this upload, in next-s3-upload's form. @default the hook's */
   endpoint?: {
     request?: {
       /** @default the hook's `endpoint`, else '/api/s3-upload' */
@@ -57,6 +58,8 @@ export interface S3Upload extends FileDialog, UploadControls {
    * Uploads `file`, listing it in `files` at once (status `queued`, progress 0). Resolves with
    * `{ url, bucket, key, etag }`; rejects with the engine's typed error (`EndpointError`,
    * `S3Error`, `NetworkError`, or an `AbortError` named error with message `Upload aborted`).
+   * @throws {@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}
+   * or {@link UploadError}, as the promise's rejection; the entry in `files` holds the same error.
    */
   uploadToS3(file: File, options?: UploadToS3Options): Promise<UploadResult>
   /** Every upload of this hook since the last reset, oldest first. */
@@ -69,10 +72,71 @@ export interface S3Upload extends FileDialog, UploadControls {
   resetFiles(): void
 }
 
-/** next-s3-upload's hook, token mode by default: the endpoint hands out short-lived credentials. */
+/**
+ * next-s3-upload's hook, token mode by default: the endpoint hands out short-lived credentials
+ * for one key and the page signs its own requests. Returns a hidden `FileInput` and
+ * `openFileDialog` to pick files, `uploadToS3(file)` to upload one, the `files` list with each
+ * upload's progress and status, and list controls (`addFiles`, `retry`, `remove`, `clearEnded`).
+ * Uploads share the page's connection budget fairly and warn before the page is left while any
+ * runs (`warnBeforeLeaving`).
+ *
+ * The hook itself never throws. `uploadToS3` rejects with the engine's typed errors
+ * ({@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}, or
+ * {@link UploadError}); `addFiles` and `retry` never reject, their outcomes say how each ended.
+ * @param options - Defaults for every upload of this hook: any engine option (`endpoint`,
+ * `strategy`, `partSize`, …) plus the hook's own; see {@link UseS3UploadOptions}.
+ * @example
+ * ```tsx
+ * import { useS3Upload } from 'updraft/react'
+ *
+ * export function Avatar() {
+ *   const { FileInput, openFileDialog, uploadToS3, files } = useS3Upload()
+ *   const onFile = async (file: File | undefined) => {
+ *     if (!file) return
+ *     try {
+ *       const { url } = await uploadToS3(file, { endpoint: { request: { body: { purpose: 'avatar' } } } })
+ *       console.log('stored at', url)
+ *     } catch {} // the entry in `files` says what went wrong
+ *   }
+ *   return (
+ *     <>
+ *       <FileInput onChange={onFile} accept="image/*" />
+ *       <button onClick={openFileDialog}>Upload a photo</button>
+ *       {files.map((entry) => <p key={entry.id}>{entry.file.name}: {entry.progress}% {entry.status}</p>)}
+ *     </>
+ *   )
+ * }
+ * ```
+ */
 export const useS3Upload = (options?: UseS3UploadOptions): S3Upload => useUploads('token', options)
 
-/** The same hook, presigned mode by default: storage requests are signed by the endpoint. */
+/**
+ * {@link useS3Upload} in presigned mode by default: the endpoint presigns every storage request,
+ * so the page needs no credentials and ships no SigV4 signing. next-s3-upload's
+ * `usePresignedUpload`, with multipart uploads for large files.
+ *
+ * The hook itself never throws. `uploadToS3` rejects with the engine's typed errors
+ * ({@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}, or
+ * {@link UploadError}); `addFiles` and `retry` never reject, their outcomes say how each ended.
+ * @example
+ * ```tsx
+ * import { usePresignedUpload } from 'updraft/react'
+ *
+ * export function Uploads() {
+ *   const { FileInput, openFileDialog, uploadToS3, files } = usePresignedUpload()
+ *   const onFiles = (picked: File[]) => {
+ *     for (const file of picked) uploadToS3(file).catch(() => {}) // failures show in `files`
+ *   }
+ *   return (
+ *     <main>
+ *       <FileInput multiple onChange={onFiles} />
+ *       <button onClick={openFileDialog}>Upload files</button>
+ *       <ul>{files.map((entry) => <li key={entry.id}>{entry.file.name}: {entry.progress}% {entry.status}</li>)}</ul>
+ *     </main>
+ *   )
+ * }
+ * ```
+ */
 export const usePresignedUpload = (options?: UseS3UploadOptions): S3Upload => useUploads('presigned', options)
 
 let lastId = 0

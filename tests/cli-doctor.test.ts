@@ -2,7 +2,7 @@
 // bucket API, and s3rver, which lacks some: each finding as storage really answers it.
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { CreateBucketCommand, GetBucketCorsCommand, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { CreateBucketCommand, GetBucketCorsCommand, PutBucketCorsCommand, PutBucketLifecycleConfigurationCommand, type S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { clockFinding, type Finding, runDoctor } from '../cli/doctor.ts'
 import { resolveConfig, type UploadHandlerConfig } from '../server/config.ts'
@@ -91,6 +91,22 @@ describe('on Ceph RGW', () => {
 
     const again = await cli(['setup-bucket', '--origin', ORIGIN, '--yes'], storeConfig(bare))
     expect(again).toMatchObject({ code: 0, output: expect.stringContaining('Nothing to change.') })
+  })
+
+  it("doctor and setup-bucket agree that a lifecycle rule on the keys' prefix is enough (setup-bucket added a bucket-wide one beside it)", async () => {
+    const scoped = { ...rgw, bucket: `doctor-scoped-${Date.now()}` }
+    await client.send(new CreateBucketCommand({ Bucket: scoped.bucket }))
+    const config = storeConfig(scoped, { keyPrefix: 'uploads/' })
+    const rule = { ID: 'app-uploads', Status: 'Enabled' as const, Filter: { Prefix: 'uploads/' }, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 3 } }
+    await client.send(new PutBucketLifecycleConfigurationCommand({ Bucket: scoped.bucket, LifecycleConfiguration: { Rules: [rule] } }))
+
+    expect(statuses(await doctor(config)).lifecycle).toBe('ok')
+    const dry = await cli(['setup-bucket', '--origin', ORIGIN, '--key-prefix', 'uploads/', '--dry-run'], config)
+    expect(dry.output).toContain('Lifecycle rules (unchanged)')
+    // A rule on another prefix does not cover these keys: both say so.
+    const elsewhere = storeConfig(scoped, { keyPrefix: 'other/' })
+    expect(statuses(await doctor(elsewhere)).lifecycle).toBe('fail')
+    expect((await cli(['setup-bucket', '--origin', ORIGIN, '--key-prefix', 'other/', '--dry-run'], elsewhere)).output).toContain('Lifecycle rules (adding one)')
   })
 
   it('with assume-role settings, STS issues upload credentials', async () => {

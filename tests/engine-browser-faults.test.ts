@@ -4,41 +4,30 @@
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
-import { bundleEngine } from './helpers/engine-bundle.ts'
+import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
 import { type Fault, type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
 
 const MiB = 1024 * 1024
 const SIZE = 12 * MiB
 const rgw = inject('rgw')
 const admin = sdkClient(rgw)
-let site: StaticServer
-let chromium: ChromiumSession
+let engine: EnginePage
 let page: Page
 let proxy: FaultProxy
 /** Faults to hand out, in order, to requests of a step (`PUT ?partNumber`, `DELETE ?uploadId`…). */
 let planned: Record<string, Fault[]> = {}
 
 beforeAll(async () => {
-  const bundle = await bundleEngine()
-  site = await startStaticServer({
-    '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
-    '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
-  })
   // Preflights (OPTIONS) pass untouched: the faults are on the requests themselves.
   proxy = await startFaultProxy({ target: rgw.endpoint, kind: 'storage', decide: ({ step }) => planned[step]?.shift() })
-  chromium = await launchChromium()
-  page = await chromium.newPage()
-  await page.goto(`${site.origin}/`)
-  await page.waitForFunction(() => 'updraft' in window)
+  engine = await openEnginePage()
+  page = engine.page
 })
 
 afterAll(async () => {
-  await chromium?.close()
+  await engine?.close()
   await proxy?.stop()
-  await site?.close()
   admin.destroy()
 })
 
@@ -123,5 +112,3 @@ describe('in Chromium, XHR through a faulty network to RGW', () => {
   })
 })
 
-const PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>updraft faults</title>
-<script type="module">import * as updraft from '/engine.js'; window.updraft = updraft</script>`

@@ -5,39 +5,28 @@ import { randomUUID } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
-import { bundleEngine, bundleForBrowser, type BrowserBundle } from './helpers/engine-bundle.ts'
+import { bundleForBrowser, type BrowserBundle } from './helpers/engine-bundle.ts'
+import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
 import type { TestStore } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 
+let engine: EnginePage
 let bundle: BrowserBundle
-let site: StaticServer
 let s3rver: S3rverInstance
-let chromium: ChromiumSession
 let page: Page
 
 beforeAll(async () => {
-  bundle = await bundleEngine()
-  site = await startStaticServer({
-    '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
-    '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
-  })
+  engine = await openEnginePage()
+  ;({ page, bundle } = engine)
   s3rver = await startS3rver()
-  // One browser for the whole file: launching is the slow part.
-  chromium = await launchChromium()
-  page = await chromium.newPage()
-  await page.goto(`${site.origin}/`)
-  await page.waitForFunction(() => 'updraft' in window)
 })
 
 afterAll(async () => {
-  await chromium?.close()
+  await engine?.close()
   await s3rver?.stop()
-  await site?.close()
 })
 
 describe('browser bundle of the engine', () => {
@@ -100,10 +89,6 @@ describe.each(['s3rver', 'rgw'] as const)('in Chromium, cross-origin to %s', (st
     expect(run.xhr).toContain('DELETE ?uploadId') // the failure still cleans up (AbortMultipartUpload)
   })
 })
-
-/** Loaded from the static server; the engine bundle becomes `window.updraft`. */
-const PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>updraft engine</title>
-<script type="module">import * as updraft from '/engine.js'; window.updraft = updraft</script>`
 
 interface PageRun {
   endpoint: string

@@ -3,9 +3,12 @@
 // success reads back byte-exact, a failure is a typed error; nothing but cleanup reaches the wire
 // after settle; retries stay within the budget; progress is monotonic and reaches the total only
 // on success; RGW lists no multipart upload left for the key. `npm run soak` runs the same at scale.
+// One seed per run, printed first: `CAMPAIGN_SEED=<seed> npx vitest run tests/fault-campaign.test.ts`
+// draws the same scenarios and faults again.
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
+import { campaignSeed, seedLine } from './helpers/campaign-seed.ts'
 import {
   type AbortMoment,
   CAMPAIGN_OPTIONS,
@@ -14,6 +17,9 @@ import {
   type Scenario,
   startCampaign,
 } from './helpers/fault-campaign.ts'
+
+const SEED = campaignSeed()
+console.info(seedLine(SEED, 'npx vitest run tests/fault-campaign.test.ts'))
 
 let campaign: Awaited<ReturnType<typeof startCampaign>>
 beforeAll(async () => {
@@ -82,7 +88,7 @@ describe('fault campaign', () => {
         outcomes[record.outcome as 'success' | 'failure']++
         if (record.outcome === 'success') succeeded.add(scenario.mode)
       }),
-      { numRuns: 28, endOnFailure: true },
+      { numRuns: 28, seed: SEED, endOnFailure: true },
     )
     // 30% of requests faulted with a budget of 8 tries: most uploads still get through, in both modes.
     expect(outcomes.success).toBeGreaterThan(outcomes.failure)
@@ -106,7 +112,7 @@ describe('fault campaign', () => {
           expect(record.outcome, JSON.stringify(record)).toBe('success')
         }
       }),
-      { numRuns: 24, endOnFailure: true },
+      { numRuns: 24, seed: SEED, endOnFailure: true },
     )
     expect(seen.size).toBeGreaterThanOrEqual(6)
   })

@@ -3,7 +3,7 @@
 // on; token credentials may list parts only with `resumable` on.
 import { AbortMultipartUploadCommand, CreateMultipartUploadCommand, ListPartsCommand, S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
-import { uploadPolicy } from '../server/index.ts'
+import { uploadPolicy } from '../server/sts.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 
 const rgw = inject('rgw')

@@ -1,8 +1,10 @@
-// Presigned multipart part URLs, end to end over HTTP: the engine fetches them in batches just
-// ahead of need (never all at once), and re-asks for a URL that storage refuses as expired.
+// Presigned multipart part URLs, end to end over HTTP: the first come with the endpoint's reply,
+// the rest in batches asked for ahead of need (never all at once, and never making a part wait on
+// /parts), and a URL that storage refuses as expired is asked for again.
 import { describe, expect, it } from 'vitest'
 import { fetchTransport, upload, type Transport } from '../engine/index.ts'
-import { xmlText } from '../engine/s3.ts'
+import type { PresignedMultipartReply } from '../protocol/wire.ts'
+import { xmlText } from '../protocol/xml.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
@@ -53,9 +55,9 @@ describe.each(Object.entries(stores))('a part URL that expired before use, on %s
     const expired = name === 's3rver' ? { code: 'AccessDenied', message: 'Request has expired' } : { code: 'AccessDenied', message: '' }
     expect(part2).toEqual([{ partNumber: 2, status: 403, ...expired }, { partNumber: 2, status: 200, code: undefined, message: undefined }])
     const parts = calls.filter((call) => call.route === '/parts').map((call) => call.body.partNumbers)
-    // The first batch covers all 3 parts; the renewal asks again from part 2.
-    expect(parts[0]).toEqual([1, 2, 3])
-    expect(parts.slice(1).map((numbers) => (numbers as number[])[0])).toEqual([2])
+    // All 3 parts' URLs came with the reply; the only /parts call is the renewal of part 2's.
+    expect(Object.keys((calls[0]!.reply as PresignedMultipartReply).urls!)).toEqual(['1', '2', '3'])
+    expect(parts).toEqual([[2]])
     expect(calls.at(-1)).toMatchObject({ route: '/complete', status: 200 })
   })
 })
@@ -72,22 +74,25 @@ describe('partUrlExpiresIn', () => {
 })
 
 describe('part URLs for a many-part upload (s3rver)', () => {
-  it('come in batches of 2 × queueSize, each asked for only when its first part is due', async () => {
+  it('the first FIRST_PART_URLS come with the reply; then batches of 2 × partConcurrency, each asked for while the last still has partConcurrency parts to go', async () => {
     const { endpoint, calls, client } = await endpointFor(s3rver())
-    const partsCalls = () => calls.filter((call) => call.route === '/parts')
-    // For each part PUT: how many /parts calls had been answered when it was sent.
-    const batchesBefore: Record<number, number> = {}
-    const { transport } = recordingTransport((partNumber) => {
-      // 0: not a part (the endpoint's own calls go through the transport too).
-      if (partNumber > 0) batchesBefore[partNumber] = partsCalls().length
-      return 0
-    })
-    const bytes = testBytes(25 * MiB + 1, 42) // 6 parts
-    const result = await upload(new File([bytes], 'many.bin'), { endpoint, strategy: 'presigned', queueSize: 1, transport })
+    // For each /parts call, how many part PUTs storage had answered when it went out.
+    const answeredBefore: number[] = []
+    let answered = 0
+    const transport: Transport = async (request) => {
+      if (request.url.endsWith('/parts')) answeredBefore.push(answered)
+      const response = await fetchTransport(request)
+      if (new URL(request.url).searchParams.has('partNumber')) answered++
+      return response
+    }
+    const bytes = testBytes(11 * 5 * MiB + 1, 42) // 12 parts
+    const result = await upload(new File([bytes], 'many.bin'), { endpoint, strategy: 'presigned', partConcurrency: 1, transport })
 
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
-    expect(partsCalls().map((call) => call.body.partNumbers)).toEqual([[1, 2], [3, 4], [5, 6]])
-    // Batch k+1 was not fetched while batch k's parts were still going out.
-    expect(batchesBefore).toEqual({ 1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3 })
+    expect(Object.keys((calls[0]!.reply as PresignedMultipartReply).urls!)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8'])
+    expect(calls.filter((call) => call.route === '/parts').map((call) => call.body.partNumbers)).toEqual([[9, 10], [11, 12]])
+    // Parts 9-10 were asked for as part 8 went out (7 answered), 11-12 as part 10 did: a part
+    // never waited on /parts.
+    expect(answeredBefore).toEqual([7, 9])
   })
 })

@@ -147,6 +147,8 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
       partSize: 5 * MiB,
       partCount: 3,
       ticket: expect.stringMatching(/^v1\./),
+      // The first parts' URLs (all 3 here), so the first PUTs need no /parts call.
+      urls: { 1: expect.stringContaining('partNumber=1'), 2: expect.stringContaining('partNumber=2'), 3: expect.stringContaining('partNumber=3') },
     })
     const parts = await uploadParts(reply, bytes)
     const completed = await call<CompleteReply>('/complete', { ticket: reply.ticket, parts: parts.reverse() })

@@ -29,14 +29,19 @@ export function sendPresigned(file: Blob, reply: PresignedReply, contentType: st
 
 function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options: ResolvedOptions): MultipartUpload {
   const { ticket, partSize, partCount: count } = reply
-  if (count !== Math.ceil(file.size / partSize)) {
-    throw new UploadError(`The endpoint planned ${count} parts of ${partSize} bytes for a ${file.size}-byte file`)
-  }
+  // The endpoint's plan as it stands (planParts would choose a part size of its own). A plan that
+  // does not fit the file fails the first signing, inside the upload, so what the endpoint
+  // created is still aborted.
+  const misplanned =
+    count !== Math.ceil(file.size / partSize) &&
+    new UploadError(`The endpoint planned ${count} parts of ${partSize} bytes for a ${file.size}-byte file`)
   const plan: PartPlan = { size: file.size, partSize, count, lastPartSize: file.size - (count - 1) * partSize }
   // Part URLs are fetched in batches just ahead of need, so none sits long enough to expire,
   // however long the upload runs. A batch never asks for more than one /parts call may sign.
+  // The first parts' URLs came with the reply (from endpoints that send them).
   const batchSize = Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST)
-  const pending = new Map<number, Promise<string>>()
+  const pending = new Map<number, string | Promise<string>>()
+  for (const n in reply.urls) pending.set(+n, reply.urls[n]!)
 
   const fetchBatch = (first: number) => {
     const partNumbers: number[] = []
@@ -58,8 +63,13 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
     // A URL serves its part's retries too; one can expire before use (and RGW refuses an expired
     // one with a bare 403): a refused URL is worth one fresh one.
     async signPart(partNumber, refused) {
+      if (misplanned) throw misplanned
       if (refused) pending.delete(partNumber)
       if (!pending.has(partNumber)) fetchBatch(partNumber)
+      // The next batch is asked for while as many parts as run at once are still to go on this
+      // one, so no part waits on a /parts round trip.
+      const ahead = partNumber + options.partConcurrency
+      if (ahead <= count && !pending.has(ahead)) fetchBatch(ahead)
       return { method: 'PUT', url: await pending.get(partNumber)! }
     },
     async complete(etags) {

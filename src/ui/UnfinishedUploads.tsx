@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react'
 import type { ResumeRecord, ResumeUploads } from '../../engine/index.ts'
 import { formatBytes } from '../format.ts'
 
+/** What `<UnfinishedUploads>` lists, and where a file to carry on goes. */
 export interface UnfinishedUploadsProps {
   /** The `resumeUploads()` the uploads run with: its records are listed. */
   resume: ResumeUploads
@@ -13,6 +14,12 @@ export interface UnfinishedUploadsProps {
  * Uploads an earlier visit left unfinished (read once, when it mounts): Resume reads the file
  * again through its kept handle (Chromium's File System Access, after the person allows it) or
  * asks for it to be picked again; Discard aborts the upload on storage and forgets it.
+ * `<UploadDropzone resume={resumeUploads()}>` shows it by itself.
+ *
+ * @example
+ * ```tsx
+ * <UnfinishedUploads resume={resume} onResume={(file) => uploads.addFiles([file])} />
+ * ```
  */
 export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) {
   const [records, setRecords] = useState<ResumeRecord[]>([])

@@ -4,14 +4,24 @@ import { classes } from './UploadDropzone.tsx'
 import { UploadList } from './UploadList.tsx'
 import { type UploadComponentProps, useUploader } from './useUploader.ts'
 
+/** Props of {@link UploadButton}: every {@link UploadComponentProps}, plus its label. */
 export interface UploadButtonProps extends UploadComponentProps {
-  /** @default 'Upload files' */
+  /** The button's text. @default 'Upload files' */
   label?: string
 }
 
 /**
  * One button that opens the file dialog (files dropped or pasted on it count too), the
  * endpoint's limits beside it, and the list of uploads under it: for a form or a toolbar.
+ *
+ * Never throws: refusals and failures are shown in its rows, in words (`describeError`).
+ * @example
+ * ```tsx
+ * import { UploadButton } from 'updraft/react/ui'
+ * import 'updraft/react/ui/styles.css'
+ *
+ * <UploadButton label="Attach files" strategy="token" endpoint="/api/s3-upload" />
+ * ```
  */
 export function UploadButton({ label = 'Upload files', ...props }: UploadButtonProps) {
   const { uploads, limits } = useUploader(props)

@@ -4,6 +4,7 @@ import type { ResumeUploads } from '../../engine/index.ts'
 import { UploadList } from './UploadList.tsx'
 import { type UploadComponentProps, useUploader } from './useUploader.ts'
 
+/** Props of {@link UploadDropzone}: every {@link UploadComponentProps}, plus its heading and folder button. */
 export interface UploadDropzoneProps extends UploadComponentProps {
   /** The zone's heading. @default 'Upload files' */
   title?: string
@@ -15,6 +16,18 @@ export interface UploadDropzoneProps extends UploadComponentProps {
  * A drop zone with "Choose files" (and "Choose folder"), paste, the endpoint's limits said up
  * front and checked before anything is sent, and the list of uploads under it. Everything is a
  * real button: keyboard and screen readers reach it all. Styles: `updraft/react/ui/styles.css`.
+ *
+ * Never throws: refusals and failures are shown in its rows, in words (`describeError`).
+ * @example
+ * ```tsx
+ * import { UploadDropzone } from 'updraft/react/ui'
+ * import 'updraft/react/ui/styles.css'
+ *
+ * <UploadDropzone
+ *   title="Add photos"
+ *   onUploadComplete={(result, file) => save(file.name, result.key)}
+ * />
+ * ```
  */
 export function UploadDropzone({ title = 'Upload files', folders = true, ...props }: UploadDropzoneProps) {
   const [dropError, setDropError] = useState<string>()

@@ -9,8 +9,11 @@ import { UploadRow } from './UploadRow.tsx'
 import { useOnline } from './useOnline.ts'
 import { useTransferRate } from './useTransferRate.ts'
 
+/** Props of {@link UploadList}. */
 export interface UploadListProps {
+  /** The hook whose uploads to list (`useS3Upload`, `usePresignedUpload` or `useS3Dropzone`). */
   uploads: Pick<S3Upload, 'files' | 'retry' | 'remove' | 'clearEnded'>
+  /** The limits the files were checked against, to word refusals. @default none */
   limits?: UploadLimits
   /** Where focus goes when the list it was in empties (the button that adds files). */
   returnFocusTo: RefObject<HTMLElement | null>
@@ -20,7 +23,16 @@ export interface UploadListProps {
  * The rows, an overall bar with time left, a summary with "Clear finished", and one polite live
  * region that says each outcome ("photo.jpg uploaded", "notes.pdf not uploaded: …") once.
  * Focus never falls to the page: when the element holding it goes (a row removed, Cancel gone),
- * it moves to the nearest row, or back to `returnFocusTo`.
+ * it moves to the nearest row, or back to `returnFocusTo`. The list `<UploadDropzone>` and
+ * `<UploadButton>` show, for a layout of your own around the headless hooks.
+ *
+ * @example
+ * ```tsx
+ * const uploads = usePresignedUpload()
+ * const button = useRef<HTMLButtonElement>(null)
+ * <button ref={button} onClick={uploads.openFileDialog}>Add files</button>
+ * <UploadList uploads={uploads} returnFocusTo={button} />
+ * ```
  */
 export function UploadList({ uploads, limits, returnFocusTo }: UploadListProps) {
   const { files, retry, remove, clearEnded } = uploads

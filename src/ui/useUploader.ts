@@ -4,7 +4,10 @@ import { useEndpointInfo } from '../useEndpointInfo.ts'
 import { type S3Dropzone, useS3Dropzone, type UseS3DropzoneOptions } from '../useS3Dropzone.ts'
 import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
 
-/** What `<UploadDropzone>` and `<UploadButton>` take: the hook's options, and where the limits come from. */
+/**
+ * What `<UploadDropzone>` and `<UploadButton>` take: every option of `useS3Dropzone` (`strategy` is
+ * 'presigned' by default here: it works with every store), where the limits come from, and looks.
+ */
 export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits'> {
   /**
    * The endpoint's limits, checked before any request. `'endpoint'` asks `GET {endpoint}/info`
@@ -12,11 +15,11 @@ export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits
    * @default 'endpoint'
    */
   limits?: UploadLimits | 'endpoint' | false
-  /** Extra class names on the component's root (theming: set `--updraft-*` variables there). */
+  /** Extra class names on the component's root (theming: set `--updraft-*` variables there). @default none */
   className?: string
-  /** Force a colour scheme; by default it follows the system's (`prefers-color-scheme`). */
+  /** Force a colour scheme. @default the system's (`prefers-color-scheme`) */
   theme?: 'light' | 'dark'
-  /** Each file stored, first try or a retry: what the app keeps (the key, the URL). */
+  /** Each file stored, first try or a retry: what the app keeps (the key, the URL). @default none */
   onUploadComplete?: (result: UploadResult, file: File) => void
 }
 

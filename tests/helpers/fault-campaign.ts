@@ -7,6 +7,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { isUploadError, upload, type UploadResult } from '../../engine/index.ts'
+import { defaultOptions } from '../../engine/options.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
 import { type Fault, faultsFor, type FaultProxy, startFaultProxy } from './fault-proxy.ts'
@@ -70,7 +71,7 @@ export interface RunRecord {
 
 /** Test-sized timing, so a stall costs a second rather than 20. */
 export const CAMPAIGN_OPTIONS = { stallTimeout: 1000, retryDelay: 10, cleanupTimeout: 15_000 }
-const MAX_ATTEMPTS = 8
+const MAX_ATTEMPTS = defaultOptions.maxAttempts
 /** Any run still unsettled after this has hung. */
 const HANG_MS = 90_000
 

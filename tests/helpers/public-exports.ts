@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import ts from 'typescript'
 import { ROOT } from '../../scripts/build.ts'
 
@@ -61,4 +61,43 @@ export function everyExportModule(entries: EntryExports[]): string {
       return `export { ${names.join(', ')} } from '${specifier}'`
     })
     .join('\n')
+}
+
+export interface ExportDocs {
+  specifier: string
+  name: string
+  /** Where it is declared, `path:line`. */
+  at: string
+  /** The TSDoc summary and body, without tags. */
+  text: string
+  /** Block tags present: `throws`, `example`, `default`, … */
+  tags: string[]
+}
+
+/** The doc comment of every public export, once per declaration (the error classes appear in several entries). */
+export function publicExportDocs(): ExportDocs[] {
+  const entries = publicExports()
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+  const program = ts.createProgram(entries.map(({ source }) => join(ROOT, source)), config.options)
+  const checker = program.getTypeChecker()
+  const seen = new Set<ts.Symbol>()
+  const docs: ExportDocs[] = []
+  for (const { specifier, source } of entries) {
+    const file = program.getSourceFile(join(ROOT, source))!
+    for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(file)!)) {
+      const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
+      if (seen.has(target)) continue
+      seen.add(target)
+      const declaration = target.declarations![0]!
+      const declared = declaration.getSourceFile()
+      docs.push({
+        specifier,
+        name: symbol.name,
+        at: `${relative(ROOT, declared.fileName)}:${declared.getLineAndCharacterOfPosition(declaration.getStart()).line + 1}`,
+        text: ts.displayPartsToString(target.getDocumentationComment(checker)),
+        tags: target.getJsDocTags(checker).map((tag) => tag.name),
+      })
+    }
+  }
+  return docs
 }

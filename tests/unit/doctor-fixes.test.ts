@@ -11,6 +11,8 @@ describe('fixes per store', () => {
   it('tells AWS, R2, B2 and Ceph apart by endpoint; a custom endpoint could be MinIO or Ceph', () => {
     expect(detectProvider(undefined)).toBe('aws')
     expect(detectProvider('https://s3.eu-west-1.amazonaws.com')).toBe('aws')
+    // China's partition: the page's store line said AWS, the doctor showed Ceph and MinIO fixes.
+    expect(detectProvider('https://s3.cn-north-1.amazonaws.com.cn')).toBe('aws')
     expect(detectProvider('https://0123abc.r2.cloudflarestorage.com')).toBe('r2')
     expect(detectProvider('https://s3.us-west-004.backblazeb2.com')).toBe('b2')
     expect(detectProvider('http://127.0.0.1:9000')).toBeUndefined()

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { learnServerTime } from '../../engine/clock.ts'
 import { EndpointError, isUploadError, NetworkError, upload, type UploadOptions } from '../../engine/index.ts'
+import { nodeTransport } from '../../engine/node-transport.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply, TokenReply } from '../../protocol/wire.ts'
 import { lostReply, type PendingRequest, settle, stepThroughTransport, xml } from '../helpers/fake-transport.ts'
@@ -80,6 +81,21 @@ describe('endpoint calls', () => {
     ;(await next()).respond(200, { ETag: '"e"' })
     await expect(result).resolves.toMatchObject({ etag: '"e"' })
     expect(fake.log).toEqual(['POST /', 'POST /', 'POST /', 'POST /', 'PUT'])
+  })
+
+  it('a reply that is not JSON names the URL and status, and the text of a plain-text one, never an HTML page', async () => {
+    const notFound = setup(10)
+    ;(await notFound.next()).respond(404, { 'content-type': 'text/html' }, '<!doctype html><h1>Not Found</h1>')
+    await expect(notFound.result).rejects.toEqual(new EndpointError('Upload endpoint https://app.test/api/s3-upload answered HTTP 404', 404))
+    const broken = setup(10, { maxAttempts: 1 })
+    ;(await broken.next()).respond(500, { 'content-type': 'text/plain' }, 'Internal Server Error')
+    await expect(broken.result).rejects.toEqual(new EndpointError('Upload endpoint https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500))
+  })
+
+  it('outside a browser, a relative endpoint is refused with what to set, not a bare "Invalid URL"', async () => {
+    const failure = upload(new Blob(['x']), { transport: nodeTransport })
+    await expect(failure).rejects.toBeInstanceOf(TypeError)
+    await expect(failure).rejects.toThrow("updraft: '/api/s3-upload' is not an absolute URL: outside a browser, give the endpoint in full")
   })
 
   it('a refusal from the endpoint is an EndpointError with its own words, never retried', async () => {

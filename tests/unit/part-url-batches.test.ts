@@ -63,4 +63,29 @@ describe('part URL batches', () => {
     expect(Math.max(...asked)).toBeLessThanOrEqual(MAX_PARTS_PER_REQUEST)
     expect(asked.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(PART_COUNT)
   })
+
+  it('a plan that does not fit the file fails before any byte is sent, and the upload the endpoint created is aborted', async () => {
+    const routes: string[] = []
+    let storageRequests = 0
+    const transport: Transport = async (request) => {
+      const url = new URL(request.url)
+      if (url.host !== 'page.test') {
+        storageRequests++
+        return { status: 200, header: () => '"e"', body: '' }
+      }
+      const route = url.pathname.split('/').pop()!
+      routes.push(route)
+      const reply: PresignedMultipartReply = {
+        key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: 3, ticket: 't',
+      }
+      return { status: 200, header: () => null, body: JSON.stringify(route === 's3-upload' ? reply : route === 'abort' ? { aborted: true } : { urls: {} }) }
+    }
+    let cleaned!: (error: unknown) => void
+    const cleanup = new Promise((resolve) => (cleaned = resolve))
+    const failure = uploadPresigned(hugeFile, { endpoint: 'http://page.test/api/s3-upload', transport, onCleanup: cleaned })
+    await expect(failure).rejects.toThrow(`The endpoint planned 3 parts of ${MIN_PART_SIZE} bytes for a ${hugeFile.size}-byte file`)
+    expect(await cleanup).toBeUndefined()
+    expect(routes).toEqual(['s3-upload', 'abort'])
+    expect(storageRequests).toBe(0)
+  })
 })

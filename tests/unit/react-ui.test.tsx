@@ -8,7 +8,9 @@ import { NetworkError } from '../../engine/errors.ts'
 import { createQueue } from '../../engine/queue.ts'
 import { FILE_INPUT_TEST_ID } from '../../src/useFileDialog.tsx'
 import { queuedEntry } from '../../src/upload-list.ts'
-import { ROW_LABELS, rowState, UploadButton, UploadDropzone, UploadRow } from '../../src/ui/index.ts'
+import { UploadButton, UploadDropzone } from '../../src/ui/index.ts'
+import { ROW_LABELS, rowState } from '../../src/ui/row-state.ts'
+import { UploadRow } from '../../src/ui/UploadRow.tsx'
 import { stubUploader } from '../helpers/stub-uploader.ts'
 
 afterEach(() => {

@@ -2,7 +2,8 @@
 // at once and when the handler is created, and the defaults.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
-import { configFromEnv, createUploadHandler, resolveConfig } from '../../server/index.ts'
+import { configFromEnv, resolveConfig } from '../../server/config.ts'
+import { createUploadHandler } from '../../server/index.ts'
 
 const FULL_ENV = {
   S3_UPLOAD_KEY: 'AKID',

@@ -1,0 +1,41 @@
+import type { Page } from 'playwright-core'
+import { launchChromium } from './browser.ts'
+import { bundleEngine, type BrowserBundle } from './engine-bundle.ts'
+import { startStaticServer } from './static-server.ts'
+
+/** The engine's bundle loaded in a real Chromium page, as `window.updraft`. */
+export interface EnginePage {
+  page: Page
+  bundle: BrowserBundle
+  /** The page's own origin: storage on another port makes every request cross-origin. */
+  origin: string
+  close(): Promise<void>
+}
+
+const PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>updraft engine</title>
+<script type="module">import * as updraft from '/engine.js'; window.updraft = updraft</script>`
+
+/** One browser for the whole test file: launching is the slow part. */
+export async function openEnginePage(): Promise<EnginePage> {
+  const bundle = await bundleEngine()
+  const site = await startStaticServer({
+    '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
+    '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
+  })
+  const chromium = await launchChromium().catch(async (error: unknown) => {
+    await site.close()
+    throw error
+  })
+  const page = await chromium.newPage()
+  await page.goto(`${site.origin}/`)
+  await page.waitForFunction(() => 'updraft' in window)
+  return {
+    page,
+    bundle,
+    origin: site.origin,
+    async close() {
+      await chromium.close()
+      await site.close()
+    },
+  }
+}

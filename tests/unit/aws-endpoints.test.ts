@@ -1,0 +1,64 @@
+// awsEndpoints() (updraft/aws-endpoints) in the engine: requests go where S3's endpoint rules say
+// (the rules themselves are table-tested in endpoint-rules.test.ts), and a 301 that names the
+// bucket's region moves the upload to that region's host. No store answers for AWS's host names
+// on loopback, so this is a step-through of the requests; tests/engine-region-redirect.test.ts
+// follows a redirect end to end in front of RGW.
+import { describe, expect, it } from 'vitest'
+import { awsEndpoints, EndpointRuleError } from '../../engine/aws-endpoints.ts'
+import { uploadObject } from '../../engine/index.ts'
+import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
+
+function start(bucket: string, rules: Parameters<typeof awsEndpoints>[0] = {}) {
+  const fake = stepThroughTransport()
+  const result = uploadObject(new Blob(['hello']), {
+    bucket,
+    key: 'photos/a b.jpg',
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
+    transport: fake.transport,
+    ...awsEndpoints(rules),
+  })
+  result.catch(() => {})
+  return { fake, result }
+}
+
+const scope = (authorization: string | undefined) => /Credential=AKID\/\d{8}\/([^/]+\/[^/]+)\//.exec(authorization ?? '')?.[1]
+
+describe('awsEndpoints() in the engine', () => {
+  it('sends to the host the rules choose and signs for its region and service', async () => {
+    const { fake, result } = start('arn:aws:s3:eu-west-3:123456789012:accesspoint/uploads', { useDualstackEndpoint: true })
+    const [put] = await fake.waitForPending()
+    expect(put!.url).toBe('https://uploads-123456789012.s3-accesspoint.dualstack.eu-west-3.amazonaws.com/photos/a%20b.jpg')
+    expect(scope(put!.headers?.authorization)).toBe('eu-west-3/s3')
+    put!.respond(200, { etag: '"e1"' })
+    await expect(result).resolves.toMatchObject({ url: put!.url, etag: '"e1"' })
+  })
+
+  it('follows a 301 to the region it names: the new host, signed for it, and the result says where the object is', async () => {
+    const { fake, result } = start('holiday-photos')
+    const [first] = await fake.waitForPending()
+    expect(first!.url).toBe('https://holiday-photos.s3.us-east-1.amazonaws.com/photos/a%20b.jpg')
+    first!.respond(301, { 'x-amz-bucket-region': 'ap-south-1' }, xml.error('PermanentRedirect', 'addressed using the specified endpoint'))
+    const [second] = await fake.waitForPending()
+    expect(second!.url).toBe('https://holiday-photos.s3.ap-south-1.amazonaws.com/photos/a%20b.jpg')
+    expect(scope(second!.headers?.authorization)).toBe('ap-south-1/s3')
+    second!.respond(200, { etag: '"e2"' })
+    await expect(result).resolves.toMatchObject({ url: second!.url, etag: '"e2"' })
+    expect(fake.log).toEqual(['PUT', 'PUT'])
+  })
+
+  it('a second refusal after moving is final: no loop between regions', async () => {
+    const { fake, result } = start('holiday-photos')
+    ;(await fake.waitForPending())[0]!.respond(301, { 'x-amz-bucket-region': 'ap-south-1' }, xml.error('PermanentRedirect'))
+    ;(await fake.waitForPending())[0]!.respond(301, { 'x-amz-bucket-region': 'eu-north-1' }, xml.error('PermanentRedirect'))
+    await expect(result).rejects.toMatchObject({ code: 'PermanentRedirect', status: 301 })
+    expect(fake.log).toEqual(['PUT', 'PUT'])
+  })
+
+  it('refuses directory buckets, whose CreateSession sessions it does not make, before any request', async () => {
+    const { fake, result } = start('logs--use1-az4--x-s3')
+    await expect(result).rejects.toThrow(EndpointRuleError)
+    await expect(result).rejects.toThrow(/directory bucket .* CreateSession/)
+    expect(fake.log).toEqual([])
+  })
+})
