@@ -89,16 +89,19 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
     },
 
     async run(file, options, sendUpload) {
-      const endpoint = new URL(options.endpoint ?? DEFAULT_ENDPOINT, globalThis.location?.href).href
+      let endpoint: string
       let fingerprint: string
+      let found: ResumeRecord | undefined
       try {
+        endpoint = new URL(options.endpoint ?? DEFAULT_ENDPOINT, globalThis.location?.href).href
         fingerprint = await fileFingerprint(file, endpoint)
+        found = await valid(await store.get(fingerprint))
       } catch {
-        // No WebCrypto (a page served over plain http): upload, without resume.
+        // No WebCrypto (a page served over plain http), no usable store (private browsing), a
+        // relative endpoint outside a page (the upload says what to set): upload, without resume.
         return sendUpload()
       }
       const strategy = (options as UploadOptions).strategy ?? 'token'
-      const found = await valid(await store.get(fingerprint))
       const journal = createJournal(file, fingerprint, endpoint, strategy, options, store, maxAge)
       let prepared: Prepared | undefined
       if (found?.strategy === strategy) {
@@ -109,7 +112,7 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
           // Aborted or expired on storage, or its ticket expired: start afresh.
           journal.stored.clear()
           journal.uploadId = undefined
-          await store.delete(fingerprint)
+          await store.delete(fingerprint).catch(() => {})
         }
       }
       options.journal = journal
