@@ -1,10 +1,17 @@
 // Issue 13, the endpoint side of resume, against Ceph RGW: `/list-parts` answers only for a
 // multipart ticket it signed (never for a key or upload id the page names), only with `resumable`
 // on; token credentials may list parts only with `resumable` on.
-import { AbortMultipartUploadCommand, CreateMultipartUploadCommand, ListPartsCommand, S3Client } from '@aws-sdk/client-s3'
+import {
+  AbortMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
+  ListPartsCommand,
+  S3Client,
+} from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
 import { uploadPolicy } from '../server/sts.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { sdkClient } from './helpers/s3-client.ts'
 
 const rgw = inject('rgw')
 const { endpointFor } = useEndpointFixture()
@@ -94,7 +101,18 @@ describe('token credentials and ListParts', () => {
     const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: reply.key }))
     const listed = client.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: reply.key, UploadId }))
     if (refusal) await expect(listed).rejects.toMatchObject({ name: refusal })
-    else expect((await listed).Parts ?? []).toEqual([])
+    else {
+      expect((await listed).Parts ?? []).toEqual([])
+      // Only its own key: another key's upload, and listing the bucket's uploads, stay refused.
+      const admin = sdkClient(rgw)
+      const other = await admin.send(new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other` }))
+      await expect(client.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other`, UploadId: other.UploadId }))).rejects.toMatchObject({
+        name: 'AccessDenied',
+      })
+      await expect(client.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket }))).rejects.toMatchObject({ name: 'AccessDenied' })
+      await admin.send(new AbortMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other`, UploadId: other.UploadId }))
+      admin.destroy()
+    }
     await client.send(new AbortMultipartUploadCommand({ Bucket: rgw.bucket, Key: reply.key, UploadId }))
     client.destroy()
   })
