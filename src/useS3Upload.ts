@@ -35,10 +35,10 @@ const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3Upload
 
 /**
  * Per-upload options: next-s3-upload's `endpoint.request` form (its names kept: `url`, `body`,
- * `headers`), plus any engine option.
+ * `headers`), plus any engine option but `pauseSignal` (the entry's `pause()` and `resume()`).
  */
 export interface UploadToS3Options
-  extends Omit<UploadOptions, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue'> {
+  extends Omit<UploadOptions, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue' | 'pauseSignal'> {
   /** Where and what to ask the endpoint for this upload, in next-s3-upload's form. @default the hook's */
   endpoint?: {
     request?: {
