@@ -198,27 +198,49 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
 
 async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe): Promise<Finding> {
   const check = 'least-privilege'
-  const missingKey = probe.url()
+  const mode = config.sts.mode === 'assume-role' ? 'assume-role' : serverInfo(config).token ? 'federation' : 'presigned'
+  const policy = JSON.stringify(serverKeyPolicy(config.bucket, mode, config.keyPrefix), null, 2)
+  // A missing key answers 404 (or a 2xx to DELETE) only to a key allowed to read or delete it; 403 otherwise.
+  const allowed = async (send: () => Promise<ProbeReply>) => {
+    const { reply } = await attempt(send)
+    return !!reply && (reply.status < 300 || reply.code === 'NoSuchKey' || reply.status === 404)
+  }
+  // /complete reads an upload's object (HEAD, a ranged GET) and deletes one that fails its check.
+  // Asked of a real (empty) object: for a missing one, a key without s3:ListBucket hears 403 either way.
+  const inside = probe.url()
+  const missing: string[] = []
+  if ((await attempt(() => probe.signed('PUT', inside))).reply?.status === 200) {
+    if (!(await allowed(() => probe.signed('HEAD', inside)))) missing.push('read')
+    if (!(await allowed(() => probe.signed('DELETE', inside)))) missing.push('delete')
+  }
+  if (missing.length > 0) {
+    return {
+      check,
+      status: 'fail',
+      summary: `the server key may not ${missing.join(' or ')} objects under ${config.keyPrefix}: /complete cannot check uploads, so every upload from this engine fails there`,
+      fix: `Give the server key s3:GetObject and s3:DeleteObject on its uploads, as in this policy:\n${policy}`,
+    }
+  }
+  const outsideKey = `updraft-doctor-outside-${crypto.randomUUID()}`
+  const outside = probe.url(outsideKey)
   const probes = [
     ['list the bucket', () => probe.signed('GET', probe.bucketUrl('?list-type=2&max-keys=1'))],
-    // A missing key answers 404 only to a key allowed to list and read; 403 otherwise.
-    ['read objects', () => probe.signed('GET', missingKey)],
-    ['delete objects', () => probe.signed('DELETE', missingKey)],
+    ...(outsideKey.startsWith(config.keyPrefix)
+      ? []
+      : ([
+          ['read objects outside keyPrefix', () => probe.signed('GET', outside)],
+          ['delete objects outside keyPrefix', () => probe.signed('DELETE', outside)],
+        ] as const)),
   ] as const
   const excess: string[] = []
-  for (const [what, send] of probes) {
-    const result = await attempt(send)
-    if (result.reply && result.reply.status < 300) excess.push(what)
-    else if (result.reply?.code === 'NoSuchKey') excess.push(what)
-  }
-  if (excess.length === 0) return { check, status: 'ok', summary: 'the server key cannot list, read or delete objects' }
-  const mode = config.sts.mode === 'assume-role' ? 'assume-role' : serverInfo(config).token ? 'federation' : 'presigned'
+  for (const [what, send] of probes) if (await allowed(send)) excess.push(what)
+  if (excess.length === 0) return { check, status: 'ok', summary: `the server key cannot list the bucket, nor read or delete objects outside ${config.keyPrefix}` }
   return {
     check,
     status: 'warn',
     summary: `the server key can ${excess.join(', ')}: more than uploads need; a leaked key (or a bug) could expose or destroy objects`,
     fix:
-      `Give the server its own key with only this policy (AWS IAM; MinIO: mc admin policy create; Ceph: a user of its own plus a bucket policy with these statements):\n${JSON.stringify(serverKeyPolicy(config.bucket, mode, config.keyPrefix), null, 2)}\n` +
+      `Give the server its own key with only this policy (AWS IAM; MinIO: mc admin policy create; Ceph: a user of its own plus a bucket policy with these statements):\n${policy}\n` +
       'R2: an API token with "Object Read & Write" on this bucket only (R2 has no write-only token). B2: b2 key create --bucket BUCKET updraft writeFiles',
   }
 }

@@ -6,12 +6,15 @@ export type TokenMode = 'presigned' | 'federation' | 'assume-role'
  * The least IAM policy the server's key (S3_UPLOAD_KEY) needs, per mode, as README "Security"
  * tabulates it: PutObject (a single PUT, CreateMultipartUpload, UploadPart and
  * CompleteMultipartUpload all count as s3:PutObject) and AbortMultipartUpload under `keyPrefix`,
- * ListBucketMultipartUploads on the bucket for the sweep of stale uploads; plus the STS call of
- * the token mode in use. In assume-role mode the role holds the same S3 statement.
+ * GetObject and DeleteObject there too, for `/complete` to check an upload (HEAD, a ranged GET)
+ * and delete one that fails; ListBucketMultipartUploads on the bucket for the sweep of stale
+ * uploads; plus the STS call of the token mode in use. In assume-role mode the role holds the
+ * first S3 statement only: what it signs or issues must never read or delete.
  */
 export function serverKeyPolicy(bucket: string, mode: TokenMode, keyPrefix: string): object {
   const statements: object[] = [
     { Effect: 'Allow', Action: UPLOAD_ACTIONS, Resource: objectArn(bucket, `${keyPrefix}*`) },
+    { Effect: 'Allow', Action: ['s3:GetObject', 's3:DeleteObject'], Resource: objectArn(bucket, `${keyPrefix}*`) },
     { Effect: 'Allow', Action: 's3:ListBucketMultipartUploads', Resource: `arn:aws:s3:::${bucket}` },
   ]
   if (mode === 'federation') {

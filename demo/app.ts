@@ -5,6 +5,7 @@ import { resolveConfig, type PresignWith, type UploadHandlerConfig } from '../se
 import { DEFAULT_PREFIX, s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
 import { describeStore } from '../server/info.ts'
 import { DEMO_DIR, ensureDemoBuilt } from './build-page.ts'
+import { demoCompletions } from './completions.ts'
 import { startEmbeddedS3, type EmbeddedS3 } from './embedded-s3.ts'
 import { serveStatic } from './static.ts'
 
@@ -49,6 +50,8 @@ export interface RunningApp {
   presignWith: PresignWith
   /** Set when the app started its own s3rver. */
   embedded?: EmbeddedS3
+  /** Every verified upload, by uploadId: what the demo's `onUploadComplete` recorded. */
+  completed: ReturnType<typeof demoCompletions>['records']
   app: FastifyInstance
   /** Stops Fastify (dropping open connections), then the embedded store if there is one. */
   close(): Promise<void>
@@ -66,12 +69,13 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
   const store = embedded ? `embedded s3rver at ${embedded.endpoint} · bucket ${embedded.bucket}` : describeStore(resolved!)
 
   const app = Fastify({ logger: options.logger ?? { level: 'warn' }, forceCloseConnections: true })
+  // Recorded in memory, as an app would in its database; a config's own callback takes its place.
+  const { records: completed, onUploadComplete } = demoCompletions()
+  const withCallback = { onUploadComplete, ...config }
   try {
     // The page resumes uploads after a reload (issue 13): /list-parts on.
-    await app.register(
-      s3Upload,
-      embedded ? embeddedConfig({ resumable: true, ...config }, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, resumable: true, ...config },
-    )
+    const resumable = { resumable: true, ...withCallback }
+    await app.register(s3Upload, embedded ? embeddedConfig(resumable, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...resumable })
     serveStatic(app, DEMO_DIR)
     await app.listen({ port, host })
   } catch (error) {
@@ -89,6 +93,7 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
     store,
     presignWith: resolved?.presignWith ?? 'server-key',
     embedded,
+    completed,
     app,
     close: () =>
       (closing ??= (async () => {

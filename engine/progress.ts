@@ -8,26 +8,24 @@ import type { Progress } from './options.ts'
  * so a bar never shows 100% for bytes whose reply was an error, or before Complete.
  */
 export function trackProgress(total: number, onProgress?: (progress: Progress) => void) {
-  let finished = 0
+  /** Bytes of finished parts plus bytes in flight: kept as a running sum, O(1) per event. */
+  let loaded = 0
   let reported = -1
   const inFlight = new Map<number, number>()
-  const report = (loaded: number) => {
-    if (loaded > reported) callBack(onProgress, { loaded: (reported = loaded), total })
+  const report = (bytes: number) => {
+    if (bytes > reported) callBack(onProgress, { loaded: (reported = bytes), total })
   }
-  const update = () => {
-    let loaded = finished
-    for (const bytes of inFlight.values()) loaded += bytes
+  const sent = (partNumber: number, bytes: number) => {
+    loaded += bytes - (inFlight.get(partNumber) ?? 0)
+    inFlight.set(partNumber, bytes)
     report(Math.min(loaded, total - 1))
   }
   return {
-    sent(partNumber: number, bytes: number) {
-      inFlight.set(partNumber, bytes)
-      update()
-    },
+    sent,
+    // A finished part counts as all its bytes sent, and leaves the in-flight set.
     finished(partNumber: number, bytes: number) {
+      sent(partNumber, bytes)
       inFlight.delete(partNumber)
-      finished += bytes
-      update()
     },
     done: () => report(total),
   }

@@ -1,4 +1,4 @@
-import type { PresignedReply, Strategy, TokenReply, UploadResult } from '../protocol/wire.ts'
+import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { postToEndpoint } from './endpoint.ts'
 import type { EndpointOptions, ResolvedOptions, TransferOptions } from './options.ts'
 import type { Prepared, Resumer } from './journal.ts'
@@ -10,7 +10,13 @@ import type { ObjectExtras } from './upload-object.ts'
  * tell the endpoint about the file. `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`)
  * work in token mode only.
  */
-export interface UploadOptions extends TransferOptions, EndpointOptions, ObjectExtras {
+export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, EndpointOptions, ObjectExtras {
+  /**
+   * Fields the server's `metadata` option validates and binds into the upload's ticket: its `key`
+   * callback and `onUploadComplete` see them as validated, never as re-sent later. A server
+   * without that option refuses them.
+   */
+  metadata?: Metadata
   /**
    * 'token': the endpoint issues short-lived credentials for one key and the page signs its own
    * requests. 'presigned': the endpoint presigns every request (no SigV4 in the page).
@@ -47,6 +53,8 @@ export async function requestUpload(file: Blob, options: UploadOptions & Resolve
   const strategy = options.strategy ?? 'token'
   const contentType = options.contentType ?? file.type
   const body = {
+    // First, so a `metadata` field of endpointBody (the same field) is not dropped.
+    metadata: options.metadata,
     ...(options.endpointBody ?? options.body),
     filename: options.filename ?? (file as File).name ?? 'file',
     filetype: contentType,

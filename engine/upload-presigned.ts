@@ -1,4 +1,5 @@
-import type { PresignedReply, UploadResult } from '../protocol/wire.ts'
+import type { MetadataOf, PresignedReply, ServerDataOf, UploadResult } from '../protocol/wire.ts'
+import { confirmUpload } from './complete.ts'
 import { sendPresigned } from './modes/presigned.ts'
 import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
@@ -37,13 +38,15 @@ import { runUpload } from './settle.ts'
  * })
  * ```
  */
-export function uploadPresigned(
+export function uploadPresigned<Handler = unknown>(
   file: Blob,
-  options: Omit<UploadOptions, 'strategy' | 'objectHeaders' | 'uploadHeaders'> = {},
-): Promise<UploadResult> {
+  options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy' | 'objectHeaders' | 'uploadHeaders'> = {},
+): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload({ ...options, strategy: 'presigned' as const }, async (resolved) => {
-    return prepareAndSend(file, resolved, ({ reply, contentType }) => sendPresigned(file, reply as PresignedReply, contentType, resolved))
-  })
+    return prepareAndSend(file, resolved, async ({ reply, contentType }) =>
+      confirmUpload(await sendPresigned(file, reply as PresignedReply, contentType, resolved), reply, resolved),
+    )
+  }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'

@@ -1,4 +1,5 @@
-import type { TokenReply, UploadResult } from '../protocol/wire.ts'
+import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
+import { confirmUpload } from './complete.ts'
 import { sendWithToken } from './modes/token.ts'
 import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
@@ -36,10 +37,15 @@ import { runUpload } from './settle.ts'
  * })
  * ```
  */
-export function uploadWithToken(file: Blob, options: Omit<UploadOptions, 'strategy'> = {}): Promise<UploadResult> {
+export function uploadWithToken<Handler = unknown>(
+  file: Blob,
+  options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy'> = {},
+): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload({ ...options, strategy: 'token' as const }, async (resolved) => {
-    return prepareAndSend(file, resolved, ({ reply, contentType }) => sendWithToken(file, reply as TokenReply, contentType, resolved))
-  })
+    return prepareAndSend(file, resolved, async ({ reply, contentType }) =>
+      confirmUpload(await sendWithToken(file, reply as TokenReply, contentType, resolved), reply, resolved),
+    )
+  }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'

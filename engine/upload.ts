@@ -1,4 +1,5 @@
-import type { PresignedReply, TokenReply, UploadResult } from '../protocol/wire.ts'
+import type { MetadataOf, PresignedReply, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
+import { confirmUpload } from './complete.ts'
 import { sendPresigned } from './modes/presigned.ts'
 import { sendWithToken } from './modes/token.ts'
 import { prepareAndSend, type UploadOptions } from './request-upload.ts'
@@ -9,14 +10,17 @@ import { runUpload } from './settle.ts'
  * default `/api/s3-upload`) for permission: short-lived credentials for one key (token mode, the
  * default) or presigned URLs (`strategy: 'presigned'`). Then sends one PUT for a body of up to
  * `partSize` bytes, or a parallel multipart upload for a larger one, retrying what can be retried
- * and cleaning up a failed or aborted multipart upload in the background.
+ * and cleaning up a failed or aborted multipart upload in the background. Once storage has the
+ * bytes, the endpoint verifies them (`/complete`: size, type, first bytes) and may answer data of
+ * its own (`result.serverData`). `Handler`: `typeof` the server's handler, where page and server
+ * share a TypeScript project, types `metadata` and `result.serverData`.
  *
  * Pages that use one mode only ship less with {@link uploadWithToken} (`updraft/token`) or
  * {@link uploadPresigned} (`updraft/presigned`).
  *
  * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`.
  * @param options - Every one optional; see {@link UploadOptions}.
- * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
+ * @returns The stored object, `{ url, bucket, key, etag, serverData? }`, once storage has confirmed it and the endpoint verified it.
  * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
  * large, type not allowed, not authorized) or still failed (5xx, 429) after `maxAttempts`.
  * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
@@ -49,16 +53,20 @@ import { runUpload } from './settle.ts'
  * }
  * ```
  */
-export function upload(file: Blob, options: UploadOptions = {}): Promise<UploadResult> {
+export function upload<Handler = unknown>(
+  file: Blob,
+  options: UploadOptions<MetadataOf<Handler>> = {},
+): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload(options, async (resolved) => {
     // The endpoint signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
     if (resolved.strategy === 'presigned' && (resolved.objectHeaders || resolved.uploadHeaders)) {
       throw new TypeError('updraft: objectHeaders and uploadHeaders (SSE-C, tags) need token mode')
     }
-    return prepareAndSend(file, resolved, ({ reply, contentType }) =>
-      resolved.strategy === 'presigned'
+    return prepareAndSend(file, resolved, async ({ reply, contentType }) => {
+      const sent = await (resolved.strategy === 'presigned'
         ? sendPresigned(file, reply as PresignedReply, contentType, resolved)
-        : sendWithToken(file, reply as TokenReply, contentType, resolved),
-    )
-  })
+        : sendWithToken(file, reply as TokenReply, contentType, resolved))
+      return confirmUpload(sent, reply, resolved)
+    })
+  }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

@@ -32,3 +32,7 @@ export const MAX_BODY_BYTES = 1024 * 1024
 export const MAX_FILENAME_BYTES = 1024
 /** `filetype` becomes a signed Content-Type header. */
 export const MAX_FILETYPE_LENGTH = 255
+/** `metadata` travels inside every ticket, so it stays small: this many bytes of JSON. */
+export const MAX_METADATA_BYTES = 2048
+/** A ranged GET of this many first bytes is enough for every file signature the server checks. */
+export const SIGNATURE_BYTES = 16

@@ -25,4 +25,9 @@ export type {
   StoredPart,
   InfoReply,
   ErrorReply,
+  UploadTypes,
+  MetadataOf,
+  ServerDataOf,
+  JsonValue,
+  JsonObject,
 } from './wire.ts'

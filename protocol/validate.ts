@@ -191,6 +191,8 @@ export function parsePartsRequest(body: unknown): PartsRequest {
 export function parseCompleteRequest(body: unknown): CompleteRequest {
   const fields = asObject(body)
   const { parts } = fields
+  // A single PUT's or token upload's ticket completes without parts.
+  if (parts === undefined) return { ticket: ticketOf(fields) }
   if (!Array.isArray(parts) || parts.length === 0) {
     throw badRequest(`parts must be a non-empty array of { partNumber, etag }, got ${describe(parts)}`)
   }
@@ -215,7 +217,7 @@ export function checkPartNumbers(partNumbers: readonly number[], partCount: numb
 }
 
 /** Complete must list every planned part exactly once: 1..partCount. */
-export function checkCompleteParts(parts: CompleteRequest['parts'], partCount: number): void {
+export function checkCompleteParts(parts: NonNullable<CompleteRequest['parts']>, partCount: number): void {
   checkPartNumbers(parts.map((part) => part.partNumber), partCount)
   const seen = new Set(parts.map((part) => part.partNumber))
   if (seen.size !== parts.length || parts.length !== partCount) {

@@ -22,6 +22,11 @@ export interface UploadRequest {
   strategy?: Strategy
   /** next-s3-upload's form of the same marker. */
   _nextS3?: { strategy: 'presigned' | 'aws-sdk' }
+  /**
+   * Fields the server's `metadata` option validates, binds into the ticket and hands to its `key`
+   * callback and `onUploadComplete`. A server without that option refuses them.
+   */
+  metadata?: unknown
   /** The caller's extra fields, handed to the server's `key` callback. */
   [extra: string]: unknown
 }
@@ -49,9 +54,10 @@ export interface TokenReply extends LocationReply {
   /** Path-style URLs for a custom store. */
   forcePathStyle?: boolean
   /**
-   * HMAC-signed and expiring, binding bucket and key: what `/refresh` and `/duplicates` act on,
-   * so they serve this upload's key and never one the page names. Absent from next-s3-upload's
-   * replies (its credentials are then never renewed).
+   * HMAC-signed and expiring, binding bucket, key, declared size and type, metadata and an
+   * uploadId: what `/refresh`, `/duplicates` and `/complete` act on, so they serve this upload's
+   * key and never one the page names. Absent from next-s3-upload's replies (its credentials are
+   * then never renewed, and the engine calls no `/complete`).
    */
   ticket?: string
 }
@@ -87,6 +93,8 @@ export interface PresignedPutReply extends LocationReply {
   url: string
   /** Headers signed into the URL that the PUT must carry. Absent from next-s3-upload's replies. */
   headers?: Record<string, string>
+  /** What the engine sends to `/complete` once storage holds the object (as `TokenReply.ticket`). Absent from next-s3-upload's replies. */
+  ticket?: string
 }
 
 /**
@@ -101,7 +109,7 @@ export interface PresignedMultipartReply extends LocationReply {
   /** Bytes per part (every part but the last). */
   partSize: number
   partCount: number
-  /** HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize and filesize. */
+  /** HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize, filesize, type and metadata. */
   ticket: string
   /**
    * URLs of the first parts (up to FIRST_PART_URLS), by part number, as `/parts` answers: the
@@ -147,7 +155,7 @@ export interface StoredPart {
 }
 
 /** What a finished upload is: the result of `upload()`, and the reply of `/complete`. */
-export interface UploadResult {
+export interface UploadResult<ServerData = unknown> {
   /** The object's URL, without any signature. */
   url: string
   bucket: string
@@ -155,15 +163,41 @@ export interface UploadResult {
   key: string
   /** As storage reported it; empty when the store sends none (RGW's CompleteMultipartUpload). */
   etag: string
+  /**
+   * What the server's `onUploadComplete` returned, once the server verified the object. Absent
+   * when the endpoint has no such callback, or sends no ticket (a next-s3-upload route).
+   */
+  serverData?: ServerData
 }
 
-/** POST {endpoint}/complete */
+/**
+ * POST {endpoint}/complete, after storage accepted the bytes: the server verifies the object
+ * against the ticket and calls `onUploadComplete`. `parts` for a presigned multipart upload only,
+ * whose Complete the server sends; no other field is read (metadata comes from the ticket).
+ */
 export interface CompleteRequest {
   ticket: string
-  parts: Array<{ partNumber: number; etag: string }>
+  parts?: Array<{ partNumber: number; etag: string }>
 }
 /** Reply to {@link CompleteRequest}: the stored object. */
 export type CompleteReply = UploadResult
+
+/**
+ * What a server's config says its upload metadata and `serverData` are, carried as a type only
+ * (never a value): `createUploadHandler` returns a handler of this type, and a page in the same
+ * TypeScript project passes `typeof handler` to `upload()` or the hooks to get both typed.
+ */
+export interface UploadTypes<Metadata = unknown, ServerData = unknown> {
+  readonly '~updraft'?: { metadata: Metadata; serverData: ServerData }
+}
+/** The metadata a handler type validates; plain JSON when unknown. */
+export type MetadataOf<Handler> = Handler extends UploadTypes<infer M, unknown> ? (unknown extends M ? JsonObject : M) : JsonObject
+/** What a handler type's `onUploadComplete` returns; plain JSON when unknown. */
+export type ServerDataOf<Handler> = Handler extends UploadTypes<unknown, infer S> ? (unknown extends S ? JsonValue : S) : JsonValue
+/** A value that survives JSON: what `serverData` is when no handler type says more. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject
+/** A JSON object: what `metadata` is when no handler type says more. */
+export type JsonObject = { [name: string]: JsonValue }
 
 /** POST {endpoint}/abort */
 export interface AbortRequest {

@@ -31,11 +31,44 @@ export interface StsConfig {
 }
 
 /**
+ * Validates the `metadata` a page sends with `upload(file, { metadata })`: a function, or any
+ * object with a `parse` method (a zod, valibot or arktype schema). What it returns is bound into
+ * the upload's ticket; what it throws refuses the upload (400, with its message).
+ */
+export type MetadataValidator<Metadata> =
+  | ((metadata: unknown, request: Request) => Metadata | Promise<Metadata>)
+  | { parse(metadata: unknown): Metadata }
+
+/** What `onUploadComplete` is told, after the server verified the object in storage. */
+export interface CompletedUpload<Metadata = unknown> {
+  /** The object's key, as the ticket bound it. */
+  key: string
+  /** The bucket, as the ticket bound it. */
+  bucket: string
+  /** Bytes, as storage holds them: equal to the size the page declared, within `maxFileSize`. */
+  size: number
+  /** As storage serves it: the Content-Type issued for the upload. */
+  contentType: string
+  /** As storage reports it (HEAD). */
+  etag: string
+  /** What the `metadata` option returned for the upload request, read from the ticket: never from `/complete`. */
+  metadata: Metadata
+  /**
+   * Stable for the upload, the same on every retry of `/complete`: deduplicate on it (a unique
+   * index, an upsert) to record each upload exactly once. Storage's UploadId for a presigned
+   * multipart upload, else one minted when the upload was issued.
+   */
+  uploadId: string
+  /** The `/complete` request (its cookies and headers identify the visitor, as at the upload request). */
+  request: Request
+}
+
+/**
  * Settings of {@link createUploadHandler}, {@link createUploadSweeper} and the Fastify plugin.
  * Every one is optional: the store's settings fall back to the `S3_UPLOAD_*` environment
  * variables next-s3-upload reads, and the rest have the defaults below.
  */
-export interface UploadHandlerConfig {
+export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   /** @default process.env.S3_UPLOAD_KEY */
   accessKeyId?: string
   /** @default process.env.S3_UPLOAD_SECRET */
@@ -54,7 +87,29 @@ export interface UploadHandlerConfig {
    * The object key for an upload. `body` is the parsed request body, extra fields included
    * (the request's own body has already been read). @default `next-s3-uploads/{uuid}/{sanitized filename or relative path}` (server/key.ts)
    */
-  key?: (request: Request, filename: string, body: Record<string, unknown>) => string | Promise<string>
+  key?: (request: Request, filename: string, body: Record<string, unknown>, metadata: Metadata) => string | Promise<string>
+  /**
+   * Validates the page's `metadata` (`upload(file, { metadata })`); the result goes into the
+   * ticket, to the `key` callback and to `onUploadComplete`. Without it, a request that carries
+   * metadata is refused (400). @default none
+   */
+  metadata?: MetadataValidator<Metadata>
+  /**
+   * Called at `POST {prefix}/complete` once the object is verified in storage (exists, written for
+   * this upload, declared size, issued Content-Type, first bytes of the declared type); its JSON
+   * return goes back to the page as `result.serverData`. At least once per upload: the page retries
+   * a `/complete` whose reply it lost, so deduplicate on `uploadId`. Throwing a `RequestError`
+   * refuses the upload (its status and message go to the page, the object is deleted); any other
+   * error keeps the object and answers 500 with a message saying the upload was not recorded, which
+   * the page retries (README, "Knowing when an upload is done").
+   */
+  onUploadComplete?: (upload: CompletedUpload<Metadata>) => ServerData | Promise<ServerData>
+  /**
+   * At `/complete`, read the object's first bytes (a ranged GET) and refuse one whose declared
+   * type has a known signature that they do not match (PNG, JPEG, GIF, WebP, AVIF, BMP, TIFF, PDF,
+   * MP4/QuickTime, WebM: server/file-signatures.ts). @default true
+   */
+  checkFileSignatures?: boolean
   /**
    * Called on every route before the body is parsed or anything is issued; false → 403. Decide on
    * headers (cookies, Authorization): under Fastify it runs in onRequest, before the body is read.
@@ -80,9 +135,9 @@ export interface UploadHandlerConfig {
    * @default 3600
    */
   partUrlExpiresIn?: number
-  /** HMAC key for multipart tickets; instances behind one load balancer must share it. @default process.env.S3_UPLOAD_TICKET_SECRET, else derived from secretAccessKey */
+  /** HMAC key for upload tickets; instances behind one load balancer must share it. @default process.env.S3_UPLOAD_TICKET_SECRET, else derived from secretAccessKey */
   ticketSecret?: string
-  /** How long a multipart ticket stays valid. @default 86400 (24 h) */
+  /** How long an upload ticket stays valid: `/complete` (and a multipart upload's `/parts`) must come within it. @default 86400 (24 h) */
   ticketTtlSeconds?: number
   /**
    * Let pages resume an upload after a reload (the engine's `resume` option): presigned mode may
@@ -148,6 +203,8 @@ export interface ResolvedConfig
   keyPrefix: string
   presignWith: PresignWith
   objectAcl: CannedAcl | undefined
+  /** Whether /complete checks first bytes (`UploadHandlerConfig.checkFileSignatures`). */
+  checkFileSignatures: boolean
 }
 
 /** S3's canned ACLs: https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#canned-acl */
@@ -170,6 +227,7 @@ export const defaultConfig = {
   ticketTtlSeconds: 24 * 60 * 60,
   resumable: false,
   keyPrefix: 'next-s3-uploads/',
+  checkFileSignatures: true,
   logger: {
     error: (obj: object, msg?: string) => console.error(msg ?? 'updraft: error', obj),
     warn: (_obj: object, msg?: string) => warnOnce(msg ?? 'updraft: warning'),

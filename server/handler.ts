@@ -11,18 +11,20 @@ import {
   RequestError,
   type ValidUploadRequest,
 } from '../protocol/validate.ts'
-import type { PresignedReply, TokenReply } from '../protocol/wire.ts'
+import type { PresignedReply, TokenReply, UploadTypes } from '../protocol/wire.ts'
 import { resolveConfig, type Logger, type ResolvedConfig, type Route, type UploadHandlerConfig } from './config.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { describeError } from './errors.ts'
 import { serverInfo, stsUnavailableReason } from './info.ts'
 import { checkKey, defaultKey } from './key.ts'
+import { completeUpload } from './completion.ts'
 import { listParts } from './list-parts.ts'
-import { abortMultipart, completeMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
+import { validateMetadata } from './metadata.ts'
+import { abortMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
 import { createPartPresigner, createPutPresigner, createS3Client } from './presigned-urls.ts'
-import { abortDuplicates, refreshCredentials, signTokenTicket, type TokenRoutesContext } from './refresh.ts'
+import { abortDuplicates, refreshCredentials, type TokenRoutesContext } from './refresh.ts'
 import { createSessionSigner } from './session-signer.ts'
-import { deriveTicketSecret } from './ticket.ts'
+import { deriveTicketSecret, signUploadTicket, verifyTicket } from './ticket.ts'
 import { createCredentialIssuer, createTokenIssuer } from './sts.ts'
 
 export { describeError } from './errors.ts'
@@ -30,9 +32,12 @@ export type { Route } from './config.ts'
 
 /**
  * The endpoint: a Web `Request` in, a `Response` out; never rejects (a client mistake is a 4xx
- * JSON `{ error }`, anything unexpected a logged `500 Internal Server Error`).
+ * JSON `{ error }`, anything unexpected a logged `500 Internal Server Error`). Its type
+ * parameters carry the config's metadata and `serverData` types (never a value), so a page in the
+ * same project can write `upload<typeof handler>(…)`.
  */
-export type UploadHandler = (request: Request) => Promise<Response>
+export type UploadHandler<Metadata = unknown, ServerData = unknown> = ((request: Request) => Promise<Response>) &
+  UploadTypes<Metadata, ServerData>
 /** The handler with the logger chosen per request (Fastify passes `request.log`). */
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
 
@@ -73,8 +78,10 @@ const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refre
  * export const GET = upload // …/info
  * ```
  */
-export function createUploadHandler(config?: UploadHandlerConfig): UploadHandler {
-  const handle = createLoggingUploadHandler(config)
+export function createUploadHandler<Metadata = unknown, ServerData = unknown>(
+  config?: UploadHandlerConfig<Metadata, ServerData>,
+): UploadHandler<Metadata, ServerData> {
+  const handle = createLoggingUploadHandler(config as UploadHandlerConfig)
   return (request) => handle(request)
 }
 
@@ -102,7 +109,10 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       throw new RequestError(400, `Token mode is not available on this server: ${info.tokenUnavailableReason}. Upload with strategy 'presigned' instead`)
     }
     const { filename, contentType, filesize } = input
-    const key = resolved.key ? checkKey(await resolved.key(request, filename, input.body)) : defaultKey(filename, resolved.keyPrefix)
+    const metadata = await validateMetadata(resolved.metadata, input.body.metadata, request)
+    const key = resolved.key ? checkKey(await resolved.key(request, filename, input.body, metadata)) : defaultKey(filename, resolved.keyPrefix)
+    const declared = { key, contentType, filesize, metadata }
+    const ticketOptions = { ...resolved, ticketSecret: multipart.ticketSecret }
     // The session credential that signs presigned URLs may write only under keyPrefix.
     if (resolved.presignWith === 'session' && input.strategy === 'presigned' && !key.startsWith(resolved.keyPrefix)) {
       throw new TypeError(
@@ -115,17 +125,17 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       const Credentials = await issueToken(key)
       // endpoint and path style only for a custom store, as next-s3-upload's client expects for AWS.
       const store = endpoint ? { endpoint, forcePathStyle: resolved.forcePathStyle } : {}
-      return { token: { Credentials }, key, bucket, region, ...store, ticket: signTokenTicket(tokenRoutes, key) }
+      return { token: { Credentials }, key, bucket, region, ...store, ticket: signUploadTicket('token', declared, ticketOptions) }
     }
     // A single PUT is capped at 5 GiB whatever the threshold says.
     if (filesize !== undefined && filesize > Math.min(resolved.multipartThreshold, MAX_PART_SIZE)) {
-      return startMultipart(multipart, { key, contentType, filesize })
+      return startMultipart(multipart, { ...declared, filesize })
     }
     const { url, headers } = await presignPut({ key, contentType, filesize })
-    return { key, bucket, region, endpoint, url, headers }
+    return { key, bucket, region, endpoint, url, headers, ticket: signUploadTicket('put', declared, ticketOptions) }
   }
 
-  async function route(request: Request, name: Exclude<Route, 'info'>): Promise<unknown> {
+  async function route(request: Request, name: Exclude<Route, 'info'>, logger: Logger): Promise<unknown> {
     // Another site's page never gets as far as `authorize`, which may trust the visitor's cookies.
     const crossSite = crossSiteRefusal(request, resolved.allowedOrigins)
     if (crossSite) throw crossSite
@@ -147,7 +157,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       }
       case 'complete': {
         const { ticket, parts } = parseCompleteRequest(body)
-        return completeMultipart(multipart, readTicket(multipart, ticket), parts)
+        return completeUpload(multipart, verifyTicket(ticket, multipart.ticketSecret, resolved.bucket), parts, request, logger)
       }
       case 'abort':
         return abortMultipart(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
@@ -173,7 +183,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       return json({ error: `Method ${request.method} is not allowed: use POST` }, 405, { allow: 'POST' })
     }
     try {
-      return json(await route(request, name), 200, cors)
+      return json(await route(request, name, logger), 200, cors)
     } catch (error) {
       if (error instanceof ThrottledError) return json({ error: error.message }, 429, { ...cors, 'retry-after': String(error.seconds) })
       if (error instanceof RequestError) return json({ error: error.message }, error.status, cors)

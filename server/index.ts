@@ -3,7 +3,7 @@
 // parsing are the handler's internals (the CLI and tests import them from their modules).
 export { createUploadHandler, type UploadHandler, type Route } from './handler.ts'
 export { createUploadSweeper, type SweepOptions, type SweepReport } from './sweep.ts'
-export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl } from './config.ts'
+export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl, CompletedUpload, MetadataValidator } from './config.ts'
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'
 export { RequestError } from '../protocol/validate.ts'
 // The wire protocol's types, for clients written by hand (ARCHITECTURE.md "Wire protocol").

@@ -20,7 +20,7 @@ import { objectUrl } from '../protocol/object-url.ts'
 import { checkCompleteParts, checkPartNumbers, RequestError } from '../protocol/validate.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
-import { signTicket, verifyTicket, type TicketClaims } from './ticket.ts'
+import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims } from './ticket.ts'
 
 /** What the multipart routes share; built once per handler. */
 export interface MultipartContext {
@@ -33,7 +33,7 @@ export interface MultipartContext {
 /** CreateMultipartUpload, then a ticket that carries the plan to /parts, /complete and /abort. */
 export async function startMultipart(
   { config, s3, ticketSecret, presignParts }: MultipartContext,
-  { key, contentType, filesize }: { key: string; contentType: string; filesize: number },
+  { key, contentType, filesize, metadata }: { key: string; contentType: string; filesize: number; metadata?: unknown },
 ): Promise<PresignedMultipartReply> {
   const plan = planParts(filesize, config.partSize)
   // The server's own request: the page adds nothing to it. The same headers a single PUT signs.
@@ -55,7 +55,9 @@ export async function startMultipart(
     partSize: plan.partSize,
     filesize,
     partCount: plan.count,
-    expires: Math.floor(Date.now() / 1000) + config.ticketTtlSeconds,
+    contentType,
+    metadata,
+    ...ticketLifetime(config.ticketTtlSeconds),
   }
   return {
     key,
@@ -65,13 +67,15 @@ export async function startMultipart(
     uploadId: created.UploadId,
     partSize: plan.partSize,
     partCount: plan.count,
-    ticket: signTicket(claims, ticketSecret),
+    ticket: signTicket({ kind: 'multipart', ...claims }, ticketSecret),
     urls: await presignParts(claims, Array.from({ length: Math.min(plan.count, FIRST_PART_URLS) }, (_, i) => i + 1)),
   }
 }
 
+/** A multipart ticket's claims, or a 403 for any other ticket (server/ticket.ts). */
 export function readTicket({ config, ticketSecret }: MultipartContext, ticket: string): TicketClaims {
-  return verifyTicket(ticket, ticketSecret, config.bucket)
+  const { kind: _, ...claims } = verifyTicketOf('multipart', ticket, ticketSecret, config.bucket)
+  return claims
 }
 
 export async function signParts(context: MultipartContext, claims: TicketClaims, partNumbers: readonly number[]): Promise<PartsReply> {
@@ -82,7 +86,7 @@ export async function signParts(context: MultipartContext, claims: TicketClaims,
 export async function completeMultipart(
   { config, s3 }: MultipartContext,
   claims: TicketClaims,
-  parts: CompleteRequest['parts'],
+  parts: NonNullable<CompleteRequest['parts']>,
 ): Promise<CompleteReply> {
   checkCompleteParts(parts, claims.partCount)
   const { bucket, key, uploadId } = claims
@@ -112,9 +116,9 @@ export async function completeMultipart(
  */
 async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims, error: unknown) {
   if (error instanceof RequestError && error.status !== 404) throw error
-  const issued = (claims.expires - config.ticketTtlSeconds) * 1000
+  const issued = claims.issued * 1000
   const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)
-  if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - 300_000)) throw error
+  if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - CLOCK_MARGIN_SECONDS * 1000)) throw error
   return { ETag: head.ETag }
 }
 

@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { parseAbortRequest, RequestError } from '../protocol/validate.ts'
 import type { DuplicatesReply, RefreshReply } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { IssueToken } from './sts.ts'
+import { CLOCK_MARGIN_SECONDS, signUploadTicket, verifyTicketOf, type DeclaredUpload, type TokenTicketClaims } from './ticket.ts'
 
 /**
  * Token mode's routes after the upload request: `/refresh` (fresh credentials before the old
@@ -17,47 +17,14 @@ export interface TokenRoutesContext {
   ticketSecret: string
 }
 
-/** What a token ticket vouches for. */
-interface TokenTicketClaims {
-  bucket: string
-  key: string
-  /** Unix time, seconds. */
-  issued: number
-  expires: number
-}
-
-/**
- * `tok1.{base64url(JSON claims)}.{base64url(HMAC-SHA256 of "tok1.{claims}")}`. Its own prefix
- * is inside the MAC, so a multipart ticket (`v1.`) never passes for a token ticket, nor the
- * reverse.
- */
-const VERSION = 'tok1'
-
-/** Clock difference allowed between this server and storage when judging upload start times. */
-const CLOCK_MARGIN_SECONDS = 300
-
-export function signTokenTicket({ config, ticketSecret }: TokenRoutesContext, key: string, now = Date.now()): string {
-  const issued = Math.floor(now / 1000)
-  const claims: TokenTicketClaims = { bucket: config.bucket, key, issued, expires: issued + config.ticketTtlSeconds }
-  const payload = `${VERSION}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
-  return `${payload}.${mac(payload, ticketSecret).toString('base64url')}`
+/** A token ticket (server/ticket.ts) for `upload`; a bare key declares nothing else. */
+export function signTokenTicket({ config, ticketSecret }: TokenRoutesContext, upload: string | DeclaredUpload, now = Date.now()): string {
+  return signUploadTicket('token', typeof upload === 'string' ? { key: upload } : upload, { ...config, ticketSecret }, now)
 }
 
 /** The claims, or a 403 when the ticket is forged, altered, expired, for another bucket or not a token ticket. */
 export function verifyTokenTicket({ config, ticketSecret }: TokenRoutesContext, ticket: string, now = Date.now()): TokenTicketClaims {
-  const [version, claimsPart, signaturePart, ...rest] = ticket.split('.')
-  if (version !== VERSION || !claimsPart || !signaturePart || rest.length > 0) throw invalid()
-  const given = Buffer.from(signaturePart, 'base64url')
-  const expected = mac(`${version}.${claimsPart}`, ticketSecret)
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid()
-  let claims: TokenTicketClaims
-  try {
-    claims = JSON.parse(Buffer.from(claimsPart, 'base64url').toString('utf8'))
-  } catch {
-    throw invalid()
-  }
-  if (claims?.bucket !== config.bucket || typeof claims.key !== 'string') throw invalid()
-  if (!(claims.expires * 1000 > now)) throw new RequestError(403, 'The upload ticket has expired: start the upload again')
+  const { kind: _, ...claims } = verifyTicketOf('token', ticket, ticketSecret, config.bucket, now)
   return claims
 }
 
@@ -91,6 +58,3 @@ export async function abortDuplicates({ config, s3, ...rest }: TokenRoutesContex
   return { aborted: duplicates.length }
 }
 
-const mac = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest()
-
-const invalid = () => new RequestError(403, 'The upload ticket is not valid')

@@ -2,67 +2,137 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { RequestError } from '../protocol/validate.ts'
 
 /**
- * What a multipart ticket vouches for. The server keeps no state between /parts, /complete and
- * /abort: everything it signs or completes comes from a ticket it issued, never from the body.
+ * What every ticket vouches for. The server keeps no state between the upload request and the
+ * routes after it (/parts, /complete, /abort, /refresh, /duplicates): everything they sign,
+ * complete or hand to `onUploadComplete` comes from a ticket it issued, never from the body.
  */
-export interface TicketClaims {
+export interface UploadClaims {
   bucket: string
   key: string
+  /**
+   * The upload's stable id, the dedupe key `onUploadComplete` gets: storage's UploadId for a
+   * presigned multipart upload, else one minted when the ticket was issued.
+   */
   uploadId: string
-  partSize: number
-  filesize: number
-  partCount: number
+  /** Declared bytes; absent when the page declared none (next-s3-upload's client never does). */
+  filesize?: number
+  /** The Content-Type issued for the object (canonical, protocol/content-type.ts). */
+  contentType?: string
+  /** The page's metadata after the `metadata` option validated it; absent when none. */
+  metadata?: unknown
   /** Unix time, seconds. */
+  issued: number
   expires: number
 }
 
-const VERSION = 'v1'
+/** A presigned multipart upload: the plan /parts signs and /complete checks. */
+export interface TicketClaims extends UploadClaims {
+  filesize: number
+  partSize: number
+  partCount: number
+}
+
+/** Token mode: what /refresh, /duplicates and /complete act on. */
+export type TokenTicketClaims = UploadClaims
+/** A presigned single PUT: what /complete acts on. */
+export type PutTicketClaims = UploadClaims
+
+export type Ticket =
+  | ({ kind: 'multipart' } & TicketClaims)
+  | ({ kind: 'token' } & TokenTicketClaims)
+  | ({ kind: 'put' } & PutTicketClaims)
+export type TicketKind = Ticket['kind']
 
 /**
- * `v1.{base64url(JSON claims)}.{base64url(HMAC-SHA256 of "v1.{claims}")}`. Not encrypted: the
- * claims are what the client was already told.
+ * The kind is the ticket's first field and inside the MAC, so a ticket of one kind never passes
+ * for another (a token ticket cannot sign parts, a multipart ticket cannot refresh credentials).
  */
-export function signTicket(claims: TicketClaims, secret: string): string {
-  const payload = `${VERSION}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+const PREFIX: Record<TicketKind, string> = { multipart: 'v1', token: 'tok1', put: 'put1' }
+const KIND_OF = new Map(Object.entries(PREFIX).map(([kind, prefix]) => [prefix, kind as TicketKind]))
+
+/**
+ * `{prefix}.{base64url(JSON claims)}.{base64url(HMAC-SHA256 of "{prefix}.{claims}")}`. Not
+ * encrypted: the claims are what the page was already told or sent.
+ */
+export function signTicket({ kind, ...claims }: Ticket, secret: string): string {
+  const payload = `${PREFIX[kind]}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
   return `${payload}.${mac(payload, secret).toString('base64url')}`
 }
 
-/** The ticket's claims, or a 403 when it is forged, altered, expired or for another bucket. */
-export function verifyTicket(ticket: string, secret: string, bucket: string, now = Date.now()): TicketClaims {
-  const [version, claimsPart, signaturePart, ...rest] = ticket.split('.')
-  if (version !== VERSION || !claimsPart || !signaturePart || rest.length > 0) throw invalid()
+/** The ticket with its kind, or a 403 when it is forged, altered, expired or for another bucket. */
+export function verifyTicket(ticket: string, secret: string, bucket: string, now = Date.now()): Ticket {
+  const [prefix, claimsPart, signaturePart, ...rest] = ticket.split('.')
+  const kind = KIND_OF.get(prefix!)
+  if (!kind || !claimsPart || !signaturePart || rest.length > 0) throw invalid()
   const given = Buffer.from(signaturePart, 'base64url')
-  const expected = mac(`${version}.${claimsPart}`, secret)
+  const expected = mac(`${prefix}.${claimsPart}`, secret)
   // Constant time, so response timing does not reveal how much of a forged signature was right.
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid()
 
-  const claims = parseClaims(claimsPart)
+  const claims = parseClaims(kind, claimsPart)
   if (!claims || claims.bucket !== bucket) throw invalid()
-  if (claims.expires * 1000 <= now) throw new RequestError(403, 'The upload ticket has expired: start the upload again')
-  return claims
+  if ((claims.expires as number) * 1000 <= now) throw new RequestError(403, 'The upload ticket has expired: start the upload again')
+  return { ...claims, kind } as Ticket
+}
+
+/** `verifyTicket`, refusing (403) a valid ticket of another kind. */
+export function verifyTicketOf<K extends TicketKind>(kind: K, ticket: string, secret: string, bucket: string, now = Date.now()) {
+  const verified = verifyTicket(ticket, secret, bucket, now)
+  if (verified.kind !== kind) throw invalid()
+  return verified as Extract<Ticket, { kind: K }>
 }
 
 /** The key tickets are signed with when no `ticketSecret` is configured: stable across instances sharing the S3 secret. */
 export const deriveTicketSecret = (secretAccessKey: string) =>
   createHmac('sha256', secretAccessKey).update('updraft multipart ticket v1').digest('base64url')
 
+/** The issue time and expiry of a ticket issued `now`. */
+export function ticketLifetime(ttlSeconds: number, now = Date.now()) {
+  const issued = Math.floor(now / 1000)
+  return { issued, expires: issued + ttlSeconds }
+}
+
+/** What an upload request declared, bound into its ticket. */
+export interface DeclaredUpload {
+  key: string
+  contentType?: string
+  filesize?: number
+  metadata?: unknown
+}
+
+/** A single PUT's or token upload's ticket for `declared`, with a freshly minted uploadId (the dedupe key). */
+export function signUploadTicket(
+  kind: 'put' | 'token',
+  declared: DeclaredUpload,
+  { bucket, ticketTtlSeconds, ticketSecret }: { bucket: string; ticketTtlSeconds: number; ticketSecret: string },
+  now = Date.now(),
+): string {
+  return signTicket({ kind, ...declared, bucket, uploadId: crypto.randomUUID(), ...ticketLifetime(ticketTtlSeconds, now) }, ticketSecret)
+}
+
+/** Clock difference allowed between this server and storage when judging when an object or upload was made. */
+export const CLOCK_MARGIN_SECONDS = 300
+
 const mac = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest()
 
 const invalid = () => new RequestError(403, 'The upload ticket is not valid')
 
-function parseClaims(encoded: string): TicketClaims | undefined {
-  let claims: Record<string, unknown>
+function parseClaims(kind: TicketKind, encoded: string): Record<string, unknown> | undefined {
+  let claims: unknown
   try {
-    claims = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Record<string, unknown>
+    claims = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'))
   } catch {
     return undefined
   }
-  const strings = ['bucket', 'key', 'uploadId'] as const
-  const numbers = ['partSize', 'filesize', 'partCount', 'expires'] as const
+  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return undefined
+  const fields = claims as Record<string, unknown>
+  const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0
+  const strings = ['bucket', 'key', 'uploadId']
+  const counts = kind === 'multipart' ? ['issued', 'expires', 'filesize', 'partSize', 'partCount'] : ['issued', 'expires']
   const wellFormed =
-    typeof claims === 'object' &&
-    claims !== null &&
-    strings.every((name) => typeof claims[name] === 'string') &&
-    numbers.every((name) => Number.isSafeInteger(claims[name]))
-  return wellFormed ? (claims as unknown as TicketClaims) : undefined
+    strings.every((name) => typeof fields[name] === 'string') &&
+    counts.every((name) => isCount(fields[name])) &&
+    (fields.filesize === undefined || isCount(fields.filesize)) &&
+    (fields.contentType === undefined || typeof fields.contentType === 'string')
+  return wellFormed ? fields : undefined
 }

@@ -4,7 +4,7 @@ import type { UploadResult, UploadState } from '../engine/index.ts'
 export type UploadStatus = 'queued' | 'uploading' | 'retrying' | 'paused' | 'waiting-for-network' | 'done' | 'error' | 'aborted'
 
 /** One upload in the hook's `files` list (next-s3-upload's tracked file, plus status and outcome). */
-export interface UploadEntry {
+export interface UploadEntry<ServerData = unknown> {
   /** Unique within the page: what `retry(id)` and `remove(id)` take, and a React `key`. */
   id: string
   /** The file as picked or dropped. */
@@ -26,7 +26,13 @@ export interface UploadEntry {
   /** Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). While `retrying`, what is being retried. */
   error?: Error
   /** Set once `status` is `done`. */
-  result?: UploadResult
+  result?: UploadResult<ServerData>
+  /**
+   * What the server's `onUploadComplete` answered for this file, once `done` (`result.serverData`).
+   * A completion the server refused (the bytes are not the declared type, a size lie) makes the
+   * entry `error`, with the server's reason as `error.message`.
+   */
+  serverData?: ServerData
   /** Cancels this upload (in the queue or in flight); a no-op once it has ended. */
   abort(): void
   /**
@@ -99,6 +105,7 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
         uploaded: entry.size,
         progress: 100,
         result: action.result,
+        serverData: action.result.serverData,
       }))
     case 'failed':
       return update(files, action.id, (entry) => ({

@@ -1,5 +1,5 @@
 import { useCallback, useLayoutEffect, useReducer, useRef } from 'react'
-import { PauseController, type Queue, type Strategy, upload, type UploadOptions, type UploadResult } from '../engine/index.ts'
+import { type MetadataOf, PauseController, type Queue, type ServerDataOf, type Strategy, upload, type UploadOptions, type UploadResult } from '../engine/index.ts'
 import { pageQueue, type Uploader, uploadWithinBudget } from './connection-budget.ts'
 import { createProgressThrottle } from './progress-throttle.ts'
 import { type FileDialog, useFileDialog } from './useFileDialog.tsx'
@@ -37,8 +37,8 @@ const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3Upload
  * Per-upload options: next-s3-upload's `endpoint.request` form (its names kept: `url`, `body`,
  * `headers`), plus any engine option but `pauseSignal` (the entry's `pause()` and `resume()`).
  */
-export interface UploadToS3Options
-  extends Omit<UploadOptions, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue' | 'pauseSignal'> {
+export interface UploadToS3Options<Handler = unknown>
+  extends Omit<UploadOptions<MetadataOf<Handler>>, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue' | 'pauseSignal'> {
   /** Where and what to ask the endpoint for this upload, in next-s3-upload's form. @default the hook's */
   endpoint?: {
     request?: {
@@ -52,8 +52,11 @@ export interface UploadToS3Options
   }
 }
 
-/** next-s3-upload's hook result, plus list controls (`addFiles`, `retry`, `remove`, `clearEnded`). */
-export interface S3Upload extends FileDialog, UploadControls {
+/**
+ * next-s3-upload's hook result, plus list controls (`addFiles`, `retry`, `remove`, `clearEnded`).
+ * `Handler`: `typeof` the server's handler, to type `metadata` and `serverData`.
+ */
+export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls {
   /**
    * Uploads `file`, listing it in `files` at once (status `queued`, progress 0). Resolves with
    * `{ url, bucket, key, etag }`; rejects with the engine's typed error (`EndpointError`,
@@ -61,9 +64,9 @@ export interface S3Upload extends FileDialog, UploadControls {
    * @throws {@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}
    * or {@link UploadError}, as the promise's rejection; the entry in `files` holds the same error.
    */
-  uploadToS3(file: File, options?: UploadToS3Options): Promise<UploadResult>
+  uploadToS3(file: File, options?: UploadToS3Options<Handler>): Promise<UploadResult<ServerDataOf<Handler>>>
   /** Every upload of this hook since the last reset, oldest first. */
-  files: UploadEntry[]
+  files: UploadEntry<ServerDataOf<Handler>>[]
   /**
    * Empties `files`. It aborts nothing: uploads still running carry on, their promises settle
    * as usual, and they simply no longer appear in `files`. To stop them, call each entry's
@@ -74,7 +77,8 @@ export interface S3Upload extends FileDialog, UploadControls {
 
 /**
  * next-s3-upload's hook, token mode by default: the endpoint hands out short-lived credentials
- * for one key and the page signs its own requests. Returns a hidden `FileInput` and
+ * for one key and the page signs its own requests. `Handler` (`typeof` the server's handler, in
+ * one TypeScript project) types `metadata` and each entry's `serverData`. Returns a hidden `FileInput` and
  * `openFileDialog` to pick files, `uploadToS3(file)` to upload one, the `files` list with each
  * upload's progress and status, and list controls (`addFiles`, `retry`, `remove`, `clearEnded`).
  * Uploads share the page's connection budget fairly and warn before the page is left while any
@@ -108,7 +112,8 @@ export interface S3Upload extends FileDialog, UploadControls {
  * }
  * ```
  */
-export const useS3Upload = (options?: UseS3UploadOptions): S3Upload => useUploads('token', options)
+export const useS3Upload = <Handler = unknown>(options?: UseS3UploadOptions): S3Upload<Handler> =>
+  useUploads('token', options) as unknown as S3Upload<Handler>
 
 /**
  * {@link useS3Upload} in presigned mode by default: the endpoint presigns every storage request,
@@ -137,11 +142,13 @@ export const useS3Upload = (options?: UseS3UploadOptions): S3Upload => useUpload
  * }
  * ```
  */
-export const usePresignedUpload = (options?: UseS3UploadOptions): S3Upload => useUploads('presigned', options)
+export const usePresignedUpload = <Handler = unknown>(options?: UseS3UploadOptions): S3Upload<Handler> =>
+  useUploads('presigned', options) as unknown as S3Upload<Handler>
 
 let lastId = 0
 
-function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {}): S3Upload {
+/** Untyped inside: `serverData` is whatever the endpoint sent; the exported hooks add the types. */
+function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {}) {
   const dialog = useFileDialog()
   const [files, dispatch] = useReducer(uploadListReducer, [])
 

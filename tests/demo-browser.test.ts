@@ -13,6 +13,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { startApp, type AppOptions, type RunningApp } from '../demo/app.ts'
 import type { UploadHandlerConfig } from '../server/config.ts'
 import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { gradientPng } from './helpers/png.ts'
+import { formatBytes } from '../src/format.ts'
 import {
   filePayload,
   keyFromObjectUrl,
@@ -131,6 +133,33 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
     await expectStored(largeRow, client, store.bucket, large.buffer)
     expect(await page.getByText('2 done', { exact: true }).count()).toBe(1)
     expect(await page.getByRole('progressbar', { name: 'All uploads' }).getAttribute('aria-valuenow')).toBe('100')
+    client.destroy()
+  })
+
+  it('shows what the server recorded on each row; bytes that are not the declared image fail with the server’s reason', async () => {
+    const started = await app()
+    const store = embeddedStore(started)
+    const page = await newPage(started.url)
+    const photo = { name: 'photo.png', mimeType: 'image/png', buffer: gradientPng(40, 30) }
+    const disguised = { name: 'disguised.png', mimeType: 'image/png', buffer: Buffer.from('<!doctype html><script>alert(document.cookie)</script>') }
+
+    await pickFiles(page, [photo, disguised])
+
+    const client = sdkClient(store)
+    const good = await settle(rowsOf(page, 'photo.png'))
+    const key = await expectStored(good, client, store.bucket, photo.buffer)
+    // The hook's entry carries the server's answer (serverData); the demo page words it.
+    expect(good.text).toContain(`Server checked and recorded it as upload #1 (${formatBytes(photo.buffer.length)}, image/png)`)
+    expect([...started.completed.values()]).toEqual([{ id: 1, key, size: photo.buffer.length, contentType: 'image/png' }])
+
+    const bad = await settle(rowsOf(page, 'disguised.png'))
+    expect(bad.status).toBe('error')
+    expect(bad.text).toContain('The uploaded object was refused and deleted: its first bytes are not those of a image/png file')
+    // Deleted from storage (s3rver's files on disk: the photo's only), never recorded.
+    const names = await storedFiles(started)
+    expect(names.some((name) => name.startsWith('photo.png'))).toBe(true)
+    expect(names.filter((name) => name.startsWith('disguised.png'))).toEqual([])
+    expect(started.completed.size).toBe(1)
     client.destroy()
   })
 
@@ -309,13 +338,17 @@ describe('demo page against Ceph RGW', () => {
     await pickFiles(page, [small, large])
 
     const client = sdkClient(rgw)
+    const rows = [await settle(rowsOf(page, 'résumé 📄 final.pdf')), await settle(rowsOf(page, '写真 token-large.bin'))]
     const keys = [
-      await expectStored(await settle(rowsOf(page, 'résumé 📄 final.pdf')), client, rgw.bucket, small.buffer),
-      await expectStored(await settle(rowsOf(page, '写真 token-large.bin')), client, rgw.bucket, large.buffer),
+      await expectStored(rows[0]!, client, rgw.bucket, small.buffer),
+      await expectStored(rows[1]!, client, rgw.bucket, large.buffer),
     ]
     // The token's policy names each key exactly (server/sts.ts), Unicode and all: RGW allowed them.
     expect(keys.map((key) => key.split('/').pop())).toEqual(['résumé-final.pdf', '写真-token-large.bin'])
     expect(strategies).toEqual(['token', 'token'])
+    // Token uploads end at /complete too: the server checked each one and the rows say what it recorded.
+    for (const row of rows) expect(row.text).toMatch(/Server checked and recorded it as upload #[12] \(/)
+    expect([...started.completed.values()].map((record) => record.key).sort()).toEqual([...keys].sort())
     client.destroy()
   })
 })

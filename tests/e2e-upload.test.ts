@@ -26,10 +26,10 @@ async function uploadAndReadBack(client: S3Client, bytes: Uint8Array<ArrayBuffer
 }
 
 describe.each(Object.entries(stores))('presigned upload() to %s through the HTTP endpoint', (_name, store) => {
-  it('single PUT (200 kB): one endpoint call, bytes exact', async () => {
+  it('single PUT (200 kB): the upload request, the PUT, /complete; bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(store())
     const result = await uploadAndReadBack(client, testBytes(200_000, 31), { endpoint, strategy: 'presigned' })
-    expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200]])
+    expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
     expect(result).toMatchObject({ bucket: store().bucket, key: (calls[0]!.reply as { key: string }).key })
   })
 
@@ -46,7 +46,7 @@ describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => 
   it('single PUT (200 kB) with the issued credentials, bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
     const result = await uploadAndReadBack(client, testBytes(200_000, 33), { endpoint })
-    expect(calls).toHaveLength(1)
+    expect(calls.map((call) => call.route)).toEqual(['', '/complete'])
     expect((calls[0]!.reply as TokenReply).token.Credentials.AccessKeyId).not.toBe(rgw.credentials.accessKeyId)
     expect(result.key).toBe((calls[0]!.reply as TokenReply).key)
   })
@@ -54,8 +54,8 @@ describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => 
   it('multipart (12 MiB, partSize 5 MiB) signed in the page, bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
     await uploadAndReadBack(client, testBytes(12 * MiB, 34), { endpoint, strategy: 'token', partSize: 5 * MiB })
-    // Token mode asks the endpoint once; every multipart step is signed with the STS credentials.
-    expect(calls.map((call) => call.route)).toEqual([''])
+    // Token mode asks the endpoint once, and tells it once done; every multipart step is signed with the STS credentials.
+    expect(calls.map((call) => call.route)).toEqual(['', '/complete'])
   })
 })
 

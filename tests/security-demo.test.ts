@@ -42,12 +42,14 @@ describe('npm start on the embedded store', () => {
     const started = (await start({ filename: 'big.bin', filetype: 'application/octet-stream', filesize: 6 * 1024 * 1024, strategy: 'presigned' })).json()
     const forged = signTicket(
       {
+        kind: 'multipart',
         bucket: started.bucket,
         key: started.key,
         uploadId: started.uploadId,
         partSize: started.partSize,
         filesize: 6 * 1024 * 1024,
         partCount: 2,
+        issued: Math.floor(Date.now() / 1000),
         expires: Math.floor(Date.now() / 1000) + 3600,
       },
       deriveTicketSecret(EMBEDDED_CREDENTIALS.secretAccessKey),

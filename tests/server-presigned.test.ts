@@ -82,6 +82,7 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
       endpoint: store().endpoint,
       url: expect.stringContaining('X-Amz-Signature='),
       headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'max-age=630720000', 'x-amz-acl': 'private' },
+      ticket: expect.stringMatching(/^put1\./),
     })
     const signed = new URL(body.url).searchParams
     expect(signed.get('X-Amz-SignedHeaders')).toBe('cache-control;content-length;content-type;host;x-amz-acl')
@@ -108,7 +109,7 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
 
     const withoutAcl = createUploadHandler(storeConfig(store(), { objectAcl: false }))
     const { body } = await call<PresignedPutReply>('', request, withoutAcl)
-    expect(Object.keys(body).sort()).toEqual(['bucket', 'endpoint', 'headers', 'key', 'region', 'url'])
+    expect(Object.keys(body).sort()).toEqual(['bucket', 'endpoint', 'headers', 'key', 'region', 'ticket', 'url'])
     expect(new URL(body.url).searchParams.get('X-Amz-SignedHeaders')).toBe('cache-control;content-type;host')
     expect((await asItsClient(body.url)).status).toBe(200)
     expect(await readBack(body.key)).toBe(sha256(bytes))

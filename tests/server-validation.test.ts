@@ -37,7 +37,7 @@ const baseConfig = (): UploadHandlerConfig => ({
 
 const valid = { filename: 'a.png', filetype: 'image/png', filesize: 10, strategy: 'presigned' }
 const forgedTicket = signTicket(
-  { bucket: 'uploads', key: 'k', uploadId: 'u', partSize: 5 * 1024 * 1024, filesize: 6 * 1024 * 1024, partCount: 2, expires: 4102444800 },
+  { kind: 'multipart', bucket: 'uploads', key: 'k', uploadId: 'u', partSize: 5 * 1024 * 1024, filesize: 6 * 1024 * 1024, partCount: 2, issued: 0, expires: 4102444800 },
   'some-other-secret',
 )
 

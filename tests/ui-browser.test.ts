@@ -14,7 +14,7 @@ import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
 import { filePayload, keyFromObjectUrl, MiB, openDemo, percentOf, pickFiles, rowsOf, settle, stateOf, testFiles, type FilePayload, type TestFiles } from './helpers/demo-page.ts'
 import { startLinkSwitch } from './helpers/link-switch.ts'
 import { gradientPng } from './helpers/png.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes, testBytesOf } from './helpers/s3-client.ts'
 
 const ARTIFACTS = new URL('./artifacts/', import.meta.url)
 const README_SCREENSHOT = new URL('../docs/demo.png', import.meta.url)
@@ -121,7 +121,7 @@ describe('getting files in: pick, folder, drop, paste', () => {
   it('"Choose folder" uploads every file in the tree, and keys keep their paths inside it, safely', async () => {
     const root = await mkdtemp(join(tmpdir(), 'updraft-folder-'))
     const tree = join(root, 'holiday')
-    const contents = { 'day 1/写真.png': testBytes(20_000, 62), 'day 1/notes.txt': testBytes(300, 63), 'cover.jpg': testBytes(9_000, 64) }
+    const contents = { 'day 1/写真.png': testBytesOf('image/png', 20_000, 62), 'day 1/notes.txt': testBytes(300, 63), 'cover.jpg': testBytesOf('image/jpeg', 9_000, 64) }
     for (const [path, bytes] of Object.entries(contents)) {
       await mkdir(join(tree, path, '..'), { recursive: true })
       await writeFile(join(tree, path), bytes)

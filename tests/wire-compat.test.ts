@@ -46,8 +46,8 @@ describe("(a) next-s3-upload's requests against this handler", () => {
       endpoint: store().endpoint,
       url: expect.stringContaining('X-Amz-Signature='),
     })
-    // Only `headers` is added, which next-s3-upload's client ignores.
-    expect(Object.keys(reply).sort()).toEqual(['bucket', 'endpoint', 'headers', 'key', 'region', 'url'])
+    // Only `headers` and `ticket` are added, which next-s3-upload's client ignores.
+    expect(Object.keys(reply).sort()).toEqual(['bucket', 'endpoint', 'headers', 'key', 'region', 'ticket', 'url'])
     // Its client's result URL is `${endpoint}/${bucket}/${key}`: the object the URL writes.
     expect(reply.url.split('?')[0]).toBe(`${reply.endpoint}/${reply.bucket}/${reply.key}`)
 

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net'
 /**
  * An S3 stand-in that stores nothing: bodies are read and dropped, and every call gets the
  * smallest reply a client accepts (S3's XML shapes, quoted ETags). It measures the client, not a
- * store. CORS is open and exposes ETag, so a page on another origin can use it too.
+ * store. CORS is open and exposes ETag, so a page on another origin can use it too. It keeps each
+ * object's size and type (not its bytes), so the endpoint's `/complete` can HEAD what was uploaded.
  * https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateMultipartUpload.html
  */
 export interface NullSink {
@@ -30,6 +31,9 @@ export async function startNullSink(): Promise<NullSink> {
   let bytes = 0
   let inFlight = 0
   let peak = 0
+  /** What HEAD answers: key → size, type, when; and the parts of open multipart uploads. */
+  const objects = new Map<string, { size: number; type: string; at: string }>()
+  const uploads = new Map<string, { type: string; parts: Map<string, number> }>()
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://sink')
@@ -48,13 +52,33 @@ export async function startNullSink(): Promise<NullSink> {
     }
     bytes += received
     const key = url.pathname.split('/').slice(2).join('/')
+    const type = request.headers['content-type'] ?? 'binary/octet-stream'
+    const uploadId = query.get('uploadId') ?? ''
     if (request.method === 'POST' && query.has('uploads')) {
-      return xml(response, `<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>${key}</Key><UploadId>${randomBytes(8).toString('hex')}</UploadId></InitiateMultipartUploadResult>`)
+      const id = randomBytes(8).toString('hex')
+      uploads.set(id, { type, parts: new Map() })
+      return xml(response, `<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>${key}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`)
     }
-    if (request.method === 'POST' && query.has('uploadId')) {
+    if (request.method === 'POST' && uploadId) {
+      const upload = uploads.get(uploadId)
+      uploads.delete(uploadId)
+      const size = [...(upload?.parts.values() ?? [])].reduce((sum, part) => sum + part, 0)
+      objects.set(key, { size, type: upload?.type ?? type, at: new Date().toUTCString() })
       return xml(response, `<CompleteMultipartUploadResult><Location>${url.href}</Location><Bucket>b</Bucket><Key>${key}</Key><ETag>&quot;${etagOf(received)}-1&quot;</ETag></CompleteMultipartUploadResult>`)
     }
-    if (request.method === 'DELETE') return response.writeHead(204, CORS).end()
+    if (request.method === 'DELETE') {
+      if (uploadId) uploads.delete(uploadId)
+      else objects.delete(key)
+      return response.writeHead(204, CORS).end()
+    }
+    if (request.method === 'HEAD') {
+      const object = objects.get(key)
+      if (!object) return response.writeHead(404, CORS).end()
+      const headers = { 'content-length': object.size, 'content-type': object.type, 'last-modified': object.at, etag: `"${etagOf(object.size)}"` }
+      return response.writeHead(200, { ...CORS, ...headers }).end()
+    }
+    if (isBody && uploadId) uploads.get(uploadId)?.parts.set(query.get('partNumber') ?? '', received)
+    else if (isBody) objects.set(key, { size: received, type, at: new Date().toUTCString() })
     if (isBody) return response.writeHead(200, { ...CORS, etag: `"${etagOf(received)}"`, 'content-length': '0' }).end()
     response.writeHead(200, { ...CORS, 'content-length': '0' }).end()
   }

@@ -1,6 +1,8 @@
 import { useMemo, useState } from 'react'
 import { DEFAULT_ENDPOINT, resumeUploads, type Strategy } from '../../engine/index.ts'
+import { formatBytes } from '../../src/format.ts'
 import { describeLimits, type Uploader, useEndpointInfo } from '../../src/index.ts'
+import type { DemoRecord } from '../completions.ts'
 import { UploadDropzone } from '../../src/ui/index.ts'
 import { ModeSwitch } from './ModeSwitch.tsx'
 
@@ -9,6 +11,13 @@ export interface AppProps {
   endpoint?: string
   /** Tests replace the engine here; the page itself always uses the real one. */
   uploader?: Uploader
+}
+
+/** demo/completions.ts's answer, on the row: what the server recorded after it checked the object. */
+function describeRecord(serverData: unknown): string | undefined {
+  const record = serverData as Partial<DemoRecord> | null
+  if (typeof record?.id !== 'number') return undefined
+  return `Server checked and recorded it as upload #${record.id} (${formatBytes(record.size ?? 0)}, ${record.contentType})`
 }
 
 /**
@@ -33,7 +42,15 @@ export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
 
       <div className="layout">
         <main>
-          <UploadDropzone endpoint={endpoint} uploader={uploader} strategy={mode} limits={limits ?? false} pasteAnywhere resume={resume} />
+          <UploadDropzone
+            endpoint={endpoint}
+            uploader={uploader}
+            strategy={mode}
+            limits={limits ?? false}
+            pasteAnywhere
+            describeServerData={describeRecord}
+            resume={resume}
+          />
         </main>
 
         <aside className="settings" aria-label="Settings">

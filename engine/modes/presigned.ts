@@ -74,9 +74,9 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
     },
     async complete(etags) {
       const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))
-      const { url, bucket, key, etag } = await postToEndpoint<CompleteReply>(options, '/complete', { ticket, parts }, options.signal)
+      const { url, bucket, key, etag, serverData } = await postToEndpoint<CompleteReply>(options, '/complete', { ticket, parts }, options.signal)
       // Only the result's own fields: whatever else the endpoint sends stays out.
-      return { url, bucket, key, etag } satisfies UploadResult
+      return { url, bucket, key, etag, serverData } satisfies UploadResult
     },
     abort: (deadline) => postToEndpoint(options, '/abort', { ticket }, deadline),
   }

@@ -43,7 +43,7 @@ export function UploadButton({ label = 'Upload files', ...props }: UploadButtonP
         )}
         <input {...getInputProps()} />
       </div>
-      <UploadList uploads={uploads} limits={limits} returnFocusTo={buttonRef} />
+      <UploadList uploads={uploads} limits={limits} returnFocusTo={buttonRef} describeServerData={props.describeServerData} />
     </div>
   )
 }

@@ -75,7 +75,7 @@ export function UploadDropzone({ title = 'Upload files', folders = true, ...prop
           <UnfinishedUploads resume={props.resume} onResume={(file) => void uploads.addFiles([file])} />
         </Suspense>
       )}
-      <UploadList uploads={uploads} limits={limits} returnFocusTo={chooseRef} />
+      <UploadList uploads={uploads} limits={limits} returnFocusTo={chooseRef} describeServerData={props.describeServerData} />
     </section>
   )
 }

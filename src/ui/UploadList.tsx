@@ -5,7 +5,7 @@ import { describeError } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 import type { S3Upload } from '../useS3Upload.ts'
 import { overall } from './row-state.ts'
-import { UploadRow } from './UploadRow.tsx'
+import { UploadRow, type UploadRowProps } from './UploadRow.tsx'
 import { useOnline } from './useOnline.ts'
 import { useTransferRate } from './useTransferRate.ts'
 
@@ -17,6 +17,8 @@ export interface UploadListProps {
   limits?: UploadLimits
   /** Where focus goes when the list it was in empties (the button that adds files). */
   returnFocusTo: RefObject<HTMLElement | null>
+  /** A finished row's note from what the server answered (`UploadComponentProps.describeServerData`). */
+  describeServerData?: UploadRowProps['describeServerData']
 }
 
 /**
@@ -34,7 +36,7 @@ export interface UploadListProps {
  * <UploadList uploads={uploads} returnFocusTo={button} />
  * ```
  */
-export function UploadList({ uploads, limits, returnFocusTo }: UploadListProps) {
+export function UploadList({ uploads, limits, returnFocusTo, describeServerData }: UploadListProps) {
   const { files, retry, remove, clearEnded } = uploads
   const online = useOnline()
   const [announcement, setAnnouncement] = useState('')
@@ -101,6 +103,7 @@ export function UploadList({ uploads, limits, returnFocusTo }: UploadListProps) 
             entry={entry}
             online={online}
             limits={limits}
+            describeServerData={describeServerData}
             onRetry={(id) => void retry(id)}
             onRemove={remove}
             onAnnounce={announce}

@@ -11,6 +11,8 @@ export interface UploadRowProps {
   entry: UploadEntry
   online: boolean
   limits?: UploadLimits
+  /** What the server said about this file once done (`entry.serverData`), in words. */
+  describeServerData?: (serverData: unknown, file: File) => string | undefined
   onRetry(id: string): void
   onRemove(id: string): void
   /** Something worth saying to screen readers that the row's text does not show ("Link copied"). */
@@ -23,7 +25,7 @@ export interface UploadRowProps {
  * focus (tabIndex -1) when the button that had it goes away.
  */
 export const UploadRow = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
-  { entry, online, limits, onRetry, onRemove, onAnnounce },
+  { entry, online, limits, describeServerData, onRetry, onRemove, onAnnounce },
   ref,
 ) {
   const { file, size, uploaded, progress, error, result } = entry
@@ -55,6 +57,7 @@ export const UploadRow = forwardRef<HTMLLIElement, UploadRowProps>(function Uplo
 
   const percent = Math.floor(progress)
   const left = rate && rate > 0 && moving ? formatTimeLeft((size - uploaded) / rate) : undefined
+  const serverNote = entry.serverData !== undefined ? describeServerData?.(entry.serverData, file) : undefined
   const message = error && (state === 'failed' || state === 'refused' || state === 'retrying') ? describeError(error, { file, limits, retrying: state === 'retrying' }) : undefined
 
   return (
@@ -97,6 +100,7 @@ export const UploadRow = forwardRef<HTMLLIElement, UploadRowProps>(function Uplo
             <code>{error.message}</code>
           </details>
         )}
+        {serverNote && <p className="updraft-server-note">{serverNote}</p>}
         {result && (
           <a className="updraft-link" href={result.url} target="_blank" rel="noreferrer">
             {result.url}

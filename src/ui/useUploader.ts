@@ -21,6 +21,11 @@ export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits
   theme?: 'light' | 'dark'
   /** Each file stored, first try or a retry: what the app keeps (the key, the URL). @default none */
   onUploadComplete?: (result: UploadResult, file: File) => void
+  /**
+   * A finished row's note from what the server's `onUploadComplete` answered (`serverData`), e.g.
+   * `(data) => \`Saved as #${data.id}\``; nothing shown when it returns undefined. @default none
+   */
+  describeServerData?: (serverData: unknown, file: File) => string | undefined
 }
 
 /**
@@ -28,7 +33,7 @@ export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits
  * every store, and storage enforces the size the endpoint signed), limits from `/info`.
  */
 export function useUploader(props: UploadComponentProps): { uploads: S3Dropzone; limits: UploadLimits | undefined } {
-  const { limits: given = 'endpoint', className: _className, theme: _theme, onUploadComplete, ...options } = props
+  const { limits: given = 'endpoint', className: _className, theme: _theme, onUploadComplete, describeServerData: _describe, ...options } = props
   const info = useEndpointInfo(given === 'endpoint' && (options.endpoint ?? DEFAULT_ENDPOINT))
   const limits =
     given === 'endpoint'

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
-import { testBytes } from './s3-client.ts'
+import { testBytes, testBytesOf } from './s3-client.ts'
 
 export const MiB = 1024 * 1024
 
@@ -98,7 +98,8 @@ export interface FilePayload {
 
 /** A file made in memory for the chooser: `size` deterministic bytes (testBytes with `seed`). */
 export const filePayload = (name: string, mimeType: string, size: number, seed: number): FilePayload => {
-  const bytes = testBytes(size, seed)
+  // A PDF or JPEG starts as one does: the endpoint checks a file's first bytes against its type.
+  const bytes = testBytesOf(mimeType, size, seed)
   return { name, mimeType, buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }
 }
 

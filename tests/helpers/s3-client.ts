@@ -45,3 +45,23 @@ export function testBytes(size: number, seed = 1): Uint8Array<ArrayBuffer> {
   for (let i = words.length * 4; i < size; i++) bytes[i] = i & 0xff
   return bytes
 }
+
+/**
+ * The first bytes that files of these types start with: with them, test bytes pass the endpoint's
+ * file-signature check at /complete (server/file-signatures.ts), which refuses a "PNG" that is not one.
+ */
+const FILE_SIGNATURES: Record<string, string | number[]> = {
+  'image/png': [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+  'image/jpeg': [0xff, 0xd8, 0xff, 0xe0],
+  'application/pdf': '%PDF-1.7\n',
+  'video/mp4': [0, 0, 0, 0x18, ...'ftypmp42'].map((c) => (typeof c === 'string' ? c.charCodeAt(0) : c)),
+}
+
+/** `testBytes`, starting as a file of `type` does when that type has a known signature. */
+export function testBytesOf(type: string, size: number, seed = 1): Uint8Array<ArrayBuffer> {
+  const bytes = testBytes(size, seed)
+  const signature = FILE_SIGNATURES[type.toLowerCase()]
+  const head = typeof signature === 'string' ? new TextEncoder().encode(signature) : signature
+  if (head && head.length <= size) bytes.set(head)
+  return bytes
+}

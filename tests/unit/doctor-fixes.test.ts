@@ -48,11 +48,12 @@ describe('fixes per store', () => {
 })
 
 describe('the server key policy per mode', () => {
-  it('presigned: PutObject and AbortMultipartUpload under the key prefix, listing multipart uploads for the sweep, nothing else', () => {
+  it('presigned: PutObject and AbortMultipartUpload under the key prefix, reading and deleting there for /complete, listing multipart uploads for the sweep, nothing else', () => {
     expect(serverKeyPolicy('uploads', 'presigned', 'next-s3-uploads/')).toEqual({
       Version: '2012-10-17',
       Statement: [
         { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*' },
+        { Effect: 'Allow', Action: ['s3:GetObject', 's3:DeleteObject'], Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*' },
         { Effect: 'Allow', Action: 's3:ListBucketMultipartUploads', Resource: 'arn:aws:s3:::uploads' },
       ],
     })

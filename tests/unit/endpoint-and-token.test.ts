@@ -61,6 +61,13 @@ const json = (request: PendingRequest, body: unknown, status = 200) =>
 const bodyOf = (request: PendingRequest) => JSON.parse(String(request.body)) as Record<string, unknown>
 const keyIdOf = (request: PendingRequest) => /Credential=(\w+)\//.exec(request.headers!.authorization!)?.[1]
 const answerPart = (part: PendingRequest) => part.respond(200, { ETag: `"${part.step}"` })
+/** The endpoint's /complete, which every upload with a ticket ends with once storage holds it. */
+async function answerComplete(next: () => Promise<PendingRequest>) {
+  const complete = await next()
+  expect(complete.step).toBe('POST /complete')
+  expect(bodyOf(complete)).toEqual({ ticket: 'tok1.ticket' })
+  json(complete, { url: 'https://s3/k.bin', bucket: 'bucket', key: 'k.bin', etag: '"e"' })
+}
 
 describe('endpoint calls', () => {
   it('regression: a network error on the endpoint escaped as "TypeError: fetch failed"; now a NetworkError, retried', async () => {
@@ -163,9 +170,10 @@ describe('token mode: fresh credentials for long uploads', () => {
     const complete = await next()
     expect(keyIdOf(complete)).toBe('SECOND')
     complete.respond(200, {}, xml.completed())
+    await answerComplete(next)
     await result
     // Part 1, finished with the old credentials, is not sent again.
-    expect(fake.log).toEqual(['POST /', 'POST ?uploads', 'PUT ?partNumber=1', 'PUT ?partNumber=2', 'POST /refresh', 'PUT ?partNumber=2', 'POST ?uploadId'])
+    expect(fake.log).toEqual(['POST /', 'POST ?uploads', 'PUT ?partNumber=1', 'PUT ?partNumber=2', 'POST /refresh', 'PUT ?partNumber=2', 'POST ?uploadId', 'POST /complete'])
   })
 
   it('refreshes before the credentials expire, not only when storage refuses them', async () => {
@@ -177,6 +185,7 @@ describe('token mode: fresh credentials for long uploads', () => {
     const put = await next()
     expect(keyIdOf(put)).toBe('FRESH')
     put.respond(200, { ETag: '"e"' })
+    await answerComplete(next)
     await result
   })
 
@@ -217,6 +226,7 @@ describe('token mode: fresh credentials for long uploads', () => {
     answerPart(await next())
     answerPart(await next())
     ;(await next()).respond(200, {}, xml.completed())
+    await answerComplete(next)
     await result
     await vi.waitFor(() => expect(cleanup).toHaveBeenCalledWith(undefined))
   })
@@ -243,6 +253,7 @@ describe('clock skew', () => {
     const signedAt = Date.parse(again.headers!['x-amz-date']!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'))
     expect(Math.abs(signedAt - serverTime.getTime())).toBeLessThan(60_000)
     again.respond(200, { ETag: '"e"' })
+    await answerComplete(next)
     await result
   })
 })

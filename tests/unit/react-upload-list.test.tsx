@@ -13,6 +13,12 @@ describe('uploadListReducer', () => {
     expect(files[0]!.file.name).toBe('a.bin')
   })
 
+  it('finished: what the server answered at /complete is on the entry as serverData', () => {
+    const files = uploadListReducer(listed(), { type: 'finished', id: '1', result: { ...result, serverData: { photoId: 7 } } })
+    expect(files[0]).toMatchObject({ status: 'done', serverData: { photoId: 7 } })
+    expect(uploadListReducer(listed(), { type: 'finished', id: '1', result })[0]!.serverData).toBeUndefined()
+  })
+
   it('progress moves a queued entry to uploading and sets bytes and percent', () => {
     const files = uploadListReducer(listed(1000), { type: 'progressed', id: '1', uploaded: 250 })
     expect(files[0]).toMatchObject({ status: 'uploading', uploaded: 250, progress: 25 })

@@ -1,8 +1,12 @@
-// Multipart tickets: stateless, HMAC-signed, expiring; anything but an intact, current ticket for
-// this bucket is a 403.
+// Tickets, every kind (multipart, token, single PUT): stateless, HMAC-signed, expiring; anything
+// but an intact, current ticket of the expected kind for this bucket is a 403.
+import type { S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
-import { deriveTicketSecret, signTicket, verifyTicket, type TicketClaims } from '../../server/ticket.ts'
 import { RequestError } from '../../protocol/validate.ts'
+import { resolveConfig } from '../../server/config.ts'
+import { readTicket, type MultipartContext } from '../../server/multipart.ts'
+import { signTokenTicket, verifyTokenTicket, type TokenRoutesContext } from '../../server/refresh.ts'
+import { deriveTicketSecret, signTicket, verifyTicket, verifyTicketOf, type Ticket, type TicketClaims } from '../../server/ticket.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
 const claims: TicketClaims = {
@@ -12,58 +16,123 @@ const claims: TicketClaims = {
   partSize: 5 * 1024 * 1024,
   filesize: 12 * 1024 * 1024,
   partCount: 3,
+  contentType: 'image/png',
+  metadata: { album: 'holiday', tags: ['a', 'b'] },
+  issued: NOW / 1000,
   expires: NOW / 1000 + 60,
 }
+const multipart: Ticket = { kind: 'multipart', ...claims }
 const SECRET = 'ticket-secret'
 
-function refusal(ticket: string, { secret = SECRET, bucket = 'uploads', now = NOW } = {}) {
+function refusal(run: () => unknown) {
   try {
-    verifyTicket(ticket, secret, bucket, now)
+    run()
   } catch (error) {
     expect(error).toBeInstanceOf(RequestError)
     return { status: (error as RequestError).status, message: (error as RequestError).message }
   }
   throw new Error('the ticket was accepted')
 }
+const verifying = (ticket: string, { secret = SECRET, bucket = 'uploads', now = NOW } = {}) => () => verifyTicket(ticket, secret, bucket, now)
 const INVALID = { status: 403, message: 'The upload ticket is not valid' }
+const EXPIRED = { status: 403, message: 'The upload ticket has expired: start the upload again' }
 
 describe('tickets', () => {
-  it('carry their claims back intact', () => {
-    expect(verifyTicket(signTicket(claims, SECRET), SECRET, 'uploads', NOW)).toEqual(claims)
+  it.each<Ticket>([
+    multipart,
+    { kind: 'token', bucket: 'uploads', key: 'k', uploadId: 'minted', filesize: 10, contentType: 'image/png', issued: NOW / 1000, expires: NOW / 1000 + 60 },
+    { kind: 'put', bucket: 'uploads', key: 'k', uploadId: 'minted', filesize: 0, contentType: 'text/plain', metadata: 'x', issued: NOW / 1000, expires: NOW / 1000 + 60 },
+  ])('carry their kind and claims back intact: $kind', (ticket) => {
+    expect(verifyTicket(signTicket(ticket, SECRET), SECRET, 'uploads', NOW)).toEqual(ticket)
   })
 
-  it('refuse a changed claim', () => {
-    const [version, , signature] = signTicket(claims, SECRET).split('.')
+  it('refuse a changed claim, metadata included', () => {
+    const [prefix, , signature] = signTicket(multipart, SECRET).split('.')
     const bigger = Buffer.from(JSON.stringify({ ...claims, filesize: claims.filesize * 10 })).toString('base64url')
-    expect(refusal(`${version}.${bigger}.${signature}`)).toEqual(INVALID)
+    expect(refusal(verifying(`${prefix}.${bigger}.${signature}`))).toEqual(INVALID)
+    const otherMetadata = Buffer.from(JSON.stringify({ ...claims, metadata: { album: 'theirs' } })).toString('base64url')
+    expect(refusal(verifying(`${prefix}.${otherMetadata}.${signature}`))).toEqual(INVALID)
   })
 
   it('refuse a changed signature, another secret, another bucket', () => {
-    const ticket = signTicket(claims, SECRET)
-    const last = ticket.at(-1) === 'A' ? 'B' : 'A'
-    expect(refusal(ticket.slice(0, -1) + last)).toEqual(INVALID)
-    expect(refusal(ticket, { secret: 'other' })).toEqual(INVALID)
-    expect(refusal(ticket, { bucket: 'other-bucket' })).toEqual(INVALID)
+    const ticket = signTicket(multipart, SECRET)
+    // The signature's last base64url character carries padding bits: change one in the middle.
+    const [prefix, body, signature] = ticket.split('.')
+    const flipped = signature!.slice(0, 5) + (signature![5] === 'A' ? 'B' : 'A') + signature!.slice(6)
+    expect(refusal(verifying(`${prefix}.${body}.${flipped}`))).toEqual(INVALID)
+    expect(refusal(verifying(ticket, { secret: 'other' }))).toEqual(INVALID)
+    expect(refusal(verifying(ticket, { bucket: 'other-bucket' }))).toEqual(INVALID)
   })
 
   it.each(['', 'v1', 'v1.', 'v1..', 'v2.e30.AAAA', 'v1.e30.AAAA.extra', 'not a ticket at all', 'v1.!!!.???'])('refuse %j', (ticket) => {
-    expect(refusal(ticket)).toEqual(INVALID)
+    expect(refusal(verifying(ticket))).toEqual(INVALID)
   })
 
   it('refuse a well-signed ticket whose claims are not all there', () => {
-    const { partCount: _, ...partial } = claims
-    expect(refusal(signTicket(partial as TicketClaims, SECRET))).toEqual(INVALID)
+    const { partCount: _, ...partial } = multipart
+    expect(refusal(verifying(signTicket(partial as Ticket, SECRET)))).toEqual(INVALID)
+    const { uploadId: __, ...noId } = { ...multipart, kind: 'put' as const }
+    expect(refusal(verifying(signTicket(noId as unknown as Ticket, SECRET)))).toEqual(INVALID)
+  })
+
+  it('one kind never passes for another: the kind is inside the MAC', () => {
+    const ticket = signTicket(multipart, SECRET)
+    expect(refusal(() => verifyTicketOf('token', ticket, SECRET, 'uploads', NOW))).toEqual(INVALID)
+    expect(refusal(() => verifyTicketOf('put', ticket, SECRET, 'uploads', NOW))).toEqual(INVALID)
+    // Relabelled: the same claims and signature under another kind's prefix.
+    const [, body, signature] = ticket.split('.')
+    expect(refusal(verifying(`tok1.${body}.${signature}`))).toEqual(INVALID)
+    expect(refusal(verifying(`put1.${body}.${signature}`))).toEqual(INVALID)
   })
 
   it('expire', () => {
-    const ticket = signTicket(claims, SECRET)
-    expect(verifyTicket(ticket, SECRET, 'uploads', claims.expires * 1000 - 1)).toEqual(claims)
-    expect(refusal(ticket, { now: claims.expires * 1000 })).toEqual({ status: 403, message: 'The upload ticket has expired: start the upload again' })
+    const ticket = signTicket(multipart, SECRET)
+    expect(verifyTicket(ticket, SECRET, 'uploads', claims.expires * 1000 - 1)).toEqual(multipart)
+    expect(refusal(verifying(ticket, { now: claims.expires * 1000 }))).toEqual(EXPIRED)
   })
 
   it('are signed with a key derived from the S3 secret when none is configured: stable, and not the secret', () => {
     expect(deriveTicketSecret('s3-secret')).toBe(deriveTicketSecret('s3-secret'))
     expect(deriveTicketSecret('s3-secret')).not.toBe(deriveTicketSecret('other-secret'))
     expect(deriveTicketSecret('s3-secret')).not.toContain('s3-secret')
+  })
+})
+
+describe('the routes’ readers: readTicket (multipart) and verifyTokenTicket (token)', () => {
+  const config = resolveConfig({ accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'uploads', region: 'us-east-1', ticketTtlSeconds: 600 })
+  const tokenContext = { config, ticketSecret: SECRET } as TokenRoutesContext
+  const multipartContext = { config, ticketSecret: SECRET } as MultipartContext
+
+  it('a token ticket carries bucket, key, what was declared, a minted uploadId and its lifetime', () => {
+    const declared = { key: 'next-s3-uploads/u/a.png', contentType: 'image/png', filesize: 10, metadata: { album: 'a' } }
+    const ticket = signTokenTicket(tokenContext, declared, NOW)
+    expect(ticket).toMatch(/^tok1\./)
+    expect(verifyTokenTicket(tokenContext, ticket, NOW)).toEqual({
+      ...declared,
+      bucket: 'uploads',
+      uploadId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      issued: NOW / 1000,
+      expires: NOW / 1000 + 600,
+    })
+    // Each upload its own dedupe key.
+    const again = verifyTokenTicket(tokenContext, signTokenTicket(tokenContext, declared, NOW), NOW)
+    expect(again.uploadId).not.toBe(verifyTokenTicket(tokenContext, ticket, NOW).uploadId)
+  })
+
+  it('a token ticket: another secret, another bucket, expiry', () => {
+    const ticket = signTokenTicket(tokenContext, 'mine.bin', NOW)
+    expect(refusal(() => verifyTokenTicket({ ...tokenContext, ticketSecret: 'other' }, ticket, NOW))).toEqual(INVALID)
+    expect(refusal(() => verifyTokenTicket({ ...tokenContext, config: { ...config, bucket: 'elsewhere' } }, ticket, NOW))).toEqual(INVALID)
+    expect(refusal(() => verifyTokenTicket(tokenContext, ticket, NOW + 601_000))).toEqual(EXPIRED)
+  })
+
+  it('a multipart ticket is no token ticket, and a token ticket no multipart ticket', () => {
+    expect(refusal(() => verifyTokenTicket(tokenContext, signTicket(multipart, SECRET), NOW))).toEqual(INVALID)
+    expect(refusal(() => readTicket(multipartContext, signTokenTicket(tokenContext, 'k')))).toEqual(INVALID)
+    const { kind: _, ...rest } = multipart
+    expect(readTicket(multipartContext, signTicket({ ...multipart, expires: Math.floor(Date.now() / 1000) + 60 }, SECRET))).toEqual({
+      ...rest,
+      expires: expect.any(Number),
+    })
   })
 })

@@ -1,11 +1,9 @@
-// Token tickets: what /refresh and /duplicates act on. Signed, expiring, bound to bucket and key;
-// never taken for a multipart ticket nor the reverse; a key in the request body changes nothing.
+// Token mode's /refresh and /duplicates act on the key of the ticket (tests/unit/server-ticket.test.ts),
+// never on a key the request body names.
 import type { S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it, vi } from 'vitest'
-import { RequestError } from '../../protocol/validate.ts'
 import { resolveConfig } from '../../server/config.ts'
-import { abortDuplicates, refreshCredentials, signTokenTicket, type TokenRoutesContext, verifyTokenTicket } from '../../server/refresh.ts'
-import { signTicket, verifyTicket } from '../../server/ticket.ts'
+import { abortDuplicates, refreshCredentials, signTokenTicket, type TokenRoutesContext } from '../../server/refresh.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
 const config = resolveConfig({ accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'uploads', region: 'us-east-1', ticketTtlSeconds: 600 })
@@ -19,53 +17,6 @@ const context: TokenRoutesContext = {
     return { AccessKeyId: 'NEW', SecretAccessKey: 'S', SessionToken: 'T', Expiration: new Date(NOW + 3_600_000).toISOString() }
   },
 }
-
-const refusal = (run: () => unknown) => {
-  try {
-    run()
-  } catch (error) {
-    expect(error).toBeInstanceOf(RequestError)
-    return { status: (error as RequestError).status, message: (error as RequestError).message }
-  }
-  throw new Error('accepted')
-}
-const INVALID = { status: 403, message: 'The upload ticket is not valid' }
-
-describe('token tickets', () => {
-  it('carry bucket, key and their lifetime', () => {
-    const ticket = signTokenTicket(context, 'next-s3-uploads/u/a.bin', NOW)
-    expect(ticket).toMatch(/^tok1\./)
-    expect(verifyTokenTicket(context, ticket, NOW)).toEqual({
-      bucket: 'uploads',
-      key: 'next-s3-uploads/u/a.bin',
-      issued: NOW / 1000,
-      expires: NOW / 1000 + 600,
-    })
-  })
-
-  it('refuse a changed key, another secret, another bucket, and expiry', () => {
-    const ticket = signTokenTicket(context, 'mine.bin', NOW)
-    const [version, , signature] = ticket.split('.')
-    const theirs = Buffer.from(JSON.stringify({ bucket: 'uploads', key: 'theirs.bin', issued: NOW / 1000, expires: NOW / 1000 + 600 })).toString('base64url')
-    expect(refusal(() => verifyTokenTicket(context, `${version}.${theirs}.${signature}`, NOW))).toEqual(INVALID)
-    expect(refusal(() => verifyTokenTicket({ ...context, ticketSecret: 'other' }, ticket, NOW))).toEqual(INVALID)
-    const otherBucket = { ...context, config: { ...config, bucket: 'elsewhere' } }
-    expect(refusal(() => verifyTokenTicket(otherBucket, ticket, NOW))).toEqual(INVALID)
-    expect(refusal(() => verifyTokenTicket(context, ticket, NOW + 601_000))).toEqual({
-      status: 403,
-      message: 'The upload ticket has expired: start the upload again',
-    })
-  })
-
-  it('a multipart ticket is no token ticket, and a token ticket no multipart ticket', () => {
-    const multipart = signTicket(
-      { bucket: 'uploads', key: 'k', uploadId: 'u', partSize: 5, filesize: 5, partCount: 1, expires: NOW / 1000 + 60 },
-      'secret',
-    )
-    expect(refusal(() => verifyTokenTicket(context, multipart, NOW))).toEqual(INVALID)
-    expect(refusal(() => verifyTicket(signTokenTicket(context, 'k', NOW), 'secret', 'uploads', NOW))).toEqual(INVALID)
-  })
-})
 
 describe('/refresh', () => {
   it('issues credentials for the ticket key, whatever key the body names', async () => {

@@ -1,0 +1,143 @@
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { parseMediaType } from '../protocol/content-type.ts'
+import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
+import { SIGNATURE_BYTES } from '../protocol/limits.ts'
+import { objectUrl } from '../protocol/object-url.ts'
+import { RequestError } from '../protocol/validate.ts'
+import type { CompleteReply, CompleteRequest } from '../protocol/wire.ts'
+import type { Logger, ResolvedConfig } from './config.ts'
+import { describeError } from './errors.ts'
+import { hasFileSignature, matchesFileSignature } from './file-signatures.ts'
+import { completeMultipart, type MultipartContext } from './multipart.ts'
+import { CLOCK_MARGIN_SECONDS, type Ticket, type UploadClaims } from './ticket.ts'
+
+/** What the server learned from storage about an upload's object. */
+interface StoredObject {
+  size: number
+  contentType: string
+  etag: string
+}
+
+/**
+ * POST …/complete: every upload ends here once storage holds its bytes. A presigned multipart
+ * upload is completed first (the server sends CompleteMultipartUpload); then, for every kind, the
+ * object is checked against the ticket, and only then `onUploadComplete` hears of it.
+ */
+export async function completeUpload(
+  context: MultipartContext,
+  ticket: Ticket,
+  parts: CompleteRequest['parts'],
+  request: Request,
+  logger: Logger,
+): Promise<CompleteReply> {
+  let completedETag: string | undefined
+  if (ticket.kind === 'multipart') {
+    if (!parts) throw new RequestError(400, 'parts must list { partNumber, etag } for every part of a multipart upload')
+    completedETag = (await completeMultipart(context, ticket, parts)).etag
+  }
+  const stored = await verifyObject(context, ticket, logger)
+  // RGW's HEAD has the multipart ETag its Complete left out; the computed one is the fallback.
+  const etag = stored.etag || completedETag || ''
+  const serverData = await deliver(context, ticket, { ...stored, etag }, request, logger)
+  const { bucket, key } = ticket
+  return { url: objectUrl({ ...context.config, bucket, key }), bucket, key, etag, ...(serverData === undefined ? {} : { serverData }) }
+}
+
+/**
+ * The object as storage holds it, or a refusal: none there (404: the upload never happened), one
+ * written before the ticket was issued (409: not this upload's, left alone), or one that breaks
+ * what was declared (deleted, then 413/422). In token mode, where credentials cannot bind size or
+ * type, this is where both are enforced.
+ */
+async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClaims, logger: Logger): Promise<StoredObject> {
+  const { bucket, key, filesize, contentType } = claims
+  if (filesize === undefined || contentType === undefined) {
+    throw new RequestError(400, 'This upload declared no filesize: only uploads that declare their size and type can be completed')
+  }
+  const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).catch((error: unknown) => {
+    if (httpStatus(error) === 404) throw new RequestError(404, 'Storage holds no object for this upload: send its bytes before completing it')
+    // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
+    if (httpStatus(error) === 403) {
+      logger.error({ err: describeError(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
+      throw new RequestError(500, 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft doctor)')
+    }
+    throw error
+  })
+  if ((head.LastModified?.getTime() ?? 0) < (claims.issued - CLOCK_MARGIN_SECONDS) * 1000) {
+    throw new RequestError(409, 'The object at this key was stored before this upload was issued: it is not this upload’s')
+  }
+  const size = head.ContentLength ?? -1
+  const storedType = head.ContentType ?? ''
+  const refuse = (status: number, reason: string) => refuseObject(s3, claims, status, reason, logger)
+  if (size !== filesize) await refuse(422, `it holds ${size} bytes, not the ${filesize} declared`)
+  if (config.maxFileSize !== undefined && size > config.maxFileSize) await refuse(413, `it holds ${size} bytes, over the limit of ${config.maxFileSize}`)
+  if (!sameType(storedType, contentType)) await refuse(422, `its Content-Type is '${storedType}', not the '${contentType}' issued`)
+  const essence = parseMediaType(contentType).essence
+  if (config.checkFileSignatures && hasFileSignature(essence)) {
+    const first = size === 0 ? new Uint8Array() : await firstBytes(s3, bucket, key)
+    if (!matchesFileSignature(essence, first)) await refuse(422, `its first bytes are not those of a ${essence} file`)
+  }
+  return { size, contentType: storedType, etag: head.ETag ?? '' }
+}
+
+/** Hands the verified upload to `onUploadComplete`; its return value is the page's `serverData`. */
+async function deliver(
+  { config, s3 }: MultipartContext,
+  claims: UploadClaims,
+  stored: StoredObject,
+  request: Request,
+  logger: Logger,
+): Promise<unknown> {
+  if (!config.onUploadComplete) return undefined
+  const { bucket, key, uploadId, metadata } = claims
+  try {
+    return await config.onUploadComplete({ key, bucket, ...stored, metadata, uploadId, request })
+  } catch (error) {
+    // The app refused the upload on purpose: it goes, as a failed verification's does.
+    if (error instanceof RequestError) return refuseObject(s3, claims, error.status, error.message, logger, false)
+    logger.error({ err: describeError(error), key, uploadId }, 'updraft: onUploadComplete failed')
+    // A 5xx, so the page tries again: the object stays, verified, for a retry to record.
+    throw new RequestError(500, 'The file is stored, but the server could not record the upload (onUploadComplete failed): try again')
+  }
+}
+
+/** Deletes an object that failed its check, then refuses with why. */
+async function refuseObject(
+  s3: S3Client,
+  { bucket, key }: UploadClaims,
+  status: number,
+  reason: string,
+  logger: Logger,
+  explain = true,
+): Promise<never> {
+  let fate = 'deleted'
+  try {
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))
+  } catch (error) {
+    // Refused all the same; the log says why the object is still there (README: s3:DeleteObject).
+    logger.error({ err: describeError(error), key }, 'updraft: could not delete an upload that failed verification')
+    fate = 'not deleted'
+  }
+  throw new RequestError(status, explain ? `The uploaded object was refused and ${fate}: ${reason}` : reason)
+}
+
+/** The object's first bytes, with a ranged GET. */
+async function firstBytes(s3: S3Client, bucket: string, key: string): Promise<Uint8Array> {
+  const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=0-${SIGNATURE_BYTES - 1}` }))
+  return got.Body ? (await got.Body.transformToByteArray()).subarray(0, SIGNATURE_BYTES) : new Uint8Array()
+}
+
+/**
+ * The stored Content-Type is the issued one, compared as media types (case, spacing). A token
+ * upload of a typeless file sends no Content-Type, and stores call that `binary/octet-stream`.
+ */
+function sameType(stored: string, issued: string): boolean {
+  try {
+    if (parseMediaType(stored).value === issued) return true
+  } catch {
+    return false
+  }
+  return issued === DEFAULT_CONTENT_TYPE && /^binary\/octet-stream$/i.test(stored)
+}
+
+const httpStatus = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
