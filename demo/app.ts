@@ -73,7 +73,9 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
   const { records: completed, onUploadComplete } = demoCompletions()
   const withCallback = { onUploadComplete, ...config }
   try {
-    await app.register(s3Upload, embedded ? embeddedConfig(withCallback, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...withCallback })
+    // The page resumes uploads after a reload (issue 13): /list-parts on.
+    const resumable = { resumable: true, ...withCallback }
+    await app.register(s3Upload, embedded ? embeddedConfig(resumable, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...resumable })
     serveStatic(app, DEMO_DIR)
     await app.listen({ port, host })
   } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -58,6 +58,7 @@ export async function startEmbeddedS3({ directory, port = 0, log = () => {} }: E
     configureBuckets: [{ name: EMBEDDED_BUCKET, configs: [CORS] }],
   })
   addAbortMultipartUpload(server, log)
+  addListParts(server)
   const address = await server.run().catch(async (error: unknown) => {
     if (temporary) await rm(folder, { recursive: true, force: true })
     throw error
@@ -96,35 +97,71 @@ const UPLOAD_ID = /^[0-9a-f]{32}$/
 /**
  * s3rver 4.x has no AbortMultipartUpload (it answers 405 MethodNotAllowed), so aborting on the
  * demo page left parts on disk and made the endpoint's /abort a 500. This adds it, the way S3
- * answers it (204, or 404 NoSuchUpload): the 405 is thrown only after s3rver has checked the
- * request's signature and bucket, so the upload's folder is removed only for a signed request
- * naming the upload's own key. Its middleware list is composed when the server starts, so a
- * handler put in front of the router here sees every request.
+ * answers it (204, or 404 NoSuchUpload).
  */
 function addAbortMultipartUpload(server: S3rver, log: (line: string) => void): void {
+  addUploadRoute(server, 'DELETE', async (ctx, { key, folder }) => {
+    const parts = (await readdir(folder)).filter((name) => /^\d+$/.test(name)).length
+    await rm(folder, { recursive: true, force: true })
+    log(`Aborted the multipart upload of ${key}: removed ${parts} part${parts === 1 ? '' : 's'} from the embedded store`)
+    ctx.status = 204
+    ctx.body = null
+  })
+}
+
+/**
+ * s3rver 4.x has no ListParts either (405 too), so the demo could not resume an upload after a
+ * reload. This answers it the way S3 does, from s3rver's own part files (`{n}` and `{n}.md5`).
+ * One page holds every part: the demo's files stay far below 1000 parts.
+ */
+function addListParts(server: S3rver): void {
+  addUploadRoute(server, 'GET', async (ctx, { bucket, folder }) => {
+    const numbers = (await readdir(folder)).filter((name) => /^\d+$/.test(name)).map(Number).sort((a, b) => a - b)
+    const parts = await Promise.all(
+      numbers.map(async (n) => {
+        // A part whose body never arrived whole (the page went mid-part) has no .md5: not stored.
+        const md5 = await readFile(join(folder, `${n}.md5`), 'utf8').catch(() => undefined)
+        if (md5 === undefined) return ''
+        const { size } = await stat(join(folder, String(n)))
+        return `<Part><PartNumber>${n}</PartNumber><ETag>&quot;${md5.trim()}&quot;</ETag><Size>${size}</Size></Part>`
+      }),
+    )
+    ctx.status = 200
+    ctx.type = 'application/xml'
+    ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult><Bucket>${bucket}</Bucket><UploadId>${ctx.query.uploadId}</UploadId><IsTruncated>false</IsTruncated>${parts.join('')}</ListPartsResult>`
+  })
+}
+
+interface NamedUpload {
+  bucket: string
+  key: string
+  /** s3rver's folder of the upload: its `key`, `metadata`, and part files. */
+  folder: string
+}
+
+/**
+ * Answers `method` with `uploadId` on an object path, a request s3rver refuses (405) only after it
+ * has checked the request's signature and bucket, for the upload's own key only (else 404
+ * NoSuchUpload, as S3). Its middleware list is composed when the server starts, so a handler put
+ * in front of the router here sees every request.
+ */
+function addUploadRoute(server: S3rver, method: string, answer: (ctx: KoaContext, upload: NamedUpload) => Promise<void>): void {
   const internals = server as unknown as S3rverInternals
-  const abort = async (ctx: KoaContext, next: () => Promise<void>) => {
+  const route = async (ctx: KoaContext, next: () => Promise<void>) => {
     try {
       await next()
     } catch (error) {
       const uploadId = ctx.query.uploadId
-      if (ctx.method !== 'DELETE' || typeof uploadId !== 'string' || (error as { code?: string }).code !== 'MethodNotAllowed') throw error
+      if (ctx.method !== method || typeof uploadId !== 'string' || (error as { code?: string }).code !== 'MethodNotAllowed') throw error
       const [, bucket = '', ...keyPath] = ctx.path.split('/')
       const key = decodeURIComponent(keyPath.join('/'))
       const folder = join(internals.store.getResourcePath(bucket, undefined, 'uploads'), uploadId)
       const stored = UPLOAD_ID.test(uploadId) ? await readFile(join(folder, 'key'), 'utf8').catch(() => undefined) : undefined
-      if (stored !== key) {
-        ctx.status = 404
-        ctx.type = 'application/xml'
-        ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
-        return
-      }
-      const parts = (await readdir(folder)).filter((name) => /^\d+$/.test(name)).length
-      await rm(folder, { recursive: true, force: true })
-      log(`Aborted the multipart upload of ${key}: removed ${parts} part${parts === 1 ? '' : 's'} from the embedded store`)
-      ctx.status = 204
-      ctx.body = null
+      if (stored === key) return answer(ctx, { bucket, key, folder })
+      ctx.status = 404
+      ctx.type = 'application/xml'
+      ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
     }
   }
-  internals.middleware.splice(internals.middleware.length - 1, 0, abort)
+  internals.middleware.splice(internals.middleware.length - 1, 0, route)
 }

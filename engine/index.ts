@@ -7,6 +7,18 @@ export { planParts, type PartPlan } from '../protocol/parts.ts'
 export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE } from '../protocol/limits.ts'
 export type { ObjectLocation } from '../protocol/object-url.ts'
 export { createQueue, type Queue } from './queue.ts'
+export { PauseController, PauseSignal } from './pause.ts'
+export { resumeUploads, type ResumeOptions, type ResumeUploads } from './resume.ts'
+export {
+  memoryResumeStore,
+  indexedDbResumeStore,
+  defaultResumeStore,
+  fileFingerprint,
+  type ResumeRecord,
+  type ResumeStore,
+} from './resume-store.ts'
+export type { Resumer, PartJournal, Prepared } from './journal.ts'
+export type { UploadState } from './gate.ts'
 export type { EndpointOptions, Progress, RetryEvent, TransferOptions } from './options.ts'
 export type { Credentials, CredentialSource } from './signer.ts'
 export { xhrTransport, fetchTransport, type Transport, type HttpRequest, type HttpResponse } from './transport.ts'

@@ -1,4 +1,7 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
+import type { Gate, UploadState } from './gate.ts'
+import type { PartJournal } from './journal.ts'
+import type { PauseSignal } from './pause.ts'
 import type { Queue } from './queue.ts'
 import { defaultTransport } from '#default-transport'
 import type { Transport } from './transport.ts'
@@ -68,6 +71,23 @@ export interface TransferOptions {
    * last byte gone) the outcome decides instead: resolved if storage stored it. @default none
    */
   signal?: AbortSignal
+  /**
+   * Pauses and resumes the upload: `new PauseController().signal`. While paused no part starts,
+   * the parts in flight are cancelled (sent again on resume, progress holding its mark), no
+   * retry or stall timer runs, and the promise stays pending (an abort still ends it at once).
+   */
+  pauseSignal?: PauseSignal
+  /**
+   * Wait for the network instead of failing: when the browser goes `offline`, or when network
+   * errors outlast `maxAttempts`, the upload holds as if paused (state `waiting-for-network`)
+   * and carries on by itself when the browser is back `online` (where no such event comes, it
+   * tries again every 10 s). The promise then stays pending until the upload ends or is aborted.
+   * Needs a `pauseSignal`: waiting for the network is a pause the engine makes itself.
+   * @default false (the React hooks turn it on)
+   */
+  waitForNetwork?: boolean
+  /** The upload paused, waits for the network, or runs again. */
+  onStateChange?: (state: UploadState) => void
   /** Bytes sent so far, as they go (see {@link Progress}). @default none */
   onProgress?: (progress: Progress) => void
   /** A request failed in a way worth retrying; the engine waits `delay` ms and tries again. @default none */
@@ -122,6 +142,10 @@ export type ResolvedOptions = TransferOptions &
     completing?: boolean
     /** Background work (cleanup) that `onCleanup` waits for. */
     cleanups: Array<Promise<unknown>>
+    /** Pauses (the caller's, and waits for the network); only with a `pauseSignal`. */
+    gate?: Gate
+    /** Parts already stored, and the record of this upload; only with `resume`. */
+    journal?: PartJournal
   }
 
 /**
@@ -130,7 +154,7 @@ export type ResolvedOptions = TransferOptions &
  */
 export function resolveOptions(options: TransferOptions & EndpointOptions): ResolvedOptions {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
-  const resolved: ResolvedOptions = { ...defaultOptions, transport: defaultTransport(), ...given, cleanups: [] }
+  const resolved = { ...defaultOptions, transport: defaultTransport(), ...given, cleanups: [] } as unknown as ResolvedOptions
   resolved.partConcurrency = options.partConcurrency ?? options.queueSize ?? resolved.partConcurrency
   resolved.maxAttempts = options.maxAttempts ?? options.retries ?? resolved.maxAttempts
   resolved.endpointHeaders = options.endpointHeaders ?? options.headers
@@ -140,5 +164,6 @@ export function resolveOptions(options: TransferOptions & EndpointOptions): Reso
       throw new RangeError(`updraft: ${name} must be a whole number of at least 1, got ${value}`)
     }
   }
+  resolved.gate = resolved.pauseSignal?.gate(resolved)
   return resolved
 }

@@ -2,12 +2,14 @@ import { type PartPlan, partRange } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
 import { UploadAbortedError, missingETag } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
+import { untilNotPaused } from './gate.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from './queue.ts'
 import { send, type Signer } from './send.ts'
 
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {
+  uploadId: string
   plan: PartPlan
   signPart(partNumber: number, refused?: Parameters<Signer>[0]): ReturnType<Signer>
   /** CompleteMultipartUpload, with its retries; sent once every part is on storage. */
@@ -30,8 +32,14 @@ export async function putSingle(
     if (bytes === file.size) options.completing = true
     progress.sent(1, bytes)
   }
-  const put = () => send(options, sign, { body: file, signal: options.signal, onSent })
-  const response = await (options.queue ? options.queue.run(put, options.signal) : put())
+  const put = () => send(options, sign, { body: file, signal: options.signal, onSent, pausable: true })
+  // A pause cancels the PUT (S3 cannot keep half an object): it is sent again whole on resume.
+  const response = await untilNotPaused(
+    options.gate,
+    options.signal,
+    () => (options.queue ? options.queue.run(put, options.signal) : put()),
+    () => progress.sent(1, 0),
+  )
   options.completing = true
   progress.done()
   return result(response.header('ETag') ?? '')
@@ -50,6 +58,19 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
   const cancel = () => controller.abort()
   options.signal?.addEventListener('abort', cancel)
   const etags: string[] = []
+  // Resume: parts storage already holds count as sent and are not sent again.
+  const { journal } = options
+  journal?.started(upload.uploadId, plan.partSize, plan.count)
+  const missing: number[] = []
+  for (let n = 1; n <= plan.count; n++) {
+    const stored = journal?.stored.get(n)
+    if (!stored) missing.push(n)
+    else {
+      etags[n - 1] = stored
+      const [start, end] = partRange(plan, n)
+      progress.finished(n, end - start)
+    }
+  }
 
   const uploadPart = async (partNumber: number) => {
     const [start, end] = partRange(plan, partNumber)
@@ -57,17 +78,28 @@ export async function putMultipart(file: Blob, upload: MultipartUpload, options:
       body: file.slice(start, end),
       signal,
       onSent: (bytes) => progress.sent(partNumber, bytes),
+      pausable: true,
     })
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
     etags[partNumber - 1] = etag
+    journal?.accepted(partNumber, etag)
     progress.finished(partNumber, end - start)
   }
 
   try {
     if (options.signal?.aborted) throw new UploadAbortedError()
     const { queue } = options
-    await runPool(plan.count, options.partConcurrency, (n) => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)))
+    // A paused part leaves the shared queue (others may use its slot) and waits for resume.
+    await runPool(missing.length, options.partConcurrency, (i) => {
+      const n = missing[i - 1]!
+      return untilNotPaused(
+        options.gate,
+        signal,
+        () => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)),
+        () => progress.sent(n, 0),
+      )
+    })
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
     options.completing = true
     const result = await upload.complete(etags)

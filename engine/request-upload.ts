@@ -1,6 +1,7 @@
-import type { JsonObject, PresignedReply, Strategy, TokenReply } from '../protocol/wire.ts'
+import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { postToEndpoint } from './endpoint.ts'
 import type { EndpointOptions, ResolvedOptions, TransferOptions } from './options.ts'
+import type { Prepared, Resumer } from './journal.ts'
 import type { ObjectExtras } from './upload-object.ts'
 
 /**
@@ -30,6 +31,17 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, E
   filename?: string
   /** The object's Content-Type, as the endpoint signs it. @default the Blob's type */
   contentType?: string
+  /**
+   * Resume after a reload: `resumeUploads()` records each multipart upload (IndexedDB in
+   * browsers) and carries on one of the same file, re-sending only the parts storage lacks.
+   */
+  resume?: Resumer
+  /**
+   * With `resume`: the File System Access handle the file came from (Chromium's
+   * `showOpenFilePicker`), kept in the record so a later page can read the file again without
+   * asking the person to pick it.
+   */
+  fileHandle?: FileSystemFileHandle
 }
 
 /**
@@ -53,4 +65,21 @@ export async function requestUpload(file: Blob, options: UploadOptions & Resolve
   }
   const reply = await postToEndpoint<TokenReply | PresignedReply>(options, '', body, options.signal, strategy === 'presigned')
   return { reply, contentType }
+}
+
+/**
+ * Every entry's path after its checks: the endpoint's reply (or, with `resume`, one rebuilt from
+ * a record), then `sendWith` moves the bytes. The journal hears the reply, for the record.
+ */
+export function prepareAndSend(
+  file: Blob,
+  options: UploadOptions & ResolvedOptions,
+  sendWith: (prepared: Prepared) => Promise<UploadResult>,
+): Promise<UploadResult> {
+  const send = async (recalled?: Prepared) => {
+    const prepared = recalled ?? (await requestUpload(file, options))
+    options.journal?.replied(prepared)
+    return sendWith(prepared)
+  }
+  return options.resume ? options.resume.run(file, options, send) : send()
 }

@@ -1,6 +1,7 @@
 import { callBack } from './callback.ts'
 import { EndpointError, NetworkError, S3Error, UploadAbortedError } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
+import { PausedError } from './gate.ts'
 
 /** Backoff never waits longer than this between two attempts… */
 const MAX_BACKOFF_MS = 10_000
@@ -34,18 +35,17 @@ export function retryDelay(retry: number, base: number, retryAfter?: string | nu
   return Math.floor(step / 2 + (random() * step) / 2)
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`; rejects with `UploadAbortedError` as soon as one of `signals` aborts. */
+export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new UploadAbortedError())
-    const onAbort = () => {
+    const done = () => {
       clearTimeout(timer)
-      reject(new UploadAbortedError())
+      for (const signal of signals) signal?.removeEventListener('abort', onAbort)
     }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
+    const onAbort = () => (done(), reject(new UploadAbortedError()))
+    const timer = setTimeout(() => (done(), resolve()), ms)
+    for (const signal of signals) signal?.addEventListener('abort', onAbort)
+    if (signals.some((signal) => signal?.aborted)) onAbort()
   })
 }
 
@@ -57,27 +57,45 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export const committing = (options: ResolvedOptions, signal: AbortSignal | undefined) =>
   !!options.completing && signal === options.signal
 
+/** A body request of an upload that is held (paused, or waiting for the network) must stop. */
+export const pausing = (options: ResolvedOptions, pausable: boolean | undefined) =>
+  !!pausable && !!options.gate?.held.aborted && !committing(options, options.signal)
+
 /**
  * Calls `attemptOnce()` up to `maxAttempts` times while it fails with a retryable error. Once
  * `signal` aborts nothing new starts, except while committing: then the outcome must be known
  * before the upload reports, so one more attempt may start after the abort, at once.
+ * `pausable` (body requests): a pause ends it with `PausedError`, backoff included, so no retry
+ * is spent while paused. With `waitForNetwork`, network errors past the budget wait for the
+ * network (a body request pauses) and then get a fresh budget.
  */
 export async function withRetries<T>(
   options: ResolvedOptions,
   signal: AbortSignal | undefined,
   attemptOnce: () => Promise<T>,
+  pausable?: boolean,
 ): Promise<T> {
   let afterAbort = 0
   for (let attempt = 1; ; attempt++) {
     try {
       if (signal?.aborted && !(committing(options, signal) && !afterAbort++)) throw new UploadAbortedError()
+      if (pausing(options, pausable)) throw new PausedError('paused')
       return await attemptOnce()
     } catch (error) {
       if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
-      if (attempt >= options.maxAttempts || !isRetryable(error)) throw error
+      if (!isRetryable(error)) throw error
+      if (attempt >= options.maxAttempts) {
+        // Once the upload has settled (its cleanup runs on) the gate no longer waits.
+        if (!(error instanceof NetworkError && options.gate?.networkLost())) throw error
+        if (pausable) throw new PausedError('waiting for the network')
+        await options.gate!.wait(signal)
+        attempt = 0
+        continue
+      }
       const delay = retryDelay(attempt, options.retryDelay, (error as EndpointError).retryAfter)
       callBack(options.onRetry, { attempt, delay, error })
-      await sleep(delay, signal).catch(() => {
+      await sleep(delay, signal, pausable ? options.gate?.held : undefined).catch(() => {
+        if (pausing(options, pausable)) throw new PausedError('paused')
         if (!committing(options, signal)) throw new UploadAbortedError()
       })
     }

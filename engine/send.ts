@@ -1,6 +1,7 @@
 import { NetworkError, S3Error, UploadAbortedError } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
-import { committing, isRetryable, withRetries } from './retry.ts'
+import { PausedError } from './gate.ts'
+import { committing, isRetryable, pausing, withRetries } from './retry.ts'
 import { throwIfS3Error } from './s3.ts'
 import { type HttpRequest, type HttpResponse, origin } from './transport.ts'
 
@@ -33,6 +34,8 @@ export interface SendOptions {
    * reply, 5xx), a NoSuchUpload means that attempt ended the upload, and counts as success.
    */
   endsUpload?: boolean
+  /** A body request (a part, a single PUT): a pause cancels it with `PausedError` (see withRetries). */
+  pausable?: boolean
 }
 
 /**
@@ -46,18 +49,19 @@ const isRefusal = (error: unknown): error is S3Error =>
 export function send(
   options: ResolvedOptions,
   sign: Signer,
-  { body, signal, onSent, linger, endsUpload }: SendOptions,
+  { body, signal, onSent, linger, endsUpload, pausable }: SendOptions,
 ): Promise<HttpResponse> {
   let unknown = false
   const attempt = async (refused?: S3Error): Promise<HttpResponse> => {
     onSent?.(0)
     try {
       const request = { ...(await sign(refused)), body, onProgress: onSent }
-      return throwIfS3Error(await exchange(options, request, linger ? undefined : signal))
+      return throwIfS3Error(await exchange(options, request, linger ? undefined : signal, pausable))
     } catch (error) {
       if (refused || !isRefusal(error)) throw error
       // Signing again is a new request: none after an abort (a lingering Create's refusal included).
       if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
+      if (pausing(options, pausable)) throw new PausedError('paused')
       return attempt(error)
     }
   }
@@ -67,16 +71,23 @@ export function send(
       unknown ||= isRetryable(error)
       throw error
     }),
+    pausable,
   )
 }
 
 /**
  * One exchange through the transport, settled by the engine whatever the transport does: a
  * `NetworkError` when nothing moves (no byte out or in) for `stallTimeout` ms, an
- * `UploadAbortedError` as soon as `signal` aborts (unless the upload is committing). Either way
- * the transport's request is cancelled.
+ * `UploadAbortedError` as soon as `signal` aborts (unless the upload is committing), a
+ * `PausedError` when a `pausable` one's upload pauses. Either way the transport's request is
+ * cancelled, and its bytes stop counting.
  */
-export function exchange(options: ResolvedOptions, request: HttpRequest, signal: AbortSignal | undefined): Promise<HttpResponse> {
+export function exchange(
+  options: ResolvedOptions,
+  request: HttpRequest,
+  signal: AbortSignal | undefined,
+  pausable?: boolean,
+): Promise<HttpResponse> {
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout>
   let fail: (error: Error) => void
@@ -89,13 +100,17 @@ export function exchange(options: ResolvedOptions, request: HttpRequest, signal:
     else fail(new NetworkError(`No progress for ${options.stallTimeout} ms on ${request.method} ${origin(request.url)}`))
   }
   const onAbort = () => committing(options, signal) || fail(new UploadAbortedError())
+  const held = pausable ? options.gate?.held : undefined
+  const onPause = () => pausing(options, pausable) && fail(new PausedError('paused'))
   return new Promise<HttpResponse>((resolve, reject) => {
     fail = (error) => {
       reject(error)
       controller.abort()
     }
     signal?.addEventListener('abort', onAbort)
+    held?.addEventListener('abort', onPause)
     if (signal?.aborted) onAbort()
+    if (held?.aborted) onPause()
     if (controller.signal.aborted) return
     watch()
     options
@@ -103,6 +118,8 @@ export function exchange(options: ResolvedOptions, request: HttpRequest, signal:
         ...request,
         signal: controller.signal,
         onProgress: (sent) => {
+          // Bytes of a cancelled request no longer count (a pause has just reset them to 0).
+          if (controller.signal.aborted) return
           moved = Date.now()
           request.onProgress?.(sent)
         },
@@ -111,5 +128,6 @@ export function exchange(options: ResolvedOptions, request: HttpRequest, signal:
   }).finally(() => {
     clearTimeout(timer)
     signal?.removeEventListener('abort', onAbort)
+    held?.removeEventListener('abort', onPause)
   })
 }

@@ -17,6 +17,8 @@ export async function runUpload<O extends TransferOptions & EndpointOptions>(
   const resolved = resolveOptions(options) as O & ResolvedOptions
   const { signal } = resolved
   const work = upload(resolved)
+  const dispose = () => resolved.gate?.dispose()
+  work.then(dispose, dispose)
   const over = () =>
     Promise.all(resolved.cleanups).then((errors) => callBack(resolved.onCleanup, errors.find((error) => error !== undefined)))
   work.then(over, over)

@@ -110,23 +110,27 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
   if (plan.count < 2) return putSingle(file, (refused) => sign('PUT', '', objectHeaders, refused), result, options)
 
   let attempts = 0
-  let uploadId: string | undefined
-  try {
-    const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', objectHeaders, refused)), {
-      signal: options.signal,
-      linger: true,
-    })
-    uploadId = xmlText(created.body, 'UploadId')
-    if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
-  } finally {
-    const { abortDuplicates } = target
-    if (abortDuplicates && (attempts > 1 || (attempts && !uploadId))) inBackground(options, () => abortDuplicates(uploadId))
+  // Resume: the upload a record names is carried on, not created again.
+  let uploadId = options.journal?.uploadId
+  if (!uploadId) {
+    try {
+      const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', objectHeaders, refused)), {
+        signal: options.signal,
+        linger: true,
+      })
+      uploadId = xmlText(created.body, 'UploadId')
+      if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
+    } finally {
+      const { abortDuplicates } = target
+      if (abortDuplicates && (attempts > 1 || (attempts && !uploadId))) inBackground(options, () => abortDuplicates(uploadId))
+    }
   }
-  const ofUpload = `uploadId=${encodeURIComponent(uploadId)}`
+  const ofUpload = `uploadId=${encodeURIComponent(uploadId!)}`
 
   return putMultipart(
     file,
     {
+      uploadId: uploadId!,
       plan,
       signPart: (partNumber, refused) => sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, target.uploadHeaders, refused),
       async complete(etags) {

@@ -1,7 +1,7 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './complete.ts'
 import { sendPresigned } from './modes/presigned.ts'
-import { requestUpload, type UploadOptions } from './request-upload.ts'
+import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
 
 /**
@@ -43,8 +43,9 @@ export function uploadPresigned<Handler = unknown>(
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy' | 'objectHeaders' | 'uploadHeaders'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload({ ...options, strategy: 'presigned' as const }, async (resolved) => {
-    const { reply, contentType } = await requestUpload(file, resolved)
-    return confirmUpload(await sendPresigned(file, reply as PresignedReply, contentType, resolved), reply, resolved)
+    return prepareAndSend(file, resolved, async ({ reply, contentType }) =>
+      confirmUpload(await sendPresigned(file, reply as PresignedReply, contentType, resolved), reply, resolved),
+    )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 

@@ -1,7 +1,7 @@
 import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './complete.ts'
 import { sendWithToken } from './modes/token.ts'
-import { requestUpload, type UploadOptions } from './request-upload.ts'
+import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
 
 /**
@@ -42,8 +42,9 @@ export function uploadWithToken<Handler = unknown>(
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload({ ...options, strategy: 'token' as const }, async (resolved) => {
-    const { reply, contentType } = await requestUpload(file, resolved)
-    return confirmUpload(await sendWithToken(file, reply as TokenReply, contentType, resolved), reply, resolved)
+    return prepareAndSend(file, resolved, async ({ reply, contentType }) =>
+      confirmUpload(await sendWithToken(file, reply as TokenReply, contentType, resolved), reply, resolved),
+    )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 

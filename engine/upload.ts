@@ -2,7 +2,7 @@ import type { MetadataOf, PresignedReply, ServerDataOf, TokenReply, UploadResult
 import { confirmUpload } from './complete.ts'
 import { sendPresigned } from './modes/presigned.ts'
 import { sendWithToken } from './modes/token.ts'
-import { requestUpload, type UploadOptions } from './request-upload.ts'
+import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
 
 /**
@@ -62,10 +62,11 @@ export function upload<Handler = unknown>(
     if (resolved.strategy === 'presigned' && (resolved.objectHeaders || resolved.uploadHeaders)) {
       throw new TypeError('updraft: objectHeaders and uploadHeaders (SSE-C, tags) need token mode')
     }
-    const { reply, contentType } = await requestUpload(file, resolved)
-    const sent = await (resolved.strategy === 'presigned'
-      ? sendPresigned(file, reply as PresignedReply, contentType, resolved)
-      : sendWithToken(file, reply as TokenReply, contentType, resolved))
-    return confirmUpload(sent, reply, resolved)
+    return prepareAndSend(file, resolved, async ({ reply, contentType }) => {
+      const sent = await (resolved.strategy === 'presigned'
+        ? sendPresigned(file, reply as PresignedReply, contentType, resolved)
+        : sendWithToken(file, reply as TokenReply, contentType, resolved))
+      return confirmUpload(sent, reply, resolved)
+    })
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

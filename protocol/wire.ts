@@ -133,6 +133,27 @@ export interface PartsReply {
   urls: Record<string, string>
 }
 
+/** POST {endpoint}/list-parts (servers with `resumable` on): a presigned multipart ticket. */
+export interface ListPartsRequest {
+  ticket: string
+}
+
+/**
+ * POST {endpoint}/list-parts `{ ticket }` (servers with `resumable` on): the parts storage holds
+ * for a presigned multipart ticket's upload, so a page that reloaded re-sends only what is missing.
+ * 404 when the upload is gone from storage (aborted, expired, completed).
+ */
+export interface ListPartsReply {
+  parts: StoredPart[]
+}
+
+/** A part storage holds: what ListParts says of it. */
+export interface StoredPart {
+  partNumber: number
+  etag: string
+  size: number
+}
+
 /** What a finished upload is: the result of `upload()`, and the reply of `/complete`. */
 export interface UploadResult<ServerData = unknown> {
   /** The object's URL, without any signature. */

@@ -12,7 +12,7 @@ export interface Logger {
  * `.../parts`, `.../complete`, `.../abort`, `.../info`, and token mode's `.../refresh` and
  * `.../duplicates` (server/refresh.ts); any other path is the upload request itself.
  */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info' | 'refresh' | 'duplicates'
+export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info' | 'refresh' | 'duplicates' | 'list-parts'
 
 /** Which credentials sign the storage requests the endpoint presigns for a page. */
 export type PresignWith = 'session' | 'server-key'
@@ -140,6 +140,13 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   /** How long an upload ticket stays valid: `/complete` (and a multipart upload's `/parts`) must come within it. @default 86400 (24 h) */
   ticketTtlSeconds?: number
   /**
+   * Let pages resume an upload after a reload (the engine's `resume` option): presigned mode may
+   * ask `/list-parts` which parts storage holds for a multipart ticket (the server's key then needs
+   * `s3:ListMultipartUploadParts`), and token credentials also allow `s3:ListMultipartUploadParts`
+   * on their one key. Off, neither is possible. @default false
+   */
+  resumable?: boolean
+  /**
    * Where the endpoint's uploads live: default keys are `{keyPrefix}{uuid}/{name}`, the session
    * credential that signs presigned URLs may write only under it, and `sweepStaleUploads` cleans
    * only under it. @default 'next-s3-uploads/'
@@ -218,6 +225,7 @@ export const defaultConfig = {
   partSize: MIN_PART_SIZE,
   partUrlExpiresIn: 60 * 60,
   ticketTtlSeconds: 24 * 60 * 60,
+  resumable: false,
   keyPrefix: 'next-s3-uploads/',
   checkFileSignatures: true,
   logger: {

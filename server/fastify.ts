@@ -40,7 +40,7 @@ export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
 export const DEFAULT_RATE_LIMIT = Object.freeze({ max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions)
 
 /** The upload request and its sub-routes (server/handler.ts `routeOf`); `/info` is a GET of its own. */
-const ROUTES = ['/', '/parts', '/complete', '/abort', '/refresh', '/duplicates']
+const ROUTES = ['/', '/parts', '/complete', '/abort', '/refresh', '/duplicates', '/list-parts']
 
 /**
  * The credential endpoint as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.

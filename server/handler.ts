@@ -18,6 +18,7 @@ import { describeError } from './errors.ts'
 import { serverInfo, stsUnavailableReason } from './info.ts'
 import { checkKey, defaultKey } from './key.ts'
 import { completeUpload } from './completion.ts'
+import { listParts } from './list-parts.ts'
 import { validateMetadata } from './metadata.ts'
 import { abortMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
 import { createPartPresigner, createPutPresigner, createS3Client } from './presigned-urls.ts'
@@ -41,7 +42,7 @@ export type UploadHandler<Metadata = unknown, ServerData = unknown> = ((request:
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
 
 /** The routes under the endpoint path (config.ts `Route`); any other path is the upload request itself. */
-const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refresh', 'duplicates'])
+const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refresh', 'duplicates', 'list-parts'])
 
 /**
  * The credential endpoint as a Web-standard handler, for Fastify (server/fastify.ts), Next.js
@@ -160,6 +161,8 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       }
       case 'abort':
         return abortMultipart(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
+      case 'list-parts':
+        return listParts(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
       case 'refresh':
         return refreshCredentials(tokenRoutes, body)
       case 'duplicates':

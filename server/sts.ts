@@ -18,6 +18,8 @@ export const MAX_SESSION_POLICY_LENGTH = 1536
 
 /** The actions one upload needs: PutObject (single, and every multipart step but abort) and the engine's cleanup. */
 export const UPLOAD_ACTIONS = ['s3:PutObject', 's3:AbortMultipartUpload']
+/** …and, with `resumable`, asking which parts storage holds, to carry an upload on after a reload. */
+const RESUME_ACTIONS = [...UPLOAD_ACTIONS, 's3:ListMultipartUploadParts']
 
 type Statement = Record<string, unknown>
 
@@ -42,8 +44,9 @@ const REFUSED_PUT_HEADERS: Statement[] = [
  * headers above refused. Built as a list of statements so another Allow adds cleanly.
  * Kept compact (see MAX_SESSION_POLICY_LENGTH).
  */
-export function uploadPolicy(bucket: string, key: string): string {
-  return policyDocument([allow(UPLOAD_ACTIONS, objectArn(bucket, escapePolicyWildcards(key))), ...REFUSED_PUT_HEADERS])
+export function uploadPolicy(bucket: string, key: string, resumable = false): string {
+  const actions = resumable ? RESUME_ACTIONS : UPLOAD_ACTIONS
+  return policyDocument([allow(actions, objectArn(bucket, escapePolicyWildcards(key))), ...REFUSED_PUT_HEADERS])
 }
 
 /**
@@ -111,7 +114,7 @@ export function createCredentialIssuer(config: ResolvedConfig): IssueCredentials
 
 /** Temporary credentials for one upload: `uploadPolicy` on the one key, for an hour. */
 export function createTokenIssuer(config: ResolvedConfig, issue = createCredentialIssuer(config)): IssueToken {
-  return async (key) => toWire(await issue(uploadPolicy(config.bucket, key), ROLE_SESSION_NAME, TOKEN_DURATION_SECONDS))
+  return async (key) => toWire(await issue(uploadPolicy(config.bucket, key, config.resumable), ROLE_SESSION_NAME, TOKEN_DURATION_SECONDS))
 }
 
 function complete(credentials: Credentials | undefined): SessionCredentials {

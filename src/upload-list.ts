@@ -1,7 +1,7 @@
-import type { UploadResult } from '../engine/index.ts'
+import type { UploadResult, UploadState } from '../engine/index.ts'
 
 /** Where an upload in `files` stands; see {@link UploadEntry.status}. */
-export type UploadStatus = 'queued' | 'uploading' | 'retrying' | 'done' | 'error' | 'aborted'
+export type UploadStatus = 'queued' | 'uploading' | 'retrying' | 'paused' | 'waiting-for-network' | 'done' | 'error' | 'aborted'
 
 /** One upload in the hook's `files` list (next-s3-upload's tracked file, plus status and outcome). */
 export interface UploadEntry<ServerData = unknown> {
@@ -18,7 +18,9 @@ export interface UploadEntry<ServerData = unknown> {
   /**
    * `queued` until its first bytes move (or it waits for a connection), then `uploading`, then one
    * of the ends. `retrying` while a request waits to be tried again (a network blip, a 5xx): the
-   * bar holds still then; the next bytes past it make it `uploading` again.
+   * bar holds still then; the next bytes past it make it `uploading` again. `paused` after
+   * `pause()`; `waiting-for-network` while the browser is offline, or after network errors
+   * outlasted the retries: it carries on by itself once the network is back.
    */
   status: UploadStatus
   /** Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). While `retrying`, what is being retried. */
@@ -33,12 +35,24 @@ export interface UploadEntry<ServerData = unknown> {
   serverData?: ServerData
   /** Cancels this upload (in the queue or in flight); a no-op once it has ended. */
   abort(): void
+  /**
+   * Holds this upload: no part starts, parts in flight are cancelled (sent again on resume), and
+   * nothing is removed from storage. A single PUT is sent again whole on resume.
+   */
+  pause(): void
+  /** Carries a paused upload on from the parts already stored. */
+  resume(): void
 }
+
+/** An entry's pause and resume. */
+export type PauseControls = Pick<UploadEntry, 'pause' | 'resume'>
 
 export type UploadAction =
   | { type: 'added'; entry: UploadEntry }
   | { type: 'progressed'; id: string; uploaded: number }
   | { type: 'retrying'; id: string; error: Error }
+  /** The engine's `onStateChange`: paused, waiting for the network, or running again. */
+  | { type: 'held'; id: string; state: UploadState }
   | { type: 'finished'; id: string; result: UploadResult }
   | { type: 'failed'; id: string; error: Error; aborted: boolean }
   | { type: 'reset' }
@@ -47,7 +61,10 @@ export type UploadAction =
   /** Takes every ended entry (done, failed, aborted) off the list; running ones stay. */
   | { type: 'clearedEnded' }
 
-const running = (entry: UploadEntry) => entry.status === 'queued' || entry.status === 'uploading' || entry.status === 'retrying'
+const RUNNING: ReadonlySet<UploadStatus> = new Set(['queued', 'uploading', 'retrying', 'paused', 'waiting-for-network'])
+const running = (entry: UploadEntry) => RUNNING.has(entry.status)
+/** Paused, or waiting for the network: progress and retry events do not change that. */
+const held = (entry: UploadEntry) => entry.status === 'paused' || entry.status === 'waiting-for-network'
 
 /**
  * Pure transitions of the file list. Actions for an id that is no longer listed (after a reset)
@@ -68,11 +85,18 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
       return update(files, action.id, (entry) => {
         const uploaded = Math.min(action.uploaded, entry.size)
         // A retry resends bytes already counted: only bytes past the old mark mean it moves again.
-        if (entry.status === 'retrying' && uploaded <= entry.uploaded) return entry
-        return { ...entry, status: 'uploading', uploaded, progress: percent(uploaded, entry.size), error: undefined }
+        if ((entry.status === 'retrying' || held(entry)) && uploaded <= entry.uploaded) return entry
+        const status = held(entry) ? entry.status : 'uploading'
+        return { ...entry, status, uploaded, progress: percent(uploaded, entry.size), error: undefined }
       })
     case 'retrying':
-      return update(files, action.id, (entry) => ({ ...entry, status: 'retrying', error: action.error }))
+      return update(files, action.id, (entry) => (held(entry) ? entry : { ...entry, status: 'retrying', error: action.error }))
+    case 'held':
+      return update(files, action.id, (entry) => ({
+        ...entry,
+        status: action.state === 'running' ? (entry.uploaded > 0 ? 'uploading' : 'queued') : action.state,
+        error: undefined,
+      }))
     case 'finished':
       // Success means every byte went: the bar ends at 100% even if the last progress event was lost.
       return update(files, action.id, (entry) => ({
@@ -92,9 +116,11 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
   }
 }
 
+const NO_PAUSE: PauseControls = { pause() {}, resume() {} }
+
 /** A new entry: at 0%, waiting for its turn. */
-export function queuedEntry(id: string, file: File, abort: () => void): UploadEntry {
-  return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'queued', abort }
+export function queuedEntry(id: string, file: File, abort: () => void, controls: PauseControls = NO_PAUSE): UploadEntry {
+  return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'queued', abort, ...controls }
 }
 
 /**
@@ -102,10 +128,10 @@ export function queuedEntry(id: string, file: File, abort: () => void): UploadEn
  * listed with its reason, ended from the start, never sent.
  */
 export function refusedEntry(id: string, file: File, error: Error): UploadEntry {
-  return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'error', error, abort: () => {} }
+  return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'error', error, abort: () => {}, ...NO_PAUSE }
 }
 
-/** Still queued, uploading or retrying: not ended. */
+/** Still queued, uploading, retrying, paused or waiting for the network: not ended. */
 export const isRunning = running
 
 function update(files: UploadEntry[], id: string, change: (entry: UploadEntry) => UploadEntry): UploadEntry[] {

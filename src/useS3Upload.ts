@@ -1,5 +1,5 @@
 import { useCallback, useLayoutEffect, useReducer, useRef } from 'react'
-import { type MetadataOf, type Queue, type ServerDataOf, type Strategy, upload, type UploadOptions, type UploadResult } from '../engine/index.ts'
+import { type MetadataOf, PauseController, type Queue, type ServerDataOf, type Strategy, upload, type UploadOptions, type UploadResult } from '../engine/index.ts'
 import { pageQueue, type Uploader, uploadWithinBudget } from './connection-budget.ts'
 import { createProgressThrottle } from './progress-throttle.ts'
 import { type FileDialog, useFileDialog } from './useFileDialog.tsx'
@@ -9,7 +9,7 @@ import { isRunning } from './upload-list.ts'
 import { type FileCheck, type UploadControls, useUploadControls } from './upload-controls.ts'
 
 /** Defaults for every `uploadToS3` call of one hook: any engine option, plus two seams. */
-export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onProgress'> {
+export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onProgress' | 'pauseSignal'> {
   /**
    * The connection budget shared by this hook's uploads. Default: one queue of 4 shared by every
    * hook on the page, so many files never open more than 4 connections to storage together.
@@ -35,10 +35,10 @@ const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3Upload
 
 /**
  * Per-upload options: next-s3-upload's `endpoint.request` form (its names kept: `url`, `body`,
- * `headers`), plus any engine option.
+ * `headers`), plus any engine option but `pauseSignal` (the entry's `pause()` and `resume()`).
  */
 export interface UploadToS3Options<Handler = unknown>
-  extends Omit<UploadOptions<MetadataOf<Handler>>, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue'> {
+  extends Omit<UploadOptions<MetadataOf<Handler>>, 'endpoint' | 'body' | 'headers' | 'endpointBody' | 'endpointHeaders' | 'queue' | 'pauseSignal'> {
   /** Where and what to ask the endpoint for this upload, in next-s3-upload's form. @default the hook's */
   endpoint?: {
     request?: {
@@ -161,7 +161,14 @@ function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {})
 
   const uploadToS3 = useCallback(async (file: File, callOptions: UploadToS3Options = {}) => {
     const { uploader = upload, queue = pageQueue, ...hookOptions } = latestOptions.current
-    const { endpoint, signal: callerSignal, onProgress: callerOnProgress, onRetry: callerOnRetry, ...engineOptions } = callOptions
+    const {
+      endpoint,
+      signal: callerSignal,
+      onProgress: callerOnProgress,
+      onRetry: callerOnRetry,
+      onStateChange: callerOnStateChange,
+      ...engineOptions
+    } = callOptions
     const request = endpoint?.request ?? {}
 
     const id = `upload-${++lastId}`
@@ -169,7 +176,8 @@ function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {})
     const abort = () => controller.abort()
     if (callerSignal?.aborted) abort()
     callerSignal?.addEventListener('abort', abort, { once: true })
-    dispatch({ type: 'added', entry: queuedEntry(id, file, abort) })
+    const pauses = new PauseController()
+    dispatch({ type: 'added', entry: queuedEntry(id, file, abort, { pause: () => pauses.pause(), resume: () => pauses.resume() }) })
 
     const progress = createProgressThrottle((uploaded) => dispatch({ type: 'progressed', id, uploaded }))
     try {
@@ -186,6 +194,14 @@ function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {})
           body: undefined,
           headers: undefined,
           signal: controller.signal,
+          pauseSignal: pauses.signal,
+          // A row waits for the network rather than failing with "Failed to fetch".
+          waitForNetwork: engineOptions.waitForNetwork ?? hookOptions.waitForNetwork ?? true,
+          onStateChange: (state) => {
+            progress.flush()
+            dispatch({ type: 'held', id, state })
+            ;(callerOnStateChange ?? hookOptions.onStateChange)?.(state)
+          },
           onProgress: (event) => {
             progress.push(event.loaded)
             callerOnProgress?.(event)

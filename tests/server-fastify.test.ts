@@ -45,7 +45,7 @@ describe('mounting', () => {
     await app.ready()
     const posts = routes.filter((route) => [route.method].flat().includes('POST'))
     // Fastify serves '/api/s3-upload/' with and without the trailing slash.
-    expect(posts.map((route) => route.url).sort()).toEqual(['/api/s3-upload/', '/api/s3-upload/abort', '/api/s3-upload/complete', '/api/s3-upload/duplicates', '/api/s3-upload/parts', '/api/s3-upload/refresh'])
+    expect(posts.map((route) => route.url).sort()).toEqual(['/api/s3-upload/', '/api/s3-upload/abort', '/api/s3-upload/complete', '/api/s3-upload/duplicates', '/api/s3-upload/list-parts', '/api/s3-upload/parts', '/api/s3-upload/refresh'])
   })
 
   it('takes a prefix, also inside a prefixed scope, and nothing stays at the default path', async () => {

@@ -1,5 +1,5 @@
-import { useState } from 'react'
-import { DEFAULT_ENDPOINT, type Strategy } from '../../engine/index.ts'
+import { useMemo, useState } from 'react'
+import { DEFAULT_ENDPOINT, resumeUploads, type Strategy } from '../../engine/index.ts'
 import { formatBytes } from '../../src/format.ts'
 import { describeLimits, type Uploader, useEndpointInfo } from '../../src/index.ts'
 import type { DemoRecord } from '../completions.ts'
@@ -27,6 +27,8 @@ function describeRecord(serverData: unknown): string | undefined {
 export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
   const server = useEndpointInfo(endpoint)
   const [chosenMode, setMode] = useState<Strategy>('presigned')
+  // Uploads are recorded in IndexedDB: after a reload the page lists the unfinished ones.
+  const resume = useMemo(() => resumeUploads(), [])
   // Presigned works with every server; token only where the server says it can issue tokens.
   const mode = server.state === 'ready' && !server.info.token ? 'presigned' : chosenMode
   const limits = server.state === 'ready' ? { maxFileSize: server.info.maxFileSize, allowedTypes: server.info.allowedTypes } : undefined
@@ -47,6 +49,7 @@ export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
             limits={limits ?? false}
             pasteAnywhere
             describeServerData={describeRecord}
+            resume={resume}
           />
         </main>
 

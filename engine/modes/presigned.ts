@@ -50,13 +50,15 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
     for (const n of partNumbers) {
       const url = batch.then(({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The endpoint sent no URL for part ${n}`)))
       // URLs fetched ahead may never be awaited (the upload failed first): their rejection must
-      // not go unhandled. The part that does await one still sees it.
-      url.catch(() => {})
+      // not go unhandled. The part that does await one still sees it; its next try (after a
+      // pause, or a wait for the network) asks again.
+      url.catch(() => pending.get(n) === url && pending.delete(n))
       pending.set(n, url)
     }
   }
 
   return {
+    uploadId: reply.uploadId,
     plan,
     // A URL serves its part's retries too; one can expire before use (and RGW refuses an expired
     // one with a bare 403): a refused URL is worth one fresh one.

@@ -1,5 +1,6 @@
-import { useId, useRef, useState } from 'react'
+import { lazy, Suspense, useId, useRef, useState } from 'react'
 import { describeLimits } from '../messages.ts'
+import type { ResumeUploads } from '../../engine/index.ts'
 import { UploadList } from './UploadList.tsx'
 import { type UploadComponentProps, useUploader } from './useUploader.ts'
 
@@ -69,9 +70,20 @@ export function UploadDropzone({ title = 'Upload files', folders = true, ...prop
         <input {...getInputProps()} />
         {folders && <input {...getInputProps({ directory: true })} />}
       </div>
+      {isResumeUploads(props.resume) && (
+        <Suspense fallback={null}>
+          <UnfinishedUploads resume={props.resume} onResume={(file) => void uploads.addFiles([file])} />
+        </Suspense>
+      )}
       <UploadList uploads={uploads} limits={limits} returnFocusTo={chooseRef} describeServerData={props.describeServerData} />
     </section>
   )
 }
 
 export const classes = (base: string, extra: string | undefined) => (extra ? `${base} ${extra}` : base)
+
+/** Loaded only by pages that resume uploads (a chunk of its own in a page's bundle). */
+const UnfinishedUploads = lazy(() => import('./UnfinishedUploads.tsx').then((module) => ({ default: module.UnfinishedUploads })))
+
+/** `resumeUploads()` (it can list and discard), rather than another `Resumer`. */
+const isResumeUploads = (resume: unknown): resume is ResumeUploads => typeof (resume as ResumeUploads | undefined)?.list === 'function'

@@ -2,7 +2,7 @@ import { type RefObject, useEffect, useLayoutEffect, useRef, useState } from 're
 import type { UploadLimits } from '../file-checks.ts'
 import { formatBytes, formatTimeLeft } from '../format.ts'
 import { describeError } from '../messages.ts'
-import type { UploadEntry } from '../upload-list.ts'
+import { isRunning, type UploadEntry } from '../upload-list.ts'
 import type { S3Upload } from '../useS3Upload.ts'
 import { overall } from './row-state.ts'
 import { UploadRow, type UploadRowProps } from './UploadRow.tsx'
@@ -89,7 +89,7 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
             type="button"
             className="updraft-button updraft-small updraft-quiet"
             onClick={clearEnded}
-            disabled={files.every((entry) => entry.status === 'queued' || entry.status === 'uploading' || entry.status === 'retrying')}
+            disabled={files.every(isRunning)}
           >
             Clear finished
           </button>

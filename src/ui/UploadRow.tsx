@@ -108,6 +108,16 @@ export const UploadRow = forwardRef<HTMLLIElement, UploadRowProps>(function Uplo
         )}
       </div>
       <div className="updraft-actions">
+        {isRunning(entry) && state !== 'finishing' && (
+          <button
+            type="button"
+            className="updraft-button updraft-small updraft-quiet"
+            aria-label={`${state === 'paused' ? 'Resume' : 'Pause'} upload of ${name}`}
+            onClick={() => (state === 'paused' ? entry.resume() : entry.pause())}
+          >
+            {state === 'paused' ? 'Resume' : 'Pause'}
+          </button>
+        )}
         {isRunning(entry) && (
           <button
             type="button"

@@ -5,4 +5,5 @@
 export { UploadDropzone, type UploadDropzoneProps } from './UploadDropzone.tsx'
 export { UploadButton, type UploadButtonProps } from './UploadButton.tsx'
 export { UploadList, type UploadListProps } from './UploadList.tsx'
+export { UnfinishedUploads, type UnfinishedUploadsProps } from './UnfinishedUploads.tsx'
 export type { UploadComponentProps } from './useUploader.ts'

@@ -2,14 +2,15 @@ import { FileRefusedError } from '../file-checks.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 
 /** What a row says it is doing: the hook's status, refined by what the person can tell apart. */
-export type RowState = 'queued' | 'uploading' | 'finishing' | 'retrying' | 'paused' | 'done' | 'failed' | 'refused' | 'cancelled'
+export type RowState = 'queued' | 'uploading' | 'finishing' | 'retrying' | 'paused' | 'offline' | 'done' | 'failed' | 'refused' | 'cancelled'
 
 export const ROW_LABELS: Record<RowState, string> = {
   queued: 'Waiting',
   uploading: 'Uploading',
   finishing: 'Finishing…',
   retrying: 'Retrying',
-  paused: 'Paused — offline',
+  paused: 'Paused',
+  offline: 'Waiting for the network',
   done: 'Done',
   failed: 'Failed',
   refused: 'Not uploaded',
@@ -19,12 +20,16 @@ export const ROW_LABELS: Record<RowState, string> = {
 /**
  * - `finishing`: every byte is sent but storage has not confirmed yet (a multipart upload's
  *   CompleteMultipartUpload, or the last reply): "100% · Uploading" would be a lie.
- * - `paused`: the browser is offline, so nothing of a running upload moves until it is back.
+ * - `paused`: the person paused it (Pause); nothing moves until Resume.
+ * - `offline`: the browser is offline, or network errors outlasted the retries: the upload waits
+ *   and carries on by itself once the network is back ("waiting for the network", never
+ *   "Failed to fetch").
  * - `refused`: the page refused the file by the endpoint's limits; nothing was sent.
  * - `cancelled`: aborted on purpose, told apart from a failure.
  */
 export function rowState(entry: UploadEntry, online: boolean): RowState {
-  if (isRunning(entry) && !online) return 'paused'
+  if (entry.status === 'paused') return 'paused'
+  if (entry.status === 'waiting-for-network' || (isRunning(entry) && !online)) return 'offline'
   switch (entry.status) {
     case 'queued':
       return 'queued'
@@ -41,6 +46,7 @@ export function rowState(entry: UploadEntry, online: boolean): RowState {
     case 'error':
       return entry.error instanceof FileRefusedError ? 'refused' : 'failed'
   }
+  return 'uploading'
 }
 
 export interface Overall {

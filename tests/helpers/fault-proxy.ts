@@ -37,6 +37,18 @@ export const FAULTS = {
 
 export type Fault = keyof typeof FAULTS
 
+/** One request as the proxy saw it, in arrival order. */
+export interface LoggedRequest {
+  step: string
+  /** Path and query as received. */
+  url: string
+  fault?: Fault
+  /** Storage's status, once it answered a forwarded request (undefined: not forwarded, or cut short). */
+  status?: number
+  /** Body bytes the proxy received from the client. */
+  bytes: number
+}
+
 /** What the fault policy sees of a request. */
 export interface ProxiedRequest {
   method: string
@@ -66,6 +78,8 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
   const upstream = new URL(target)
   const sockets = new Set<Socket>()
   const stats = { requests: 0, faults: {} as Partial<Record<Fault, number>> }
+  /** Every request, page's and SDK's alike, so a test can count what went to storage. */
+  const log: LoggedRequest[] = []
 
   const server = createServer((incoming, outgoing) => {
     const step = stepOf(kind, incoming)
@@ -73,10 +87,13 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
     const fault = fromSdk ? undefined : decide({ method: incoming.method ?? 'GET', url: incoming.url ?? '/', step, headers: incoming.headers })
     stats.requests++
     if (fault) stats.faults[fault] = (stats.faults[fault] ?? 0) + 1
-    inject(fault, incoming, outgoing)
+    const entry: LoggedRequest = { step, url: incoming.url ?? '/', fault, bytes: 0 }
+    log.push(entry)
+    incoming.on('data', (chunk: Buffer) => (entry.bytes += chunk.length))
+    inject(fault, incoming, outgoing, entry)
   })
 
-  function inject(fault: Fault | undefined, incoming: IncomingMessage, outgoing: ServerResponse) {
+  function inject(fault: Fault | undefined, incoming: IncomingMessage, outgoing: ServerResponse, entry: LoggedRequest) {
     const reset = () => incoming.socket.destroy()
     switch (fault) {
       case 'reset-before':
@@ -109,7 +126,7 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
           outgoing.writeHead(status, headers).end(body)
         })
       case undefined:
-        return pass(incoming, outgoing, (status, headers, body) => outgoing.writeHead(status, headers).end(body))
+        return pass(incoming, outgoing, (status, headers, body) => outgoing.writeHead(status, headers).end(body), entry)
       default:
         return readAll(incoming).then(() => answer(kind, fault, outgoing))
     }
@@ -120,6 +137,7 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
     incoming: IncomingMessage,
     outgoing: ServerResponse,
     reply: (status: number, headers: Record<string, string | string[] | undefined>, body: Buffer) => void,
+    entry?: LoggedRequest,
   ) {
     let answered = false
     const upstreamRequest = forward(
@@ -127,6 +145,7 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
       (answer) => {
         readAll(answer).then((body) => {
           answered = true
+          if (entry) entry.status = answer.statusCode
           reply(answer.statusCode ?? 502, { ...answer.headers }, body)
         })
       },
@@ -150,6 +169,7 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
     /** The proxy's origin: use it wherever the target's would go. */
     url: address,
     stats,
+    log,
     stop: () =>
       new Promise<void>((resolve) => {
         // Stalled exchanges hold their sockets open on purpose: end them all.
@@ -179,7 +199,7 @@ function stepOf(kind: 'storage' | 'endpoint', incoming: IncomingMessage): string
   const method = incoming.method ?? 'GET'
   if (kind === 'endpoint') {
     const last = url.pathname.replace(/\/+$/, '').split('/').pop()
-    return `${method} /${['parts', 'complete', 'abort', 'refresh', 'duplicates', 'info'].includes(last!) ? last : ''}`
+    return `${method} /${['parts', 'complete', 'abort', 'refresh', 'duplicates', 'info', 'list-parts'].includes(last!) ? last : ''}`
   }
   for (const marker of ['uploads', 'partNumber', 'uploadId']) if (url.searchParams.has(marker)) return `${method} ?${marker}`
   return method

@@ -154,18 +154,40 @@ describe('<UploadDropzone>', () => {
     expect(screen.getByText('2 uploading')).toBeTruthy()
   })
 
-  it('running uploads show as paused while the browser is offline', () => {
+  it('running uploads show as waiting for the network while the browser is offline', () => {
     const online = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(true)
     renderZone()
     pick([file(10, 'a.png', 'image/png')])
     online.mockReturnValue(false)
     act(() => void window.dispatchEvent(new Event('offline')))
-    expect(row('a.png').dataset.state).toBe('paused')
-    expect(row('a.png').textContent).toContain('Paused — offline')
+    expect(row('a.png').dataset.state).toBe('offline')
+    expect(row('a.png').textContent).toContain('Waiting for the network')
     online.mockReturnValue(true)
     act(() => void window.dispatchEvent(new Event('online')))
     expect(row('a.png').dataset.state).toBe('queued')
     online.mockRestore()
+  })
+
+  it('Pause and Resume per row: the entry pauses through the engine, the row says Paused, then runs on', async () => {
+    const { calls } = renderZone({ limits: false })
+    pick([file(1000, 'a.png', 'image/png')])
+    const { options } = calls[0]!
+    act(() => options.onProgress!({ loaded: 300, total: 1000 }))
+    act(() => fireEvent.click(screen.getByRole('button', { name: 'Pause upload of a.png' })))
+    expect(options.pauseSignal!.paused).toBe(true)
+    // The engine tells the hook it has paused.
+    act(() => options.onStateChange!('paused'))
+    expect(row('a.png').dataset.state).toBe('paused')
+    expect(row('a.png').textContent).toContain('Paused')
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Resume upload of a.png' })))
+    expect(options.pauseSignal!.paused).toBe(false)
+    act(() => options.onStateChange!('running'))
+    expect(row('a.png').dataset.state).toBe('uploading')
+    // The engine's own wait for the network reads as such, never as a failure.
+    act(() => options.onStateChange!('waiting-for-network'))
+    expect(row('a.png').dataset.state).toBe('offline')
+    expect(row('a.png').textContent).toContain('Waiting for the network')
+    expect(options.waitForNetwork).toBe(true)
   })
 
   it('takes files dropped on the zone (saying "Drop to upload" meanwhile) and pasted anywhere, but not pasted into a text field', async () => {

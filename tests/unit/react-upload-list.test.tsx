@@ -52,6 +52,23 @@ describe('uploadListReducer', () => {
     expect(aborted[0]).toMatchObject({ status: 'aborted', error: { name: 'AbortError', message: 'Upload aborted' } })
   })
 
+  it('held: paused or waiting for the network until the engine runs again; progress and retries do not unpause it', () => {
+    let files = uploadListReducer(listed(1000), { type: 'progressed', id: '1', uploaded: 300 })
+    files = uploadListReducer(files, { type: 'held', id: '1', state: 'paused' })
+    expect(files[0]).toMatchObject({ status: 'paused', uploaded: 300 })
+    expect(isRunning(files[0]!)).toBe(true)
+    files = uploadListReducer(files, { type: 'progressed', id: '1', uploaded: 300 })
+    files = uploadListReducer(files, { type: 'retrying', id: '1', error: new Error('x') })
+    expect(files[0]!.status).toBe('paused')
+    files = uploadListReducer(files, { type: 'held', id: '1', state: 'waiting-for-network' })
+    expect(files[0]!.status).toBe('waiting-for-network')
+    files = uploadListReducer(files, { type: 'held', id: '1', state: 'running' })
+    expect(files[0]).toMatchObject({ status: 'uploading', uploaded: 300 })
+    // Held before any byte moved: back to queued.
+    const fresh = uploadListReducer(uploadListReducer(listed(10), { type: 'held', id: '1', state: 'paused' }), { type: 'held', id: '1', state: 'running' })
+    expect(fresh[0]!.status).toBe('queued')
+  })
+
   it('retrying keeps the bar where it is and says why; bytes past the mark make it uploading again', () => {
     const error = new Error('Network error on PUT https://s3.test')
     let files = uploadListReducer(listed(1000), { type: 'progressed', id: '1', uploaded: 300 })

@@ -112,6 +112,42 @@ describe('useS3Upload with a stubbed upload', () => {
     expect(hook.current.files[0]).toMatchObject({ status: 'aborted', progress: 30, error: { message: 'Upload aborted' } })
   })
 
+  it("an entry's pause() and resume() drive the engine's pauseSignal; the promise stays pending; the engine's state shows", async () => {
+    const { result: hook, calls } = renderUploads()
+    let settled = false
+    act(() => void hook.current.uploadToS3(file(1000)).finally(() => (settled = true)).catch(() => {}))
+    const { options } = calls[0]!
+    expect(options.waitForNetwork).toBe(true)
+    act(() => hook.current.files[0]!.pause())
+    expect(options.pauseSignal!.paused).toBe(true)
+    act(() => options.onStateChange!('paused'))
+    expect(hook.current.files[0]!.status).toBe('paused')
+    await act(async () => hook.current.files[0]!.resume())
+    expect(options.pauseSignal!.paused).toBe(false)
+    act(() => options.onStateChange!('running'))
+    expect(hook.current.files[0]!.status).toBe('queued')
+    expect(settled).toBe(false)
+    await act(async () => calls[0]!.resolve({ url: 'u', bucket: 'b', key: 'k', etag: 'e' }))
+    expect(hook.current.files[0]!.status).toBe('done')
+  })
+
+  it('a paused upload gives its start slot to a waiting one, and takes one again before it runs on', async () => {
+    const { result: hook, uploader, calls } = renderUploads(useS3Upload, { queue: createQueue(1) })
+    act(() => {
+      // Four files start at once per queue; the fifth waits for one of them to end or pause.
+      for (let i = 0; i < 5; i++) void hook.current.uploadToS3(file(10, `f${i}.jpg`)).catch(() => {})
+    })
+    expect(uploader).toHaveBeenCalledTimes(4)
+    await act(async () => hook.current.files[0]!.pause())
+    expect(uploader).toHaveBeenCalledTimes(5)
+    expect(calls[0]!.options.pauseSignal!.paused).toBe(true)
+    // Resumed while all four slots are taken: the engine stays paused until one frees.
+    await act(async () => hook.current.files[0]!.resume())
+    expect(calls[0]!.options.pauseSignal!.paused).toBe(true)
+    await act(async () => calls[1]!.resolve({ url: 'u', bucket: 'b', key: 'k', etag: 'e' }))
+    expect(calls[0]!.options.pauseSignal!.paused).toBe(false)
+  })
+
   it('aborting an upload still waiting for its turn ends it without ever starting it', async () => {
     const { result: hook, uploader } = renderUploads(useS3Upload, { queue: createQueue(1) })
     let fifth!: Promise<UploadResult>

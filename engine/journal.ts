@@ -1,0 +1,31 @@
+import type { PresignedReply, TokenReply, UploadResult } from '../protocol/wire.ts'
+import type { ResolvedOptions } from './options.ts'
+
+/** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
+export interface Prepared {
+  reply: TokenReply | PresignedReply
+  contentType: string
+}
+
+/**
+ * The part loop's view of resume (engine/resume.ts makes it; without the `resume` option there is
+ * none): parts storage already holds are not sent again, and every step is recorded so another
+ * page can carry the upload on.
+ */
+export interface PartJournal {
+  /** The multipart upload to carry on (token mode skips CreateMultipartUpload). */
+  uploadId?: string
+  /** Part number → ETag of the parts storage holds: not sent again. */
+  stored: Map<number, string>
+  /** The endpoint's reply, for the record. */
+  replied(prepared: Prepared): void
+  /** The multipart upload exists on storage. */
+  started(uploadId: string, partSize: number, partCount: number): void
+  /** Storage accepted a part. */
+  accepted(partNumber: number, etag: string): void
+}
+
+/** The `resume` option: runs one upload with a journal, from a record when there is one. */
+export interface Resumer {
+  run(file: Blob, options: ResolvedOptions, send: (prepared?: Prepared) => Promise<UploadResult>): Promise<UploadResult>
+}

@@ -1,0 +1,260 @@
+import {
+  DEFAULT_ENDPOINT,
+  type ListPartsReply,
+  type PresignedMultipartReply,
+  type RefreshReply,
+  type StoredPart,
+  type TokenReply,
+} from '../protocol/wire.ts'
+import { postToEndpoint } from './endpoint.ts'
+import { EndpointError, S3Error } from './errors.ts'
+import type { PartJournal, Prepared, Resumer } from './journal.ts'
+import { type ResolvedOptions, resolveOptions } from './options.ts'
+import type { UploadOptions } from './request-upload.ts'
+import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './resume-store.ts'
+import { xmlText } from '../protocol/xml.ts'
+import { send } from './send.ts'
+import { createSigner } from './signer.ts'
+
+/** Where `resumeUploads()` keeps its records, and for how long. */
+export interface ResumeOptions {
+  /** @default IndexedDB in browsers (`indexedDbResumeStore()`), memory elsewhere */
+  store?: ResumeStore
+  /** How long a record is kept, ms. @default 86 400 000 (24 h: the endpoint's default ticket lifetime) */
+  maxAge?: number
+}
+
+/** `resumeUploads()`: the `resume` option of `upload()`, and the page's list of unfinished uploads. */
+export interface ResumeUploads extends Resumer {
+  readonly store: ResumeStore
+  /** Unfinished uploads on record, newest first (expired records are dropped). */
+  list(): Promise<ResumeRecord[]>
+  /**
+   * Aborts a recorded upload on storage (AbortMultipartUpload, through the endpoint's `/abort`
+   * or with fresh token credentials) and forgets it. An upload already gone is forgotten too.
+   * @throws (rejects with) `EndpointError`, `S3Error` or `NetworkError` when the abort failed:
+   * the record is kept, to try again.
+   */
+  discard(record: ResumeRecord, options?: Pick<UploadOptions, 'transport' | 'endpointHeaders'>): Promise<void>
+}
+
+/**
+ * Resume after a reload. Pass the result as `upload()`'s `resume` option: each multipart upload
+ * is recorded (where it lives, the endpoint's ticket for it, each part storage accepts) under the
+ * file's fingerprint; a later `upload()` of the same file through the same endpoint asks storage
+ * which parts it really holds (presigned: the endpoint's `/list-parts`; token: ListParts with fresh
+ * credentials from `/refresh`), sends only the missing ones, and completes. The server needs
+ * `resumable: true`. A record whose upload is gone from storage (aborted, expired) is dropped
+ * and the file starts afresh; a finished, failed or aborted upload drops its record.
+ *
+ * Never throws; `upload()` with it rejects as without it (a record that cannot be carried on
+ * means a fresh upload, not an error).
+ *
+ * @example
+ * ```ts
+ * const resume = resumeUploads()
+ * await upload(file, { strategy: 'presigned', resume })
+ * // after a reload: the same file picked again carries on
+ * const unfinished = await resume.list()
+ * ```
+ */
+export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 * 60_000 }: ResumeOptions = {}): ResumeUploads {
+  const valid = async (record: ResumeRecord | undefined) => {
+    if (record && record.expiresAt > Date.now()) return record
+    if (record) await store.delete(record.fingerprint)
+    return undefined
+  }
+
+  return {
+    store,
+    async list() {
+      const records = await Promise.all((await store.list()).map(valid))
+      return records.filter((record) => record !== undefined).sort((a, b) => b.createdAt - a.createdAt)
+    },
+
+    async discard(record, options = {}) {
+      const resolved = resolveOptions({ ...options, endpoint: record.endpoint })
+      const deadline = AbortSignal.timeout(resolved.cleanupTimeout)
+      try {
+        if (record.strategy === 'presigned') await postToEndpoint(resolved, '/abort', { ticket: record.ticket }, deadline)
+        else {
+          const sign = await tokenSigner(record, resolved, deadline)
+          const ofUpload = `?uploadId=${encodeURIComponent(record.uploadId)}`
+          await send(resolved, (refused) => sign('DELETE', ofUpload, undefined, refused), { signal: deadline, endsUpload: true })
+        }
+      } catch (error) {
+        if (!isGone(error)) throw error
+      }
+      await store.delete(record.fingerprint)
+    },
+
+    async run(file, options, sendUpload) {
+      let endpoint: string
+      let fingerprint: string
+      let found: ResumeRecord | undefined
+      try {
+        endpoint = new URL(options.endpoint ?? DEFAULT_ENDPOINT, globalThis.location?.href).href
+        fingerprint = await fileFingerprint(file, endpoint)
+        found = await valid(await store.get(fingerprint))
+      } catch {
+        // No WebCrypto (a page served over plain http), no usable store (private browsing), a
+        // relative endpoint outside a page (the upload says what to set): upload, without resume.
+        return sendUpload()
+      }
+      const strategy = (options as UploadOptions).strategy ?? 'token'
+      const journal = createJournal(file, fingerprint, endpoint, strategy, options, store, maxAge)
+      let prepared: Prepared | undefined
+      if (found?.strategy === strategy) {
+        try {
+          prepared = await recall(found, options, journal)
+        } catch (error) {
+          if (!isGone(error)) throw error
+          // Aborted or expired on storage, or its ticket expired: start afresh.
+          journal.stored.clear()
+          journal.uploadId = undefined
+          await store.delete(fingerprint).catch(() => {})
+        }
+      }
+      options.journal = journal
+      try {
+        const result = await sendUpload(prepared)
+        await journal.forget()
+        return result
+      } catch (error) {
+        // The engine aborted the upload on storage (unless told to leave its parts): nothing to carry on.
+        if (!options.leavePartsOnError) await journal.forget()
+        throw error
+      }
+    },
+  }
+}
+
+/** What says a recorded upload cannot be carried on: gone from storage, or its ticket no longer valid. */
+const isGone = (error: unknown) =>
+  (error instanceof EndpointError && (error.status === 403 || error.status === 404)) ||
+  (error instanceof S3Error && (error.code === 'NoSuchUpload' || error.status === 403 || error.status === 404))
+
+/** The endpoint's reply rebuilt from a record, with the parts storage holds in the journal. */
+async function recall(record: ResumeRecord, options: ResolvedOptions, journal: Journal): Promise<Prepared> {
+  const { bucket, key, region, storeEndpoint: endpoint, forcePathStyle, uploadId, partSize, partCount, ticket } = record
+  let reply: Prepared['reply']
+  let parts: StoredPart[]
+  if (record.strategy === 'presigned') {
+    ;({ parts } = await postToEndpoint<ListPartsReply>(options, '/list-parts', { ticket }, options.signal))
+    reply = { key, bucket, region, endpoint, uploadId, partSize, partCount, ticket } satisfies PresignedMultipartReply
+  } else {
+    const { token } = await postToEndpoint<RefreshReply>(options, '/refresh', { ticket }, options.signal)
+    const sign = createSigner(fromWire(token.Credentials), { bucket, key, region, endpoint, forcePathStyle })
+    parts = await listStoredParts(sign, record, options)
+    reply = { token, key, bucket, region, endpoint, forcePathStyle, ticket } satisfies TokenReply
+    // Token mode plans its own parts: the same plan as the record's.
+    options.partSize = partSize
+    journal.uploadId = uploadId
+  }
+  const lastPartSize = record.size - (partCount - 1) * partSize
+  for (const part of parts) {
+    // A part whose size is not the plan's (a different file, a changed part size) is sent again.
+    const expected = part.partNumber === partCount ? lastPartSize : partSize
+    if (part.partNumber <= partCount && part.size === expected) journal.stored.set(part.partNumber, part.etag)
+  }
+  return { reply, contentType: record.contentType }
+}
+
+/** ListParts, page by page, with token credentials (they allow it when the server is `resumable`). */
+async function listStoredParts(sign: ReturnType<typeof createSigner>, record: ResumeRecord, options: ResolvedOptions): Promise<StoredPart[]> {
+  const parts: StoredPart[] = []
+  let marker = 0
+  for (;;) {
+    const query = `?part-number-marker=${marker}&uploadId=${encodeURIComponent(record.uploadId)}`
+    const { body } = await send(options, (refused) => sign('GET', query, undefined, refused), { signal: options.signal })
+    for (const [, part = ''] of body.matchAll(/<Part>([\s\S]*?)<\/Part>/g)) {
+      const field = (name: string) => xmlText(part, name) ?? ''
+      parts.push({ partNumber: Number(field('PartNumber')), etag: field('ETag'), size: Number(field('Size')) })
+    }
+    const next = /<NextPartNumberMarker>(\d+)</.exec(body)?.[1]
+    if (!/<IsTruncated>true</.test(body) || !next) return parts
+    marker = Number(next)
+  }
+}
+
+async function tokenSigner(record: ResumeRecord, options: ResolvedOptions, signal: AbortSignal) {
+  const { token } = await postToEndpoint<RefreshReply>(options, '/refresh', { ticket: record.ticket }, signal)
+  const { bucket, key, region, storeEndpoint: endpoint, forcePathStyle } = record
+  return createSigner(fromWire(token.Credentials), { bucket, key, region, endpoint, forcePathStyle })
+}
+
+const fromWire = ({ AccessKeyId, SecretAccessKey, SessionToken }: TokenReply['token']['Credentials']) => ({
+  accessKeyId: AccessKeyId,
+  secretAccessKey: SecretAccessKey,
+  sessionToken: SessionToken,
+})
+
+type Journal = PartJournal & { forget(): Promise<void> }
+
+/**
+ * Records this upload as it goes: once storage has created it (and only with a ticket to carry it
+ * on with), then each part storage accepts. Writes are queued one after another; a store that
+ * fails (private browsing, quota) only means no resume, never a failed upload.
+ */
+function createJournal(
+  file: Blob,
+  fingerprint: string,
+  endpoint: string,
+  strategy: ResumeRecord['strategy'],
+  options: ResolvedOptions,
+  store: ResumeStore,
+  maxAge: number,
+): Journal {
+  let prepared: Prepared | undefined
+  let record: ResumeRecord | undefined
+  let writes: Promise<unknown> = Promise.resolve()
+  const save = () => {
+    const copy = record && { ...record, parts: [...record.parts] }
+    writes = writes.then(() => copy && store.put(copy)).catch(() => {})
+  }
+  const journal: Journal = {
+    stored: new Map(),
+    replied(reply) {
+      prepared = reply
+    },
+    started(uploadId, partSize, partCount) {
+      const reply = prepared?.reply as (TokenReply & PresignedMultipartReply) | undefined
+      if (!reply?.ticket) return
+      const now = Date.now()
+      const { name = 'file', lastModified = 0 } = file as Partial<File>
+      record = {
+        fingerprint,
+        strategy,
+        endpoint,
+        bucket: reply.bucket,
+        key: reply.key,
+        region: reply.region,
+        storeEndpoint: reply.endpoint,
+        forcePathStyle: reply.forcePathStyle,
+        uploadId,
+        partSize,
+        partCount,
+        ticket: reply.ticket,
+        contentType: prepared!.contentType,
+        parts: [...journal.stored].map(([partNumber, etag]) => ({ partNumber, etag })),
+        name: (options as UploadOptions).filename ?? name,
+        size: file.size,
+        lastModified,
+        handle: (options as UploadOptions).fileHandle,
+        createdAt: now,
+        expiresAt: now + maxAge,
+      }
+      save()
+    },
+    accepted(partNumber, etag) {
+      record?.parts.push({ partNumber, etag })
+      save()
+    },
+    async forget() {
+      record = undefined
+      await writes
+      await store.delete(fingerprint).catch(() => {})
+    },
+  }
+  return journal
+}

@@ -1,0 +1,111 @@
+// Issue 13, resume step by step (presigned mode, a step-through transport): which requests a
+// recorded upload makes, in order; a part storage lists with the wrong size is sent again; a
+// store that fails means no resume, never a failed upload.
+import { describe, expect, it } from 'vitest'
+import { fileFingerprint, memoryResumeStore, resumeUploads, uploadPresigned, type ResumeRecord, type ResumeStore } from '../../engine/index.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
+import { type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'
+
+const ENDPOINT = 'https://app.test/api/s3-upload'
+const SIZE = 2 * MIN_PART_SIZE + 100
+const file = new File([new Uint8Array(SIZE)], 'r.bin', { lastModified: 1 })
+const next = async (fake: ReturnType<typeof stepThroughTransport>) => (await fake.waitForPending())[0]!
+const answerPart = (part: PendingRequest) => part.respond(200, { ETag: `"${part.step}"` })
+const json = (request: PendingRequest, body: unknown) => request.respond(200, {}, JSON.stringify(body))
+const completed = { url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }
+
+/** Plays storage and the endpoint's /parts and /complete until the upload completes. */
+async function answerUntilComplete(fake: ReturnType<typeof stepThroughTransport>, afterEachPart: () => Promise<void> = async () => {}) {
+  for (;;) {
+    const request = await next(fake)
+    if (request.step === 'POST /complete') return json(request, completed)
+    if (request.step === 'POST /parts') {
+      const { partNumbers } = JSON.parse(String(request.body)) as { partNumbers: number[] }
+      json(request, { urls: Object.fromEntries(partNumbers.map((n) => [n, `https://s3.test/b/k?partNumber=${n}`])) })
+    } else {
+      answerPart(request)
+      await afterEachPart()
+    }
+  }
+}
+
+async function recorded(): Promise<ResumeRecord> {
+  return {
+    fingerprint: await fileFingerprint(file, ENDPOINT),
+    strategy: 'presigned',
+    endpoint: ENDPOINT,
+    bucket: 'b',
+    key: 'k',
+    region: 'us-east-1',
+    uploadId: 'u',
+    partSize: MIN_PART_SIZE,
+    partCount: 3,
+    ticket: 't',
+    contentType: '',
+    parts: [{ partNumber: 1, etag: '"one"' }],
+    name: 'r.bin',
+    size: SIZE,
+    lastModified: 1,
+    createdAt: Date.now(),
+    expiresAt: Date.now() + 60_000,
+  }
+}
+
+describe('resume, step by step', () => {
+  it('asks /list-parts for the ticket, sends only the parts storage lacks (or holds at another size), completes, drops the record', async () => {
+    const store = memoryResumeStore()
+    await store.put(await recorded())
+    const fake = stepThroughTransport()
+    const result = uploadPresigned(file, { endpoint: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const listing = await next(fake)
+    expect(listing.step).toBe('POST /list-parts')
+    expect(JSON.parse(String(listing.body))).toEqual({ ticket: 't' })
+    // Part 1 is whole; part 2 arrived cut short (another size): it goes again.
+    json(listing, { parts: [{ partNumber: 1, etag: '"one"', size: MIN_PART_SIZE }, { partNumber: 2, etag: '"two"', size: 10 }] })
+    const parts = await next(fake)
+    expect(parts.step).toBe('POST /parts')
+    json(parts, { urls: { 2: 'https://s3.test/b/k?partNumber=2', 3: 'https://s3.test/b/k?partNumber=3' } })
+    answerPart(await next(fake))
+    answerPart(await next(fake))
+    const complete = await next(fake)
+    expect(JSON.parse(String(complete.body)).parts).toEqual([
+      { partNumber: 1, etag: '"one"' },
+      { partNumber: 2, etag: '"PUT ?partNumber=2"' },
+      { partNumber: 3, etag: '"PUT ?partNumber=3"' },
+    ])
+    json(complete, completed)
+    await expect(result).resolves.toEqual(completed)
+    expect(fake.log).toEqual(['POST /list-parts', 'POST /parts', 'PUT ?partNumber=2', 'PUT ?partNumber=3', 'POST /complete'])
+    expect(await store.list()).toEqual([])
+  })
+
+  it('an upload gone from storage (404) starts afresh with a new upload request, and the stale record goes', async () => {
+    const store = memoryResumeStore()
+    await store.put(await recorded())
+    const fake = stepThroughTransport()
+    const result = uploadPresigned(file, { endpoint: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    ;(await next(fake)).respond(404, {}, JSON.stringify({ error: 'The upload is gone from storage' }))
+    const fresh = await next(fake)
+    expect(fresh.step).toBe('POST /')
+    json(fresh, { key: 'k2', bucket: 'b', region: 'us-east-1', uploadId: 'u2', partSize: MIN_PART_SIZE, partCount: 3, ticket: 't2' })
+    // The new upload is on record as it goes.
+    let checked = false
+    await answerUntilComplete(fake, async () => {
+      if (checked) return
+      checked = true
+      await expect.poll(async () => (await store.list())[0]).toMatchObject({ uploadId: 'u2', ticket: 't2', parts: [{ partNumber: 1 }] })
+    })
+    await result
+    expect(await store.list()).toEqual([])
+  })
+
+  it('a store that fails means no resume, never a failed upload', async () => {
+    const broken = () => Promise.reject(new Error('IndexedDB is not available'))
+    const store: ResumeStore = { get: broken, put: broken, delete: broken, list: broken }
+    const fake = stepThroughTransport()
+    const result = uploadPresigned(file, { endpoint: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    json(await next(fake), { key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: 3, ticket: 't' })
+    await answerUntilComplete(fake)
+    await expect(result).resolves.toEqual(completed)
+  })
+})
