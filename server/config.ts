@@ -9,10 +9,15 @@ export interface Logger {
 }
 
 /**
- * `.../parts`, `.../complete`, `.../abort`, `.../info`, and token mode's `.../refresh` and
- * `.../duplicates` (server/refresh.ts); any other path is the upload request itself.
+ * The routes under the endpoint path, by last path segment: `.../parts`, `.../complete`,
+ * `.../abort`, `.../list-parts` (with `resumable`), `.../info` (a GET), and token mode's
+ * `.../refresh` and `.../duplicates` (server/refresh.ts). The one list the handler and the Fastify
+ * plugin both route by.
  */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'info' | 'refresh' | 'duplicates' | 'list-parts'
+export const SUB_ROUTES = ['parts', 'complete', 'abort', 'list-parts', 'info', 'refresh', 'duplicates'] as const
+
+/** A sub-route, or `upload`: any other path is the upload request itself. */
+export type Route = 'upload' | (typeof SUB_ROUTES)[number]
 
 /** Which credentials sign the storage requests the endpoint presigns for a page. */
 export type PresignWith = 'session' | 'server-key'

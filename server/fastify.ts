@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
 import { bodyTooLarge, checkJsonContentType, notAuthorized, RequestError } from '../protocol/validate.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
-import { resolveConfig, type Logger, type UploadHandlerConfig } from './config.ts'
+import { resolveConfig, SUB_ROUTES, type Logger, type UploadHandlerConfig } from './config.ts'
 import { crossSiteRefusal } from './cross-site.ts'
 import { describeError } from './errors.ts'
 import { createLoggingUploadHandler, type LoggingUploadHandler } from './handler.ts'
@@ -40,7 +40,7 @@ export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
 export const DEFAULT_RATE_LIMIT = Object.freeze({ max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions)
 
 /** The upload request and its sub-routes (server/handler.ts `routeOf`); `/info` is a GET of its own. */
-const ROUTES = ['/', '/parts', '/complete', '/abort', '/refresh', '/duplicates', '/list-parts']
+const ROUTES = ['/', ...SUB_ROUTES.filter((name) => name !== 'info').map((name) => `/${name}`)]
 
 /**
  * The credential endpoint as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.

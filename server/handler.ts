@@ -12,7 +12,7 @@ import {
   type ValidUploadRequest,
 } from '../protocol/validate.ts'
 import type { PresignedReply, TokenReply, UploadTypes } from '../protocol/wire.ts'
-import { resolveConfig, type Logger, type ResolvedConfig, type Route, type UploadHandlerConfig } from './config.ts'
+import { resolveConfig, SUB_ROUTES, type Logger, type ResolvedConfig, type Route, type UploadHandlerConfig } from './config.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { describeError } from './errors.ts'
 import { serverInfo, stsUnavailableReason } from './info.ts'
@@ -41,8 +41,8 @@ export type UploadHandler<Metadata = unknown, ServerData = unknown> = ((request:
 /** The handler with the logger chosen per request (Fastify passes `request.log`). */
 export type LoggingUploadHandler = (request: Request, logger?: Logger) => Promise<Response>
 
-/** The routes under the endpoint path (config.ts `Route`); any other path is the upload request itself. */
-const SUB_ROUTES = new Set<string>(['parts', 'complete', 'abort', 'info', 'refresh', 'duplicates', 'list-parts'])
+/** For routeOf: the last path segments that name a sub-route (config.ts). */
+const SUB_ROUTE_NAMES = new Set<string>(SUB_ROUTES)
 
 /**
  * The credential endpoint as a Web-standard handler, for Fastify (server/fastify.ts), Next.js
@@ -223,7 +223,7 @@ function warnServerKeySigning(config: ResolvedConfig) {
 /** Matched on the last path segment, so the handler works under any prefix. */
 export function routeOf(url: string): Route {
   const last = new URL(url).pathname.replace(/\/+$/, '').split('/').pop()!
-  return SUB_ROUTES.has(last) ? (last as Route) : 'upload'
+  return SUB_ROUTE_NAMES.has(last) ? (last as Route) : 'upload'
 }
 
 const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
