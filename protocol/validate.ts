@@ -5,7 +5,7 @@
 import { matchesAllowedType, MediaTypeError, parseMediaType } from './content-type.ts'
 import { DEFAULT_CONTENT_TYPE, limitRefusal, type UploadLimits } from './file-limits.ts'
 import { MAX_BODY_BYTES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from './limits.ts'
-import type { AbortRequest, CompleteRequest, PartsRequest, Strategy } from './wire.ts'
+import type { AbortRequest, CompleteRequest, DuplicatesRequest, PartsRequest, RefreshRequest, Strategy } from './wire.ts'
 
 /**
  * A refusal the client caused: the handler answers it as `{ error: message }` with `status`, and
@@ -208,6 +208,17 @@ export function parseCompleteRequest(body: unknown): CompleteRequest {
 
 export function parseAbortRequest(body: unknown): AbortRequest {
   return { ticket: ticketOf(asObject(body)) }
+}
+
+/** POST …/refresh: the token ticket only, as /abort's body. */
+export const parseRefreshRequest: (body: unknown) => RefreshRequest = parseAbortRequest
+
+/** POST …/duplicates: the token ticket, and the upload in use to keep (absent when none was created). */
+export function parseDuplicatesRequest(body: unknown): DuplicatesRequest {
+  const object = asObject(body)
+  const { keep } = object
+  if (keep !== undefined && typeof keep !== 'string') throw badRequest('keep must be the upload id in use, or absent')
+  return { ticket: ticketOf(object), ...(keep === undefined ? {} : { keep }) }
 }
 
 /** Part numbers against the ticket's plan: 1..partCount, each once. */

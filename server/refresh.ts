@@ -1,5 +1,5 @@
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
-import { parseAbortRequest, RequestError } from '../protocol/validate.ts'
+import { parseDuplicatesRequest, parseRefreshRequest } from '../protocol/validate.ts'
 import type { DuplicatesReply, RefreshReply } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { IssueToken } from './sts.ts'
@@ -31,7 +31,7 @@ export function verifyTokenTicket({ config, ticketSecret }: TokenRoutesContext, 
 
 /** POST …/refresh `{ ticket }`: new credentials for the ticket's key, as the upload request issued. */
 export async function refreshCredentials(context: TokenRoutesContext, body: unknown): Promise<RefreshReply> {
-  const { key } = verifyTokenTicket(context, parseAbortRequest(body).ticket)
+  const { key } = verifyTokenTicket(context, parseRefreshRequest(body).ticket)
   return { token: { Credentials: await context.issueToken(key) } }
 }
 
@@ -41,9 +41,7 @@ export async function refreshCredentials(context: TokenRoutesContext, body: unkn
  * so an older upload to the same key from elsewhere is left alone.
  */
 export async function abortDuplicates({ config, s3, ...rest }: TokenRoutesContext, body: unknown): Promise<DuplicatesReply> {
-  const { ticket } = parseAbortRequest(body)
-  const keep = (body as { keep?: unknown }).keep
-  if (keep !== undefined && typeof keep !== 'string') throw new RequestError(400, 'keep must be the upload id in use, or absent')
+  const { ticket, keep } = parseDuplicatesRequest(body)
   const { bucket, key, issued } = verifyTokenTicket({ config, s3, ...rest }, ticket)
   const since = (issued - CLOCK_MARGIN_SECONDS) * 1000
   const listed = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key }))
