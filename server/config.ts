@@ -225,7 +225,7 @@ export const CANNED_ACLS = [
 /** One of S3's canned ACLs, for `objectAcl`. */
 export type CannedAcl = (typeof CANNED_ACLS)[number]
 
-export const defaultConfig = {
+const defaultConfig = {
   multipartThreshold: MIN_PART_SIZE,
   partSize: MIN_PART_SIZE,
   partUrlExpiresIn: 60 * 60,

@@ -27,7 +27,6 @@ import { createSessionSigner } from './session-signer.ts'
 import { deriveTicketSecret, signUploadTicket, verifyTicket } from './ticket.ts'
 import { createCredentialIssuer, createTokenIssuer } from './sts.ts'
 
-export { describeError } from './errors.ts'
 export type { Route } from './config.ts'
 
 /**

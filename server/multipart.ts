@@ -158,10 +158,10 @@ async function refuseClientMistakes<T>(call: () => Promise<T>): Promise<T> {
 
 /**
  * S3's ETag of a multipart object: the MD5 of the parts' binary MD5s, then `-{part count}`
- * (RGW computes it the same way; tests/security-presigned-rgw.test.ts compares it with HEAD's).
+ * (RGW computes it the same way).
  * Empty when a part ETag is not an MD5 (e.g. SSE-KMS on AWS), rather than a made-up value.
  */
-export function multipartETag(partETags: readonly string[]): string {
+function multipartETag(partETags: readonly string[]): string {
   const digests = partETags.map((etag) => etag.replace(/^(W\/)?"|"$/g, ''))
   if (!digests.every((digest) => /^[0-9a-f]{32}$/i.test(digest))) return ''
   const md5 = createHash('md5')

@@ -100,7 +100,7 @@ export function typeName(type: string | undefined, name?: string): string {
 }
 
 /** "images, videos and PDFs". */
-export function listOf(items: string[]): string {
+function listOf(items: string[]): string {
   const unique = [...new Set(items)]
   return unique.length <= 1 ? (unique[0] ?? '') : `${unique.slice(0, -1).join(', ')} and ${unique.at(-1)}`
 }
