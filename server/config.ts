@@ -14,10 +14,10 @@ export interface Logger {
  * `.../refresh` and `.../duplicates` (server/refresh.ts). The one list the handler and the Fastify
  * plugin both route by.
  */
-export const SUB_ROUTES = ['parts', 'complete', 'abort', 'list-parts', 'info', 'refresh', 'duplicates'] as const
+export const SUB_ROUTES = ['parts', 'complete', 'abort', 'list-parts', 'info', 'refresh', 'duplicates'] as const satisfies readonly Route[]
 
 /** A sub-route, or `upload`: any other path is the upload request itself. */
-export type Route = 'upload' | (typeof SUB_ROUTES)[number]
+export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | 'info' | 'refresh' | 'duplicates'
 
 /** Which credentials sign the storage requests the endpoint presigns for a page. */
 export type PresignWith = 'session' | 'server-key'
