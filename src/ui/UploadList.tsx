@@ -1,4 +1,4 @@
-import { type RefObject, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import type { UploadLimits } from '../file-checks.ts'
 import { formatBytes, formatTimeLeft } from '../format.ts'
 import { describeError } from '../messages.ts'
@@ -40,9 +40,14 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
   const { files, retry, remove, clearEnded } = uploads
   const online = useOnline()
   const [announcement, setAnnouncement] = useState('')
-  const announce = (message: string) =>
-    // The same words twice in a row would not be read again: alternate a trailing no-break space.
-    setAnnouncement((previous) => (previous === message ? `${message}\u00a0` : message))
+  // Stable callbacks: a row re-renders when its own entry changes, not on every other row's tick.
+  const announce = useCallback(
+    (message: string) =>
+      // The same words twice in a row would not be read again: alternate a trailing no-break space.
+      setAnnouncement((previous) => (previous === message ? `${message}\u00a0` : message)),
+    [],
+  )
+  const onRetry = useCallback((id: string) => void retry(id), [retry])
 
   useOutcomeAnnouncements(files, limits, announce)
   const { containerRef, rowRef } = useFocusKeeper(returnFocusTo)
@@ -104,7 +109,7 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
             online={online}
             limits={limits}
             describeServerData={describeServerData}
-            onRetry={(id) => void retry(id)}
+            onRetry={onRetry}
             onRemove={remove}
             onAnnounce={announce}
           />
@@ -176,9 +181,20 @@ function useFocusKeeper(fallback: RefObject<HTMLElement | null>) {
     target?.focus()
   })
 
-  const rowRef = (id: string) => (element: HTMLLIElement | null) => {
-    if (element) rows.current.set(id, element)
-    else rows.current.delete(id)
+  // One ref callback per row for its lifetime: a new one each render would detach and re-attach
+  // every row's element on every progress tick.
+  const rowRefs = useRef(new Map<string, (element: HTMLLIElement | null) => void>())
+  const rowRef = (id: string) => {
+    let ref = rowRefs.current.get(id)
+    if (!ref) {
+      ref = (element) => {
+        if (element) return void rows.current.set(id, element)
+        rows.current.delete(id)
+        rowRefs.current.delete(id)
+      }
+      rowRefs.current.set(id, ref)
+    }
+    return ref
   }
   return { containerRef, rowRef }
 }

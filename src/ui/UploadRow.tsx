@@ -1,4 +1,4 @@
-import { forwardRef, useEffect, useRef, useState } from 'react'
+import { forwardRef, memo, useEffect, useRef, useState } from 'react'
 import type { UploadLimits } from '../file-checks.ts'
 import { formatBytes, formatSpeed, formatTimeLeft } from '../format.ts'
 import { describeError } from '../messages.ts'
@@ -24,7 +24,7 @@ export interface UploadRowProps {
  * what can be done with it (Cancel while it runs; then Retry, Copy link, Remove). The `<li>` takes
  * focus (tabIndex -1) when the button that had it goes away.
  */
-export const UploadRow = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
+const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
   { entry, online, limits, describeServerData, onRetry, onRemove, onAnnounce },
   ref,
 ) {
@@ -150,6 +150,9 @@ export const UploadRow = forwardRef<HTMLLIElement, UploadRowProps>(function Uplo
     </li>
   )
 })
+
+/** Memoised: the list re-renders on every progress tick, a row only when its own props change. */
+export const UploadRow = memo(Row)
 
 /** The Clipboard API where the page may use it (a secure context), else the old copy command. */
 async function copyText(text: string): Promise<boolean> {
