@@ -98,7 +98,7 @@ describe('multipart upload', () => {
     complete!.respond(200, {}, xml.completed('"final-3"'))
     await expect(result).resolves.toMatchObject({ etag: '"final-3"', key: 'dir/my file.mp4' })
     expect(progress.at(-1)).toEqual({ loaded: file.size, total: file.size })
-    expect(fake.log).toEqual(['POST ?uploads', 'PUT ?partNumber=1', 'PUT ?partNumber=2', 'PUT ?partNumber=3', 'POST ?uploadId'])
+    expect([fake.log[0], ...fake.log.slice(1, 3).sort(), ...fake.log.slice(3)]).toEqual(['POST ?uploads', 'PUT ?partNumber=1', 'PUT ?partNumber=2', 'PUT ?partNumber=3', 'POST ?uploadId'])
   })
 
   it('fails a part without a readable ETag with the CORS ExposeHeaders hint, and aborts the upload', async () => {
