@@ -5,6 +5,7 @@ import type { ResolvedOptions } from './options.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from './queue.ts'
 import { send, type Signer } from './send.ts'
+import type { HttpResponse } from './transport.ts'
 
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {
@@ -20,7 +21,7 @@ export interface MultipartUpload {
 export async function putSingle(
   file: Blob,
   sign: Signer,
-  result: (etag: string) => UploadResult,
+  result: (etag: string, reply: HttpResponse) => UploadResult | Promise<UploadResult>,
   options: ResolvedOptions,
 ): Promise<UploadResult> {
   const progress = trackProgress(file.size, options.onProgress)
@@ -34,7 +35,7 @@ export async function putSingle(
   const response = await (options.queue ? options.queue.run(put, options.signal) : put())
   options.completing = true
   progress.done()
-  return result(response.header('ETag') ?? '')
+  return result(response.header('ETag') ?? '', response)
 }
 
 /**

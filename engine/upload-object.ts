@@ -1,5 +1,5 @@
 import type { ObjectLocation } from '../protocol/object-url.ts'
-import { planParts } from '../protocol/parts.ts'
+import { partRange, planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
 import { UploadError } from './errors.ts'
 import type { ResolvedOptions, TransferOptions } from './options.ts'
@@ -9,6 +9,7 @@ import { completeXml } from './s3.ts'
 import { send } from './send.ts'
 import { runUpload } from './settle.ts'
 import { createSigner, type CredentialSource, type Credentials, type Locate } from './signer.ts'
+import type { HttpResponse } from './transport.ts'
 
 /** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
@@ -43,6 +44,28 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * on AWS, path-style for dotted buckets, IP addresses and `forcePathStyle`
    */
   locate?: Locate
+  /**
+   * Per-part checksums, `checksum('crc32c')` from `updraft/checksums`: each body carries its
+   * checksum (Content-MD5 or `x-amz-checksum-*`), so storage refuses bytes damaged on the way.
+   * @default none
+   */
+  checksum?: (target: ObjectTarget) => ChecksumRun
+}
+
+/**
+ * One upload's checksums, as an opt-in keeps them; the engine only asks for headers and hands
+ * over storage's replies. Methods throw an `UploadError` starting `Checksum mismatch` when
+ * storage contradicts the bytes sent.
+ */
+export interface ChecksumRun {
+  /** Headers of CreateMultipartUpload (the algorithm its parts carry). */
+  create?: Record<string, string>
+  /** The headers carrying the checksum of `body`, part `partNumber` (0: a single PUT); each body is hashed once, whatever its retries. */
+  headers(partNumber: number, body: Blob): Promise<Record<string, string>>
+  /** Before Complete: checks the parts' ETags; resolves with each part's extra Complete XML. */
+  complete(etags: string[]): Promise<string[] | undefined>
+  /** Checks the reply that stored the object (the single PUT's, Complete's) and its ETag. */
+  stored(reply: HttpResponse, etag: string): Promise<void>
 }
 
 /**
@@ -50,7 +73,7 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
  * spread into one target without overwriting each other:
  * `{ ...target, ...sseCustomerKey(key), ...taggingHeaders(tags) }`.
  */
-export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' | 'locate'>
+export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' | 'locate' | 'checksum'>
 
 /**
  * Uploads `file` to one object with credentials the caller already holds: no endpoint involved
@@ -105,14 +128,20 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
       'cache-control': target.cacheControl,
     }).filter(([, value]) => value),
   ) as Record<string, string>
-  const result = (etag: string): UploadResult => ({ url: sign.url(), bucket: target.bucket, key: target.key, etag })
+  const checksums = target.checksum?.(target)
+  const result = async (etag: string, reply?: HttpResponse): Promise<UploadResult> => {
+    if (reply) await checksums?.stored(reply, etag)
+    return { url: sign.url(), bucket: target.bucket, key: target.key, etag }
+  }
 
-  if (plan.count < 2) return putSingle(file, (refused) => sign('PUT', '', objectHeaders, refused), result, options)
+  if (plan.count < 2) {
+    return putSingle(file, async (refused) => sign('PUT', '', { ...objectHeaders, ...(await checksums?.headers(0, file)) }, refused), result, options)
+  }
 
   let attempts = 0
   let uploadId: string | undefined
   try {
-    const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', objectHeaders, refused)), {
+    const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', { ...objectHeaders, ...checksums?.create }, refused)), {
       signal: options.signal,
       linger: true,
     })
@@ -128,14 +157,21 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
     file,
     {
       plan,
-      signPart: (partNumber, refused) => sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, target.uploadHeaders, refused),
+      signPart: async (partNumber, refused) =>
+        sign(
+          'PUT',
+          `?partNumber=${partNumber}&${ofUpload}`,
+          { ...target.uploadHeaders, ...(await checksums?.headers(partNumber, file.slice(...partRange(plan, partNumber)))) },
+          refused,
+        ),
       async complete(etags) {
+        const parts = await checksums?.complete(etags)
         const completed = await send(options, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
-          body: completeXml(etags),
+          body: completeXml(etags, parts),
           signal: options.signal,
           endsUpload: true,
         })
-        return result(xmlText(completed.body, 'ETag') ?? '')
+        return result(xmlText(completed.body, 'ETag') ?? '', completed)
       },
       abort: (deadline) => send(options, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
     },
