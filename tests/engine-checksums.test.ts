@@ -19,6 +19,7 @@ import {
 import { CRC32C, crc } from '../engine/checksums/crc.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
+import { type Fault, startFaultProxy } from './helpers/fault-proxy.ts'
 import { sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { serveHandler } from './helpers/serve-handler.ts'
 import { directTarget, storeConfig } from './helpers/stores.ts'
@@ -39,11 +40,11 @@ function expected(algorithm: string, bytes: Uint8Array): string {
   return value.toString('base64')
 }
 
-/** A run that sends fixed, wrong checksum headers: what does RGW do with them? */
+/** A run that sends fixed, wrong checksum headers with the single PUT or part 1: what does RGW do with them? */
 const lying = (headers: Record<string, string>, create?: Record<string, string>): ObjectTarget['checksum'] => () =>
   ({
     create,
-    headers: async () => headers,
+    headers: async (partNumber) => (partNumber < 2 ? headers : {}),
     complete: async () => undefined,
     stored: async () => {},
   }) satisfies ChecksumRun
@@ -113,9 +114,13 @@ describe('what RGW 16.2 verifies', () => {
     const wrong = { 'content-md5': 'AAAAAAAAAAAAAAAAAAAAAA==' }
     for (const size of [1000, MIN_PART_SIZE + 1]) {
       const key = newKey(`bad-md5-${size}.bin`)
-      const error = await uploadObject(new Blob([testBytes(size, 3)]), target(key, { checksum: lying(wrong), maxAttempts: 2, retryDelay: 1 })).catch(
-        (caught: unknown) => caught,
-      )
+      const retried: unknown[] = []
+      const error = await uploadObject(
+        new Blob([testBytes(size, 3)]),
+        target(key, { checksum: lying(wrong), maxAttempts: 2, retryDelay: 1, onRetry: ({ error }) => retried.push(error) }),
+      ).catch((caught: unknown) => caught)
+      // Retried (the bytes may have been damaged on the way), and refused again: the checksum is wrong.
+      expect(retried).toHaveLength(1)
       expect(error).toBeInstanceOf(S3Error)
       expect(error).toMatchObject({ code: 'BadDigest', status: 400 })
       await expect(admin.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))).rejects.toMatchObject({ name: 'NotFound' })
@@ -132,6 +137,72 @@ describe('what RGW 16.2 verifies', () => {
         await uploadObject(new Blob([bytes]), target(key, { checksum: lying(wrong, { 'x-amz-checksum-algorithm': algorithm.toUpperCase() }) }))
         expect(sha256(await read(key))).toBe(sha256(bytes))
       }
+    }
+  })
+})
+
+describe('damage on the way, through the fault proxy: one byte of a body flipped', () => {
+  /** Uploads through a proxy in front of RGW that flips a byte of the bodies `damaged` picks. */
+  async function throughProxy(bytes: Uint8Array<ArrayBuffer>, extra: Partial<ObjectTarget>, damaged: (step: string, url: string) => boolean) {
+    const flipped: string[] = []
+    const proxy = await startFaultProxy({
+      target: rgw.endpoint,
+      kind: 'storage',
+      decide: ({ step, url }): Fault | undefined => (damaged(step, url) ? (flipped.push(url), 'flip-byte') : undefined),
+    })
+    const key = newKey('flipped.bin')
+    const retried: unknown[] = []
+    try {
+      const outcome = await uploadObject(
+        new Blob([bytes]),
+        target(key, { endpoint: proxy.url, retryDelay: 1, onRetry: ({ error }) => retried.push(error), ...extra }),
+      ).catch((caught: unknown) => caught)
+      return { key, outcome, retried, flipped }
+    } finally {
+      await proxy.stop()
+    }
+  }
+
+  it('md5, multipart: RGW answers BadDigest for the damaged part, the engine sends that part again, the object reads back byte-exact', async () => {
+    const bytes = testBytes(3 * MIN_PART_SIZE + 11, 21)
+    let first = true
+    // The first attempt at part 2 only.
+    const damaged = (step: string, url: string) => step === 'PUT ?partNumber' && url.includes('partNumber=2&') && first && !(first = false)
+    const { key, outcome, retried, flipped } = await throughProxy(bytes, checksum('md5'), damaged)
+    expect(outcome).toMatchObject({ key })
+    expect(flipped).toHaveLength(1)
+    expect(retried).toEqual([expect.objectContaining({ name: 'S3Error', code: 'BadDigest', status: 400 })])
+    expect(sha256(await read(key))).toBe(sha256(bytes))
+  })
+
+  it('md5, single PUT: BadDigest, sent again, byte-exact', async () => {
+    const bytes = testBytes(100_000, 22)
+    let first = true
+    const { key, outcome, retried } = await throughProxy(bytes, checksum('md5'), (step) => step === 'PUT' && first && !(first = false))
+    expect(outcome).toMatchObject({ key })
+    expect(retried).toEqual([expect.objectContaining({ code: 'BadDigest' })])
+    expect(sha256(await read(key))).toBe(sha256(bytes))
+  })
+
+  it('every attempt at a part damaged: the upload fails with BadDigest after maxAttempts and nothing is stored', async () => {
+    const bytes = testBytes(MIN_PART_SIZE + 1, 23)
+    const damaged = (step: string, url: string) => step === 'PUT ?partNumber' && url.includes('partNumber=1&')
+    const { key, outcome, retried } = await throughProxy(bytes, { ...checksum('md5'), maxAttempts: 3 }, damaged)
+    expect(outcome).toMatchObject({ name: 'S3Error', code: 'BadDigest' })
+    expect(retried).toHaveLength(2)
+    await expect(admin.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))).rejects.toMatchObject({ name: 'NotFound' })
+  })
+
+  it('without a checksum (or with crc32c, which RGW 16.2 ignores) the damage is stored: what the opt-in is for', async () => {
+    for (const extra of [{}, checksum('crc32c')]) {
+      const bytes = testBytes(50_000, 24)
+      let first = true
+      const { key, outcome, retried } = await throughProxy(bytes, extra, (step) => step === 'PUT' && first && !(first = false))
+      expect(outcome).toMatchObject({ key })
+      expect(retried).toEqual([])
+      const stored = await read(key)
+      expect(stored.length).toBe(bytes.length)
+      expect(stored[25_000]).toBe(bytes[25_000]! ^ 0xff)
     }
   })
 })
