@@ -59,6 +59,15 @@ describe('digest', () => {
     )
   })
 
+  it('every algorithm on a large view into a bigger buffer (whole blocks read in place, at an odd offset)', async () => {
+    const buffer = new Uint8Array(3 * 1024 * 1024 + 100)
+    for (let i = 0; i < buffer.length; i++) buffer[i] = (i * 2654435761) >>> 24
+    const view = buffer.subarray(37, 37 + 3 * 1024 * 1024 + 13)
+    expect(base64(await digest('md5', view))).toBe(createHash('md5').update(view).digest('base64'))
+    expect(base64(await digest('sha256', view))).toBe(createHash('sha256').update(view).digest('base64'))
+    expect(crc(CRC32, view)).toBe(zlibCrc32(view))
+  })
+
   it('MD5 of the empty input and of "abc" (RFC 1321 A.5)', async () => {
     expect(toHex(await digest('md5', new Uint8Array()))).toBe('d41d8cd98f00b204e9800998ecf8427e')
     expect(toHex(await digest('md5', ascii('abc')))).toBe('900150983cd24fb0d6963f7d28e17f72')
