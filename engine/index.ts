@@ -1,6 +1,6 @@
 // `updraft`: the browser upload engine. Everything exported here is public API (api/updraft.api.md);
 // helpers the engine shares between its own modules are imported from those modules directly.
-export { uploadObject, type ObjectTarget, type ObjectExtras, type ChecksumRun } from './upload-object.ts'
+export { uploadObject, type ObjectTarget, type ObjectExtras, type ChecksumRun, type ChecksumTarget } from './upload-object.ts'
 export { sseCustomerKey } from './sse-c.ts'
 export { taggingHeaders, putObjectTagging } from './tags.ts'
 export { checksum, compositeChecksum, type ChecksumAlgorithm } from './checksums/index.ts'

@@ -33,6 +33,8 @@ export interface UploadOptions extends TransferOptions, EndpointOptions, ObjectE
  */
 export async function requestUpload(file: Blob, options: UploadOptions & ResolvedOptions) {
   const strategy = options.strategy ?? 'token'
+  // The checksum opt-in refuses what the mode cannot carry before the endpoint acts (it may create a multipart upload).
+  options.checksum?.(options)
   const contentType = options.contentType ?? file.type
   const body = {
     ...(options.endpointBody ?? options.body),

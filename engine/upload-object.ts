@@ -49,8 +49,11 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * checksum (Content-MD5 or `x-amz-checksum-*`), so storage refuses bytes damaged on the way.
    * @default none
    */
-  checksum?: (target: ObjectTarget) => ChecksumRun
+  checksum?: (target: ChecksumTarget) => ChecksumRun
 }
+
+/** What a checksum opt-in is told of the upload: SSE-C changes what an ETag is; presigned URLs sign headers. */
+export type ChecksumTarget = Pick<ObjectTarget, 'uploadHeaders'> & { strategy?: 'token' | 'presigned' }
 
 /**
  * One upload's checksums, as an opt-in keeps them; the engine only asks for headers and hands

@@ -51,9 +51,9 @@ import { runUpload } from './settle.ts'
  */
 export function upload(file: Blob, options: UploadOptions = {}): Promise<UploadResult> {
   return runUpload(options, async (resolved) => {
-    // The endpoint signs every header in presigned mode: extra ones (SSE-C, tags, checksums) would be dropped silently.
-    if (resolved.strategy === 'presigned' && (resolved.objectHeaders || resolved.uploadHeaders || resolved.checksum)) {
-      throw new TypeError('updraft: objectHeaders, uploadHeaders and checksum (SSE-C, tags, checksums) need token mode')
+    // The endpoint signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
+    if (resolved.strategy === 'presigned' && (resolved.objectHeaders || resolved.uploadHeaders)) {
+      throw new TypeError('updraft: objectHeaders and uploadHeaders (SSE-C, tags) need token mode')
     }
     const { reply, contentType } = await requestUpload(file, resolved)
     return resolved.strategy === 'presigned'

@@ -13,6 +13,7 @@ import {
   S3Error,
   type Transport,
   upload,
+  uploadPresigned,
   UploadError,
   uploadObject,
 } from '../engine/index.ts'
@@ -40,6 +41,8 @@ function expected(algorithm: string, bytes: Uint8Array): string {
   return value.toString('base64')
 }
 
+const partOf = ({ url }: HttpRequest) => Number(new URL(url).searchParams.get('partNumber') ?? 0)
+
 /** A run that sends fixed, wrong checksum headers with the single PUT or part 1: what does RGW do with them? */
 const lying = (headers: Record<string, string>, create?: Record<string, string>): ObjectTarget['checksum'] => () =>
   ({
@@ -61,7 +64,7 @@ describe('every algorithm on Ceph RGW: single PUT and multipart read back byte-e
         await uploadObject(new Blob([bytes]), target(key, { ...checksum(algorithm), transport: recording }))
         expect(sha256(await read(key))).toBe(sha256(bytes))
         // Each body carries its own checksum, as node:crypto/zlib compute it (parts go in parallel, in any order).
-        const bodies = sent.filter(({ body }) => body instanceof Blob).sort((a, b) => a.url.localeCompare(b.url))
+        const bodies = sent.filter(({ body }) => body instanceof Blob).sort((a, b) => partOf(a) - partOf(b))
         const parts = size > MIN_PART_SIZE ? [bytes.subarray(0, MIN_PART_SIZE), bytes.subarray(MIN_PART_SIZE, 2 * MIN_PART_SIZE), bytes.subarray(2 * MIN_PART_SIZE)] : [bytes]
         expect(bodies.map(({ headers }) => headers?.[header])).toEqual(parts.map((part) => expected(algorithm, part)))
         expect(sent.some(({ headers }) => headers && 'x-amz-sdk-checksum-algorithm' in headers)).toBe(false)
@@ -97,15 +100,72 @@ describe('token-mode upload() (the endpoint on RGW, assume-role credentials for 
     }
   })
 
-  it('presigned mode refuses the option before anything is sent (the endpoint signs every header)', async () => {
+  it("presigned mode refuses checksums other than 'md5' before anything is sent (AWS refuses an unsigned x-amz-checksum-*)", async () => {
     const sent: HttpRequest[] = []
-    const error = await upload(new Blob(['x']), { strategy: 'presigned', endpoint: 'http://127.0.0.1:1/api', transport: async (request) => (sent.push(request), fetchTransport(request)), ...checksum('md5') }).catch((caught: unknown) => caught)
-    expect(error).toEqual(new TypeError('updraft: objectHeaders, uploadHeaders and checksum (SSE-C, tags, checksums) need token mode'))
+    const recording: Transport = async (request) => (sent.push(request), fetchTransport(request))
+    for (const strategy of ['presigned', undefined] as const) {
+      const send = strategy ? upload : uploadPresigned
+      const error = await send(new Blob(['x']), { strategy, endpoint: 'http://127.0.0.1:1/api', transport: recording, ...checksum('crc32c') }).catch((caught: unknown) => caught)
+      expect(error).toEqual(
+        new TypeError("updraft: presigned mode takes checksum('md5') only, got 'crc32c': AWS refuses x-amz-checksum-* headers a presigned URL does not sign"),
+      )
+    }
     expect(sent).toEqual([])
   })
 
   it('an unknown algorithm is a TypeError naming the choices', () => {
     expect(() => checksum('crc64' as 'crc32')).toThrow(new TypeError('updraft: checksum must be one of crc32, crc32c, sha256, md5, got crc64'))
+  })
+})
+
+describe("presigned mode with 'md5': Content-MD5 on every PUT, verified by RGW without the URL signing it", () => {
+  async function presignedUpload(bytes: Uint8Array<ArrayBuffer>, damaged: (step: string) => boolean) {
+    const flipped: string[] = []
+    const proxy = await startFaultProxy({ target: rgw.endpoint, kind: 'storage', decide: ({ step }) => (damaged(step) ? (flipped.push(step), 'flip-byte') : undefined) })
+    const served = await serveHandler(createUploadHandler(storeConfig({ ...rgw, endpoint: proxy.url })))
+    const sent: HttpRequest[] = []
+    const retried: unknown[] = []
+    try {
+      const result = await uploadPresigned(new Blob([bytes]), {
+        endpoint: served.endpoint,
+        transport: (request) => (sent.push(request), fetchTransport(request)),
+        retryDelay: 1,
+        onRetry: ({ error }) => retried.push(error),
+        ...checksum('md5'),
+      })
+      return { result, sent, retried, flipped }
+    } finally {
+      await served.close()
+      await proxy.stop()
+    }
+  }
+
+  it('single PUT and multipart: each PUT carries the right Content-MD5; byte-exact', async () => {
+    for (const [size, seed] of [[7000, 31], [2 * MIN_PART_SIZE + 9, 32]] as const) {
+      const bytes = testBytes(size, seed)
+      const { result, sent } = await presignedUpload(bytes, () => false)
+      const puts = sent.filter(({ body }) => body instanceof Blob).sort((a, b) => partOf(a) - partOf(b))
+      const parts = size > MIN_PART_SIZE ? [bytes.subarray(0, MIN_PART_SIZE), bytes.subarray(MIN_PART_SIZE, 2 * MIN_PART_SIZE), bytes.subarray(2 * MIN_PART_SIZE)] : [bytes]
+      expect(puts.map(({ headers }) => headers?.['content-md5'])).toEqual(parts.map((part) => expected('md5', part)))
+      expect(sha256(await read(result.key))).toBe(sha256(bytes))
+    }
+  })
+
+  it('a part damaged on the way: BadDigest, sent again with the same URL, byte-exact', async () => {
+    const bytes = testBytes(2 * MIN_PART_SIZE + 9, 33)
+    let first = true
+    const { result, retried, flipped } = await presignedUpload(bytes, (step) => step === 'PUT ?partNumber' && first && !(first = false))
+    expect(flipped).toHaveLength(1)
+    expect(retried).toEqual([expect.objectContaining({ code: 'BadDigest', status: 400 })])
+    expect(sha256(await read(result.key))).toBe(sha256(bytes))
+  })
+
+  it('a single PUT damaged on the way: the same', async () => {
+    const bytes = testBytes(7000, 34)
+    let first = true
+    const { result, retried } = await presignedUpload(bytes, (step) => step === 'PUT' && first && !(first = false))
+    expect(retried).toEqual([expect.objectContaining({ code: 'BadDigest' })])
+    expect(sha256(await read(result.key))).toBe(sha256(bytes))
   })
 })
 

@@ -1,17 +1,18 @@
 import { xmlText } from '../../protocol/xml.ts'
 import { UploadError } from '../errors.ts'
 import { toBase64 } from '../md5.ts'
-import type { ChecksumRun, ObjectExtras, ObjectTarget } from '../upload-object.ts'
+import type { ChecksumRun, ChecksumTarget, ObjectExtras } from '../upload-object.ts'
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, compositeChecksum, digest, toHex } from './digest.ts'
 
 export { compositeChecksum, type ChecksumAlgorithm } from './digest.ts'
 
 /**
- * Per-part checksums, an opt-in of `uploadObject` and of token-mode `upload`: every body (the
- * single PUT, each part) carries its checksum, so storage refuses bytes damaged on the way
+ * Per-part checksums, an opt-in of `uploadObject` and of `upload` (presigned mode: `'md5'` only):
+ * every body (the single PUT, each part) carries its checksum, so storage refuses bytes damaged on the way
  * (`BadDigest`, which the engine retries: the part is sent again). Off the base bundle.
  *
- * - `'md5'`: `Content-MD5`, which every S3-compatible store verifies (AWS, R2, MinIO, Ceph RGW).
+ * - `'md5'`: `Content-MD5`, which every S3-compatible store verifies (AWS, R2, MinIO, Ceph RGW),
+ *   also on a presigned URL that does not sign it.
  * - `'crc32'`, `'crc32c'`, `'sha256'`: `x-amz-checksum-{algorithm}` on each body,
  *   `x-amz-checksum-algorithm` on CreateMultipartUpload and each part's checksum in Complete, as
  *   AWS and R2 take them (S3 then keeps a composite checksum, `…-N`). Never
@@ -23,8 +24,9 @@ export { compositeChecksum, type ChecksumAlgorithm } from './digest.ts'
  * From a page, the bucket's CORS `AllowedHeaders` must allow the headers sent.
  *
  * @param algorithm - `'crc32'`, `'crc32c'`, `'sha256'` or `'md5'`.
- * @returns `{ checksum }` to spread into an {@link ObjectTarget} or `upload()`'s options (token mode).
- * @throws `TypeError` for any other algorithm name.
+ * @returns `{ checksum }` to spread into an {@link ObjectTarget} or `upload()`'s options.
+ * @throws `TypeError` for any other algorithm name; the upload rejects with a `TypeError` in
+ * presigned mode for an algorithm other than `'md5'`, before the endpoint is asked.
  * @example
  * ```ts
  * import { upload, uploadObject } from 'updraft'
@@ -32,6 +34,7 @@ export { compositeChecksum, type ChecksumAlgorithm } from './digest.ts'
  *
  * await uploadObject(file, { ...target, ...checksum('md5') }) // Ceph RGW, MinIO: Content-MD5
  * await upload(file, { ...checksum('crc32c') }) // token mode, AWS or R2
+ * await upload(file, { strategy: 'presigned', ...checksum('md5') })
  * ```
  */
 export function checksum(algorithm: ChecksumAlgorithm): ObjectExtras {
@@ -47,8 +50,13 @@ const mismatch = (what: string, stored: string, sent: string) =>
 /** S3's ETag is the hex MD5 of a body sent in one piece (`…-N` for multipart), unless SSE-C or SSE-KMS encrypted it. */
 const MD5_ETAG = /^"?([0-9a-f]{32}(-\d+)?)"?$/
 
-function checksumRun(algorithm: ChecksumAlgorithm, target: ObjectTarget): ChecksumRun {
+function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): ChecksumRun {
   const md5 = algorithm === 'md5'
+  // Content-MD5 is a standard header, which storage verifies on a presigned request the URL does not
+  // sign; AWS refuses an x-amz-* header outside a presigned URL's signed headers.
+  if (!md5 && target.strategy === 'presigned') {
+    throw new TypeError(`updraft: presigned mode takes checksum('md5') only, got '${algorithm}': AWS refuses x-amz-checksum-* headers a presigned URL does not sign`)
+  }
   const name = `Checksum${algorithm.toUpperCase()}`
   const header = md5 ? 'content-md5' : `x-amz-checksum-${algorithm}`
   // SSE-C objects' ETags are not the MD5 of the bytes sent.

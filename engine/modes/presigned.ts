@@ -1,5 +1,5 @@
 import { MAX_PARTS_PER_REQUEST } from '../../protocol/limits.ts'
-import type { PartPlan } from '../../protocol/parts.ts'
+import { type PartPlan, partRange } from '../../protocol/parts.ts'
 import {
   type CompleteReply,
   PRESIGNED_CACHE_CONTROL,
@@ -12,22 +12,27 @@ import { postToEndpoint } from '../endpoint.ts'
 import { UploadError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
 import { type MultipartUpload, putMultipart, putSingle } from '../put.ts'
+import type { UploadOptions } from '../request-upload.ts'
+import type { ChecksumRun } from '../upload-object.ts'
 
 /** Presigned mode: storage requests are signed by the endpoint; this side never holds a key. */
-export function sendPresigned(file: Blob, reply: PresignedReply, contentType: string, options: ResolvedOptions): Promise<UploadResult> {
-  if ('uploadId' in reply) return putMultipart(file, presignedMultipart(file, reply, options), options)
+export function sendPresigned(file: Blob, reply: PresignedReply, contentType: string, options: UploadOptions & ResolvedOptions): Promise<UploadResult> {
+  // Content-MD5 is a standard header: storage verifies it on a presigned request without the URL signing it.
+  const checksums = options.checksum?.(options)
+  if ('uploadId' in reply) return putMultipart(file, presignedMultipart(file, reply, options, checksums), options)
   // A next-s3-upload route sends no `headers`: send what its client sends, which its URL signs.
   const headers = reply.headers ?? { 'content-type': contentType, 'cache-control': PRESIGNED_CACHE_CONTROL }
   const location = { url: reply.url.split('?')[0]!, bucket: reply.bucket, key: reply.key }
-  // One URL, signed once: a refusal of it is final.
+  // One URL, signed once: a refusal of it is final. A body over one part (a server that never goes
+  // multipart) is not read into memory to be hashed.
   const sign = async (refused?: Error) => {
     if (refused) throw refused
-    return { method: 'PUT', url: reply.url, headers }
+    return { method: 'PUT', url: reply.url, headers: { ...headers, ...(file.size <= options.partSize && (await checksums?.headers(0, file))) } }
   }
   return putSingle(file, sign, (etag) => ({ ...location, etag }), options)
 }
 
-function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options: ResolvedOptions): MultipartUpload {
+function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options: ResolvedOptions, checksums?: ChecksumRun): MultipartUpload {
   const { ticket, partSize, partCount: count } = reply
   // The endpoint's plan as it stands (planParts would choose a part size of its own). A plan that
   // does not fit the file fails the first signing, inside the upload, so what the endpoint
@@ -62,7 +67,8 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
       if (misplanned) throw misplanned
       if (refused) pending.delete(partNumber)
       if (!pending.has(partNumber)) fetchBatch(partNumber)
-      return { method: 'PUT', url: await pending.get(partNumber)! }
+      const url = await pending.get(partNumber)!
+      return { method: 'PUT', url, headers: await checksums?.headers(partNumber, file.slice(...partRange(plan, partNumber))) }
     },
     async complete(etags) {
       const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))
