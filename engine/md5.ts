@@ -39,7 +39,8 @@ export function md5(bytes: Uint8Array): Uint8Array {
       let d = state[3]!
       let sum: number
       let i = 0
-      // A loop per round with its own F, G, H or I (3.4): no branch per step (83 -> 187 MB/s in Node here).
+      // A loop per round with its own F, G, H or I (3.4), written out: no branch per step. In Node here
+      // one loop choosing the function per step hashed 83 MB/s, a step closure 67, these loops ~190-300.
       for (; i < 16; i++) {
         sum = (a + (d ^ (b & (c ^ d))) + SINES[i]! + words[WORD[i]!]!) | 0
         a = d
