@@ -1,7 +1,7 @@
 // The checksum opt-in (updraft/checksums) for real against Ceph RGW 16.2: what it verifies, what
 // it ignores, and that every upload reads back byte-exact.
 import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
-import { afterAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createHash } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 import {
@@ -21,7 +21,8 @@ import { CRC32C, crc } from '../engine/checksums/crc.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { type Fault, startFaultProxy } from './helpers/fault-proxy.ts'
-import { sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { type S3rverInstance, startS3rver } from './helpers/s3rver.ts'
 import { serveHandler } from './helpers/serve-handler.ts'
 import { directTarget, storeConfig } from './helpers/stores.ts'
 
@@ -78,6 +79,27 @@ describe('every algorithm on Ceph RGW: single PUT and multipart read back byte-e
       }
     })
   }
+})
+
+describe('every algorithm on s3rver (its multipart ETag is not S3-style: no false mismatch)', () => {
+  let s3rver: S3rverInstance
+  beforeAll(async () => {
+    s3rver = await startS3rver()
+  })
+  afterAll(() => s3rver?.stop())
+
+  it('single PUT and multipart read back byte-exact', async () => {
+    for (const algorithm of ['md5', 'crc32', 'crc32c', 'sha256'] as const) {
+      for (const [size, seed] of [[1234, 61], [MIN_PART_SIZE + 99, 62]] as const) {
+        const bytes = testBytes(size, seed)
+        const key = newKey(`s3rver-${algorithm}-${size}.bin`)
+        await uploadObject(new Blob([bytes]), directTarget(s3rver, key, checksum(algorithm)))
+        const client = sdkClient(s3rver)
+        expect(sha256(await readObject(client, s3rver.bucket, key))).toBe(sha256(bytes))
+        client.destroy()
+      }
+    }
+  })
 })
 
 describe('token-mode upload() (the endpoint on RGW, assume-role credentials for one key)', () => {
@@ -326,6 +348,23 @@ describe('a mismatch the engine sees itself', () => {
       const outcome = await uploadObject(new Blob([bytes]), target(key, { ...checksum('crc32c'), transport: echoing })).catch((caught: unknown) => caught)
       if (fails) expect((outcome as Error).message).toBe(`Checksum mismatch: storage reports crc32c ${composite} for the object, the bytes sent give ${expected('crc32c', joined)}-3; the data was damaged on the way, upload it again`)
       else expect(outcome).toMatchObject({ key })
+    }
+  })
+
+  it("md5, multipart: a Complete ETag in S3's form (MD5 of the part MD5s, -N) is checked; RGW's empty one is not", async () => {
+    const bytes = testBytes(MIN_PART_SIZE + 5, 9)
+    const parts = [bytes.subarray(0, MIN_PART_SIZE), bytes.subarray(MIN_PART_SIZE)]
+    const right = `${createHash('md5').update(Buffer.concat(parts.map((part) => createHash('md5').update(part).digest()))).digest('hex')}-2`
+    for (const [etag, fails] of [[right, false], ['0'.repeat(32) + '-2', true]] as const) {
+      const key = newKey(`md5-composite-${fails}.bin`)
+      const stating: Transport = async (request) => {
+        const reply = await fetchTransport(request)
+        if (!String(request.body).startsWith('<CompleteMultipartUpload')) return reply
+        return { ...reply, body: reply.body.replace(/<ETag>[^<]*<\/ETag>/, `<ETag>&quot;${etag}&quot;</ETag>`) }
+      }
+      const outcome = await uploadObject(new Blob([bytes]), target(key, { ...checksum('md5'), transport: stating })).catch((caught: unknown) => caught)
+      if (fails) expect((outcome as Error).message).toMatch(`Checksum mismatch: storage reports ETag ${etag} for the object, the bytes sent give ${right}`)
+      else expect(outcome).toMatchObject({ key, etag: `"${etag}"` })
     }
   })
 
