@@ -162,13 +162,18 @@ describe("presigned mode with 'md5': Content-MD5 on every PUT, verified by RGW w
     }
   }
 
-  it('single PUT and multipart: each PUT carries the right Content-MD5; byte-exact', async () => {
+  it('single PUT and multipart: each PUT carries the right Content-MD5, which the part URLs sign; byte-exact', async () => {
     for (const [size, seed] of [[7000, 31], [2 * MIN_PART_SIZE + 9, 32]] as const) {
       const bytes = testBytes(size, seed)
       const { result, sent } = await presignedUpload(bytes, () => false)
       const puts = sent.filter(({ body }) => body instanceof Blob).sort((a, b) => partOf(a) - partOf(b))
       const parts = size > MIN_PART_SIZE ? [bytes.subarray(0, MIN_PART_SIZE), bytes.subarray(MIN_PART_SIZE, 2 * MIN_PART_SIZE), bytes.subarray(2 * MIN_PART_SIZE)] : [bytes]
       expect(puts.map(({ headers }) => headers?.['content-md5'])).toEqual(parts.map((part) => expected('md5', part)))
+      if (size > MIN_PART_SIZE) {
+        const asked = sent.filter(({ url }) => url.endsWith('/parts')).map(({ body }) => JSON.parse(String(body)) as { contentMd5: Record<string, string> })
+        expect(asked.map(({ contentMd5 }) => contentMd5)).toEqual([{ 1: expected('md5', parts[0]!), 2: expected('md5', parts[1]!), 3: expected('md5', parts[2]!) }])
+        for (const { url } of puts) expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-md5;host')
+      }
       expect(sha256(await read(result.key))).toBe(sha256(bytes))
     }
   })
@@ -188,6 +193,53 @@ describe("presigned mode with 'md5': Content-MD5 on every PUT, verified by RGW w
     const { result, retried } = await presignedUpload(bytes, (step) => step === 'PUT' && first && !(first = false))
     expect(retried).toEqual([expect.objectContaining({ code: 'BadDigest' })])
     expect(sha256(await read(result.key))).toBe(sha256(bytes))
+  })
+})
+
+describe('a part URL that signs Content-MD5, used by someone else (the endpoint on RGW)', () => {
+  const handler = createUploadHandler(storeConfig(rgw))
+  const post = async (path: string, body: unknown) => {
+    const response = await handler(
+      new Request(`http://app.test/api/s3-upload${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    )
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> }
+  }
+
+  it('is refused without that Content-MD5, with another, and for other bytes; the signed bytes pass', async () => {
+    const bytes = testBytes(MIN_PART_SIZE + 10, 41)
+    const started = await post('', { filename: 'x.bin', filetype: 'application/octet-stream', filesize: bytes.length, strategy: 'presigned' })
+    expect(started.status).toBe(200)
+    const { ticket } = started.json as { ticket: string }
+    const part = bytes.subarray(0, MIN_PART_SIZE)
+    const md5 = expected('md5', part)
+    const { json } = await post('/parts', { ticket, partNumbers: [1], contentMd5: { 1: md5 } })
+    const url = (json.urls as Record<string, string>)[1]!
+    const other = part.slice()
+    other[5]! ^= 1
+    const put = (body: Uint8Array<ArrayBuffer>, headers: Record<string, string>) => fetch(url, { method: 'PUT', body, headers })
+    expect((await put(part, {})).status).toBe(403)
+    expect((await put(other, { 'content-md5': expected('md5', other) })).status).toBe(403)
+    const damaged = await put(other, { 'content-md5': md5 })
+    expect(damaged.status).toBe(400)
+    expect(await damaged.text()).toContain('<Code>BadDigest</Code>')
+    expect((await put(part, { 'content-md5': md5 })).status).toBe(200)
+    await post('/abort', { ticket })
+  })
+
+  it('/parts refuses a contentMd5 that is not an object, names a part not asked for, or is not a base64 MD5', async () => {
+    const started = await post('', { filename: 'x.bin', filetype: 'application/octet-stream', filesize: MIN_PART_SIZE + 1, strategy: 'presigned' })
+    const { ticket } = started.json as { ticket: string }
+    const cases: Array<[unknown, string]> = [
+      ['abc', 'contentMd5 must be an object of part number → base64 MD5, got "abc"'],
+      [{ 2: 'AAAAAAAAAAAAAAAAAAAAAA==' }, 'contentMd5 names part "2", which is not among partNumbers'],
+      [{ 1: 'AAAA\r\nx-amz-acl: public-read' }, 'contentMd5[1] must be the base64 MD5 of the part (24 characters), got'],
+    ]
+    for (const [contentMd5, message] of cases) {
+      const { status, json } = await post('/parts', { ticket, partNumbers: [1], contentMd5 })
+      expect(status).toBe(400)
+      expect(String(json.error)).toContain(message)
+    }
+    await post('/abort', { ticket })
   })
 })
 

@@ -45,11 +45,18 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
   // however long the upload runs. A batch never asks for more than one /parts call may sign.
   const batchSize = Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST)
   const pending = new Map<number, Promise<string>>()
+  const partHeaders = (n: number) => checksums?.headers(n, file.slice(...partRange(plan, n)))
 
   const fetchBatch = (first: number) => {
     const partNumbers: number[] = []
     for (let n = first; n <= count && partNumbers.length < batchSize; n++) if (!pending.has(n)) partNumbers.push(n)
-    const batch = postToEndpoint<PartsReply>(options, '/parts', { ticket, partNumbers }, options.signal)
+    // With checksum('md5') each part's MD5 is signed into its URL: hashed first, one part at a time
+    // (one part in memory). An endpoint that ignores them still gets a PUT storage verifies.
+    const batch = (async () => {
+      const contentMd5: Record<number, string> = {}
+      if (checksums) for (const n of partNumbers) contentMd5[n] = (await partHeaders(n))!['content-md5']!
+      return postToEndpoint<PartsReply>(options, '/parts', { ticket, partNumbers, ...(checksums && { contentMd5 }) }, options.signal)
+    })()
     for (const n of partNumbers) {
       const url = batch.then(({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The endpoint sent no URL for part ${n}`)))
       // URLs fetched ahead may never be awaited (the upload failed first): their rejection must
@@ -68,7 +75,7 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
       if (refused) pending.delete(partNumber)
       if (!pending.has(partNumber)) fetchBatch(partNumber)
       const url = await pending.get(partNumber)!
-      return { method: 'PUT', url, headers: await checksums?.headers(partNumber, file.slice(...partRange(plan, partNumber))) }
+      return { method: 'PUT', url, headers: await partHeaders(partNumber) }
     },
     async complete(etags) {
       const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))
