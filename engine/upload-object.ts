@@ -94,7 +94,8 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' 
  * @throws {@link UploadAbortedError} (`name` `'AbortError'`) `signal` aborted before storage
  * committed the object; cleanup goes on in the background (`onCleanup`).
  * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
- * `ExposeHeaders: ETag`), or CreateMultipartUpload answered without an upload id.
+ * `ExposeHeaders: ETag`), or CreateMultipartUpload answered without an upload id, or (with
+ * `checksum`) storage's reply contradicts the checksum sent: the message starts `Checksum mismatch`.
  * @throws `RangeError`, `TypeError` an invalid option or target (a `partSize` under 5 MiB, a
  * bucket name with `/`, a key with a `..` segment): a bug in the calling code.
  *
