@@ -1,12 +1,47 @@
-import { type PageContender, type PageMeasurement, startChromiumBench } from './lib/chromium.ts'
+import { type ChromiumBench, type PageContender, type PageMeasurement, startChromiumBench } from './lib/chromium.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
-import { nullSinkStore, s3rverStore } from './lib/stores.ts'
+import { type BenchStore, nullSinkStore, s3rverStore } from './lib/stores.ts'
 
 const CONTENDERS: Array<{ id: PageContender; label: string }> = [
   { id: 'updraft', label: 'Updraft (XHR transport, Blob slices)' },
   { id: 'raw-xhr', label: 'ceiling: raw parallel XHR PUTs (presigned)' },
   { id: 'lib-storage', label: '`@aws-sdk/lib-storage` bundled in the page' },
 ]
+
+const ALGORITHMS = ['none', 'md5', 'crc32', 'crc32c', 'sha256'] as const
+
+/**
+ * Issue 14: what each `checksum()` algorithm costs in a page, on its one main thread (XHR
+ * transport, the same generated Blob), against the same upload without one.
+ */
+export async function checksumCost(
+  chromium: ChromiumBench,
+  store: BenchStore,
+  { size, partSize, queueSize, rounds, log }: { size: number; partSize: number; queueSize: number; rounds: number; log: (message: string) => void },
+): Promise<Table> {
+  const runs = new Map<string, PageMeasurement[]>(ALGORITHMS.map((algorithm) => [algorithm, []]))
+  const speed = (run: PageMeasurement) => mbps(run.bytes, run.seconds)
+  for (let round = 0; round < rounds; round++) {
+    for (const algorithm of rotate([...ALGORITHMS], round)) {
+      const key = `bench/browser/checksum-${algorithm}-${round}.bin`
+      const checksum = algorithm === 'none' ? undefined : algorithm
+      const result = await chromium.run({ contender: 'updraft', target: store.target(key), size, partSize, queueSize, checksum })
+      await store.discard(key)
+      runs.get(algorithm)!.push(result)
+      log(`chromium ${store.name} checksum ${algorithm}: ${fixed(speed(result))} MB/s`)
+    }
+  }
+  const none = runs.get('none')!
+  return {
+    title: `Chromium to ${store.name}, checksums (\`checksum()\`): ${mib(size)} MiB Blob, ${mib(partSize)} MiB parts x ${queueSize}, median of ${rounds}`,
+    columns: ['checksum', 'MB/s', 'vs none'],
+    rows: [...runs].map(([algorithm, results]) => [
+      algorithm,
+      fixed(median(results.map(speed))),
+      ratio(median(results.map((run, i) => speed(run) / speed(none[i]!)))),
+    ]),
+  }
+}
 
 /** Issue 5, item 4: a generated Blob uploaded from a real Chromium page, cross-origin. */
 export const browser: Benchmark = {
@@ -25,6 +60,7 @@ export const browser: Benchmark = {
       for (const start of [nullSinkStore, s3rverStore]) {
         const store = await start()
         const runs = new Map<PageContender, PageMeasurement[]>(CONTENDERS.map(({ id }) => [id, []]))
+        let checksumTable: Table | undefined
         try {
           for (let round = 0; round < rounds; round++) {
             for (const { id } of rotate(CONTENDERS, round)) {
@@ -35,6 +71,7 @@ export const browser: Benchmark = {
               log(`chromium ${store.name} ${id}: ${fixed(mbps(result.bytes, result.seconds))} MB/s`)
             }
           }
+          if (store.name === 'null sink') checksumTable = await checksumCost(chromium, store, { size, partSize, queueSize, rounds, log })
         } finally {
           await store.stop()
         }
@@ -52,6 +89,7 @@ export const browser: Benchmark = {
             mib(median(runs.get(id)!.map((run) => run.peakRss - run.idleRss))),
           ]),
         })
+        if (checksumTable) tables.push(checksumTable)
         const toCeiling = against('updraft', 'raw-xhr')
         goals.push({
           goal: `Chromium to ${store.name}: Updraft >= 0.9x the raw XHR ceiling`,

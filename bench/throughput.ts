@@ -29,7 +29,10 @@ export const throughput: Benchmark = {
         const rounds = roundsFor(store)
         const runs = await measure(store, { size, partSize, queues, rounds, log })
         tables.push(tableOf(store, runs, { size, partSize, rounds }))
-        if (store.name === 'null sink') goals.push(...goalsOf(runs))
+        if (store.name === 'null sink') {
+          goals.push(...goalsOf(runs))
+          tables.push(await checksumCost(store, { size, partSize, rounds, log }))
+        }
         headlines.push(headlineOf(store, runs))
       } finally {
         await store.stop()
@@ -50,6 +53,42 @@ export const throughput: Benchmark = {
 }
 
 type Runs = Map<number, Map<Contender, ClientResult[]>>
+
+const ALGORITHMS = ['none', 'md5', 'crc32', 'crc32c', 'sha256'] as const
+
+/**
+ * Issue 14: what each `checksum()` algorithm costs, Updraft over node:http at the default queue of
+ * 4, against the same upload without one. Hashing runs on the client's one JS thread, so on a
+ * fast link it is what bounds the upload; the sink answers Content-MD5 bodies with that MD5 as
+ * ETag, as S3 does, so the engine's checks pass without the sink hashing anything.
+ */
+export async function checksumCost(
+  store: BenchStore,
+  { size, partSize, rounds, log }: { size: number; partSize: number; rounds: number; log: (message: string) => void },
+): Promise<Table> {
+  const runs = new Map<string, ClientResult[]>(ALGORITHMS.map((algorithm) => [algorithm, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const algorithm of rotate([...ALGORITHMS], round)) {
+      const key = `bench/throughput/checksum-${algorithm}-${round}.bin`
+      const checksum = algorithm === 'none' ? undefined : algorithm
+      const result = await runClient({ contender: 'updraft', target: store.target(key), body: { kind: 'memory', size }, partSize, queueSize: 4, warmUp: true, checksum })
+      await store.discard(key)
+      runs.get(algorithm)!.push(result)
+      log(`throughput ${store.name} checksum ${algorithm}: ${fixed(mbps(result.bytes, result.seconds))} MB/s`)
+    }
+  }
+  const none = runs.get('none')!
+  return {
+    title: `${store.name}, checksums (\`checksum()\`, updraft/checksums): ${mib(size)} MiB, ${mib(partSize)} MiB parts, queue 4, median of ${rounds}`,
+    columns: ['checksum', 'MB/s', 'vs none', 'client CPU s'],
+    rows: [...runs].map(([algorithm, results]) => [
+      algorithm,
+      fixed(median(results.map(speed))),
+      ratio(roundRatio(results, none)),
+      fixed(median(results.map((r) => r.cpuSeconds)), 2),
+    ]),
+  }
+}
 
 async function measure(
   store: BenchStore,

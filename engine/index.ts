@@ -1,8 +1,9 @@
 // `updraft`: the browser upload engine. Everything exported here is public API (api/updraft.api.md);
 // helpers the engine shares between its own modules are imported from those modules directly.
-export { uploadObject, type ObjectTarget, type ObjectExtras } from './upload-object.ts'
+export { uploadObject, type ObjectTarget, type ObjectExtras, type ChecksumRun, type ChecksumTarget } from './upload-object.ts'
 export { sseCustomerKey } from './sse-c.ts'
 export { taggingHeaders, putObjectTagging } from './tags.ts'
+export { checksum, compositeChecksum, type ChecksumAlgorithm } from './checksums/index.ts'
 export { planParts, type PartPlan } from '../protocol/parts.ts'
 export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE } from '../protocol/limits.ts'
 export type { ObjectLocation } from '../protocol/object-url.ts'

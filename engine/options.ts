@@ -38,9 +38,10 @@ export interface TransferOptions {
   /** Keep uploaded parts on storage when the upload fails or is aborted (no AbortMultipartUpload). @default false */
   leavePartsOnError?: boolean
   /**
-   * Tries per request, the first included. Network errors, stalls, 5xx, 429, 408 and S3's
-   * `RequestTimeout` are retried; other 4xx never. With the default backoff, 8 tries wait at
-   * least 17.75 s in all before giving up: a Wi-Fi blip of several seconds is ridden out.
+   * Tries per request, the first included. Network errors, stalls, 5xx, 429, 408, S3's
+   * `RequestTimeout` and `BadDigest` (a body damaged on the way) are retried; other 4xx never.
+   * With the default backoff, 8 tries wait at least 17.75 s in all before giving up: a Wi-Fi
+   * blip of several seconds is ridden out.
    * @default 8
    */
   maxAttempts?: number

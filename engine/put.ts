@@ -6,6 +6,7 @@ import { untilNotPaused } from './gate.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from './queue.ts'
 import { send, type Signer } from './send.ts'
+import type { HttpResponse } from './transport.ts'
 
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {
@@ -22,7 +23,7 @@ export interface MultipartUpload {
 export async function putSingle(
   file: Blob,
   sign: Signer,
-  result: (etag: string) => UploadResult,
+  result: (etag: string, reply: HttpResponse) => UploadResult | Promise<UploadResult>,
   options: ResolvedOptions,
 ): Promise<UploadResult> {
   const progress = trackProgress(file.size, options.onProgress)
@@ -42,7 +43,7 @@ export async function putSingle(
   )
   options.completing = true
   progress.done()
-  return result(response.header('ETag') ?? '')
+  return result(response.header('ETag') ?? '', response)
 }
 
 /**

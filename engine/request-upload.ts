@@ -51,6 +51,8 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, E
  */
 export async function requestUpload(file: Blob, options: UploadOptions & ResolvedOptions) {
   const strategy = options.strategy ?? 'token'
+  // The checksum opt-in refuses what the mode cannot carry before the endpoint acts (it may create a multipart upload).
+  options.checksum?.(options)
   const contentType = options.contentType ?? file.type
   const body = {
     // First, so a `metadata` field of endpointBody (the same field) is not dropped.

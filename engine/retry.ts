@@ -11,14 +11,16 @@ const MAX_RETRY_AFTER_MS = 20_000
 /**
  * Only failures that another try can fix: no reply at all (or a stall), 5xx, 429 (and 503
  * SlowDown), 408, S3's 400 `RequestTimeout` ("your socket connection was not read from or written
- * to within the timeout period") and an `InternalError` inside a 200 (Complete can fail after its
- * headers are sent). Never other 4xx, never programming errors.
+ * to within the timeout period"), an `InternalError` inside a 200 (Complete can fail after its
+ * headers are sent) and `BadDigest` (the body storage received does not match the checksum it
+ * carries: damaged on the way, so sending it again can succeed). Never other 4xx, never
+ * programming errors.
  */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof NetworkError) return true
   if (!(error instanceof S3Error || error instanceof EndpointError)) return false
   const { status } = error
-  return status > 499 || status === 429 || status === 408 || /^(RequestTimeout|InternalError)$/.test((error as S3Error).code)
+  return status > 499 || status === 429 || status === 408 || /^(RequestTimeout|InternalError|BadDigest)$/.test((error as S3Error).code)
 }
 
 /**

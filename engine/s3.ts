@@ -2,10 +2,10 @@ import { escapeXml, xmlText } from '../protocol/xml.ts'
 import { S3Error } from './errors.ts'
 import type { HttpResponse } from './transport.ts'
 
-/** Body of CompleteMultipartUpload. */
-export const completeXml = (etags: readonly string[]) =>
+/** Body of CompleteMultipartUpload; `extra[i]` goes into part i + 1's element (its checksum). */
+export const completeXml = (etags: readonly string[], extra?: readonly string[]) =>
   `<CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${etags
-    .map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag></Part>`)
+    .map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag>${extra?.[i] ?? ''}</Part>`)
     .join('')}</CompleteMultipartUpload>`
 
 /**

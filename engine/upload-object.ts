@@ -1,5 +1,5 @@
 import type { ObjectLocation } from '../protocol/object-url.ts'
-import { planParts } from '../protocol/parts.ts'
+import { partRange, planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
 import { UploadError } from './errors.ts'
 import type { ResolvedOptions, TransferOptions } from './options.ts'
@@ -9,6 +9,7 @@ import { completeXml } from './s3.ts'
 import { send } from './send.ts'
 import { runUpload } from './settle.ts'
 import { createSigner, type CredentialSource, type Credentials, type Locate } from './signer.ts'
+import type { HttpResponse } from './transport.ts'
 
 /** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
@@ -43,6 +44,31 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * on AWS, path-style for dotted buckets, IP addresses and `forcePathStyle`
    */
   locate?: Locate
+  /**
+   * Per-part checksums, `checksum('crc32c')` from `updraft/checksums`: each body carries its
+   * checksum (Content-MD5 or `x-amz-checksum-*`), so storage refuses bytes damaged on the way.
+   * @default none
+   */
+  checksum?: (target: ChecksumTarget) => ChecksumRun
+}
+
+/** What a checksum opt-in is told of the upload: SSE-C changes what an ETag is; presigned URLs sign headers. */
+export type ChecksumTarget = Pick<ObjectTarget, 'uploadHeaders'> & { strategy?: 'token' | 'presigned' }
+
+/**
+ * One upload's checksums, as an opt-in keeps them; the engine only asks for headers and hands
+ * over storage's replies. Methods throw an `UploadError` starting `Checksum mismatch` when
+ * storage contradicts the bytes sent.
+ */
+export interface ChecksumRun {
+  /** Headers of CreateMultipartUpload (the algorithm its parts carry). */
+  create?: Record<string, string>
+  /** The headers carrying the checksum of `body`, part `partNumber` (0: a single PUT); each body is hashed once, whatever its retries. */
+  headers(partNumber: number, body: Blob): Promise<Record<string, string>>
+  /** Before Complete: checks the parts' ETags; resolves with each part's extra Complete XML. */
+  complete(etags: string[]): Promise<string[] | undefined>
+  /** Checks the reply that stored the object (the single PUT's, Complete's) and its ETag. */
+  stored(reply: HttpResponse, etag: string): Promise<void>
 }
 
 /**
@@ -50,7 +76,7 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
  * spread into one target without overwriting each other:
  * `{ ...target, ...sseCustomerKey(key), ...taggingHeaders(tags) }`.
  */
-export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' | 'locate'>
+export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' | 'locate' | 'checksum'>
 
 /**
  * Uploads `file` to one object with credentials the caller already holds: no endpoint involved
@@ -68,7 +94,8 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' 
  * @throws {@link UploadAbortedError} (`name` `'AbortError'`) `signal` aborted before storage
  * committed the object; cleanup goes on in the background (`onCleanup`).
  * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
- * `ExposeHeaders: ETag`), or CreateMultipartUpload answered without an upload id.
+ * `ExposeHeaders: ETag`), or CreateMultipartUpload answered without an upload id, or (with
+ * `checksum`) storage's reply contradicts the checksum sent: the message starts `Checksum mismatch`.
  * @throws `RangeError`, `TypeError` an invalid option or target (a `partSize` under 5 MiB, a
  * bucket name with `/`, a key with a `..` segment): a bug in the calling code.
  *
@@ -105,16 +132,22 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
       'cache-control': target.cacheControl,
     }).filter(([, value]) => value),
   ) as Record<string, string>
-  const result = (etag: string): UploadResult => ({ url: sign.url(), bucket: target.bucket, key: target.key, etag })
+  const checksums = target.checksum?.(target)
+  const result = async (etag: string, reply?: HttpResponse): Promise<UploadResult> => {
+    if (reply) await checksums?.stored(reply, etag)
+    return { url: sign.url(), bucket: target.bucket, key: target.key, etag }
+  }
 
-  if (plan.count < 2) return putSingle(file, (refused) => sign('PUT', '', objectHeaders, refused), result, options)
+  if (plan.count < 2) {
+    return putSingle(file, async (refused) => sign('PUT', '', { ...objectHeaders, ...(await checksums?.headers(0, file)) }, refused), result, options)
+  }
 
   let attempts = 0
   // Resume: the upload a record names is carried on, not created again.
   let uploadId = options.journal?.uploadId
   if (!uploadId) {
     try {
-      const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', objectHeaders, refused)), {
+      const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', { ...objectHeaders, ...checksums?.create }, refused)), {
         signal: options.signal,
         linger: true,
       })
@@ -132,14 +165,21 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
     {
       uploadId: uploadId!,
       plan,
-      signPart: (partNumber, refused) => sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, target.uploadHeaders, refused),
+      signPart: async (partNumber, refused) =>
+        sign(
+          'PUT',
+          `?partNumber=${partNumber}&${ofUpload}`,
+          { ...target.uploadHeaders, ...(await checksums?.headers(partNumber, file.slice(...partRange(plan, partNumber)))) },
+          refused,
+        ),
       async complete(etags) {
+        const parts = await checksums?.complete(etags)
         const completed = await send(options, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
-          body: completeXml(etags),
+          body: completeXml(etags, parts),
           signal: options.signal,
           endsUpload: true,
         })
-        return result(xmlText(completed.body, 'ETag') ?? '')
+        return result(xmlText(completed.body, 'ETag') ?? '', completed)
       },
       abort: (deadline) => send(options, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
     },

@@ -9,7 +9,7 @@ import { runUpload } from './settle.ts'
  * part of a multipart upload, plus Complete and Abort through its `/parts`, `/complete` and
  * `/abort` routes). Pages that never use token mode import this entry (`updraft/presigned`) and
  * ship no SigV4 code at all. Same options as `upload()`, but `strategy` and the token-mode-only
- * `objectHeaders` / `uploadHeaders`.
+ * `objectHeaders` / `uploadHeaders`; `checksum` takes `'md5'` only (Content-MD5).
  *
  * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`.
  * @param options - Every one optional; see {@link UploadOptions}.

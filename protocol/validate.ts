@@ -185,7 +185,24 @@ export function parsePartsRequest(body: unknown): PartsRequest {
     throw badRequest(`partNumbers may hold at most ${MAX_PARTS_PER_REQUEST} part numbers per request, got ${partNumbers.length}`)
   }
   for (const partNumber of partNumbers) checkPartNumberType(partNumber, 'partNumbers')
-  return { ticket: ticketOf(fields), partNumbers: partNumbers as number[] }
+  const { contentMd5 } = fields
+  if (contentMd5 !== undefined) checkContentMd5(contentMd5, partNumbers as number[])
+  return { ticket: ticketOf(fields), partNumbers: partNumbers as number[], contentMd5: contentMd5 as PartsRequest['contentMd5'] }
+}
+
+/** Base64 of 16 bytes: what goes into a signed Content-MD5 header, and nothing else. */
+const BASE64_MD5 = /^[A-Za-z0-9+/]{22}==$/
+
+function checkContentMd5(contentMd5: unknown, partNumbers: readonly number[]) {
+  if (!isObject(contentMd5)) throw badRequest(`contentMd5 must be an object of part number → base64 MD5, got ${describe(contentMd5)}`)
+  for (const [partNumber, md5] of Object.entries(contentMd5)) {
+    if (!partNumbers.includes(Number(partNumber))) {
+      throw badRequest(`contentMd5 names part ${describe(partNumber)}, which is not among partNumbers`)
+    }
+    if (typeof md5 !== 'string' || !BASE64_MD5.test(md5)) {
+      throw badRequest(`contentMd5[${partNumber}] must be the base64 MD5 of the part (24 characters), got ${describe(md5)}`)
+    }
+  }
 }
 
 export function parseCompleteRequest(body: unknown): CompleteRequest {

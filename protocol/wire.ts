@@ -126,6 +126,11 @@ export interface PartsRequest {
   ticket: string
   /** 1-based, at most 100 per request. */
   partNumbers: number[]
+  /**
+   * Part number → the part's base64 MD5 (`checksum('md5')`): signed into its URL as `Content-MD5`,
+   * so storage takes only those bytes (a damaged part is refused, BadDigest) and the PUT must carry it.
+   */
+  contentMd5?: Record<string, string>
 }
 /** Reply to {@link PartsRequest}. */
 export interface PartsReply {

@@ -151,8 +151,8 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       case 'upload':
         return upload(request, parseUploadRequest(body))
       case 'parts': {
-        const { ticket, partNumbers } = parsePartsRequest(body)
-        return await signParts(multipart, readTicket(multipart, ticket), partNumbers)
+        const { ticket, partNumbers, contentMd5 } = parsePartsRequest(body)
+        return await signParts(multipart, readTicket(multipart, ticket), partNumbers, contentMd5)
       }
       case 'complete': {
         const { ticket, parts } = parseCompleteRequest(body)

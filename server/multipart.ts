@@ -78,9 +78,14 @@ export function readTicket({ config, ticketSecret }: MultipartContext, ticket: s
   return claims
 }
 
-export async function signParts(context: MultipartContext, claims: TicketClaims, partNumbers: readonly number[]): Promise<PartsReply> {
+export async function signParts(
+  context: MultipartContext,
+  claims: TicketClaims,
+  partNumbers: readonly number[],
+  contentMd5?: Record<string, string>,
+): Promise<PartsReply> {
   checkPartNumbers(partNumbers, claims.partCount)
-  return { urls: await context.presignParts(claims, partNumbers) }
+  return { urls: await context.presignParts(claims, partNumbers, contentMd5) }
 }
 
 export async function completeMultipart(

@@ -63,10 +63,11 @@ export function createPutPresigner(config: ResolvedConfig, signer: () => Promise
 
 /**
  * UploadPart URLs for the parts of a ticket's upload, each binding that part's exact
- * `content-length` (from the same plan the engine slices by), so no part can carry more.
+ * `content-length` (from the same plan the engine slices by), so no part can carry more; and the
+ * part's `content-md5` when the page sent one (`checksum('md5')`), so storage takes only those bytes.
  */
 export function createPartPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
-  return async (claims: TicketClaims, partNumbers: readonly number[]): Promise<Record<string, string>> => {
+  return async (claims: TicketClaims, partNumbers: readonly number[], contentMd5?: Record<string, string>): Promise<Record<string, string>> => {
     const plan = planParts(claims.filesize, claims.partSize)
     const url = objectUrl({ ...config, bucket: claims.bucket, key: claims.key })
     const presign = await signer()
@@ -78,7 +79,7 @@ export function createPartPresigner(config: ResolvedConfig, signer: () => Promis
         method: 'PUT',
         url,
         query: { partNumber: String(partNumber), uploadId: claims.uploadId },
-        headers: { 'content-length': String(end - start) },
+        headers: { 'content-length': String(end - start), ...(contentMd5?.[partNumber] && { 'content-md5': contentMd5[partNumber] }) },
         expiresIn: config.partUrlExpiresIn,
         date,
       })

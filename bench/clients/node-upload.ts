@@ -13,7 +13,9 @@ const MiB = 1024 * 1024
 const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => Promise<void>>> = {
   async updraft() {
     const { uploadObject } = await import('../../engine/index.ts')
-    return (body) => uploadObject(body, objectTarget(spec)).then(() => undefined)
+    const { checksum } = await import('../../engine/checksums/index.ts')
+    const extras = spec.checksum ? checksum(spec.checksum) : {}
+    return (body) => uploadObject(body, { ...objectTarget(spec), ...extras }).then(() => undefined)
   },
   async 'updraft-fetch'() {
     const { uploadObject, fetchTransport } = await import('../../engine/index.ts')

@@ -36,6 +36,8 @@ export interface ClientSpec {
   warmUp?: boolean
   /** `updraft-token` and `updraft-presigned`: the credential endpoint's URL (`http://…/api/s3-upload`). */
   endpoint?: string
+  /** `updraft`: per-part checksums (`updraft/checksums`). */
+  checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
 }
 
 export interface ClientResult {

@@ -22,6 +22,8 @@ export interface PageJob {
   file?: string
   /** raw-xhr only: the multipart upload is created and every URL presigned before the page starts. */
   raw?: { partUrls: string[]; completeUrl: string }
+  /** updraft only: per-part checksums (`updraft/checksums`). */
+  checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
 }
 
 export interface PageResult {

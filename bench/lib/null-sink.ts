@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -45,8 +45,13 @@ export async function startNullSink(): Promise<NullSink> {
     const isBody = request.method === 'PUT'
     if (isBody) peak = Math.max(peak, ++inFlight)
     let received = 0
+    // Complete's body is kept (a few KB) for its ETags; parts' bodies are only counted.
+    let completeXml = ''
     try {
-      for await (const chunk of request) received += (chunk as Buffer).length
+      for await (const chunk of request) {
+        received += (chunk as Buffer).length
+        if (request.method === 'POST') completeXml += String(chunk)
+      }
     } finally {
       if (isBody) inFlight--
     }
@@ -64,7 +69,7 @@ export async function startNullSink(): Promise<NullSink> {
       uploads.delete(uploadId)
       const size = [...(upload?.parts.values() ?? [])].reduce((sum, part) => sum + part, 0)
       objects.set(key, { size, type: upload?.type ?? type, at: new Date().toUTCString() })
-      return xml(response, `<CompleteMultipartUploadResult><Location>${url.href}</Location><Bucket>b</Bucket><Key>${key}</Key><ETag>&quot;${etagOf(received)}-1&quot;</ETag></CompleteMultipartUploadResult>`)
+      return xml(response, `<CompleteMultipartUploadResult><Location>${url.href}</Location><Bucket>b</Bucket><Key>${key}</Key><ETag>&quot;${multipartETag(completeXml)}&quot;</ETag></CompleteMultipartUploadResult>`)
     }
     if (request.method === 'DELETE') {
       if (uploadId) uploads.delete(uploadId)
@@ -79,7 +84,10 @@ export async function startNullSink(): Promise<NullSink> {
     }
     if (isBody && uploadId) uploads.get(uploadId)?.parts.set(query.get('partNumber') ?? '', received)
     else if (isBody) objects.set(key, { size: received, type, at: new Date().toUTCString() })
-    if (isBody) return response.writeHead(200, { ...CORS, etag: `"${etagOf(received)}"`, 'content-length': '0' }).end()
+    // A body sent with Content-MD5 gets that MD5 as its ETag, as S3 answers (the checksum benchmark rows).
+    const md5 = request.headers['content-md5']
+    const etag = typeof md5 === 'string' ? Buffer.from(md5, 'base64').toString('hex') : etagOf(received)
+    if (isBody) return response.writeHead(200, { ...CORS, etag: `"${etag}"`, 'content-length': '0' }).end()
     response.writeHead(200, { ...CORS, 'content-length': '0' }).end()
   }
 
@@ -110,6 +118,12 @@ export async function startNullSink(): Promise<NullSink> {
 
 /** 32 hex digits, like an MD5 ETag; the sink never hashes (that would measure the sink). */
 const etagOf = (size: number) => size.toString(16).padStart(32, '0')
+
+/** S3's multipart ETag: the MD5 of the parts' binary MD5s, then `-N` (a few bytes hashed: the sink's cost stays nil). */
+function multipartETag(completeXml: string): string {
+  const etags = [...completeXml.matchAll(/<ETag>(?:&quot;|")?([0-9a-f]{32})(?:&quot;|")?<\/ETag>/g)].map((match) => match[1]!)
+  return `${createHash('md5').update(Buffer.from(etags.join(''), 'hex')).digest('hex')}-${etags.length}`
+}
 
 function xml(response: ServerResponse, body: string) {
   const text = `<?xml version="1.0" encoding="UTF-8"?>\n${body}`

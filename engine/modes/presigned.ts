@@ -1,5 +1,5 @@
 import { MAX_PARTS_PER_REQUEST } from '../../protocol/limits.ts'
-import type { PartPlan } from '../../protocol/parts.ts'
+import { type PartPlan, partRange } from '../../protocol/parts.ts'
 import {
   type CompleteReply,
   PRESIGNED_CACHE_CONTROL,
@@ -12,22 +12,27 @@ import { postToEndpoint } from '../endpoint.ts'
 import { UploadError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
 import { type MultipartUpload, putMultipart, putSingle } from '../put.ts'
+import type { UploadOptions } from '../request-upload.ts'
+import type { ChecksumRun } from '../upload-object.ts'
 
 /** Presigned mode: storage requests are signed by the endpoint; this side never holds a key. */
-export function sendPresigned(file: Blob, reply: PresignedReply, contentType: string, options: ResolvedOptions): Promise<UploadResult> {
-  if ('uploadId' in reply) return putMultipart(file, presignedMultipart(file, reply, options), options)
+export function sendPresigned(file: Blob, reply: PresignedReply, contentType: string, options: UploadOptions & ResolvedOptions): Promise<UploadResult> {
+  // Content-MD5 is a standard header: storage verifies it on a presigned request without the URL signing it.
+  const checksums = options.checksum?.(options)
+  if ('uploadId' in reply) return putMultipart(file, presignedMultipart(file, reply, options, checksums), options)
   // A next-s3-upload route sends no `headers`: send what its client sends, which its URL signs.
   const headers = reply.headers ?? { 'content-type': contentType, 'cache-control': PRESIGNED_CACHE_CONTROL }
   const location = { url: reply.url.split('?')[0]!, bucket: reply.bucket, key: reply.key }
-  // One URL, signed once: a refusal of it is final.
+  // One URL, signed once: a refusal of it is final. A body over one part (a server that never goes
+  // multipart) is not read into memory to be hashed.
   const sign = async (refused?: Error) => {
     if (refused) throw refused
-    return { method: 'PUT', url: reply.url, headers }
+    return { method: 'PUT', url: reply.url, headers: { ...headers, ...(file.size <= options.partSize && (await checksums?.headers(0, file))) } }
   }
   return putSingle(file, sign, (etag) => ({ ...location, etag }), options)
 }
 
-function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options: ResolvedOptions): MultipartUpload {
+function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options: ResolvedOptions, checksums?: ChecksumRun): MultipartUpload {
   const { ticket, partSize, partCount: count } = reply
   // The endpoint's plan as it stands (planParts would choose a part size of its own). A plan that
   // does not fit the file fails the first signing, inside the upload, so what the endpoint
@@ -41,12 +46,20 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
   // The first parts' URLs came with the reply (from endpoints that send them).
   const batchSize = Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST)
   const pending = new Map<number, string | Promise<string>>()
-  for (const n in reply.urls) pending.set(+n, reply.urls[n]!)
+  // The reply's URLs sign no Content-MD5: with a checksum, every URL comes from /parts, which signs it.
+  if (!checksums) for (const n in reply.urls) pending.set(+n, reply.urls[n]!)
+  const partHeaders = (n: number) => checksums?.headers(n, file.slice(...partRange(plan, n)))
 
   const fetchBatch = (first: number) => {
     const partNumbers: number[] = []
     for (let n = first; n <= count && partNumbers.length < batchSize; n++) if (!pending.has(n)) partNumbers.push(n)
-    const batch = postToEndpoint<PartsReply>(options, '/parts', { ticket, partNumbers }, options.signal)
+    // With checksum('md5') each part's MD5 is signed into its URL: hashed first, one part at a time
+    // (one part in memory). An endpoint that ignores them still gets a PUT storage verifies.
+    const batch = (async () => {
+      const contentMd5: Record<number, string> = {}
+      if (checksums) for (const n of partNumbers) contentMd5[n] = (await partHeaders(n))!['content-md5']!
+      return postToEndpoint<PartsReply>(options, '/parts', { ticket, partNumbers, ...(checksums && { contentMd5 }) }, options.signal)
+    })()
     for (const n of partNumbers) {
       const url = batch.then(({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The endpoint sent no URL for part ${n}`)))
       // URLs fetched ahead may never be awaited (the upload failed first): their rejection must
@@ -70,7 +83,8 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
       // one, so no part waits on a /parts round trip.
       const ahead = partNumber + options.partConcurrency
       if (ahead <= count && !pending.has(ahead)) fetchBatch(ahead)
-      return { method: 'PUT', url: await pending.get(partNumber)! }
+      const url = await pending.get(partNumber)!
+      return { method: 'PUT', url, headers: await partHeaders(partNumber) }
     },
     async complete(etags) {
       const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))

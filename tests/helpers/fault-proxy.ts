@@ -33,6 +33,12 @@ export const FAULTS = {
   'drop-etag': 'storage-put',
   /** 200 whose body is an `<Error>` (CompleteMultipartUpload can fail after its headers). */
   '200-error': 'storage-complete',
+  /**
+   * Forwarded with the middle byte of the body flipped: damage on the way that TCP did not catch.
+   * Only storage checking a checksum the request carries can tell; without one the damage is
+   * stored, so the campaign (which sends none) never draws it.
+   */
+  'flip-byte': 'checksummed-put',
 } as const
 
 export type Fault = keyof typeof FAULTS
@@ -120,6 +126,8 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
           outgoing.flushHeaders()
           outgoing.write(body.subarray(0, Math.floor(body.length / 2)))
         })
+      case 'flip-byte':
+        return pass(incoming, outgoing, (status, headers, body) => outgoing.writeHead(status, headers).end(body), entry, flipMiddleByte(incoming))
       case 'drop-etag':
         return pass(incoming, outgoing, (status, headers, body) => {
           delete headers.etag
@@ -138,6 +146,7 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
     outgoing: ServerResponse,
     reply: (status: number, headers: Record<string, string | string[] | undefined>, body: Buffer) => void,
     entry?: LoggedRequest,
+    alter?: (chunk: Buffer, offset: number) => void,
   ) {
     let answered = false
     const upstreamRequest = forward(
@@ -156,6 +165,13 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
     outgoing.on('close', () => {
       if (!answered) upstreamRequest.destroy()
     })
+    let offset = 0
+    if (alter) {
+      incoming.on('data', (chunk: Buffer) => {
+        alter(chunk, offset)
+        offset += chunk.length
+      })
+    }
     incoming.pipe(upstreamRequest)
   }
 
@@ -188,6 +204,7 @@ export function faultsFor(kind: 'storage' | 'endpoint', step: string): Fault[] {
       if (scope === 'any') return true
       if (kind !== 'storage') return false
       if (scope === 'storage') return true
+      if (scope === 'checksummed-put') return false
       if (scope === 'storage-put') return step === 'PUT' || step === 'PUT ?partNumber'
       return step === 'POST ?uploadId'
     })
@@ -228,6 +245,14 @@ const STATUS_FAULTS = {
   '403-denied': [403, 'AccessDenied', ''],
   '200-error': [200, 'InternalError', 'We encountered an internal error. Please try again.'],
 } as const
+
+/** Flips every bit of the body's middle byte as it passes (Content-Length unchanged). */
+function flipMiddleByte(incoming: IncomingMessage) {
+  const middle = Math.floor(Number(incoming.headers['content-length'] ?? 0) / 2)
+  return (chunk: Buffer, offset: number) => {
+    if (middle >= offset && middle < offset + chunk.length) chunk[middle - offset]! ^= 0xff
+  }
+}
 
 function readAll(stream: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve) => {

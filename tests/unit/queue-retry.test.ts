@@ -89,6 +89,9 @@ describe('retry policy', () => {
     [new S3Error('SlowDown', 'x', 503), true],
     [new S3Error('TooManyRequests', 'x', 429), true],
     [new S3Error('RequestTimeout', 'x', 400), true],
+    // The body did not match the checksum it carried: damaged on the way, worth sending again.
+    [new S3Error('BadDigest', 'x', 400), true],
+    [new S3Error('InvalidDigest', 'x', 400), false],
     [new S3Error('Http408', 'x', 408), true],
     [new EndpointError('Internal Server Error', 500), true],
     [new EndpointError('Too many requests', 429), true],
