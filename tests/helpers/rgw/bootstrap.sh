@@ -180,6 +180,12 @@ rgw crypt require ssl = false
 rgw enable usage log = false
 rgw enable ops log = false
 rgw thread pool size = 64
+# Deleted objects and aborted uploads keep their data until RGW's garbage collector reclaims it,
+# two hours later by default: a long run (npm run soak) filled the 4 GiB memstore, the OSD went
+# full and RGW stopped answering. Reclaim within seconds instead.
+rgw gc obj min wait = 2
+rgw gc processor period = 5
+rgw gc processor max time = 5
 EOF
 
 log "state=$STATE mon=$MON_PORT rgw=$RGW_PORT"
