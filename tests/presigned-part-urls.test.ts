@@ -2,7 +2,7 @@
 // the rest in batches asked for ahead of need (never all at once, and never making a part wait on
 // /parts), and a URL that storage refuses as expired is asked for again.
 import { describe, expect, it } from 'vitest'
-import { fetchTransport, upload, type Transport } from '../engine/index.ts'
+import { checksum, fetchTransport, upload, type Transport } from '../engine/index.ts'
 import type { PresignedMultipartReply } from '../protocol/wire.ts'
 import { xmlText } from '../protocol/xml.ts'
 import { createUploadHandler } from '../server/index.ts'
@@ -94,5 +94,24 @@ describe('part URLs for a many-part upload (s3rver)', () => {
     // Parts 9-10 were asked for as part 8 went out (7 answered), 11-12 as part 10 did: a part
     // never waited on /parts.
     expect(answeredBefore).toEqual([7, 9])
+  })
+})
+
+describe('part URLs with checksum(\'md5\') (s3rver)', () => {
+  it('every part URL signs its Content-MD5: the reply\'s first URLs (signed without one) are left for /parts', async () => {
+    const { endpoint, calls, client } = await endpointFor(s3rver())
+    const signedHeaders: string[] = []
+    const transport: Transport = (request) => {
+      const url = new URL(request.url)
+      if (url.searchParams.has('partNumber')) signedHeaders.push(url.searchParams.get('X-Amz-SignedHeaders') ?? '')
+      return fetchTransport(request)
+    }
+    const bytes = testBytes(2 * 5 * MiB + 1, 43) // 3 parts
+    const result = await upload(new File([bytes], 'summed.bin'), { endpoint, strategy: 'presigned', transport, ...checksum('md5') })
+
+    expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
+    expect(Object.keys((calls[0]!.reply as PresignedMultipartReply).urls!)).toEqual(['1', '2', '3'])
+    expect(signedHeaders).toHaveLength(3)
+    for (const headers of signedHeaders) expect(headers.split(';')).toContain('content-md5')
   })
 })
