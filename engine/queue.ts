@@ -26,7 +26,7 @@ export interface Queue {
  */
 export function createQueue(concurrency: number): Queue {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new RangeError(`updraft: queueSize must be a whole number of at least 1, got ${concurrency}`)
+    throw new RangeError(`updraft: createQueue(concurrency): concurrency must be a whole number of at least 1, got ${concurrency}`)
   }
   let running = 0
   const waiting: Array<() => void> = []

@@ -135,11 +135,11 @@ export const BUDGETS = [
   // Pause/Resume and "Waiting for the network", and the lazy loader of the unfinished-uploads list
   // (its own chunk, ~0.6 KB, loaded only with `resume`): 11622 / 13353 / 19055 B
   // measured with issue 12 (about +1327 / +1323 / +1525 B over its limits).
-  { entry: 'react', goal: 9000, limit: 11820, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
-  { entry: 'dropzone', goal: 10800, limit: 13545, what: 'React dropzone hook (`useS3Dropzone`)' },
+  { entry: 'react', goal: 9000, limit: 11835, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
+  { entry: 'dropzone', goal: 10800, limit: 13560, what: 'React dropzone hook (`useS3Dropzone`)' },
   // Rows memoised with stable callbacks and one ref callback per row (a long folder drop re-rendered
   // every row on every progress tick): +56 B.
-  { entry: 'ui', goal: 16200, limit: 19290, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
+  { entry: 'ui', goal: 16200, limit: 19305, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
 ] as const
 
 /**

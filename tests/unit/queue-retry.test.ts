@@ -47,7 +47,7 @@ describe('createQueue', () => {
   })
 
   it('refuses a concurrency under 1', () => {
-    expect(() => createQueue(0)).toThrow('updraft: queueSize must be a whole number of at least 1, got 0')
+    expect(() => createQueue(0)).toThrow('updraft: createQueue(concurrency): concurrency must be a whole number of at least 1, got 0')
   })
 })
 
