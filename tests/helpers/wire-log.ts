@@ -82,10 +82,18 @@ const isRetryableReply = (entry: WireEntry) =>
 export function retryViolations(log: WireEntry[], maxAttempts: number): string[] {
   const violations: string[] = []
   const byKey = new Map<string, WireEntry[]>()
+  const renewals = new Map<string, number>()
   for (const entry of log) {
     // Refreshes are separate requests each time credentials are due, not retries of one.
     if (entry.step === 'POST /refresh') continue
-    byKey.set(entry.key, [...(byKey.get(entry.key) ?? []), entry])
+    let key = entry.key
+    if (entry.step === 'POST /parts') {
+      // A part URL storage refused is asked for again, with the same body: after a 200, the next
+      // such request is a renewal, a request of its own, not a retry of the answered one.
+      key = `${entry.key} #${renewals.get(entry.key) ?? 0}`
+      if (entry.status === 200) renewals.set(entry.key, (renewals.get(entry.key) ?? 0) + 1)
+    }
+    byKey.set(key, [...(byKey.get(key) ?? []), entry])
   }
   for (const [key, entries] of byKey) {
     const attempts = entries.filter((entry) => !isRefusal(entry)).length
