@@ -133,8 +133,8 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
     }).filter(([, value]) => value),
   ) as Record<string, string>
   const checksums = target.checksum?.(target)
-  const result = async (etag: string, reply?: HttpResponse): Promise<UploadResult> => {
-    if (reply) await checksums?.stored(reply, etag)
+  const result = async (etag: string, reply: HttpResponse): Promise<UploadResult> => {
+    await checksums?.stored(reply, etag)
     return { url: sign.url(), bucket: target.bucket, key: target.key, etag }
   }
 
