@@ -1,8 +1,7 @@
-import { createWriteStream } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { finished } from 'node:stream/promises'
+import { writeBodyFile } from './lib/body-file.ts'
 import { type ClientResult, type Contender, runClient } from './lib/child.ts'
 import { type PageContender, type PageMeasurement, startChromiumBench } from './lib/chromium.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, rotate, type Benchmark, type Table } from './lib/report.ts'
@@ -41,7 +40,7 @@ export const memory: Benchmark = {
     const folder = await mkdtemp(join(tmpdir(), 'updraft-bench-'))
     try {
       const file = join(folder, 'body.bin')
-      await writeFile(file, size)
+      await writeBodyFile(file, size)
       const node = new Map<Contender, ClientResult[]>(NODE_CONTENDERS.map(({ id }) => [id, []]))
       for (let round = 0; round < rounds; round++) {
         for (const { id } of rotate(NODE_CONTENDERS, round)) {
@@ -151,16 +150,4 @@ function processTable(title: string, runs: Map<PageContender, PageMeasurement[]>
 function goalOf(where: string, runs: Array<ClientResult | PageMeasurement>, budget: number, note: string): Goal {
   const growth = median(runs.map((run) => run.peakRss - run.idleRss))
   return { goal: `${where}: Updraft peak growth <= ${mib(budget)} MiB`, figure: `${mib(growth)} MiB`, met: growth <= budget, note }
-}
-
-/** `size` bytes: a 1 MiB pseudo-random block repeated, written through a stream (never all in memory). */
-async function writeFile(path: string, size: number) {
-  const block = new Uint8Array(MiB)
-  for (let i = 0; i < block.length; i++) block[i] = (i * 2654435761) >>> 24
-  const out = createWriteStream(path)
-  for (let written = 0; written < size; written += MiB) {
-    if (!out.write(block.subarray(0, Math.min(MiB, size - written)))) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
-  }
-  out.end()
-  await finished(out)
 }

@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { writeBodyFile } from './lib/body-file.ts'
 import { type Contender, runClient, startService, type Service } from './lib/child.ts'
 import { type ChromiumBench, type PageContender, startChromiumBench } from './lib/chromium.ts'
 import { createLink, type Link, type LinkProfile, type LinkProxy, PROFILES } from './lib/link.ts'
@@ -43,6 +47,11 @@ const PLAN: Array<{ profile: keyof typeof PROFILES; sizes: number[] }> = [
   { profile: 'mobile', sizes: [5 * MiB, 64 * MiB] },
   { profile: 'wifi', sizes: [5 * MiB, 64 * MiB, 512 * MiB] },
 ]
+/**
+ * Chromium refuses a generated Blob above ~400-512 MiB (NotReadableError): larger bodies are a file
+ * picked through `<input type=file>`, as users' files are, for every contender alike.
+ */
+const LARGEST_GENERATED = 256 * MiB
 const QUICK_PLAN: typeof PLAN = [{ profile: 'home', sizes: [5 * MiB, 12 * MiB] }]
 
 /**
@@ -143,6 +152,18 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
     await warmUp(endpointServer.url)
     const chromium: ChromiumBench = await startChromiumBench({ apiUpstream: endpoint.url })
     stopping.push(() => chromium.close())
+    const folder = await mkdtemp(join(tmpdir(), 'updraft-network-'))
+    stopping.push(() => rm(folder, { recursive: true, force: true }))
+    const files = new Map<number, Promise<string>>()
+    /** A file of `size` bytes for Chromium to pick, written once per size; none for sizes a page can generate. */
+    const pickable = (size: number) => {
+      if (size <= LARGEST_GENERATED) return undefined
+      if (!files.has(size)) {
+        const path = join(folder, `${size}.bin`)
+        files.set(size, writeBodyFile(path, size).then(() => path))
+      }
+      return files.get(size)
+    }
     let n = 0
     return {
       stop,
@@ -159,7 +180,7 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
                 partSize: PART_SIZE,
                 queueSize: QUEUE_SIZE,
               })
-            : await chromium.run({ contender: contender as PageContender, target, size, partSize: PART_SIZE, queueSize: QUEUE_SIZE })
+            : await chromium.run({ contender: contender as PageContender, target, size, file: await pickable(size), partSize: PART_SIZE, queueSize: QUEUE_SIZE })
         return {
           seconds: result.seconds,
           bytes: result.bytes,
