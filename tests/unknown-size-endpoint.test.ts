@@ -42,6 +42,16 @@ const exists = (client: S3Client, bucket: string, key: string) =>
     (error: { $metadata?: { httpStatusCode?: number } }) => (error.$metadata?.httpStatusCode === 404 ? false : Promise.reject(error)),
   )
 
+/** The token reply's credentials, used as a page holding them would: a multipart upload of `bytes` (uploadObject). */
+function withToken({ token: { Credentials }, ...reply }: TokenReply, bytes: Uint8Array<ArrayBuffer>) {
+  return uploadObject(new Blob([bytes]), {
+    ...reply,
+    forcePathStyle: true,
+    contentType: 'image/png',
+    credentials: { accessKeyId: Credentials.AccessKeyId, secretAccessKey: Credentials.SecretAccessKey, sessionToken: Credentials.SessionToken },
+  })
+}
+
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('base64')
 
 /** An endpoint for `store` whose onUploadComplete records what it was told. */
@@ -111,16 +121,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     const reply = await startUnknown<TokenReply>(endpoint, 'token')
     expect(reply.token.Credentials.AccessKeyId).toEqual(expect.any(String))
     const bytes = testBytesOf('image/png', PART + 77_777, 15)
-    const { Credentials } = reply.token
-    await uploadObject(new Blob([bytes]), {
-      bucket: reply.bucket,
-      key: reply.key,
-      region: reply.region,
-      endpoint: reply.endpoint,
-      forcePathStyle: true,
-      contentType: 'image/png',
-      credentials: { accessKeyId: Credentials.AccessKeyId, secretAccessKey: Credentials.SecretAccessKey, sessionToken: Credentials.SessionToken },
-    })
+    await withToken(reply, bytes)
     const done = await post<CompleteReply>(endpoint, '/complete', { ticket: reply.ticket })
     expect(done.status, done.body.error).toBe(200)
     expect(done.body.serverData).toEqual({ size: bytes.length })
@@ -219,16 +220,7 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
   it('token mode: past maxFileSize, deleted at /complete (413)', async () => {
     const { endpoint, client, completed } = await unknownSizeEndpoint(rgw, { maxFileSize: 6 * MiB, sts: { mode: 'assume-role', roleArn: rgw.roleArn } })
     const reply = await startUnknown<TokenReply>(endpoint, 'token')
-    const { Credentials } = reply.token
-    await uploadObject(new Blob([testBytesOf('image/png', PART + 2 * MiB, 19)]), {
-      bucket: reply.bucket,
-      key: reply.key,
-      region: reply.region,
-      endpoint: reply.endpoint,
-      forcePathStyle: true,
-      contentType: 'image/png',
-      credentials: { accessKeyId: Credentials.AccessKeyId, secretAccessKey: Credentials.SecretAccessKey, sessionToken: Credentials.SessionToken },
-    })
+    await withToken(reply, testBytesOf('image/png', PART + 2 * MiB, 19))
     expect(await exists(client, reply.bucket, reply.key)).toBe(true)
     expect(await post(endpoint, '/complete', { ticket: reply.ticket })).toEqual({
       status: 413,

@@ -2,11 +2,11 @@
 // but an intact, current ticket of the expected kind for this bucket is a 403.
 import type { S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
-import { RequestError } from '../../protocol/validate.ts'
 import { resolveConfig } from '../../server/config.ts'
 import { readTicket, type MultipartContext } from '../../server/multipart.ts'
 import { signTokenTicket, verifyTokenTicket, type TokenRoutesContext } from '../../server/refresh.ts'
 import { deriveTicketSecret, signTicket, verifyTicket, verifyTicketOf, type Ticket, type TicketClaims } from '../../server/ticket.ts'
+import { refusal } from '../helpers/refusal.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
 const claims: TicketClaims = {
@@ -24,15 +24,6 @@ const claims: TicketClaims = {
 const multipart: Ticket = { kind: 'multipart', ...claims }
 const SECRET = 'ticket-secret'
 
-function refusal(run: () => unknown) {
-  try {
-    run()
-  } catch (error) {
-    expect(error).toBeInstanceOf(RequestError)
-    return { status: (error as RequestError).status, message: (error as RequestError).message }
-  }
-  throw new Error('the ticket was accepted')
-}
 const verifying = (ticket: string, { secret = SECRET, bucket = 'uploads', now = NOW } = {}) => () => verifyTicket(ticket, secret, bucket, now)
 const INVALID = { status: 403, message: 'The upload ticket is not valid' }
 const EXPIRED = { status: 403, message: 'The upload ticket has expired: start the upload again' }

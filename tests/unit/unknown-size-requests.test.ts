@@ -11,18 +11,9 @@ import {
   checkUnknownSizePartNumbers,
   parsePartsRequest,
   parseUploadRequest,
-  RequestError,
 } from '../../protocol/validate.ts'
+import { refusal } from '../helpers/refusal.ts'
 
-function refusal(run: () => unknown) {
-  try {
-    run()
-  } catch (error) {
-    expect(error).toBeInstanceOf(RequestError)
-    return { status: (error as RequestError).status, message: (error as RequestError).message }
-  }
-  throw new Error('it was accepted')
-}
 const request = { filename: 'clip.webm', filetype: 'video/webm' }
 const PART = 5 * MiB
 
