@@ -43,3 +43,12 @@ export function partRange(plan: PartPlan, partNumber: number): [start: number, e
   const start = (partNumber - 1) * plan.partSize
   return [start, Math.min(start + plan.partSize, plan.size)]
 }
+
+/**
+ * The highest part number an upload of unknown length may use: as many parts of `partSize` as
+ * `maxFileSize` needs (the last one may overshoot it by less than a part: `/complete` checks the
+ * stored size), never more than S3's 10 000.
+ */
+export function maxPartNumber(partSize: number, maxFileSize?: number): number {
+  return maxFileSize === undefined ? MAX_PARTS : Math.min(MAX_PARTS, Math.ceil(maxFileSize / partSize))
+}

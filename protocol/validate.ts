@@ -4,7 +4,8 @@
  */
 import { matchesAllowedType, MediaTypeError, parseMediaType } from './content-type.ts'
 import { DEFAULT_CONTENT_TYPE, limitRefusal, type UploadLimits } from './file-limits.ts'
-import { MAX_BODY_BYTES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from './limits.ts'
+import { maxPartNumber } from './parts.ts'
+import { MAX_BODY_BYTES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS, MAX_PARTS_PER_REQUEST } from './limits.ts'
 import type { AbortRequest, CompleteRequest, DuplicatesRequest, PartsRequest, RefreshRequest, Strategy } from './wire.ts'
 
 /**
@@ -46,6 +47,8 @@ export interface ValidUploadRequest {
   /** `type/subtype` of `contentType`, lower-cased: what `allowedTypes` is matched against. */
   essence: string
   filesize: number | undefined
+  /** The page sent `sizeUnknown: true`: a stream whose length it learns only at its end (`filesize` is then undefined). */
+  sizeUnknown: boolean
   strategy: Strategy
   body: Record<string, unknown>
 }
@@ -54,7 +57,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 
 export function parseUploadRequest(body: unknown): ValidUploadRequest {
   const fields = asObject(body)
-  const { filename, filetype, filesize } = fields
+  const { filename, filetype, filesize, sizeUnknown } = fields
   if (typeof filename !== 'string' || filename === '') {
     throw badRequest(`filename must be a non-empty string, got ${describe(filename)}`)
   }
@@ -73,6 +76,12 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
   if (typeof filesize === 'number' && filesize > MAX_OBJECT_SIZE) {
     throw new RequestError(413, `filesize ${filesize} is over S3's limit of ${MAX_OBJECT_SIZE} bytes (5 TiB) per object`)
   }
+  if (sizeUnknown !== undefined && typeof sizeUnknown !== 'boolean') {
+    throw badRequest(`sizeUnknown must be true or false, got ${describe(sizeUnknown)}`)
+  }
+  if (sizeUnknown && filesize !== undefined) {
+    throw badRequest('Send either filesize (the length is known) or sizeUnknown: true (it is not), not both')
+  }
   return {
     filename,
     filetype,
@@ -80,6 +89,7 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
     contentType: mediaType?.value ?? DEFAULT_CONTENT_TYPE,
     essence: mediaType?.essence ?? DEFAULT_CONTENT_TYPE,
     filesize: filesize as number | undefined,
+    sizeUnknown: sizeUnknown === true,
     strategy: strategyOf(fields),
     body: fields,
   }
@@ -100,12 +110,13 @@ function parseFiletype(filetype: string) {
 export type { UploadLimits }
 
 /**
- * maxFileSize (413, and `filesize` becomes required), allowedTypes (415), and active content
+ * maxFileSize (413, and `filesize` or `sizeUnknown` becomes required: an upload of unknown length
+ * is held to the limit by part caps and at `/complete`), allowedTypes (415), and active content
  * (415: HTML, SVG, XML, JavaScript… only when `allowedTypes` names the exact type).
  */
-export function checkLimits(limits: UploadLimits, { filetype, essence, filesize }: ValidUploadRequest): void {
+export function checkLimits(limits: UploadLimits, { filetype, essence, filesize, sizeUnknown }: ValidUploadRequest): void {
   const { maxFileSize, allowedTypes } = limits
-  if (maxFileSize !== undefined && filesize === undefined) {
+  if (maxFileSize !== undefined && filesize === undefined && !sizeUnknown) {
     throw badRequest(`filesize is required: this endpoint accepts files of at most ${maxFileSize} bytes`)
   }
   const refusal = limitRefusal(limits, essence, filesize ?? 0)
@@ -185,9 +196,26 @@ export function parsePartsRequest(body: unknown): PartsRequest {
     throw badRequest(`partNumbers may hold at most ${MAX_PARTS_PER_REQUEST} part numbers per request, got ${partNumbers.length}`)
   }
   for (const partNumber of partNumbers) checkPartNumberType(partNumber, 'partNumbers')
-  const { contentMd5 } = fields
+  const { contentMd5, sizes } = fields
   if (contentMd5 !== undefined) checkContentMd5(contentMd5, partNumbers as number[])
-  return { ticket: ticketOf(fields), partNumbers: partNumbers as number[], contentMd5: contentMd5 as PartsRequest['contentMd5'] }
+  if (sizes !== undefined) checkSizesShape(sizes, partNumbers as number[])
+  return {
+    ticket: ticketOf(fields),
+    partNumbers: partNumbers as number[],
+    contentMd5: contentMd5 as PartsRequest['contentMd5'],
+    ...(sizes !== undefined && { sizes: sizes as NonNullable<PartsRequest['sizes']> }),
+  }
+}
+
+/** `sizes` names exactly the parts asked for, each with a whole number of bytes (bounds come from the ticket: checkPartSizes). */
+function checkSizesShape(sizes: unknown, partNumbers: readonly number[]) {
+  if (!isObject(sizes)) throw badRequest(`sizes must be an object of part number → the part's length in bytes, got ${describe(sizes)}`)
+  for (const [partNumber, size] of Object.entries(sizes)) {
+    if (!partNumbers.includes(Number(partNumber))) throw badRequest(`sizes names part ${describe(partNumber)}, which is not among partNumbers`)
+    if (!Number.isSafeInteger(size)) throw badRequest(`sizes[${partNumber}] must be the part's length in bytes, got ${describe(size)}`)
+  }
+  const missing = partNumbers.find((partNumber) => !Object.hasOwn(sizes, String(partNumber)))
+  if (missing !== undefined) throw badRequest(`sizes must give the length of every part asked for: part ${missing} has none`)
 }
 
 /** Base64 of 16 bytes: what goes into a signed Content-MD5 header, and nothing else. */
@@ -236,6 +264,49 @@ export function parseDuplicatesRequest(body: unknown): DuplicatesRequest {
   const { keep } = object
   if (keep !== undefined && typeof keep !== 'string') throw badRequest('keep must be the upload id in use, or absent')
   return { ticket: ticketOf(object), ...(keep === undefined ? {} : { keep }) }
+}
+
+/**
+ * `sizes` against an upload of unknown length: present, and each part 1..partSize bytes (only the
+ * last part may be shorter than partSize, which storage enforces at Complete: EntityTooSmall).
+ */
+export function checkPartSizes(sizes: PartsRequest['sizes'], partSize: number): asserts sizes is NonNullable<PartsRequest['sizes']> {
+  if (sizes === undefined) {
+    throw badRequest('sizes is required for an upload of unknown length: give each part asked for its length in bytes')
+  }
+  for (const [partNumber, size] of Object.entries(sizes)) {
+    if (size < 1 || size > partSize) throw badRequest(`sizes[${partNumber}] must be from 1 to the part size of ${partSize} bytes, got ${size}`)
+  }
+}
+
+/** What bounds the parts of an upload of unknown length: the ticket's part size and the endpoint's limit. */
+export interface UnknownSizeLimits {
+  partSize: number
+  maxFileSize: number | undefined
+}
+
+/**
+ * Part numbers of an upload of unknown length: 1..`maxPartNumber` (protocol/parts.ts), above it
+ * 413: more parts would hold more than the endpoint's `maxFileSize`, or than S3's 10 000 parts.
+ */
+export function checkUnknownSizePartNumbers(partNumbers: readonly number[], { partSize, maxFileSize }: UnknownSizeLimits): void {
+  const below = partNumbers.find((n) => n < 1)
+  if (below !== undefined) throw badRequest(`part number ${below} is below 1: parts are numbered from 1`)
+  const highest = maxPartNumber(partSize, maxFileSize)
+  const above = partNumbers.find((n) => n > highest)
+  if (above === undefined) return
+  const limit =
+    maxFileSize === undefined || highest === MAX_PARTS
+      ? `S3 allows at most ${MAX_PARTS} parts per upload`
+      : `this endpoint accepts files of at most ${maxFileSize} bytes, which is ${highest} parts of ${partSize} bytes`
+  throw new RequestError(413, `part number ${above} is over the limit: ${limit}`)
+}
+
+/** Complete of an upload of unknown length: its parts within the limits, each once (S3 checks the rest: InvalidPart, EntityTooSmall). */
+export function checkUnknownSizeCompleteParts(parts: NonNullable<CompleteRequest['parts']>, limits: UnknownSizeLimits): void {
+  checkUnknownSizePartNumbers(parts.map((part) => part.partNumber), limits)
+  const seen = new Set(parts.map((part) => part.partNumber))
+  if (seen.size !== parts.length) throw badRequest(`parts must list each part once, got ${parts.length} entries for ${seen.size} distinct parts`)
 }
 
 /** Part numbers against the ticket's plan: 1..partCount, each once. */

@@ -18,6 +18,15 @@ export interface UploadRequest {
   filetype: string
   /** Bytes. Sent by this engine; next-s3-upload's client does not send it. */
   filesize?: number
+  /**
+   * The body is a stream longer than one part whose length is known only at its end: sent with
+   * `filesize` absent (both together are refused, 400). The server then always goes multipart
+   * (presigned: a {@link PresignedMultipartReply} without `partCount`; token: the usual
+   * {@link TokenReply}), binds the flag into the ticket, and enforces its `maxFileSize` by capping
+   * part numbers and sizes and by checking the stored size at `/complete`. Without the flag an
+   * absent `filesize` keeps its older meaning (next-s3-upload's client: no `/complete`).
+   */
+  sizeUnknown?: boolean
   /** Absent means token. */
   strategy?: Strategy
   /** next-s3-upload's form of the same marker. */
@@ -106,14 +115,27 @@ export interface PresignedMultipartReply extends LocationReply {
   endpoint?: string
   /** The multipart upload the endpoint created. */
   uploadId: string
-  /** Bytes per part (every part but the last). */
+  /**
+   * Bytes per part (every part but the last). For an upload of unknown length the engine cuts
+   * every part but the last to exactly this size: the server's, not the engine's own option.
+   */
   partSize: number
-  partCount: number
-  /** HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize, filesize, type and metadata. */
+  /**
+   * How many parts the server planned for the declared `filesize`. Absent when the request said
+   * `sizeUnknown`: the number of parts is known only when the page completes, and each `/parts`
+   * call then declares the length of every part it asks for (`PartsRequest.sizes`).
+   */
+  partCount?: number
+  /**
+   * HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize, filesize (or that
+   * the size is unknown), type and metadata.
+   */
   ticket: string
   /**
    * URLs of the first parts (up to FIRST_PART_URLS), by part number, as `/parts` answers: the
    * first PUTs go out without another round trip. Absent from older endpoints: then `/parts`.
+   * For an upload of unknown length each is bound to exactly `partSize` bytes: use one only for a
+   * part of that length, and ask `/parts` (with `sizes`) for any other.
    */
   urls?: Record<string, string>
 }
@@ -131,6 +153,14 @@ export interface PartsRequest {
    * so storage takes only those bytes (a damaged part is refused, BadDigest) and the PUT must carry it.
    */
   contentMd5?: Record<string, string>
+  /**
+   * Part number → that part's length in bytes (1..`partSize`), signed into its URL so storage
+   * takes exactly that many. Required, naming every number in `partNumbers`, for an upload whose
+   * request said `sizeUnknown`; refused (400) for any other, whose plan fixes each length. Part
+   * numbers above `min(10000, ceil(maxFileSize / partSize))` are refused (413). Goes along with
+   * `contentMd5` when checksums are on.
+   */
+  sizes?: Record<string, number>
 }
 /** Reply to {@link PartsRequest}. */
 export interface PartsReply {

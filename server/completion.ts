@@ -47,11 +47,12 @@ export async function completeUpload(
  * The object as storage holds it, or a refusal: none there (404: the upload never happened), one
  * written before the ticket was issued (409: not this upload's, left alone), or one that breaks
  * what was declared (deleted, then 413/422). In token mode, where credentials cannot bind size or
- * type, this is where both are enforced.
+ * type, this is where both are enforced. An upload of unknown length (`sizeUnknown`) has no size
+ * to equal: here it is held to `maxFileSize`, whatever storage accepted.
  */
 async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClaims, logger: Logger): Promise<StoredObject> {
-  const { bucket, key, filesize, contentType } = claims
-  if (filesize === undefined || contentType === undefined) {
+  const { bucket, key, filesize, sizeUnknown, contentType } = claims
+  if ((filesize === undefined && !sizeUnknown) || contentType === undefined) {
     throw new RequestError(400, 'This upload declared no filesize: only uploads that declare their size and type can be completed')
   }
   const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).catch((error: unknown) => {
@@ -69,7 +70,7 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
   const size = head.ContentLength ?? -1
   const storedType = head.ContentType ?? ''
   const refuse = (status: number, reason: string) => refuseObject(s3, claims, status, reason, logger)
-  if (size !== filesize) await refuse(422, `it holds ${size} bytes, not the ${filesize} declared`)
+  if (!sizeUnknown && size !== filesize) await refuse(422, `it holds ${size} bytes, not the ${filesize} declared`)
   if (config.maxFileSize !== undefined && size > config.maxFileSize) await refuse(413, `it holds ${size} bytes, over the limit of ${config.maxFileSize}`)
   if (!sameType(storedType, contentType)) await refuse(422, `its Content-Type is '${storedType}', not the '${contentType}' issued`)
   const essence = parseMediaType(contentType).essence

@@ -50,7 +50,7 @@ export interface CompletedUpload<Metadata = unknown> {
   key: string
   /** The bucket, as the ticket bound it. */
   bucket: string
-  /** Bytes, as storage holds them: equal to the size the page declared, within `maxFileSize`. */
+  /** Bytes, as storage holds them: equal to the size the page declared (or the stream's real length when it said `sizeUnknown`), within `maxFileSize`. */
   size: number
   /** As storage serves it: the Content-Type issued for the upload. */
   contentType: string
@@ -122,8 +122,11 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    */
   authorize?: (request: Request) => boolean | Promise<boolean>
   /**
-   * Bytes; larger declared files → 413, and requests must then declare `filesize`. Presigned URLs
-   * bind the declared size, so storage enforces it; token credentials cannot carry a size limit.
+   * Bytes; larger declared files → 413, and requests must then declare `filesize` or say
+   * `sizeUnknown` (a stream). Presigned URLs bind the declared size, so storage enforces it; token
+   * credentials cannot carry a size limit. Every upload is also checked at `/complete`: one over
+   * the limit is deleted and refused (413). Of unknown length, presigned part numbers stop at
+   * `ceil(maxFileSize / partSize)` and each part URL binds at most `partSize` bytes.
    * @default none
    */
   maxFileSize?: number
@@ -131,7 +134,11 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   allowedTypes?: readonly string[]
   /** Presigned uploads with `filesize` above this go multipart. @default 5 MiB (the engine's part size) */
   multipartThreshold?: number
-  /** Part size of presigned multipart uploads, raised to keep within 10 000 parts. @default 5 MiB */
+  /**
+   * Part size of presigned multipart uploads, raised to keep within 10 000 parts (for an upload of
+   * unknown length, raised so that a file of `maxFileSize` fits; without `maxFileSize` such an
+   * upload stops at 10 000 parts of this size). @default 5 MiB
+   */
   partSize?: number
   /**
    * Seconds each multipart part URL stays valid (1..604800). The engine fetches part URLs just

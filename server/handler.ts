@@ -107,10 +107,10 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
     if (input.strategy === 'token' && !info.token) {
       throw new RequestError(400, `Token mode is not available on this server: ${info.tokenUnavailableReason}. Upload with strategy 'presigned' instead`)
     }
-    const { filename, contentType, filesize } = input
+    const { filename, contentType, filesize, sizeUnknown } = input
     const metadata = await validateMetadata(resolved.metadata, input.body.metadata, request)
     const key = resolved.key ? checkKey(await resolved.key(request, filename, input.body, metadata)) : defaultKey(filename, resolved.keyPrefix)
-    const declared = { key, contentType, filesize, metadata }
+    const declared = { key, contentType, filesize, metadata, ...(sizeUnknown && { sizeUnknown: true as const }) }
     const ticketOptions = { ...resolved, ticketSecret: multipart.ticketSecret }
     // The session credential that signs presigned URLs may write only under keyPrefix.
     if (resolved.presignWith === 'session' && input.strategy === 'presigned' && !key.startsWith(resolved.keyPrefix)) {
@@ -126,9 +126,10 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       const store = endpoint ? { endpoint, forcePathStyle: resolved.forcePathStyle } : {}
       return { token: { Credentials }, key, bucket, region, ...store, ticket: signUploadTicket('token', declared, ticketOptions) }
     }
-    // A single PUT is capped at 5 GiB whatever the threshold says.
-    if (filesize !== undefined && filesize > Math.min(resolved.multipartThreshold, MAX_PART_SIZE)) {
-      return startMultipart(multipart, { ...declared, filesize })
+    // A single PUT is capped at 5 GiB whatever the threshold says; a body of unknown length
+    // (longer than one part) always goes multipart, its parts capped by maxFileSize.
+    if (sizeUnknown || (filesize !== undefined && filesize > Math.min(resolved.multipartThreshold, MAX_PART_SIZE))) {
+      return startMultipart(multipart, declared)
     }
     const { url, headers } = await presignPut({ key, contentType, filesize })
     return { key, bucket, region, endpoint, url, headers, ticket: signUploadTicket('put', declared, ticketOptions) }
@@ -151,8 +152,8 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
       case 'upload':
         return upload(request, parseUploadRequest(body))
       case 'parts': {
-        const { ticket, partNumbers, contentMd5 } = parsePartsRequest(body)
-        return await signParts(multipart, readTicket(multipart, ticket), partNumbers, contentMd5)
+        const { ticket, ...asked } = parsePartsRequest(body)
+        return await signParts(multipart, readTicket(multipart, ticket), asked)
       }
       case 'complete': {
         const { ticket, parts } = parseCompleteRequest(body)

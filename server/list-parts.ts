@@ -1,4 +1,5 @@
 import { ListPartsCommand } from '@aws-sdk/client-s3'
+import { maxPartNumber } from '../protocol/parts.ts'
 import { RequestError } from '../protocol/validate.ts'
 import type { ListPartsReply, StoredPart } from '../protocol/wire.ts'
 import type { MultipartContext } from './multipart.ts'
@@ -16,6 +17,8 @@ const PAGE = 1000
 export async function listParts({ config, s3 }: MultipartContext, claims: TicketClaims): Promise<ListPartsReply> {
   if (!config.resumable) throw new RequestError(404, 'Resuming uploads is off on this server: set resumable: true to allow it')
   const { bucket, key, uploadId } = claims
+  // Of unknown length (a stream: never resumed by the engine, answered all the same), up to the part cap.
+  const lastPart = claims.partCount ?? maxPartNumber(claims.partSize, config.maxFileSize)
   const parts: StoredPart[] = []
   let marker: string | undefined
   for (;;) {
@@ -30,7 +33,7 @@ export async function listParts({ config, s3 }: MultipartContext, claims: Ticket
       })
     for (const part of page.Parts ?? []) {
       // Only parts the ticket's plan has (a page cannot have sent others, but storage is the truth).
-      if (part.PartNumber && part.PartNumber <= claims.partCount && part.ETag) {
+      if (part.PartNumber && part.PartNumber <= lastPart && part.ETag) {
         parts.push({ partNumber: part.PartNumber, etag: part.ETag, size: part.Size ?? 0 })
       }
     }

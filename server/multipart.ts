@@ -6,18 +6,26 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { createHash } from 'node:crypto'
-import { FIRST_PART_URLS } from '../protocol/limits.ts'
-import { planParts } from '../protocol/parts.ts'
+import { FIRST_PART_URLS, MAX_OBJECT_SIZE } from '../protocol/limits.ts'
+import { maxPartNumber, partRange, planParts } from '../protocol/parts.ts'
 import {
   PRESIGNED_CACHE_CONTROL,
   type AbortReply,
   type CompleteReply,
   type CompleteRequest,
   type PartsReply,
+  type PartsRequest,
   type PresignedMultipartReply,
 } from '../protocol/wire.ts'
 import { objectUrl } from '../protocol/object-url.ts'
-import { checkCompleteParts, checkPartNumbers, RequestError } from '../protocol/validate.ts'
+import {
+  checkCompleteParts,
+  checkPartNumbers,
+  checkPartSizes,
+  checkUnknownSizeCompleteParts,
+  checkUnknownSizePartNumbers,
+  RequestError,
+} from '../protocol/validate.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
 import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims } from './ticket.ts'
@@ -30,12 +38,16 @@ export interface MultipartContext {
   ticketSecret: string
 }
 
-/** CreateMultipartUpload, then a ticket that carries the plan to /parts, /complete and /abort. */
+/**
+ * CreateMultipartUpload, then a ticket that carries the plan to /parts, /complete and /abort.
+ * Without a `filesize` (the page said `sizeUnknown`) there is no plan: parts of the configured
+ * `partSize`, raised so that `maxFileSize` fits in 10 000 parts, and `partCount` is left out.
+ */
 export async function startMultipart(
   { config, s3, ticketSecret, presignParts }: MultipartContext,
-  { key, contentType, filesize, metadata }: { key: string; contentType: string; filesize: number; metadata?: unknown },
+  { key, contentType, filesize, metadata }: { key: string; contentType: string; filesize: number | undefined; metadata?: unknown },
 ): Promise<PresignedMultipartReply> {
-  const plan = planParts(filesize, config.partSize)
+  const plan = filesize === undefined ? unknownSizePlan(config) : knownSizePlan(filesize, config.partSize)
   // The server's own request: the page adds nothing to it. The same headers a single PUT signs.
   const created = await s3.send(
     new CreateMultipartUploadCommand({
@@ -52,23 +64,24 @@ export async function startMultipart(
     bucket: config.bucket,
     key,
     uploadId: created.UploadId,
-    partSize: plan.partSize,
-    filesize,
-    partCount: plan.count,
+    ...plan,
     contentType,
     metadata,
     ...ticketLifetime(config.ticketTtlSeconds),
   }
+  // Of unknown length, the first URLs are for whole parts: the engine uses them only for parts of exactly partSize.
+  const firstParts = Math.min(claims.partCount ?? maxPartNumber(claims.partSize, config.maxFileSize), FIRST_PART_URLS)
+  const partNumbers = Array.from({ length: firstParts }, (_, i) => i + 1)
   return {
     key,
     bucket: config.bucket,
     region: config.region,
     endpoint: config.endpoint,
     uploadId: created.UploadId,
-    partSize: plan.partSize,
-    partCount: plan.count,
+    partSize: claims.partSize,
+    ...(claims.partCount !== undefined && { partCount: claims.partCount }),
     ticket: signTicket({ kind: 'multipart', ...claims }, ticketSecret),
-    urls: await presignParts(claims, Array.from({ length: Math.min(plan.count, FIRST_PART_URLS) }, (_, i) => i + 1)),
+    urls: await presignParts(claims, partLengths(claims, partNumbers)),
   }
 }
 
@@ -78,14 +91,35 @@ export function readTicket({ config, ticketSecret }: MultipartContext, ticket: s
   return claims
 }
 
+/** POST …/parts: URLs for the parts asked, each bound to its length (the ticket's plan, or the page's `sizes`). */
 export async function signParts(
   context: MultipartContext,
   claims: TicketClaims,
-  partNumbers: readonly number[],
-  contentMd5?: Record<string, string>,
+  { partNumbers, contentMd5, sizes }: Omit<PartsRequest, 'ticket'>,
 ): Promise<PartsReply> {
-  checkPartNumbers(partNumbers, claims.partCount)
-  return { urls: await context.presignParts(claims, partNumbers, contentMd5) }
+  if (claims.sizeUnknown) {
+    checkUnknownSizePartNumbers(partNumbers, { partSize: claims.partSize, maxFileSize: context.config.maxFileSize })
+    checkPartSizes(sizes, claims.partSize)
+  } else {
+    if (sizes !== undefined) throw new RequestError(400, 'sizes is only for uploads of unknown length: this upload declared its filesize, which fixes every part’s length')
+    checkPartNumbers(partNumbers, claims.partCount)
+  }
+  return { urls: await context.presignParts(claims, partLengths(claims, partNumbers, sizes), contentMd5) }
+}
+
+/**
+ * Each part's exact length, which its URL binds: from the declared size's plan, or for an upload
+ * of unknown length as the page gave it (already checked: 1..partSize), else a whole part.
+ */
+function partLengths(claims: TicketClaims, partNumbers: readonly number[], sizes?: Record<string, number>): Map<number, number> {
+  const plan = claims.sizeUnknown ? undefined : planParts(claims.filesize, claims.partSize)
+  return new Map(
+    partNumbers.map((n) => {
+      if (!plan) return [n, sizes?.[n] ?? claims.partSize]
+      const [start, end] = partRange(plan, n)
+      return [n, end - start]
+    }),
+  )
 }
 
 export async function completeMultipart(
@@ -93,7 +127,8 @@ export async function completeMultipart(
   claims: TicketClaims,
   parts: NonNullable<CompleteRequest['parts']>,
 ): Promise<CompleteReply> {
-  checkCompleteParts(parts, claims.partCount)
+  if (claims.sizeUnknown) checkUnknownSizeCompleteParts(parts, { partSize: claims.partSize, maxFileSize: config.maxFileSize })
+  else checkCompleteParts(parts, claims.partCount)
   const { bucket, key, uploadId } = claims
   const ordered = [...parts].sort((a, b) => a.partNumber - b.partNumber)
   const completed = await refuseClientMistakes(() =>
@@ -116,14 +151,16 @@ export async function completeMultipart(
  * A /complete retried after its reply was lost finds the upload gone: the first try completed it.
  * Stores say so differently (NoSuchUpload; s3rver a 500; RGW completes it again), so after
  * NoSuchUpload or a fault the object itself is asked: written since the ticket was issued, with
- * the declared size, it is the truth the page gets. Anything else keeps the original error, as
- * does a key without s3:GetObject (HeadObject is then refused: the page hears the error).
+ * the declared size (any size when it was unknown: /complete's check of the object follows), it is
+ * the truth the page gets. Anything else keeps the original error, as does a key without
+ * s3:GetObject (HeadObject is then refused: the page hears the error).
  */
 async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims, error: unknown) {
   if (error instanceof RequestError && error.status !== 404) throw error
   const issued = claims.issued * 1000
   const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)
-  if (head?.ContentLength !== claims.filesize || !((head.LastModified?.getTime() ?? 0) >= issued - CLOCK_MARGIN_SECONDS * 1000)) throw error
+  const sizeMatches = claims.sizeUnknown || head?.ContentLength === claims.filesize
+  if (!head || !sizeMatches || !((head.LastModified?.getTime() ?? 0) >= issued - CLOCK_MARGIN_SECONDS * 1000)) throw error
   return { ETag: head.ETag }
 }
 
@@ -176,3 +213,18 @@ function multipartETag(partETags: readonly string[]): string {
 
 /** The SDK names its service exceptions after the S3 error code. */
 const s3Code = (error: unknown) => (error instanceof Error ? ((error as { Code?: string }).Code ?? error.name) : undefined)
+
+/** The ticket's plan for a declared size: planParts's part size and count. */
+function knownSizePlan(filesize: number, partSize: number) {
+  const plan = planParts(filesize, partSize)
+  return { filesize, partSize: plan.partSize, partCount: plan.count }
+}
+
+/**
+ * The ticket's plan for an upload of unknown length: the configured part size, raised as for a
+ * file of `maxFileSize` bytes so that one fits in 10 000 parts (without `maxFileSize`, objects stop
+ * at 10 000 parts of `partSize`).
+ */
+function unknownSizePlan({ maxFileSize, partSize }: ResolvedConfig) {
+  return { sizeUnknown: true as const, partSize: planParts(Math.min(maxFileSize ?? 0, MAX_OBJECT_SIZE), partSize).partSize }
+}

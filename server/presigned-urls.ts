@@ -1,6 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3'
 import { objectUrl } from '../protocol/object-url.ts'
-import { partRange, planParts } from '../protocol/parts.ts'
 import { PRESIGNED_CACHE_CONTROL } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { Presign } from './session-signer.ts'
@@ -63,23 +62,22 @@ export function createPutPresigner(config: ResolvedConfig, signer: () => Promise
 
 /**
  * UploadPart URLs for the parts of a ticket's upload, each binding that part's exact
- * `content-length` (from the same plan the engine slices by), so no part can carry more; and the
- * part's `content-md5` when the page sent one (`checksum('md5')`), so storage takes only those bytes.
+ * `content-length` (`lengths`: from the same plan the engine slices by, or as an upload of unknown
+ * length declared them), so no part can carry more; and the part's `content-md5` when the page
+ * sent one (`checksum('md5')`), so storage takes only those bytes.
  */
 export function createPartPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
-  return async (claims: TicketClaims, partNumbers: readonly number[], contentMd5?: Record<string, string>): Promise<Record<string, string>> => {
-    const plan = planParts(claims.filesize, claims.partSize)
+  return async (claims: TicketClaims, lengths: ReadonlyMap<number, number>, contentMd5?: Record<string, string>): Promise<Record<string, string>> => {
     const url = objectUrl({ ...config, bucket: claims.bucket, key: claims.key })
     const presign = await signer()
     const date = new Date()
     const urls: Record<string, string> = {}
-    for (const partNumber of partNumbers) {
-      const [start, end] = partRange(plan, partNumber)
+    for (const [partNumber, length] of lengths) {
       urls[partNumber] = presign({
         method: 'PUT',
         url,
         query: { partNumber: String(partNumber), uploadId: claims.uploadId },
-        headers: { 'content-length': String(end - start), ...(contentMd5?.[partNumber] && { 'content-md5': contentMd5[partNumber] }) },
+        headers: { 'content-length': String(length), ...(contentMd5?.[partNumber] && { 'content-md5': contentMd5[partNumber] }) },
         expiresIn: config.partUrlExpiresIn,
         date,
       })

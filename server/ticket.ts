@@ -16,6 +16,13 @@ export interface UploadClaims {
   uploadId: string
   /** Declared bytes; absent when the page declared none (next-s3-upload's client never does). */
   filesize?: number
+  /**
+   * The page said `sizeUnknown`: a stream whose length is known only at its end (`filesize` is
+   * then absent). Inside the MAC like every claim, and checked by shape (parseClaims), so a
+   * known-size ticket never passes for an unknown-size one or the other way round. `/complete`
+   * then holds the stored size to `maxFileSize` instead of to a declared size.
+   */
+  sizeUnknown?: true
   /** The Content-Type issued for the object (canonical, protocol/content-type.ts). */
   contentType?: string
   /** The page's metadata after the `metadata` option validated it; absent when none. */
@@ -26,10 +33,23 @@ export interface UploadClaims {
 }
 
 /** A presigned multipart upload: the plan /parts signs and /complete checks. */
-export interface TicketClaims extends UploadClaims {
+export type TicketClaims = UploadClaims & { partSize: number } & (KnownSizePlan | UnknownSizePlan)
+
+/** The declared size fixes the plan: `partCount` parts, each's length from it. */
+interface KnownSizePlan {
   filesize: number
-  partSize: number
   partCount: number
+  sizeUnknown?: undefined
+}
+
+/**
+ * No size declared: parts of at most `partSize` bytes, numbered up to `maxPartNumber`
+ * (protocol/parts.ts), each length given by the page at `/parts`.
+ */
+interface UnknownSizePlan {
+  sizeUnknown: true
+  filesize?: undefined
+  partCount?: undefined
 }
 
 /** Token mode: what /refresh, /duplicates and /complete act on. */
@@ -97,6 +117,7 @@ export interface DeclaredUpload {
   key: string
   contentType?: string
   filesize?: number
+  sizeUnknown?: true
   metadata?: unknown
 }
 
@@ -128,11 +149,21 @@ function parseClaims(kind: TicketKind, encoded: string): Record<string, unknown>
   const fields = claims as Record<string, unknown>
   const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0
   const strings = ['bucket', 'key', 'uploadId']
-  const counts = kind === 'multipart' ? ['issued', 'expires', 'filesize', 'partSize', 'partCount'] : ['issued', 'expires']
+  const counts = kind === 'multipart' ? ['issued', 'expires', 'partSize'] : ['issued', 'expires']
+  // Exactly one of a declared size or the unknown-size flag on a multipart ticket; the flag never
+  // beside a size, and never on a single PUT's (its URL binds a size).
+  const sizeUnknown = fields.sizeUnknown === true
+  const sizeWellFormed =
+    kind === 'multipart'
+      ? sizeUnknown
+        ? fields.filesize === undefined && fields.partCount === undefined
+        : isCount(fields.filesize) && isCount(fields.partCount)
+      : fields.filesize === undefined || (isCount(fields.filesize) && !sizeUnknown)
   const wellFormed =
     strings.every((name) => typeof fields[name] === 'string') &&
     counts.every((name) => isCount(fields[name])) &&
-    (fields.filesize === undefined || isCount(fields.filesize)) &&
+    (fields.sizeUnknown === undefined || (sizeUnknown && kind !== 'put')) &&
+    sizeWellFormed &&
     (fields.contentType === undefined || typeof fields.contentType === 'string')
   return wellFormed ? fields : undefined
 }

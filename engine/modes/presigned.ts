@@ -33,13 +33,13 @@ export function sendPresigned(file: Blob, reply: PresignedReply, contentType: st
 }
 
 function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options: ResolvedOptions, checksums?: ChecksumRun): MultipartUpload {
-  const { ticket, partSize, partCount: count } = reply
+  const { ticket, partSize, partCount } = reply
+  const count = Math.ceil(file.size / partSize)
   // The endpoint's plan as it stands (planParts would choose a part size of its own). A plan that
-  // does not fit the file fails the first signing, inside the upload, so what the endpoint
-  // created is still aborted.
+  // does not fit the file (or has no partCount: that is for a body of unknown length, and a Blob's
+  // is known) fails the first signing, inside the upload, so what the endpoint created is still aborted.
   const misplanned =
-    count !== Math.ceil(file.size / partSize) &&
-    new UploadError(`The endpoint planned ${count} parts of ${partSize} bytes for a ${file.size}-byte file`)
+    partCount !== count && new UploadError(`The endpoint planned ${partCount ?? 'no'} parts of ${partSize} bytes for a ${file.size}-byte file`)
   const plan: PartPlan = { size: file.size, partSize, count, lastPartSize: file.size - (count - 1) * partSize }
   // Part URLs are fetched in batches just ahead of need, so none sits long enough to expire,
   // however long the upload runs. A batch never asks for more than one /parts call may sign.

@@ -2,11 +2,11 @@
 // but an intact, current ticket of the expected kind for this bucket is a 403.
 import type { S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
-import { RequestError } from '../../protocol/validate.ts'
 import { resolveConfig } from '../../server/config.ts'
 import { readTicket, type MultipartContext } from '../../server/multipart.ts'
 import { signTokenTicket, verifyTokenTicket, type TokenRoutesContext } from '../../server/refresh.ts'
 import { deriveTicketSecret, signTicket, verifyTicket, verifyTicketOf, type Ticket, type TicketClaims } from '../../server/ticket.ts'
+import { refusal } from '../helpers/refusal.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
 const claims: TicketClaims = {
@@ -24,15 +24,6 @@ const claims: TicketClaims = {
 const multipart: Ticket = { kind: 'multipart', ...claims }
 const SECRET = 'ticket-secret'
 
-function refusal(run: () => unknown) {
-  try {
-    run()
-  } catch (error) {
-    expect(error).toBeInstanceOf(RequestError)
-    return { status: (error as RequestError).status, message: (error as RequestError).message }
-  }
-  throw new Error('the ticket was accepted')
-}
 const verifying = (ticket: string, { secret = SECRET, bucket = 'uploads', now = NOW } = {}) => () => verifyTicket(ticket, secret, bucket, now)
 const INVALID = { status: 403, message: 'The upload ticket is not valid' }
 const EXPIRED = { status: 403, message: 'The upload ticket has expired: start the upload again' }
@@ -134,5 +125,45 @@ describe('the routes’ readers: readTicket (multipart) and verifyTokenTicket (t
       ...rest,
       expires: expect.any(Number),
     })
+  })
+})
+
+// Issue 14, uploads of unknown length: the flag is a claim like any other (inside the MAC), and
+// its shape is checked, so a known-size ticket never turns into an unknown-size one or back.
+describe('tickets of unknown size', () => {
+  const { filesize: _, partCount: __, ...planless } = claims
+  const unknown: Ticket = { kind: 'multipart', ...planless, sizeUnknown: true }
+  const tokenUnknown: Ticket = { kind: 'token', bucket: 'uploads', key: 'k', uploadId: 'minted', contentType: 'image/png', sizeUnknown: true, issued: NOW / 1000, expires: NOW / 1000 + 60 }
+  /** The ticket's own signature over claims someone rewrote. */
+  const rewritten = (ticket: Ticket, change: (claims: Record<string, unknown>) => Record<string, unknown>) => {
+    const [prefix, body, signature] = signTicket(ticket, SECRET).split('.')
+    const claimed = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>
+    return `${prefix}.${Buffer.from(JSON.stringify(change(claimed))).toString('base64url')}.${signature}`
+  }
+
+  it.each([unknown, tokenUnknown])('carry the flag back intact: $kind', (ticket) => {
+    expect(verifyTicket(signTicket(ticket, SECRET), SECRET, 'uploads', NOW)).toEqual(ticket)
+  })
+
+  it('refuse a known-size ticket altered to unknown size, and an unknown-size one given a size', () => {
+    const toUnknown = ({ filesize: _f, partCount: _p, ...rest }: Record<string, unknown>) => ({ ...rest, sizeUnknown: true })
+    expect(refusal(verifying(rewritten(multipart, toUnknown)))).toEqual(INVALID)
+    expect(refusal(verifying(rewritten(multipart, (c) => ({ ...c, sizeUnknown: true }))))).toEqual(INVALID)
+    const toKnown = ({ sizeUnknown: _s, ...rest }: Record<string, unknown>) => ({ ...rest, filesize: 1, partCount: 1 })
+    expect(refusal(verifying(rewritten(unknown, toKnown)))).toEqual(INVALID)
+    const token: Ticket = { ...tokenUnknown, sizeUnknown: undefined, filesize: 10 }
+    expect(refusal(verifying(rewritten(token, ({ filesize: _f, ...rest }) => ({ ...rest, sizeUnknown: true }))))).toEqual(INVALID)
+    expect(refusal(verifying(rewritten(tokenUnknown, ({ sizeUnknown: _s, ...rest }) => ({ ...rest, filesize: 10 }))))).toEqual(INVALID)
+  })
+
+  it('refuse well-signed claims that mix a size with the flag, or lack both, or flag a single PUT', () => {
+    const signed = (ticket: object) => verifying(signTicket(ticket as Ticket, SECRET))
+    expect(refusal(signed({ ...unknown, filesize: 10 }))).toEqual(INVALID)
+    expect(refusal(signed({ ...unknown, partCount: 2 }))).toEqual(INVALID)
+    expect(refusal(signed({ ...multipart, sizeUnknown: true }))).toEqual(INVALID)
+    expect(refusal(signed({ ...unknown, sizeUnknown: undefined }))).toEqual(INVALID)
+    expect(refusal(signed({ ...unknown, sizeUnknown: 'yes' }))).toEqual(INVALID)
+    expect(refusal(signed({ ...tokenUnknown, filesize: 10 }))).toEqual(INVALID)
+    expect(refusal(signed({ ...tokenUnknown, kind: 'put' }))).toEqual(INVALID)
   })
 })
