@@ -119,7 +119,7 @@ export const network: Benchmark = {
       notes: [
         'The link (bench/lib/link.ts) is a TCP proxy in user space: one line per direction shared by every connection, a one-way delay, a handshake round trip before a new connection\'s first bytes, loss rendered as a one-round-trip stall of the connection that lost a segment, outages that hold bytes. Calibrated: a raw TCP transfer through it runs at 99-100% of the configured rate (1 and 4 connections) on an idle machine.',
         'In Chromium the page is same-origin with the endpoint (the harness forwards `/api/s3-upload` over one warm keep-alive connection through the link, as a page\'s own connection to its origin is open before it uploads) and cross-origin with storage, so every part PUT pays a CORS preflight in every client.',
-        'Storage is the null sink (it stores nothing, so the store\'s own speed is out of the figures). The endpoint is the Fastify plugin with the STS stand-in, in processes of their own; the endpoint\'s own calls to storage (presigned CreateMultipartUpload and Complete) cross the link too, which a server next to its store would not pay.',
+        'Storage is the null sink (it stores nothing, so the store\'s own speed is out of the figures). The endpoint is the Fastify plugin with the STS stand-in, in processes of their own; pages reach it across the link, and its own calls to STS and to storage (presigned CreateMultipartUpload and Complete, the HEAD and ranged GET of `/complete`) do not cross it: a server runs next to its store, not behind the uploader\'s access link.',
         `${mib(PART_SIZE)} MiB parts, ${QUEUE_SIZE} in flight for every contender (Updraft's and lib-storage's defaults); no warm-up upload, so every run opens its connections cold, as a page's first upload does.`,
         'First byte: from the upload\'s start to the first byte leaving for storage (any request, a preflight included). The protocol needs at least 3 round trips cold in Node (the endpoint\'s handshake, its request, storage\'s handshake) and 2 in a page (the endpoint request on the page\'s open connection, storage\'s handshake; the CORS preflight is that first byte). Extra up: bytes sent to storage beyond the body (headers, preflights; anything sent twice).',
         'Fraction of link: MB/s over the line rate. Ratios within a size are medians of same-round runs, contenders alternated.',
@@ -146,7 +146,7 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
     const storage: LinkProxy = await link.proxy(sink.endpoint)
     const sts: Service = await startService('sts-server', KEYS)
     stopping.push(() => sts.stop())
-    const endpointServer = await startService('endpoint-server', { stsEndpoint: sts.url, s3Endpoint: storage.url, keys: KEYS })
+    const endpointServer = await startService('endpoint-server', { stsEndpoint: sts.url, s3Endpoint: storage.url, s3Direct: sink.endpoint, keys: KEYS })
     stopping.push(() => endpointServer.stop())
     const endpoint = await link.proxy(endpointServer.url)
     await warmUp(endpointServer.url)

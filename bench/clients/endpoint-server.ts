@@ -1,12 +1,32 @@
 // The credential endpoint as an app would run it: Fastify with the updraft plugin, nothing else,
 // in a process of its own so the load generator does not share its event loop. Prints its URL.
 import Fastify from 'fastify'
+import { Agent } from 'node:http'
 import { s3Upload } from '../../server/fastify.ts'
 
-const { stsEndpoint, s3Endpoint, keys } = JSON.parse(process.argv[2] ?? '{}') as {
+const { stsEndpoint, s3Endpoint, s3Direct, keys } = JSON.parse(process.argv[2] ?? '{}') as {
   stsEndpoint: string
+  /** Storage as pages reach it: the address in every URL and credential reply the endpoint hands out. */
   s3Endpoint: string
+  /**
+   * The same store's own address, for the endpoint's own requests to it (CreateMultipartUpload,
+   * Complete, /complete's checks): a server runs next to its store, not behind a page's access
+   * link (bench/network.ts puts `s3Endpoint` behind the link, as the STS stand-in is not).
+   */
+  s3Direct?: string
   keys: { accessKeyId: string; secretAccessKey: string }
+}
+
+if (s3Direct) {
+  // The SDK's node:http handler connects through http.Agent instances: connections meant for the
+  // linked address go to the store itself, with the same Host header (the null sink checks no signature).
+  const linked = new URL(s3Endpoint)
+  const direct = new URL(s3Direct)
+  const connect = Agent.prototype.createConnection
+  Agent.prototype.createConnection = function (this: Agent, options: { host?: string; port?: number | string }, ...rest: unknown[]) {
+    const bypass = options.host === linked.hostname && String(options.port) === linked.port
+    return (connect as (...args: unknown[]) => unknown).call(this, bypass ? { ...options, host: direct.hostname, port: Number(direct.port) } : options, ...rest)
+  } as typeof connect
 }
 
 const app = Fastify({ logger: false })
