@@ -2,7 +2,8 @@ import { xmlText } from '../../protocol/xml.ts'
 import { UploadError } from '../errors.ts'
 import { toBase64 } from '../md5.ts'
 import type { ChecksumRun, ChecksumTarget, ObjectExtras } from '../upload-object.ts'
-import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, compositeChecksum, digest, toHex } from './digest.ts'
+import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, compositeChecksum, toHex } from './digest.ts'
+import { hashBody } from './off-thread.ts'
 
 export { compositeChecksum, type ChecksumAlgorithm } from './digest.ts'
 
@@ -77,7 +78,7 @@ function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): Chec
     async headers(partNumber, body) {
       let value = digests.get(partNumber)
       // Read and hashed once, on the first attempt: retries send the same bytes.
-      if (!value) digests.set(partNumber, (value = body.arrayBuffer().then((bytes) => digest(algorithm, new Uint8Array(bytes)))))
+      if (!value) digests.set(partNumber, (value = hashBody(algorithm, body)))
       return { [header]: toBase64(await value) }
     },
     async complete(etags) {
