@@ -23,9 +23,15 @@ export async function runPage(upload: PageUpload): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 500))
     await post('ready') // answered once the harness has read the idle memory
     const startedAt = Date.now()
+    let longTasksMs = 0
+    const longTasks = new PerformanceObserver((list) => list.getEntries().forEach((entry) => void (longTasksMs += entry.duration)))
+    longTasks.observe({ type: 'longtask' })
     const start = performance.now()
     await upload(body, job)
-    const result: PageResult = { seconds: (performance.now() - start) / 1000, bytes: body.size, startedAt }
+    const seconds = (performance.now() - start) / 1000
+    longTasks.takeRecords().forEach((entry) => void (longTasksMs += entry.duration))
+    longTasks.disconnect()
+    const result: PageResult = { seconds, bytes: body.size, startedAt, longTasksMs }
     await post('result', result)
   } catch (error) {
     await post('result', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })

@@ -24,9 +24,13 @@ export interface PageJob {
   raw?: { partUrls: string[]; completeUrl: string }
   /** updraft only: per-part checksums (`updraft/checksums`). */
   checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
+  /** updraft with `checksum` only: `main` hides `Worker` from the page, so the parts are hashed on its main thread (the fallback). */
+  checksumThread?: 'worker' | 'main'
 }
 
 export interface PageResult {
+  /** Summed duration of the page's long tasks (over 50 ms, the Long Tasks API) during the upload: time its main thread could not answer input. */
+  longTasksMs?: number
   seconds: number
   bytes: number
   /** Wall-clock time the upload started, ms since the epoch. */
