@@ -34,13 +34,13 @@ export async function checksumCost(
       const result = await chromium.run({ contender: 'updraft', target: store.target(key), size, partSize, queueSize, checksum: algorithm, checksumThread: thread })
       await store.discard(key)
       runs.get(id)!.push(result)
-      log(`chromium ${store.name} checksum ${id}: ${fixed(speed(result))} MB/s, long tasks ${fixed(result.longTasksMs ?? 0, 0)} ms`)
+      log(`chromium ${store.name} checksum ${id}: ${fixed(speed(result))} MB/s, longest main-thread stall ${fixed(result.longestStallMs ?? 0, 0)} ms`)
     }
   }
   const none = runs.get('none')!
   return {
     title: `Chromium to ${store.name}, checksums (\`checksum()\`): ${mib(size)} MiB Blob, ${mib(partSize)} MiB parts x ${queueSize}, median of ${rounds}`,
-    columns: ['checksum', 'hashed on', 'MB/s', 'vs none', 'main-thread long tasks ms'],
+    columns: ['checksum', 'hashed on', 'MB/s', 'vs none', 'longest main-thread stall ms'],
     rows: VARIANTS.map(({ id, algorithm, thread }) => {
       const results = runs.get(id)!
       return [
@@ -48,7 +48,7 @@ export async function checksumCost(
         thread === 'main' ? 'main thread' : (thread ?? ''),
         fixed(median(results.map(speed))),
         ratio(median(results.map((run, i) => speed(run) / speed(none[i]!)))),
-        fixed(median(results.map((run) => run.longTasksMs ?? 0)), 0),
+        fixed(median(results.map((run) => run.longestStallMs ?? 0)), 0),
       ]
     }),
   }

@@ -29,8 +29,8 @@ export interface PageJob {
 }
 
 export interface PageResult {
-  /** Summed duration of the page's long tasks (over 50 ms, the Long Tasks API) during the upload: time its main thread could not answer input. */
-  longTasksMs?: number
+  /** The longest the page's main thread could not run a timer during the upload (a frame is 16.7 ms). */
+  longestStallMs?: number
   seconds: number
   bytes: number
   /** Wall-clock time the upload started, ms since the epoch. */
