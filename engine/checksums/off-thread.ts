@@ -1,16 +1,19 @@
-// Where a body is hashed: in a worker when the page can start one, else on the calling thread.
-// A part's hash is a CPU-bound loop of tens of milliseconds (8 MiB of MD5 at ~60 MB/s in Chromium
-// here): on a page's main thread it stalls input and rendering and halves throughput
-// (bench/browser.ts's checksum table), so in a browser the parts go to a worker.
+// Where a body is hashed: in a worker when the runtime can start one (a Web Worker in browsers, a
+// worker_threads worker in Node), else on the calling thread. A part's hash is a CPU-bound loop
+// of tens of milliseconds (8 MiB: 13-17 ms of SHA-256, WebCrypto's included, which Chromium runs
+// on the calling thread; ~60 ms of MD5): on a page's main thread it stalls input and rendering,
+// and in Node it takes the thread node:http's upload runs on.
+import { startWorker, type HashWorker } from '#hash-worker'
 import { type ChecksumAlgorithm, digest } from './digest.ts'
-import { type HashReply, type HashRequest, workerSource } from './worker.ts'
+import type { HashReply } from './worker.ts'
 
 /** Bodies smaller than this are hashed where they are: under a millisecond, less than a worker's round trip. */
 export const IN_PLACE_BELOW = 64 * 1024
 /**
- * Workers at most, shared by every upload of the page. Two, not one per part in flight: parts
- * are hashed as their turn comes (queueSize at the start, then one as each is sent), so two keep
- * ahead of the network while leaving cores to the browser's network process and the page.
+ * Workers at most, shared by every upload of the page or process. Two, not one per part in
+ * flight: parts are hashed as their turn comes (queueSize at the start, then one as each is
+ * sent), so two keep ahead of the network while leaving cores to the browser's network process
+ * and the page (or to node:http's thread).
  */
 export const MAX_WORKERS = 2
 /** A worker left without work this long is terminated; the next body starts one again. */
@@ -26,8 +29,7 @@ interface Job {
 }
 
 interface Hasher {
-  worker: Worker
-  url: string
+  worker: HashWorker
   jobs: Map<number, Job>
   /** Until the worker says it runs. */
   starting: ReturnType<typeof setTimeout>
@@ -37,23 +39,24 @@ interface Hasher {
 
 const hashers: Hasher[] = []
 let nextId = 1
-/** Cleared once a worker failed (a CSP `worker-src` without blob:, a runtime without classic workers): hash here from then on. */
+/** Cleared once a worker failed (a CSP `worker-src` without blob:, a runtime without such workers): hash here from then on. */
 let workersWork = true
 
-/** The digest of `body`, computed in a worker when the runtime has them (browsers), else on this thread. */
+/** The digest of `body`, computed in a worker when the runtime has them, else on this thread. */
 export function hashBody(algorithm: ChecksumAlgorithm, body: Blob | Uint8Array): Promise<Uint8Array> {
   const size = body instanceof Uint8Array ? body.byteLength : body.size
-  const hasher = size >= IN_PLACE_BELOW && workersWork && typeof Worker === 'function' ? pick() : undefined
+  const hasher = size >= IN_PLACE_BELOW && workersWork ? pick() : undefined
   if (!hasher) return hashHere(algorithm, body)
   return new Promise((resolve, reject) => {
     const id = nextId++
     hasher.jobs.set(id, { algorithm, body, resolve, reject })
     clearTimeout(hasher.idle)
+    hasher.worker.busy(true)
     // A Uint8Array is copied (a memcpy, a few percent of a hash) so the engine keeps sending its
     // own; posted whole, a view into a larger buffer would clone all of that buffer.
     const sent = body instanceof Uint8Array ? body.slice() : body
     try {
-      hasher.worker.postMessage({ id, algorithm, body: sent } satisfies HashRequest, sent instanceof Uint8Array ? [sent.buffer] : [])
+      hasher.worker.post({ id, algorithm, body: sent }, sent instanceof Uint8Array ? [sent.buffer] : [])
     } catch {
       giveUp(hasher)
     }
@@ -63,6 +66,13 @@ export function hashBody(algorithm: ChecksumAlgorithm, body: Blob | Uint8Array):
 const hashHere = (algorithm: ChecksumAlgorithm, body: Blob | Uint8Array) =>
   body instanceof Uint8Array ? digest(algorithm, body) : body.arrayBuffer().then((buffer) => digest(algorithm, new Uint8Array(buffer)))
 
+/** A timer that does not hold a Node process open (browsers' timers are numbers, with nothing to unref). */
+const timer = (run: () => void, ms: number) => {
+  const handle = setTimeout(run, ms)
+  ;(handle as { unref?: () => void }).unref?.()
+  return handle
+}
+
 /** The least busy worker, or a new one while under {@link MAX_WORKERS} and every one is busy. */
 function pick(): Hasher | undefined {
   const idlest = hashers.reduce<Hasher | undefined>((best, hasher) => (!best || hasher.jobs.size < best.jobs.size ? hasher : best), undefined)
@@ -70,36 +80,27 @@ function pick(): Hasher | undefined {
 }
 
 function start(): Hasher | undefined {
-  let url: string | undefined
-  let worker: Worker
-  try {
-    url = URL.createObjectURL(new Blob([workerSource()], { type: 'text/javascript' }))
-    worker = new Worker(url)
-  } catch {
-    // Older browsers throw a SecurityError here for a CSP that forbids blob: workers.
-    if (url) URL.revokeObjectURL(url)
+  const worker = startWorker((reply) => answer(hasher, reply), () => giveUp(hasher))
+  if (!worker) {
     workersWork = false
     return undefined
   }
-  const hasher: Hasher = { worker, url, jobs: new Map(), starting: setTimeout(() => giveUp(hasher), START_MS) }
-  worker.onmessage = ({ data }: MessageEvent<HashReply>) => {
-    if ('ready' in data) return clearTimeout(hasher.starting)
-    const job = hasher.jobs.get(data.id)
-    if (!job) return
-    hasher.jobs.delete(data.id)
-    // A body the worker could not read or hash is read here again: its error, if it fails again, is the page's own.
-    if ('digest' in data) job.resolve(data.digest)
-    else hashHere(job.algorithm, job.body).then(job.resolve, job.reject)
-    if (!hasher.jobs.size) hasher.idle = setTimeout(() => retire(hasher), IDLE_MS)
-  }
-  // Chromium reports a CSP refusal of the blob: URL here, as an error event, after the constructor returned.
-  worker.onerror = (event) => {
-    event.preventDefault()
-    giveUp(hasher)
-  }
-  worker.onmessageerror = () => giveUp(hasher)
+  const hasher: Hasher = { worker, jobs: new Map(), starting: timer(() => giveUp(hasher), START_MS) }
   hashers.push(hasher)
   return hasher
+}
+
+function answer(hasher: Hasher, reply: HashReply) {
+  if ('ready' in reply) return clearTimeout(hasher.starting)
+  const job = hasher.jobs.get(reply.id)
+  if (!job) return
+  hasher.jobs.delete(reply.id)
+  // A body the worker could not read or hash is read here again: its error, if it fails again, is this thread's own.
+  if ('digest' in reply) job.resolve(reply.digest)
+  else hashHere(job.algorithm, job.body).then(job.resolve, job.reject)
+  if (hasher.jobs.size) return
+  hasher.worker.busy(false)
+  hasher.idle = timer(() => retire(hasher), IDLE_MS)
 }
 
 /** A worker failed: its bodies, and all bodies from now on, are hashed here. */
@@ -113,8 +114,8 @@ function giveUp(hasher: Hasher) {
 function retire(hasher: Hasher) {
   clearTimeout(hasher.starting)
   clearTimeout(hasher.idle)
-  hasher.worker.terminate()
-  URL.revokeObjectURL(hasher.url)
   const at = hashers.indexOf(hasher)
-  if (at >= 0) hashers.splice(at, 1)
+  if (at < 0) return
+  hashers.splice(at, 1)
+  hasher.worker.stop()
 }

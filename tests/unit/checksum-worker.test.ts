@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto'
 import { build } from 'esbuild'
 import { describe, expect, it } from 'vitest'
 import { digest, digestWith } from '../../engine/checksums/digest.ts'
-import { hashBody } from '../../engine/checksums/off-thread.ts'
+import { hashBody, IN_PLACE_BELOW } from '../../engine/checksums/off-thread.ts'
+import { startWorker as startNodeWorker } from '../../engine/checksums/start-worker.node.ts'
 import { type HashReply, type HashRequest, serveHashing, type WorkerScope, workerSource } from '../../engine/checksums/worker.ts'
 import { crc } from '../../engine/checksums/crc.ts'
 import { md5 } from '../../engine/md5.ts'
@@ -83,13 +84,46 @@ describe('the hashing worker program', () => {
   })
 })
 
+describe('the Node build of the worker (worker_threads)', () => {
+  it('runs the same program from its source: says it is ready, answers Blob and Uint8Array bodies', async () => {
+    const replies: HashReply[] = []
+    let failed = false
+    const answered = new Promise<void>((resolve) => {
+      const worker = startNodeWorker(
+        (reply) => {
+          replies.push(reply)
+          if (replies.length === 3) {
+            worker.stop()
+            resolve()
+          }
+        },
+        () => (failed = true),
+      )!
+      worker.busy(true)
+      worker.post({ id: 1, algorithm: 'md5', body: new Blob([bytes]) }, [])
+      const copy = bytes.slice()
+      worker.post({ id: 2, algorithm: 'crc32c', body: copy }, [copy.buffer])
+    })
+    await answered
+    expect(failed).toBe(false)
+    expect(replies).toEqual([
+      { ready: true },
+      { id: 1, digest: new Uint8Array(createHash('md5').update(bytes).digest()) },
+      { id: 2, digest: await digest('crc32c', bytes) },
+    ])
+  })
+})
+
 describe('hashBody', () => {
-  it('hashes on this thread where there is no Worker (Node), Blob and Uint8Array alike', async () => {
-    expect(typeof (globalThis as { Worker?: unknown }).Worker).toBe('undefined')
-    for (const algorithm of ALGORITHMS) {
-      const expected = await digest(algorithm, bytes)
-      expect(await hashBody(algorithm, new Blob([bytes]))).toEqual(expected)
-      expect(await hashBody(algorithm, bytes.subarray(3, 70_000))).toEqual(await digest(algorithm, bytes.subarray(3, 70_000)))
-    }
+  it('gives every algorithm\'s digest of Blob and Uint8Array bodies, below and above the in-place size, many at once', async () => {
+    const bodies = [bytes, bytes.subarray(3, 70_000), bytes.subarray(0, IN_PLACE_BELOW - 1)]
+    await Promise.all(
+      ALGORITHMS.flatMap((algorithm) =>
+        bodies.flatMap((body) => [
+          hashBody(algorithm, body).then(async (hash) => expect(hash).toEqual(await digest(algorithm, body))),
+          hashBody(algorithm, new Blob([body])).then(async (hash) => expect(hash).toEqual(await digest(algorithm, body))),
+        ]),
+      ),
+    )
   })
 })
