@@ -146,8 +146,9 @@ export const BUDGETS = [
   { entry: 'ui', goal: 16200, limit: 19305, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
   // An opt-in, off every base path: pages that import it pay for it. Issue 14: 2110 B with the
   // hashing on the calling thread; the worker that takes the hashing off a page's main thread (its
-  // pool, the fallback, its program as source text) made it 2880 B measured (+770 B).
-  { entry: 'checksums', goal: 3000, limit: 2885, what: 'opt-in `checksum()` (`updraft/checksums`)' },
+  // pool, the fallback, its program as source text, Node's timers unreferenced) made it 2961 B
+  // measured (+851 B).
+  { entry: 'checksums', goal: 3000, limit: 2965, what: 'opt-in `checksum()` (`updraft/checksums`)' },
 ] as const
 
 /**
