@@ -3,7 +3,8 @@
 // that text as a minifying, down-levelling bundler leaves it. Real workers: engine-checksums-browser.
 import { createHash } from 'node:crypto'
 import { build } from 'esbuild'
-import { describe, expect, it } from 'vitest'
+import { Worker as NodeWorker } from 'node:worker_threads'
+import { describe, expect, it, vi } from 'vitest'
 import { digest, digestWith } from '../../engine/checksums/digest.ts'
 import { hashBody, IN_PLACE_BELOW } from '../../engine/checksums/off-thread.ts'
 import { startWorker as startNodeWorker } from '../../engine/checksums/start-worker.node.ts'
@@ -115,6 +116,18 @@ describe('the Node build of the worker (worker_threads)', () => {
 })
 
 describe('hashBody', () => {
+  it('in Node, posts bodies from 64 KiB up to a worker_threads worker and hashes smaller ones in place', async () => {
+    const posted = vi.spyOn(NodeWorker.prototype, 'postMessage')
+    try {
+      const big = new Blob([bytes])
+      expect(await hashBody('md5', big)).toEqual(await digest('md5', bytes))
+      expect(await hashBody('crc32', bytes.subarray(0, IN_PLACE_BELOW - 1))).toEqual(await digest('crc32', bytes.subarray(0, IN_PLACE_BELOW - 1)))
+      expect(posted.mock.calls).toEqual([[{ id: expect.any(Number), algorithm: 'md5', body: big }, []]])
+    } finally {
+      posted.mockRestore()
+    }
+  })
+
   it('gives every algorithm\'s digest of Blob and Uint8Array bodies, below and above the in-place size, many at once', async () => {
     const bodies = [bytes, bytes.subarray(3, 70_000), bytes.subarray(0, IN_PLACE_BELOW - 1)]
     await Promise.all(
