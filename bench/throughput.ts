@@ -47,6 +47,7 @@ export const throughput: Benchmark = {
         'MB/s = 10^6 bytes/s. CPU = user + system seconds of the client process during the upload; peak RSS = its VmHWM during the upload (includes the body, which is in memory).',
         'lib-storage runs with `requestChecksumCalculation: WHEN_REQUIRED` (no per-part CRC32; Updraft computes none). A fresh `node` per measurement, which first uploads 1 KiB with the same client (warm-up: module loading, first use of WebCrypto and JIT are per process, not per upload).',
         'The ceilings create the upload, PUT the same slices with presigned URLs (no retries, progress or checks), then Complete.',
+        "Checksum rows: `worker_threads` is updraft/checksums' default in Node (a worker started on the first part, not warmed up); `upload's thread` is the same client with worker_threads taken away.",
       ],
     }
   },
