@@ -45,7 +45,7 @@ export async function checksumCost(
       const results = runs.get(id)!
       return [
         algorithm ?? 'none',
-        thread === 'main' ? 'main thread' : (thread ?? ''),
+        thread === 'main' ? 'main thread' : (thread ?? '-'),
         fixed(median(results.map(speed))),
         ratio(median(results.map((run, i) => speed(run) / speed(none[i]!)))),
         fixed(median(results.map((run) => run.longestStallMs ?? 0)), 0),

@@ -102,7 +102,7 @@ export async function checksumCost(
       const results = runs.get(id)!
       return [
         algorithm ?? 'none',
-        thread === 'main' ? 'upload\'s thread' : thread === 'worker' ? 'worker_threads' : '',
+        thread === 'main' ? 'upload\'s thread' : thread === 'worker' ? 'worker_threads' : '-',
         fixed(median(results.map(speed))),
         ratio(roundRatio(results, none)),
         fixed(median(results.map((r) => r.cpuSeconds)), 2),
