@@ -1,7 +1,7 @@
 // Where a body is hashed: in a worker when the runtime can start one (a Web Worker in browsers, a
 // worker_threads worker in Node), else on the calling thread. A part's hash is a CPU-bound loop
-// of tens of milliseconds (8 MiB: 13-17 ms of SHA-256, WebCrypto's included, which Chromium runs
-// on the calling thread; ~60 ms of MD5): on a page's main thread it stalls input and rendering,
+// of milliseconds to tens of them (8 MiB of SHA-256: 13-17 ms in Chromium, whose WebCrypto digests
+// on the calling thread; MD5 is slower): on a page's main thread it stalls input and rendering,
 // and in Node it takes the thread node:http's upload runs on.
 import { startWorker, type HashWorker } from '#hash-worker'
 import { type ChecksumAlgorithm, digest } from './digest.ts'
