@@ -4,21 +4,21 @@
 /** Standard base64 of raw bytes (short inputs: a key, a digest, a tagging document). */
 export const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
 
-/** Per-step left rotations, RFC 1321 3.4: four per round, each used four times in its round. */
-const SHIFTS = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21]
-
-/** RFC 1321 3.4's table: floor(abs(sin(i + 1)) * 2^32), exact in IEEE doubles. */
-const SINES = Int32Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(i + 1)) * 2 ** 32))
-
-/** Per step: its rotation, and the message word it takes (3.4). */
-const SHIFT = Int32Array.from({ length: 64 }, (_, i) => SHIFTS[(i >> 4) * 4 + (i % 4)]!)
-const WORD = Int32Array.from({ length: 64 }, (_, i) => [i, 5 * i + 1, 3 * i + 5, 7 * i][i >> 4]! % 16)
-
 /**
  * MD5 (RFC 1321), which SSE-C and Content-MD5 need and WebCrypto lacks. Whole parts go through it
  * (updraft/checksums): whole blocks are read in place, only the tail is copied to be padded.
+ * Self-contained (it names nothing outside itself but built-ins): updraft/checksums' hashing worker
+ * runs it from its source text. Its tables take about a microsecond to build per call.
  */
 export function md5(bytes: Uint8Array): Uint8Array {
+  // Per-step left rotations, RFC 1321 3.4: four per round, each used four times in its round.
+  const SHIFTS = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21]
+  // RFC 1321 3.4's table: floor(abs(sin(i + 1)) * 2^32), exact in IEEE doubles.
+  const SINES = Int32Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(i + 1)) * 2 ** 32))
+  // Per step: its rotation, and the message word it takes (3.4).
+  const SHIFT = Int32Array.from({ length: 64 }, (_, i) => SHIFTS[(i >> 4) * 4 + (i % 4)]!)
+  const WORD = Int32Array.from({ length: 64 }, (_, i) => [i, 5 * i + 1, 3 * i + 5, 7 * i][i >> 4]! % 16)
+
   // Padding (3.1, 3.2): a 1 bit, zeros up to 56 mod 64 bytes, then the bit length, little-endian.
   const whole = bytes.length & ~63
   const tail = new Uint8Array(bytes.length - whole < 56 ? 64 : 128)

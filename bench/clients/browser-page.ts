@@ -23,9 +23,19 @@ export async function runPage(upload: PageUpload): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 500))
     await post('ready') // answered once the harness has read the idle memory
     const startedAt = Date.now()
+    // How long the page could not answer: a timer due every 5 ms, and the longest it came late.
+    let longestStallMs = 0
+    let tick = performance.now()
+    const probe = setInterval(() => {
+      const now = performance.now()
+      longestStallMs = Math.max(longestStallMs, now - tick - 5)
+      tick = now
+    }, 5)
     const start = performance.now()
     await upload(body, job)
-    const result: PageResult = { seconds: (performance.now() - start) / 1000, bytes: body.size, startedAt }
+    const seconds = (performance.now() - start) / 1000
+    clearInterval(probe)
+    const result: PageResult = { seconds, bytes: body.size, startedAt, longestStallMs }
     await post('result', result)
   } catch (error) {
     await post('result', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })

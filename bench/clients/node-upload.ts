@@ -13,6 +13,14 @@ const MiB = 1024 * 1024
 const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => Promise<void>>> = {
   async updraft() {
     const { uploadObject } = await import('../../engine/index.ts')
+    // As a runtime without worker_threads: updraft/checksums then hashes on the upload's own thread.
+    if (spec.checksumThread === 'main') {
+      const { createRequire, syncBuiltinESMExports } = await import('node:module')
+      createRequire(import.meta.url)('node:worker_threads').Worker = function NoWorkers() {
+        throw new Error('no worker_threads in this measurement')
+      }
+      syncBuiltinESMExports()
+    }
     const { checksum } = await import('../../engine/checksums/index.ts')
     const extras = spec.checksum ? checksum(spec.checksum) : {}
     return (body) => uploadObject(body, { ...objectTarget(spec), ...extras }).then(() => undefined)

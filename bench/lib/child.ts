@@ -38,6 +38,8 @@ export interface ClientSpec {
   endpoint?: string
   /** `updraft`: per-part checksums (`updraft/checksums`). */
   checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
+  /** `updraft` with `checksum` only: `main` takes worker_threads away, so the parts are hashed on the upload's thread (the fallback). */
+  checksumThread?: 'worker' | 'main'
 }
 
 export interface ClientResult {

@@ -24,9 +24,13 @@ export interface PageJob {
   raw?: { partUrls: string[]; completeUrl: string }
   /** updraft only: per-part checksums (`updraft/checksums`). */
   checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
+  /** updraft with `checksum` only: `main` hides `Worker` from the page, so the parts are hashed on its main thread (the fallback). */
+  checksumThread?: 'worker' | 'main'
 }
 
 export interface PageResult {
+  /** The longest the page's main thread could not run a timer during the upload (a frame is 16.7 ms). */
+  longestStallMs?: number
   seconds: number
   bytes: number
   /** Wall-clock time the upload started, ms since the epoch. */

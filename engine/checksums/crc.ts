@@ -6,33 +6,24 @@ export const CRC32 = 0xedb88320
 /** CRC-32C (Castagnoli, iSCSI's), reversed polynomial. */
 export const CRC32C = 0x82f63b78
 
-const tables = new Map<number, Uint32Array>()
-
-/**
- * Slicing-by-8 tables (Intel's "slicing-by-8" paper): table k gives the CRC of a byte followed by
- * k zero bytes, so eight bytes fold in at once. 8 KiB each, built on first use only: pages that
- * never checksum never pay for them.
- */
-function slicingTables(polynomial: number): Uint32Array {
-  let table = tables.get(polynomial)
-  if (table) return table
-  table = new Uint32Array(8 * 256)
-  for (let byte = 0; byte < 256; byte++) {
-    let crc = byte
-    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ polynomial : crc >>> 1
-    table[byte] = crc
-  }
-  for (let i = 256; i < table.length; i++) table[i] = (table[i - 256]! >>> 8) ^ table[table[i - 256]! & 0xff]!
-  tables.set(polynomial, table)
-  return table
-}
-
 /**
  * The CRC of `bytes` for a reversed `polynomial` ({@link CRC32} or {@link CRC32C}), continuing
  * from `previous` (the CRC of the bytes before; 0 to start), as an unsigned 32-bit number.
+ * Self-contained (it names nothing outside itself but built-ins): the hashing worker runs it from
+ * its source text (worker.ts).
  */
 export function crc(polynomial: number, bytes: Uint8Array, previous = 0): number {
-  const t = slicingTables(polynomial)
+  // Slicing-by-8 tables (Intel's "slicing-by-8" paper): table k gives the CRC of a byte followed by
+  // k zero bytes, so eight bytes fold in at once. 8 KiB, built per call (a few microseconds, next
+  // to the milliseconds a part takes), so no state outlives the call.
+  const t = new Uint32Array(8 * 256)
+  for (let byte = 0; byte < 256; byte++) {
+    let value = byte
+    for (let bit = 0; bit < 8; bit++) value = value & 1 ? (value >>> 1) ^ polynomial : value >>> 1
+    t[byte] = value
+  }
+  for (let i = 256; i < t.length; i++) t[i] = (t[i - 256]! >>> 8) ^ t[t[i - 256]! & 0xff]!
+
   let c = ~previous
   let i = 0
   for (const whole = bytes.length - 7; i < whole; i += 8) {
