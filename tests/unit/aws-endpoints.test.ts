@@ -55,10 +55,56 @@ describe('awsEndpoints() in the engine', () => {
     expect(fake.log).toEqual(['PUT', 'PUT'])
   })
 
-  it('refuses directory buckets, whose CreateSession sessions it does not make, before any request', async () => {
-    const { fake, result } = start('logs--use1-az4--x-s3')
+  it('directory buckets: CreateSession on the zonal endpoint first, then requests signed with the session', async () => {
+    const fake = stepThroughTransport()
+    const result = uploadObject(new Blob(['hello']), {
+      bucket: 'logs--use1-az4--x-s3',
+      key: 'photos/a b.jpg',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET', sessionToken: 'STS-TOKEN' },
+      transport: fake.transport,
+      ...awsEndpoints(),
+    })
+    const [create] = await fake.waitForPending()
+    expect(create!.method).toBe('GET')
+    expect(create!.url).toBe('https://logs--use1-az4--x-s3.s3express-use1-az4.us-east-1.amazonaws.com/?session')
+    expect(scope(create!.headers?.authorization)).toBe('us-east-1/s3express')
+    // The caller's STS token goes as usual on CreateSession, signed.
+    expect(create!.headers?.['x-amz-security-token']).toBe('STS-TOKEN')
+    expect(create!.headers?.authorization).toMatch(/SignedHeaders=[^,]*x-amz-security-token/)
+    create!.respond(200, {}, session('SESSIONKEY', 'SESSION-TOKEN'))
+    const [put] = await fake.waitForPending()
+    expect(put!.url).toBe('https://logs--use1-az4--x-s3.s3express-use1-az4.us-east-1.amazonaws.com/photos/a%20b.jpg')
+    expect(put!.headers?.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=SESSIONKEY\/\d{8}\/us-east-1\/s3express\/aws4_request/)
+    expect(put!.headers?.['x-amz-s3session-token']).toBe('SESSION-TOKEN')
+    expect(put!.headers?.authorization).toMatch(/SignedHeaders=[^,]*x-amz-s3session-token/)
+    expect(put!.headers).not.toHaveProperty('x-amz-security-token')
+    put!.respond(200, { etag: '"e3"' })
+    await expect(result).resolves.toMatchObject({ etag: '"e3"' })
+    expect(fake.log).toEqual(['GET ?session', 'PUT'])
+  })
+
+  it('directory buckets: a CreateSession reply without credentials fails the upload with an UploadError', async () => {
+    const fake = stepThroughTransport()
+    const result = uploadObject(new Blob(['hello']), {
+      bucket: 'empty--use1-az4--x-s3',
+      key: 'k',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
+      transport: fake.transport,
+      ...awsEndpoints(),
+    })
+    ;(await fake.waitForPending())[0]!.respond(200, {}, '<CreateSessionResult><Credentials></Credentials></CreateSessionResult>')
+    await expect(result).rejects.toThrow(/CreateSession on empty--use1-az4--x-s3 answered without complete Credentials/)
+    expect(fake.log).toEqual(['GET ?session'])
+  })
+
+  it('directory buckets still refuse what the zonal endpoints cannot do, before any request', async () => {
+    const { fake, result } = start('logs--use1-az4--x-s3', { useDualstackEndpoint: true })
     await expect(result).rejects.toThrow(EndpointRuleError)
-    await expect(result).rejects.toThrow(/directory bucket .* CreateSession/)
     expect(fake.log).toEqual([])
   })
 })
+
+const session = (accessKeyId: string, token: string) =>
+  `<CreateSessionResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Credentials><SessionToken>${token}</SessionToken><SecretAccessKey>SESSIONSECRET</SecretAccessKey><AccessKeyId>${accessKeyId}</AccessKeyId><Expiration>${new Date(Date.now() + 300_000).toISOString()}</Expiration></Credentials></CreateSessionResult>`
