@@ -95,7 +95,8 @@ async function createSession(
   bucket: ResolvedObject,
   options: ResolvedOptions,
 ): Promise<DirectorySession> {
-  const sign = createSigner(credentials, { ...location, locate: () => bucket }, options)
+  // Never moved by a refusal: a refused CreateSession is signed again with renewed credentials.
+  const sign = createSigner(credentials, { ...location, locate: (_, refused) => (refused ? undefined : bucket) }, options)
   const reply = await send(options, (refused) => sign('GET', '?session', undefined, refused), { signal: undefined })
   const session = parseCreateSession(reply.body)
   if (!session) throw new UploadError(`CreateSession on ${location.bucket} answered without complete Credentials`)

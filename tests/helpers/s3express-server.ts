@@ -124,7 +124,7 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
       const reply = await storeClient.fetch(`${store.endpoint}/${target}/${key}${search}`, {
         method: request.method,
         headers,
-        body: body.length ? body : undefined,
+        body: body.length ? new Uint8Array(body) : undefined,
       })
       const replyBody = Buffer.from(await reply.arrayBuffer())
       response.writeHead(reply.status, Object.fromEntries([...reply.headers].filter(([name]) => name !== 'content-encoding' && name !== 'transfer-encoding' && name !== 'content-length')))

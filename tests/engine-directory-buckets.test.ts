@@ -1,0 +1,159 @@
+// Issue 14, "Directory buckets (S3 Express One Zone)": `uploadObject` with `awsEndpoints()` to a
+// `--x-s3` bucket calls CreateSession and signs every object request with the session it returns.
+// No open store implements CreateSession: a stand-in on loopback (tests/helpers/s3express-server.ts)
+// checks every signature against the sessions it issued and forwards good requests to s3rver,
+// from which each upload is read back.
+import { AwsClient } from 'aws4fetch'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { awsEndpoints } from '../engine/aws-endpoints.ts'
+import { S3Error, uploadObject } from '../engine/index.ts'
+import { nodeTransport } from '../engine/node-transport.ts'
+import type { Transport } from '../engine/transport.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
+import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
+import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+
+let s3rver: S3rverInstance
+let express: S3ExpressStandIn
+/** Each test its own directory bucket: sessions are cached per bucket for the whole page (here, file). */
+const DIRECTORY_BUCKETS = ['single', 'multi', 'expiry', 'refresh', 'forged', 'denied'].map((name) => `${name}--test1-az1--x-s3`)
+const [SINGLE, MULTI, EXPIRY, REFRESH, FORGED, DENIED] = DIRECTORY_BUCKETS as [string, string, string, string, string, string]
+/** STS-style base credentials: the stand-in wants the token on CreateSession too. */
+const BASE = { accessKeyId: 'BASEKEY', secretAccessKey: 'BASESECRET', sessionToken: 'base-sts-token' }
+const multipartBytes = testBytes(3 * MIN_PART_SIZE + 7, 41)
+
+beforeAll(async () => {
+  s3rver = await startS3rver()
+  express = await startS3ExpressStandIn({
+    store: s3rver,
+    buckets: Object.fromEntries(DIRECTORY_BUCKETS.map((name) => [name, s3rver.bucket])),
+    callers: [BASE],
+  })
+})
+afterAll(async () => {
+  await express?.stop()
+  await s3rver?.stop()
+})
+
+const target = (bucket: string, key: string) => ({
+  bucket,
+  key,
+  region: 'us-east-1',
+  endpoint: express.endpoint,
+  credentials: BASE,
+  ...awsEndpoints(),
+})
+
+const stored = (key: string) => readObject(sdkClient(s3rver), s3rver.bucket, key)
+
+describe('uploadObject to a directory bucket, through CreateSession', () => {
+  it('a single PUT: one CreateSession, the object signed with the session, read back byte-exact', async () => {
+    const bytes = testBytes(100_000, 40)
+    const result = await uploadObject(new Blob([bytes]), target(SINGLE, 'express/single.bin'))
+    expect(result).toMatchObject({ bucket: SINGLE, key: 'express/single.bin', url: `${express.endpoint}/${SINGLE}/express/single.bin` })
+    expect(express.sessions.filter((b) => b === SINGLE)).toHaveLength(1)
+    expect(express.forwarded).toContain(`PUT /${SINGLE}/express/single.bin`)
+    expect(sha256(await stored('express/single.bin'))).toBe(sha256(bytes))
+  })
+
+  it('multipart, 4 parts in flight: one CreateSession shared by every request, read back byte-exact', async () => {
+    const before = express.forwarded.length
+    await uploadObject(new Blob([multipartBytes]), { ...target(MULTI, 'express/multi.bin'), partSize: MIN_PART_SIZE, partConcurrency: 4 })
+    expect(express.sessions.filter((b) => b === MULTI)).toHaveLength(1)
+    const steps = express.forwarded.slice(before).map((line) => line.replace(/uploadId=[^&]*/, 'uploadId').replace(/\/express\/multi\.bin/, ''))
+    expect(steps.sort()).toEqual(
+      [`POST /${MULTI}?uploads`, ...[1, 2, 3, 4].map((n) => `PUT /${MULTI}?partNumber=${n}&uploadId`), `POST /${MULTI}?uploadId`].sort(),
+    )
+    expect(sha256(await stored('express/multi.bin'))).toBe(sha256(multipartBytes))
+  })
+
+  it('a session that expires mid-upload is refused, made again once, and the upload completes', async () => {
+    let expired = false
+    // Expire every session the stand-in issued as soon as part 1 is stored.
+    const transport: Transport = async (request) => {
+      const reply = await nodeTransport(request)
+      if (!expired && /partNumber=1&/.test(request.url) && reply.status === 200) {
+        expired = true
+        express.expireSessions()
+      }
+      return reply
+    }
+    const refusedBefore = express.refused.length
+    await uploadObject(new Blob([multipartBytes]), { ...target(EXPIRY, 'express/expiry.bin'), partSize: MIN_PART_SIZE, partConcurrency: 1, transport })
+    expect(expired).toBe(true)
+    expect(express.sessions.filter((b) => b === EXPIRY)).toHaveLength(2)
+    expect(express.refused.slice(refusedBefore)).toEqual([{ request: expect.stringMatching(/^PUT .*partNumber=2&/), code: 'ExpiredToken' }])
+    expect(sha256(await stored('express/expiry.bin'))).toBe(sha256(multipartBytes))
+  })
+
+  it('base credentials that CreateSession refuses are renewed (token mode /refresh), then the upload goes on', async () => {
+    const asked: boolean[] = []
+    const bytes = testBytes(50_000, 42)
+    await uploadObject(new Blob([bytes]), {
+      ...target(REFRESH, 'express/refresh.bin'),
+      // As token mode's renewable credentials: stale ones until storage refuses them.
+      credentials: async (refused: boolean) => {
+        asked.push(refused)
+        return refused ? BASE : { ...BASE, accessKeyId: 'EXPIREDKEY' }
+      },
+    })
+    expect(asked).toContain(true)
+    expect(express.refused).toContainEqual({ request: `GET /${REFRESH}/?session`, code: 'InvalidAccessKeyId' })
+    expect(sha256(await stored('express/refresh.bin'))).toBe(sha256(bytes))
+  })
+
+  it('fixed credentials CreateSession refuses fail the upload with the S3 error, and nothing is stored', async () => {
+    const upload = uploadObject(new Blob(['nope']), { ...target(DENIED, 'express/denied.bin'), credentials: { accessKeyId: 'UNKNOWN', secretAccessKey: 'X' } })
+    await expect(upload).rejects.toBeInstanceOf(S3Error)
+    await expect(upload).rejects.toMatchObject({ status: 403, code: 'InvalidAccessKeyId' })
+    await expect(stored('express/denied.bin')).rejects.toThrow()
+  })
+})
+
+describe('the stand-in checks what it is sent (else the tests above would prove nothing)', () => {
+  const put = (client: AwsClient, bucket: string, key: string, headers: Record<string, string> = {}) =>
+    client.fetch(`${express.endpoint}/${bucket}/${key}`, { method: 'PUT', body: 'forged', headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers } })
+
+  /** A session of FORGED's, as the engine would get it. */
+  async function session(bucket = FORGED) {
+    const client = new AwsClient({ ...BASE, service: 's3express', region: 'us-east-1' })
+    const reply = await client.fetch(`${express.endpoint}/${bucket}/?session`, { headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } })
+    const xml = await reply.text()
+    const pick = (tag: string) => new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)![1]!
+    return { accessKeyId: pick('AccessKeyId'), secretAccessKey: pick('SecretAccessKey'), sessionToken: pick('SessionToken') }
+  }
+
+  it('refuses an object request signed with the base credentials instead of a session', async () => {
+    const reply = await put(new AwsClient({ ...BASE, service: 's3express', region: 'us-east-1' }), FORGED, 'express/forged-base.bin')
+    expect(reply.status).toBe(403)
+    expect(await reply.text()).toContain('<Code>InvalidAccessKeyId</Code>')
+  })
+
+  it('refuses a session token sent as x-amz-security-token rather than x-amz-s3session-token', async () => {
+    const { sessionToken, ...keys } = await session()
+    const reply = await put(new AwsClient({ ...keys, sessionToken, service: 's3express', region: 'us-east-1' }), FORGED, 'express/forged-header.bin')
+    expect(reply.status).toBe(403)
+    expect(await reply.text()).toContain('<Code>InvalidToken</Code>')
+  })
+
+  it('refuses a request signed as service s3 rather than s3express, and a session used on another bucket', async () => {
+    const { sessionToken, ...keys } = await session()
+    const asS3 = await put(new AwsClient({ ...keys, service: 's3', region: 'us-east-1' }), FORGED, 'express/forged-s3.bin', { 'x-amz-s3session-token': sessionToken })
+    expect(asS3.status).toBe(403)
+    const elsewhere = await put(new AwsClient({ ...keys, service: 's3express', region: 'us-east-1' }), SINGLE, 'express/forged-other.bin', {
+      'x-amz-s3session-token': sessionToken,
+    })
+    expect(elsewhere.status).toBe(403)
+    expect(await elsewhere.text()).toContain('<Code>InvalidToken</Code>')
+  })
+
+  it('accepts the same request correctly signed with the session, and it lands on the store', async () => {
+    const { sessionToken, ...keys } = await session()
+    const reply = await put(new AwsClient({ ...keys, service: 's3express', region: 'us-east-1' }), FORGED, 'express/genuine.bin', { 'x-amz-s3session-token': sessionToken })
+    expect(reply.status).toBe(200)
+    expect(new TextDecoder().decode(await stored('express/genuine.bin'))).toBe('forged')
+    await expect(stored('express/forged-base.bin')).rejects.toThrow()
+    await expect(stored('express/forged-header.bin')).rejects.toThrow()
+  })
+})
