@@ -3,10 +3,10 @@ import { resolveObjectUrl, type EndpointRules, type ResolvedObject } from '../pr
 import { encodeKey, type ObjectLocation } from '../protocol/object-url.ts'
 import { serverNow } from './clock.ts'
 import { UploadError, type S3Error } from './errors.ts'
-import type { ResolvedOptions } from './options.ts'
+import { resolveOptions } from './options.ts'
 import { send } from './send.ts'
 import { createSigner, type Credentials, type CredentialSource, type Located } from './signer.ts'
-import type { ObjectExtras } from './upload-object.ts'
+import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
 
 export { EndpointRuleError, type EndpointRules } from '../protocol/endpoint-rules.ts'
 
@@ -68,18 +68,20 @@ const sessions = new SessionCache(serverNow)
  * session it was signed with, once; one signed with an older session takes the current one.
  */
 function directorySession(location: ObjectLocation, resolved: ResolvedObject): Located['session'] {
+  // `locate` is given the whole target: its credentials, and the transfer options CreateSession is sent with.
+  const { credentials } = location as ObjectTarget
   // The bucket's own URL: `https://bucket.s3express-zone.region.amazonaws.com/` (or path-style), the object's without its key.
-  const bucketUrl = resolved.url.slice(0, resolved.url.length - encodeKey(location.key).length)
+  const bucket = { url: resolved.url.slice(0, resolved.url.length - encodeKey(location.key).length), signingRegion: resolved.signingRegion, signingService: 's3express' as const }
   const signedWith = new Map<string, string>()
-  return async (credentials, stale, options, request) => {
+  return async (refused, headers, query) => {
     const base = typeof credentials === 'function' ? await credentials(false) : credentials
     const { accessKeyId, secretAccessKey, sessionToken } = await sessions.get(
-      `${bucketUrl} ${base.accessKeyId}`,
-      () => createSession(credentials, location, { url: bucketUrl, signingRegion: resolved.signingRegion, signingService: 's3express' }, options),
-      stale ? signedWith.get(request) : undefined,
+      `${bucket.url} ${base.accessKeyId}`,
+      () => createSession(credentials, location, bucket),
+      refused ? signedWith.get(query!) : undefined,
     )
-    signedWith.set(request, sessionToken)
-    return { accessKeyId, secretAccessKey, headers: { [SESSION_TOKEN_HEADER]: sessionToken } }
+    signedWith.set(query!, headers![SESSION_TOKEN_HEADER] = sessionToken)
+    return { accessKeyId, secretAccessKey }
   }
 }
 
@@ -89,15 +91,10 @@ function directorySession(location: ObjectLocation, resolved: ResolvedObject): L
  * one upload's abort: other uploads may share it, and cleanup needs it too.
  * https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateSession.html
  */
-async function createSession(
-  credentials: Credentials | CredentialSource,
-  location: ObjectLocation,
-  bucket: ResolvedObject,
-  options: ResolvedOptions,
-): Promise<DirectorySession> {
+async function createSession(credentials: Credentials | CredentialSource, location: ObjectLocation, bucket: ResolvedObject): Promise<DirectorySession> {
   // Never moved by a refusal: a refused CreateSession is signed again with renewed credentials.
-  const sign = createSigner(credentials, { ...location, locate: (_, refused) => (refused ? undefined : bucket) }, options)
-  const reply = await send(options, (refused) => sign('GET', '?session', undefined, refused), { signal: undefined })
+  const sign = createSigner(credentials, { ...location, locate: (_, refused) => (refused ? undefined : bucket) })
+  const reply = await send(resolveOptions(location as ObjectTarget), (refused) => sign('GET', '?session', undefined, refused), { signal: undefined })
   const session = parseCreateSession(reply.body)
   if (!session) throw new UploadError(`CreateSession on ${location.bucket} answered without complete Credentials`)
   return session

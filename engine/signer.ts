@@ -3,7 +3,6 @@ import type { ResolvedObject } from '../protocol/endpoint-rules.ts'
 import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
 import { learnServerTime, serverNow } from './clock.ts'
 import type { S3Error } from './errors.ts'
-import type { ResolvedOptions } from './options.ts'
 import type { SignedRequest } from './send.ts'
 
 /** AWS-style credentials that sign requests to storage (SigV4). */
@@ -31,17 +30,18 @@ export type Locate = (location: ObjectLocation, refused?: S3Error) => Located | 
 /** A {@link Locate} answer; `session` when requests are signed with other credentials than the caller's. */
 export interface Located extends ResolvedObject {
   /**
-   * The credentials to sign with instead (a directory bucket's CreateSession session), and the
-   * headers that carry their token. `stale`: storage refused the last request (signed for
-   * `request`, its method and URL) as signed.
+   * Signs in the caller's credentials' stead: a directory bucket's CreateSession session, made
+   * with the credentials of the target `locate` was given.
    */
-  session?: (credentials: Credentials | CredentialSource, stale: boolean, options: ResolvedOptions, request: string) => Promise<SessionKeys>
+  session?: SessionSource
 }
 
-/** Credentials a {@link Located} `session` signs with, and the headers carrying their token. */
-export interface SessionKeys extends Credentials {
-  headers: Record<string, string>
-}
+/**
+ * A {@link CredentialSource} that also adds the headers its keys need (the session token) to the
+ * request's `headers`; `query` tells the object's requests apart: `refused` is about the last
+ * request signed with it.
+ */
+export type SessionSource = (refused: boolean, headers?: Record<string, string>, query?: string) => Promise<Credentials>
 
 export type Sign = ((method: string, query?: string, headers?: Record<string, string>, refused?: S3Error) => Promise<SignedRequest>) & {
   /** The object's URL as now signed for: it moves when storage names the bucket's region. */
@@ -55,10 +55,11 @@ export type Sign = ((method: string, query?: string, headers?: Record<string, st
  * refusal naming another region (301 PermanentRedirect, 400 AuthorizationHeaderMalformed) moves
  * every later request there, and the refused one is signed again.
  */
-export function createSigner(credentials: Credentials | CredentialSource, location: ObjectLocation & { locate?: Locate }, options?: ResolvedOptions): Sign {
-  // `options` carry the transport a `session` sends CreateSession through (resume's listing has none: no locate).
+export function createSigner(credentials: Credentials | CredentialSource, location: ObjectLocation & { locate?: Locate }): Sign {
   const { locate } = location
   let at: Located = locate?.(location) ?? { url: objectUrl(location), signingRegion: location.region, signingService: 's3' }
+  // A directory bucket's session signs in the caller's credentials' stead (its bucket never moves).
+  credentials = at.session ?? credentials
   // aws4fetch caches the derived signing key here, saving four HMACs per request.
   const cache = new Map<string, ArrayBuffer>()
   const sign = async (method: string, query = '', headers?: Record<string, string>, refused?: S3Error) => {
@@ -66,14 +67,13 @@ export function createSigner(credentials: Credentials | CredentialSource, locati
     const moved = refused && locate?.(location, refused)
     if (moved) at = moved
     const renewable = typeof credentials === 'function'
-    const stale = !!refused && !skewed && !moved
-    if (stale && !renewable && !at.session) throw refused
-    const keys = at.session ? await at.session(credentials, stale, options!, method + at.url + query) : renewable ? await credentials(stale) : credentials
+    if (refused && !skewed && !moved && !renewable) throw refused
+    headers = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers }
     const signed = await new AwsV4Signer({
-      ...keys,
+      ...(renewable ? await (credentials as SessionSource)(!!refused && !skewed && !moved, headers, query) : (credentials as Credentials)),
       method,
       url: at.url + query,
-      headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers, ...(keys as SessionKeys).headers },
+      headers,
       service: at.signingService,
       region: at.signingRegion,
       cache,

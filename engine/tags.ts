@@ -60,7 +60,7 @@ export async function putObjectTagging(target: ObjectTarget, tags: Record<string
     .map(([name, value]) => `<Tag><Key>${escapeXml(name)}</Key><Value>${escapeXml(value)}</Value></Tag>`)
     .join('')}</TagSet></Tagging>`
   const options = resolveOptions(target)
-  const sign = createSigner(target.credentials, target, options)
+  const sign = createSigner(target.credentials, target)
   // S3 requires a body checksum on PutObjectTagging; Content-MD5 is the one every store knows.
   const headers = { 'content-type': 'application/xml', 'content-md5': toBase64(md5(new TextEncoder().encode(body))) }
   await send(options, (refused) => sign('PUT', '?tagging', headers, refused), { body, signal: options.signal })

@@ -122,7 +122,7 @@ export function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadRe
 /** `uploadObject` inside an upload that is already running (token mode). */
 export async function putObject(file: Blob, target: ObjectTarget, options: ResolvedOptions): Promise<UploadResult> {
   const plan = planParts(file.size, options.partSize)
-  const sign = createSigner(target.credentials, target, options)
+  const sign = createSigner(target.credentials, target)
   // Empty values (a Blob with no type, no cache-control) are left out rather than sent blank.
   const objectHeaders = Object.fromEntries(
     Object.entries({
