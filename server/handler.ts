@@ -89,7 +89,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
   const s3 = createS3Client(resolved)
   const issueCredentials = createCredentialIssuer(resolved)
   const issueToken = createTokenIssuer(resolved, issueCredentials)
-  const signer = createSessionSigner(resolved, issueCredentials)
+  const signer = createSessionSigner(resolved, issueCredentials, s3)
   const presignPut = createPutPresigner(resolved, signer)
   const multipart: MultipartContext = {
     config: resolved,

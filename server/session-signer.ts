@@ -1,5 +1,9 @@
+import type { S3Client } from '@aws-sdk/client-s3'
+import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
+import { createDirectorySigner } from './directory-signer.ts'
 import { describeError } from './errors.ts'
+import { createS3Client } from './presigned-urls.ts'
 import { createQueryPresigner, type QueryPresigner } from './sigv4.ts'
 import { createCredentialIssuer, presignPolicy, type IssueCredentials } from './sts.ts'
 
@@ -27,7 +31,13 @@ export type Presign = (request: Parameters<QueryPresigner>[0]) => string
  * - 'server-key': the server's own key, for stores without STS.
  * One STS call per half hour, shared by every request waiting on it.
  */
-export function createSessionSigner(config: ResolvedConfig, issue: IssueCredentials = createCredentialIssuer(config)): () => Promise<Presign> {
+export function createSessionSigner(
+  config: ResolvedConfig,
+  issue: IssueCredentials = createCredentialIssuer(config),
+  s3: S3Client = createS3Client(config),
+): () => Promise<Presign> {
+  // A directory bucket is signed for with CreateSession sessions, whatever presignWith says.
+  if (isDirectoryBucket(config.bucket)) return createDirectorySigner(config, s3)
   if (config.presignWith === 'server-key') {
     const presign = createQueryPresigner(config, config.region)
     const signer: Presign = (request) => presign({ ...request, expiresIn: Math.min(request.expiresIn, MAX_EXPIRES_IN) })

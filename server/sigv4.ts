@@ -30,7 +30,7 @@ export interface QueryPresignRequest {
  * It emits the same query parameters as the SDK (`X-Amz-Content-Sha256=UNSIGNED-PAYLOAD` included),
  * so for the same inputs the URLs are identical; tests/server-presigner.test.ts holds it to that.
  */
-export function createQueryPresigner(credentials: SigningCredentials, region: string, service = 's3') {
+export function createQueryPresigner(credentials: SigningCredentials, region: string, service = 's3', tokenParam = 'X-Amz-Security-Token') {
   let cachedDay = ''
   let cachedKey: Buffer = Buffer.alloc(0)
   const signingKey = (day: string) => {
@@ -65,7 +65,8 @@ export function createQueryPresigner(credentials: SigningCredentials, region: st
       'X-Amz-Expires': String(expiresIn),
       'X-Amz-SignedHeaders': signedHeaders,
     }
-    if (credentials.sessionToken) params['X-Amz-Security-Token'] = credentials.sessionToken
+    // `tokenParam`: a directory bucket's session token goes as X-Amz-S3session-Token (server/directory-signer.ts).
+    if (credentials.sessionToken) params[tokenParam] = credentials.sessionToken
     const pairs = Object.entries(params)
       .map(([name, value]) => [encode(name), encode(value)] as const)
       .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))

@@ -75,7 +75,9 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
     try {
       const body = await readBody(request)
       const url = new URL(request.url ?? '/', 'http://stand-in')
-      const [, bucket = '', ...keyParts] = url.pathname.split('/')
+      // The AWS SDK, path-style on a custom endpoint, leaves an empty segment after a directory
+      // bucket's name (`/{bucket}//{key}`, `/{bucket}//?session`); the engine does not. Both mean `key`.
+      const [, bucket = '', ...keyParts] = url.pathname.replace(/^(\/[^/]+)\/\//, '$1/').split('/')
       const key = keyParts.join('/')
       const refuse = (status: number, code: string, message: string) => {
         refused.push({ request: `${request.method} ${url.pathname}${url.search}`, code })
@@ -127,7 +129,10 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
         body: body.length ? new Uint8Array(body) : undefined,
       })
       const replyBody = Buffer.from(await reply.arrayBuffer())
-      response.writeHead(reply.status, Object.fromEntries([...reply.headers].filter(([name]) => name !== 'content-encoding' && name !== 'transfer-encoding' && name !== 'content-length')))
+      // fetch has decoded the body: its own length, unless a HEAD's (no body, the object's length).
+      const replyHeaders = Object.fromEntries([...reply.headers].filter(([name]) => name !== 'content-encoding' && name !== 'transfer-encoding'))
+      if (request.method !== 'HEAD') replyHeaders['content-length'] = String(replyBody.length)
+      response.writeHead(reply.status, replyHeaders)
       response.end(replyBody)
     } catch (error) {
       response.writeHead(500, { 'content-type': 'application/xml' })
