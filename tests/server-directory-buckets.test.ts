@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EndpointError, fetchTransport, upload, type HttpRequest, type Transport } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import type { PresignedReply } from '../protocol/wire.ts'
+import type { PresignedPutReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
@@ -43,14 +43,15 @@ afterAll(async () => {
 const recording = (sent: HttpRequest[]): Transport => (request) => (sent.push(request), fetchTransport(request))
 const stored = (key: string) => readObject(sdkClient(s3rver), s3rver.bucket, key)
 
-async function askForUrl(filename: string, filesize: number): Promise<PresignedReply> {
+/** A single-PUT reply (these sizes are under the multipart threshold). */
+async function askForUrl(filename: string, filesize: number): Promise<PresignedPutReply> {
   const reply = await fetch(served.endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ filename, filetype: 'application/octet-stream', filesize, strategy: 'presigned' }),
   })
   expect(reply.status).toBe(200)
-  return (await reply.json()) as PresignedReply
+  return (await reply.json()) as PresignedPutReply
 }
 
 describe('presigned upload() to a directory bucket through the endpoint', () => {
@@ -85,7 +86,7 @@ describe('presigned upload() to a directory bucket through the endpoint', () => 
 
   it('every URL lasts no longer than its session (AWS sessions: 5 minutes)', async () => {
     const { url } = await askForUrl('short.bin', 10)
-    const expires = Number(new URL(url!).searchParams.get('X-Amz-Expires'))
+    const expires = Number(new URL(url).searchParams.get('X-Amz-Expires'))
     expect(expires).toBeGreaterThan(60)
     expect(expires).toBeLessThanOrEqual(300)
   })
@@ -93,19 +94,19 @@ describe('presigned upload() to a directory bucket through the endpoint', () => 
   it('a URL moved to another key, or carrying another body size, is refused by the stand-in and nothing is stored', async () => {
     const reply = await askForUrl('attack.bin', 6)
     const { url, key } = reply
-    const moved = url!.replace(encodeURIComponent(key).replace(/%2F/g, '/'), 'next-s3-uploads/elsewhere.bin')
+    const moved = url.replace(encodeURIComponent(key).replace(/%2F/g, '/'), 'next-s3-uploads/elsewhere.bin')
     expect(moved).not.toBe(url)
     // The headers signed into the URL, which the PUT must carry.
-    const headers = 'headers' in reply ? reply.headers! : {}
+    const headers = reply.headers ?? {}
     const elsewhere = await fetch(moved, { method: 'PUT', body: 'sixsix', headers })
     expect(elsewhere.status).toBe(403)
     expect(await elsewhere.text()).toContain('<Code>SignatureDoesNotMatch</Code>')
-    const longer = await fetch(url!, { method: 'PUT', body: 'sixsix and more', headers })
+    const longer = await fetch(url, { method: 'PUT', body: 'sixsix and more', headers })
     expect(longer.status).toBe(403)
     await expect(stored('next-s3-uploads/elsewhere.bin')).rejects.toThrow()
     await expect(stored(key)).rejects.toThrow()
     // The genuine request passes: the refusals above were about the changes.
-    const genuine = await fetch(url!, { method: 'PUT', body: 'sixsix', headers })
+    const genuine = await fetch(url, { method: 'PUT', body: 'sixsix', headers })
     expect(genuine.status).toBe(200)
     expect(new TextDecoder().decode(await stored(key))).toBe('sixsix')
   })
