@@ -99,6 +99,35 @@ describe('awsEndpoints() in the engine', () => {
     expect(fake.log).toEqual(['GET ?session'])
   })
 
+  it('directory buckets: the session serves later uploads until a minute before it expires', async () => {
+    const fake = stepThroughTransport()
+    const send = (bucket: string) =>
+      uploadObject(new Blob(['hello']), {
+        bucket,
+        key: 'k',
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
+        transport: fake.transport,
+        ...awsEndpoints(),
+      })
+    for (const [bucket, lifetime, expected] of [
+      ['lasting--use1-az4--x-s3', 300_000, ['GET ?session', 'PUT', 'PUT']],
+      ['short--use1-az4--x-s3', 59_000, ['GET ?session', 'PUT', 'GET ?session', 'PUT']],
+    ] as const) {
+      fake.log.length = 0
+      for (const n of [1, 2]) {
+        const result = send(bucket)
+        const [first] = await fake.waitForPending()
+        if (first!.step === 'GET ?session') {
+          first!.respond(200, {}, session('SESSIONKEY', `T${n}`, lifetime))
+          ;(await fake.waitForPending())[0]!.respond(200, { etag: '"e"' })
+        } else first!.respond(200, { etag: '"e"' })
+        await result
+      }
+      expect(fake.log).toEqual(expected)
+    }
+  })
+
   it('directory buckets still refuse what the zonal endpoints cannot do, before any request', async () => {
     const { fake, result } = start('logs--use1-az4--x-s3', { useDualstackEndpoint: true })
     await expect(result).rejects.toThrow(EndpointRuleError)
@@ -106,5 +135,5 @@ describe('awsEndpoints() in the engine', () => {
   })
 })
 
-const session = (accessKeyId: string, token: string) =>
-  `<CreateSessionResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Credentials><SessionToken>${token}</SessionToken><SecretAccessKey>SESSIONSECRET</SecretAccessKey><AccessKeyId>${accessKeyId}</AccessKeyId><Expiration>${new Date(Date.now() + 300_000).toISOString()}</Expiration></Credentials></CreateSessionResult>`
+const session = (accessKeyId: string, token: string, lifetime = 300_000) =>
+  `<CreateSessionResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Credentials><SessionToken>${token}</SessionToken><SecretAccessKey>SESSIONSECRET</SecretAccessKey><AccessKeyId>${accessKeyId}</AccessKeyId><Expiration>${new Date(Date.now() + lifetime).toISOString()}</Expiration></Credentials></CreateSessionResult>`
