@@ -8,13 +8,12 @@ import { awsEndpoints, EndpointRuleError } from '../../engine/aws-endpoints.ts'
 import { uploadObject } from '../../engine/index.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
-function start(bucket: string, rules: Parameters<typeof awsEndpoints>[0] = {}) {
-  const fake = stepThroughTransport()
+function start(bucket: string, rules: Parameters<typeof awsEndpoints>[0] = {}, fake = stepThroughTransport(), sessionToken?: string) {
   const result = uploadObject(new Blob(['hello']), {
     bucket,
     key: 'photos/a b.jpg',
     region: 'us-east-1',
-    credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
+    credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET', sessionToken },
     transport: fake.transport,
     ...awsEndpoints(rules),
   })
@@ -56,15 +55,7 @@ describe('awsEndpoints() in the engine', () => {
   })
 
   it('directory buckets: CreateSession on the zonal endpoint first, then requests signed with the session', async () => {
-    const fake = stepThroughTransport()
-    const result = uploadObject(new Blob(['hello']), {
-      bucket: 'logs--use1-az4--x-s3',
-      key: 'photos/a b.jpg',
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET', sessionToken: 'STS-TOKEN' },
-      transport: fake.transport,
-      ...awsEndpoints(),
-    })
+    const { fake, result } = start('logs--use1-az4--x-s3', {}, undefined, 'STS-TOKEN')
     const [create] = await fake.waitForPending()
     expect(create!.method).toBe('GET')
     expect(create!.url).toBe('https://logs--use1-az4--x-s3.s3express-use1-az4.us-east-1.amazonaws.com/?session')
@@ -85,15 +76,7 @@ describe('awsEndpoints() in the engine', () => {
   })
 
   it('directory buckets: a CreateSession reply without credentials fails the upload with an UploadError', async () => {
-    const fake = stepThroughTransport()
-    const result = uploadObject(new Blob(['hello']), {
-      bucket: 'empty--use1-az4--x-s3',
-      key: 'k',
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
-      transport: fake.transport,
-      ...awsEndpoints(),
-    })
+    const { fake, result } = start('empty--use1-az4--x-s3')
     ;(await fake.waitForPending())[0]!.respond(200, {}, '<CreateSessionResult><Credentials></Credentials></CreateSessionResult>')
     await expect(result).rejects.toThrow(/CreateSession on empty--use1-az4--x-s3 answered without complete Credentials/)
     expect(fake.log).toEqual(['GET ?session'])
@@ -101,22 +84,13 @@ describe('awsEndpoints() in the engine', () => {
 
   it('directory buckets: the session serves later uploads until a minute before it expires', async () => {
     const fake = stepThroughTransport()
-    const send = (bucket: string) =>
-      uploadObject(new Blob(['hello']), {
-        bucket,
-        key: 'k',
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
-        transport: fake.transport,
-        ...awsEndpoints(),
-      })
     for (const [bucket, lifetime, expected] of [
       ['lasting--use1-az4--x-s3', 300_000, ['GET ?session', 'PUT', 'PUT']],
       ['short--use1-az4--x-s3', 59_000, ['GET ?session', 'PUT', 'GET ?session', 'PUT']],
     ] as const) {
       fake.log.length = 0
       for (const n of [1, 2]) {
-        const result = send(bucket)
+        const { result } = start(bucket, {}, fake)
         const [first] = await fake.waitForPending()
         if (first!.step === 'GET ?session') {
           first!.respond(200, {}, session('SESSIONKEY', `T${n}`, lifetime))
