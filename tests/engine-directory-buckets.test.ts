@@ -1,10 +1,10 @@
 // Issue 14, "Directory buckets (S3 Express One Zone)": `uploadObject` with `awsEndpoints()` to a
 // `--x-s3` bucket calls CreateSession and signs every object request with the session it returns.
 // No open store implements CreateSession: a stand-in on loopback (tests/helpers/s3express-server.ts)
-// checks every signature against the sessions it issued and forwards good requests to s3rver,
-// from which each upload is read back.
+// checks every signature against the sessions it issued and forwards good requests to a real
+// store, s3rver and Ceph RGW (a stand-in in front of each), from which each upload is read back.
 import { AwsClient } from 'aws4fetch'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { awsEndpoints } from '../engine/aws-endpoints.ts'
 import { S3Error, uploadObject } from '../engine/index.ts'
 import { nodeTransport } from '../engine/node-transport.ts'
@@ -13,55 +13,61 @@ import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import type { TestStore } from './helpers/stores.ts'
 
 let s3rver: S3rverInstance
-let express: S3ExpressStandIn
+const rgw = inject('rgw')
+/** A stand-in in front of each real store, so what it forwards is checked by two implementations. */
+const fronts = {} as Record<'s3rver' | 'rgw', { express: S3ExpressStandIn; store: TestStore }>
 /** Each test its own directory bucket: sessions are cached per bucket for the whole page (here, file). */
-const DIRECTORY_BUCKETS = ['single', 'multi', 'expiry', 'refresh', 'forged', 'denied'].map((name) => `${name}--test1-az1--x-s3`)
-const [SINGLE, MULTI, EXPIRY, REFRESH, FORGED, DENIED] = DIRECTORY_BUCKETS as [string, string, string, string, string, string]
+const NAMES = ['single', 'multi', 'expiry', 'refresh', 'forged', 'denied'] as const
+const directoryBucket = (name: (typeof NAMES)[number], store: string) => `${name}-${store}--test1-az1--x-s3`
 /** STS-style base credentials: the stand-in wants the token on CreateSession too. */
 const BASE = { accessKeyId: 'BASEKEY', secretAccessKey: 'BASESECRET', sessionToken: 'base-sts-token' }
 const multipartBytes = testBytes(3 * MIN_PART_SIZE + 7, 41)
 
 beforeAll(async () => {
   s3rver = await startS3rver()
-  express = await startS3ExpressStandIn({
-    store: s3rver,
-    buckets: Object.fromEntries(DIRECTORY_BUCKETS.map((name) => [name, s3rver.bucket])),
-    callers: [BASE],
-  })
+  for (const [name, store] of [['s3rver', s3rver], ['rgw', rgw]] as const) {
+    const express = await startS3ExpressStandIn({
+      store,
+      buckets: Object.fromEntries(NAMES.map((bucket) => [directoryBucket(bucket, name), store.bucket])),
+      callers: [BASE],
+    })
+    fronts[name] = { express, store }
+  }
 })
 afterAll(async () => {
-  await express?.stop()
+  for (const { express } of Object.values(fronts)) await express.stop()
   await s3rver?.stop()
 })
 
-const target = (bucket: string, key: string) => ({
-  bucket,
-  key,
-  region: 'us-east-1',
-  endpoint: express.endpoint,
-  credentials: BASE,
-  ...awsEndpoints(),
-})
+describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, through CreateSession, in front of %s', (name) => {
+  const [SINGLE, MULTI, EXPIRY, REFRESH, , DENIED] = NAMES.map((bucket) => directoryBucket(bucket, name)) as [string, string, string, string, string, string]
+  const target = (bucket: string, key: string) => ({
+    bucket,
+    key,
+    region: 'us-east-1',
+    endpoint: fronts[name].express.endpoint,
+    credentials: BASE,
+    ...awsEndpoints(),
+  })
+  const stored = (key: string) => readObject(sdkClient(fronts[name].store), fronts[name].store.bucket, key)
 
-const stored = (key: string) => readObject(sdkClient(s3rver), s3rver.bucket, key)
-
-describe('uploadObject to a directory bucket, through CreateSession', () => {
   it('a single PUT: one CreateSession, the object signed with the session, read back byte-exact', async () => {
     const bytes = testBytes(100_000, 40)
     const result = await uploadObject(new Blob([bytes]), target(SINGLE, 'express/single.bin'))
-    expect(result).toMatchObject({ bucket: SINGLE, key: 'express/single.bin', url: `${express.endpoint}/${SINGLE}/express/single.bin` })
-    expect(express.sessions.filter((b) => b === SINGLE)).toHaveLength(1)
-    expect(express.forwarded).toContain(`PUT /${SINGLE}/express/single.bin`)
+    expect(result).toMatchObject({ bucket: SINGLE, key: 'express/single.bin', url: `${fronts[name].express.endpoint}/${SINGLE}/express/single.bin` })
+    expect(fronts[name].express.sessions.filter((b) => b === SINGLE)).toHaveLength(1)
+    expect(fronts[name].express.forwarded).toContain(`PUT /${SINGLE}/express/single.bin`)
     expect(sha256(await stored('express/single.bin'))).toBe(sha256(bytes))
   })
 
   it('multipart, 4 parts in flight: one CreateSession shared by every request, read back byte-exact', async () => {
-    const before = express.forwarded.length
+    const before = fronts[name].express.forwarded.length
     await uploadObject(new Blob([multipartBytes]), { ...target(MULTI, 'express/multi.bin'), partSize: MIN_PART_SIZE, partConcurrency: 4 })
-    expect(express.sessions.filter((b) => b === MULTI)).toHaveLength(1)
-    const steps = express.forwarded.slice(before).map((line) => line.replace(/uploadId=[^&]*/, 'uploadId').replace(/\/express\/multi\.bin/, ''))
+    expect(fronts[name].express.sessions.filter((b) => b === MULTI)).toHaveLength(1)
+    const steps = fronts[name].express.forwarded.slice(before).map((line) => line.replace(/uploadId=[^&]*/, 'uploadId').replace(/\/express\/multi\.bin/, ''))
     expect(steps.sort()).toEqual(
       [`POST /${MULTI}?uploads`, ...[1, 2, 3, 4].map((n) => `PUT /${MULTI}?partNumber=${n}&uploadId`), `POST /${MULTI}?uploadId`].sort(),
     )
@@ -75,15 +81,15 @@ describe('uploadObject to a directory bucket, through CreateSession', () => {
       const reply = await nodeTransport(request)
       if (!expired && /partNumber=1&/.test(request.url) && reply.status === 200) {
         expired = true
-        express.expireSessions()
+        fronts[name].express.expireSessions()
       }
       return reply
     }
-    const refusedBefore = express.refused.length
+    const refusedBefore = fronts[name].express.refused.length
     await uploadObject(new Blob([multipartBytes]), { ...target(EXPIRY, 'express/expiry.bin'), partSize: MIN_PART_SIZE, partConcurrency: 1, transport })
     expect(expired).toBe(true)
-    expect(express.sessions.filter((b) => b === EXPIRY)).toHaveLength(2)
-    expect(express.refused.slice(refusedBefore)).toEqual([{ request: expect.stringMatching(/^PUT .*partNumber=2&/), code: 'ExpiredToken' }])
+    expect(fronts[name].express.sessions.filter((b) => b === EXPIRY)).toHaveLength(2)
+    expect(fronts[name].express.refused.slice(refusedBefore)).toEqual([{ request: expect.stringMatching(/^PUT .*partNumber=2&/), code: 'ExpiredToken' }])
     expect(sha256(await stored('express/expiry.bin'))).toBe(sha256(multipartBytes))
   })
 
@@ -99,7 +105,7 @@ describe('uploadObject to a directory bucket, through CreateSession', () => {
       },
     })
     expect(asked).toContain(true)
-    expect(express.refused).toContainEqual({ request: `GET /${REFRESH}/?session`, code: 'InvalidAccessKeyId' })
+    expect(fronts[name].express.refused).toContainEqual({ request: `GET /${REFRESH}/?session`, code: 'InvalidAccessKeyId' })
     expect(sha256(await stored('express/refresh.bin'))).toBe(sha256(bytes))
   })
 
@@ -112,13 +118,17 @@ describe('uploadObject to a directory bucket, through CreateSession', () => {
 })
 
 describe('the stand-in checks what it is sent (else the tests above would prove nothing)', () => {
+  const express = () => fronts.s3rver.express
+  const FORGED = directoryBucket('forged', 's3rver')
+  const SINGLE = directoryBucket('single', 's3rver')
+  const stored = (key: string) => readObject(sdkClient(s3rver), s3rver.bucket, key)
   const put = (client: AwsClient, bucket: string, key: string, headers: Record<string, string> = {}) =>
-    client.fetch(`${express.endpoint}/${bucket}/${key}`, { method: 'PUT', body: 'forged', headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers } })
+    client.fetch(`${express().endpoint}/${bucket}/${key}`, { method: 'PUT', body: 'forged', headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers } })
 
   /** A session of FORGED's, as the engine would get it. */
   async function session(bucket = FORGED) {
     const client = new AwsClient({ ...BASE, service: 's3express', region: 'us-east-1' })
-    const reply = await client.fetch(`${express.endpoint}/${bucket}/?session`, { headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } })
+    const reply = await client.fetch(`${express().endpoint}/${bucket}/?session`, { headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } })
     const xml = await reply.text()
     const pick = (tag: string) => new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)![1]!
     return { accessKeyId: pick('AccessKeyId'), secretAccessKey: pick('SecretAccessKey'), sessionToken: pick('SessionToken') }

@@ -111,6 +111,15 @@ describe('presigned upload() to a directory bucket through the endpoint', () => 
     expect(new TextDecoder().decode(await stored(key))).toBe('sixsix')
   })
 
+  it('the stand-in, as AWS, refuses a header the URL does not sign (x-amz-copy-source: a copy made with the session\'s rights)', async () => {
+    const victim = await askForUrl('victim.bin', 6)
+    await fetch(victim.url, { method: 'PUT', body: 'secret', headers: victim.headers })
+    const { url, key, headers } = await askForUrl('copy.bin', 0)
+    const copy = await fetch(url, { method: 'PUT', headers: { ...headers, 'x-amz-copy-source': `${s3rver.bucket}/${victim.key}` } })
+    expect(copy.status).toBe(403)
+    await expect(stored(key)).rejects.toThrow()
+  })
+
   it('token mode is refused: a directory bucket session could write any key in the bucket', async () => {
     const error = await upload(new Blob(['x']), { endpoint: served.endpoint }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(EndpointError)

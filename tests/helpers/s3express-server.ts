@@ -199,6 +199,8 @@ function checkQuerySignature<T extends Signer>(request: IncomingMessage, url: UR
   if (Date.now() > signedAt + Number(params.get('X-Amz-Expires')) * 1000) return 'AccessDenied'
   const signedHeaders = params.get('X-Amz-SignedHeaders') ?? ''
   const names = signedHeaders.split(';')
+  // AWS refuses x-amz-* headers a presigned URL does not sign (x-amz-copy-source, x-amz-acl, …).
+  if (!names.includes('host') || Object.keys(request.headers).some((name) => name.startsWith('x-amz-') && !names.includes(name))) return 'AccessDenied'
   const canonicalHeaders = names.map((name) => `${name}:${String(request.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('')
   const unsigned = new URL(url)
   unsigned.searchParams.delete('X-Amz-Signature')
