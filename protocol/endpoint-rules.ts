@@ -205,7 +205,6 @@ const isIpAddress = (host: string) => /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || ho
 
 const isDnsName = (name: string) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(name)
 
-
 /** The AWS partitions an upload can reach: China's regions have their own domain. */
 const dnsSuffix = (region: string) => (region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com')
 

@@ -17,8 +17,11 @@ const MAX_EXPIRES_IN = 604_800
  * purged every 30 s). Sessions last about five minutes, so each URL is cut to what its session has
  * left: at least a minute; the engine asks again for a URL storage refuses as expired.
  * CreateSession goes through the server's S3 client, which signs it as AWS expects.
+ * @throws EndpointRuleError when the bucket cannot be addressed as configured (`forcePathStyle` on AWS)
  */
 export function createDirectorySigner(config: ResolvedConfig, s3: S3Client): () => Promise<Presign> {
+  // At startup, not per request: a bucket the rules cannot address (path-style on AWS) throws EndpointRuleError.
+  storageObjectUrl({ ...config, key: 'k' })
   const sessions = new SessionCache()
   const presigners = new WeakMap<DirectorySession, Presign>()
   const key = `${config.bucket} ${config.accessKeyId}`

@@ -75,6 +75,11 @@ describe('presigning for a directory bucket', () => {
     expect(() => presign({ ...request, date: new Date(T0 + FIVE_MINUTES) })).toThrow(/session has expired/)
   })
 
+  it('refuses at startup a directory bucket on AWS configured path-style (zonal endpoints are virtual-hosted only)', () => {
+    const { client } = sessionClient()
+    expect(() => createSessionSigner(resolveConfig({ ...config, forcePathStyle: true }), undefined, client)).toThrow(/directory buckets .* virtual-hosted zonal URLs only/)
+  })
+
   it('the endpoint offers no token mode for a directory bucket, and says why', () => {
     const info = serverInfo(resolveConfig({ ...config, sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/uploader' } }))
     expect(info.token).toBe(false)
