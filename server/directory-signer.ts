@@ -4,10 +4,7 @@ import { resolveObjectUrl } from '../protocol/endpoint-rules.ts'
 import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { Presign } from './session-signer.ts'
-import { createQueryPresigner } from './sigv4.ts'
-
-/** SigV4's own limit on X-Amz-Expires. */
-const MAX_EXPIRES_IN = 604_800
+import { createQueryPresigner, MAX_EXPIRES_IN } from './sigv4.ts'
 
 /**
  * Presigning for a directory bucket (S3 Express One Zone): URLs are signed with a CreateSession

@@ -6,6 +6,9 @@ export interface SigningCredentials {
   sessionToken?: string
 }
 
+/** SigV4's limit on X-Amz-Expires: a presigned URL lives at most 7 days. */
+export const MAX_EXPIRES_IN = 604_800
+
 export interface QueryPresignRequest {
   method: string
   /** The object URL as `objectUrl` builds it: path already RFC 3986-encoded, no query string. */
@@ -43,8 +46,8 @@ export function createQueryPresigner(credentials: SigningCredentials, region: st
   }
 
   return function presign({ method, url, query = {}, headers = {}, expiresIn, date = new Date() }: QueryPresignRequest): string {
-    if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 604_800) {
-      throw new RangeError(`updraft: expiresIn must be 1..604800 seconds, got ${expiresIn}`)
+    if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN) {
+      throw new RangeError(`updraft: expiresIn must be 1..${MAX_EXPIRES_IN} seconds, got ${expiresIn}`)
     }
     const { origin, host, path } = splitUrl(url)
     const amzDate = date.toISOString().replace(/[-:]|\.\d{3}/g, '')
