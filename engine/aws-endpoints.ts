@@ -73,10 +73,10 @@ function directorySession(location: ObjectLocation, resolved: ResolvedObject): L
   // The bucket's own URL: `https://bucket.s3express-zone.region.amazonaws.com/` (or path-style), the object's without its key.
   const bucket = { url: resolved.url.slice(0, resolved.url.length - encodeKey(location.key).length), signingRegion: resolved.signingRegion, signingService: 's3express' as const }
   const signedWith = new Map<string, string>()
+  const key = `${bucket.url} ${whose(credentials)}`
   return async (refused, headers, query) => {
-    const base = typeof credentials === 'function' ? await credentials(false) : credentials
     const { accessKeyId, secretAccessKey, sessionToken } = await sessions.get(
-      `${bucket.url} ${base.accessKeyId}`,
+      key,
       () => createSession(credentials, location, bucket),
       refused ? signedWith.get(query!) : undefined,
     )
@@ -84,6 +84,20 @@ function directorySession(location: ObjectLocation, resolved: ResolvedObject): L
     return { accessKeyId, secretAccessKey }
   }
 }
+
+/**
+ * Whose session it is: fixed credentials by their key id (uploads with the same keys share
+ * sessions); a `CredentialSource` (token mode's, one per upload) by itself, so the credentials it
+ * renews keep the session made with the first ones.
+ */
+function whose(credentials: Credentials | CredentialSource): string {
+  if (typeof credentials !== 'function') return credentials.accessKeyId
+  if (!sources.has(credentials)) sources.set(credentials, `source ${++sourceCount}`)
+  return sources.get(credentials)!
+}
+/** Weak: a finished upload's source is not kept for the key it was given. */
+const sources = new WeakMap<CredentialSource, string>()
+let sourceCount = 0
 
 /**
  * `GET /?session` on the bucket, signed as `s3express` with the caller's credentials (their STS

@@ -6,13 +6,14 @@
 import { AwsClient } from 'aws4fetch'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { awsEndpoints } from '../engine/aws-endpoints.ts'
-import { S3Error, uploadObject } from '../engine/index.ts'
+import { S3Error, upload, uploadObject } from '../engine/index.ts'
 import { nodeTransport } from '../engine/node-transport.ts'
 import type { Transport } from '../engine/transport.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import { serveHandler } from './helpers/serve-handler.ts'
 import type { TestStore } from './helpers/stores.ts'
 
 let s3rver: S3rverInstance
@@ -20,7 +21,7 @@ const rgw = inject('rgw')
 /** A stand-in in front of each real store, so what it forwards is checked by two implementations. */
 const fronts = {} as Record<'s3rver' | 'rgw', { express: S3ExpressStandIn; store: TestStore }>
 /** Each test its own directory bucket: sessions are cached per bucket for the whole page (here, file). */
-const NAMES = ['single', 'multi', 'expiry', 'refresh', 'forged', 'denied'] as const
+const NAMES = ['single', 'multi', 'expiry', 'refresh', 'forged', 'denied', 'token'] as const
 const directoryBucket = (name: (typeof NAMES)[number], store: string) => `${name}-${store}--test1-az1--x-s3`
 /** STS-style base credentials: the stand-in wants the token on CreateSession too. */
 const BASE = { accessKeyId: 'BASEKEY', secretAccessKey: 'BASESECRET', sessionToken: 'base-sts-token' }
@@ -43,7 +44,7 @@ afterAll(async () => {
 })
 
 describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, through CreateSession, in front of %s', (name) => {
-  const [SINGLE, MULTI, EXPIRY, REFRESH, , DENIED] = NAMES.map((bucket) => directoryBucket(bucket, name)) as [string, string, string, string, string, string]
+  const [SINGLE, MULTI, EXPIRY, REFRESH, , DENIED] = NAMES.map((bucket) => directoryBucket(bucket, name)) as string[] as [string, string, string, string, string, string]
   const target = (bucket: string, key: string) => ({
     bucket,
     key,
@@ -114,6 +115,35 @@ describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, t
     await expect(upload).rejects.toBeInstanceOf(S3Error)
     await expect(upload).rejects.toMatchObject({ status: 403, code: 'InvalidAccessKeyId' })
     await expect(stored('express/denied.bin')).rejects.toThrow()
+  })
+})
+
+describe('token-mode upload() with awsEndpoints() to a directory bucket', () => {
+  it('signs with a session made from the endpoint\'s credentials, renews them through /refresh when CreateSession refuses them, and completes', async () => {
+    const bucket = directoryBucket('token', 's3rver')
+    const routes: string[] = []
+    // An endpoint that hands out credentials for a directory bucket (this package's server does not:
+    // a session covers the whole bucket), the first ones already expired.
+    const endpoint = await serveHandler(async (request) => {
+      const route = new URL(request.url).pathname.split('/').pop()!
+      routes.push(route)
+      const Expiration = new Date(Date.now() + 3_600_000).toISOString()
+      const credentials = (AccessKeyId: string) => ({ Credentials: { AccessKeyId, SecretAccessKey: BASE.secretAccessKey, SessionToken: BASE.sessionToken, Expiration } })
+      if (route === 'refresh') return Response.json({ token: credentials(BASE.accessKeyId) })
+      if (route === 'complete') return Response.json({ serverData: 'confirmed' })
+      return Response.json({ token: credentials('EXPIREDKEY'), key: 'express/token.bin', bucket, region: 'us-east-1', endpoint: fronts.s3rver.express.endpoint, ticket: 'opaque' })
+    })
+    try {
+      const bytes = testBytes(2 * MIN_PART_SIZE + 5, 43)
+      const result = await upload(new Blob([bytes]), { endpoint: endpoint.endpoint, partSize: MIN_PART_SIZE, ...awsEndpoints() })
+      expect(result).toMatchObject({ bucket, key: 'express/token.bin', serverData: 'confirmed' })
+      expect(routes).toEqual(['s3-upload', 'refresh', 'complete'])
+      expect(fronts.s3rver.express.refused).toContainEqual({ request: `GET /${bucket}/?session`, code: 'InvalidAccessKeyId' })
+      expect(fronts.s3rver.express.sessions.filter((b) => b === bucket)).toHaveLength(1)
+      expect(sha256(await readObject(sdkClient(s3rver), s3rver.bucket, 'express/token.bin'))).toBe(sha256(bytes))
+    } finally {
+      await endpoint.close()
+    }
   })
 })
 
