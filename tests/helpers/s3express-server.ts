@@ -64,6 +64,10 @@ const AUTH_QUERY = /^x-amz-(algorithm|credential|date|expires|signedheaders|sign
 /** Headers not forwarded: this hop's signature, and what the store's new signature or fetch sets. */
 const HOP_HEADERS = new Set(['host', 'authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-s3session-token', 'x-amz-security-token', 'connection', 'content-length', 'transfer-encoding', 'expect'])
 
+/**
+ * Starts the stand-in on a free loopback port. Sessions live `sessionSeconds` (as their Expiration
+ * says), or until `expireSessions()`; the store is reached with its own keys.
+ */
 export async function startS3ExpressStandIn({ store, buckets, callers, sessionSeconds = 300 }: S3ExpressOptions): Promise<S3ExpressStandIn> {
   const issued = new Map<string, IssuedSession>()
   const sessions: string[] = []
