@@ -102,6 +102,19 @@ describe('awsEndpoints() in the engine', () => {
     }
   })
 
+  it('directory buckets: a request refused as expired gets a new session once; a second refusal is final', async () => {
+    const { fake, result } = start('expiring--use1-az4--x-s3')
+    const expired = xml.error('ExpiredToken', 'The provided token has expired')
+    ;(await fake.waitForPending())[0]!.respond(200, {}, session('SESSION1', 'T1'))
+    ;(await fake.waitForPending())[0]!.respond(403, {}, expired)
+    ;(await fake.waitForPending())[0]!.respond(200, {}, session('SESSION2', 'T2'))
+    const [again] = await fake.waitForPending()
+    expect(again!.headers?.['x-amz-s3session-token']).toBe('T2')
+    again!.respond(403, {}, expired)
+    await expect(result).rejects.toMatchObject({ status: 403, code: 'ExpiredToken' })
+    expect(fake.log).toEqual(['GET ?session', 'PUT', 'GET ?session', 'PUT'])
+  })
+
   it('directory buckets still refuse what the zonal endpoints cannot do, before any request', async () => {
     const { fake, result } = start('logs--use1-az4--x-s3', { useDualstackEndpoint: true })
     await expect(result).rejects.toThrow(EndpointRuleError)
