@@ -6,6 +6,7 @@
 import { AwsClient } from 'aws4fetch'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { awsEndpoints } from '../engine/aws-endpoints.ts'
+import { learnServerTime } from '../engine/clock.ts'
 import { S3Error, upload, uploadObject } from '../engine/index.ts'
 import { nodeTransport } from '../engine/node-transport.ts'
 import type { Transport } from '../engine/transport.ts'
@@ -21,11 +22,13 @@ const rgw = inject('rgw')
 /** A stand-in in front of each real store, so what it forwards is checked by two implementations. */
 const fronts = {} as Record<'s3rver' | 'rgw', { express: S3ExpressStandIn; store: TestStore }>
 /** Each test its own directory bucket: sessions are cached per bucket for the whole page (here, file). */
-const NAMES = ['single', 'multi', 'expiry', 'refresh', 'forged', 'denied', 'token'] as const
+const NAMES = ['single', 'multi', 'expiry', 'refresh', 'forged', 'denied', 'token', 'due'] as const
 const directoryBucket = (name: (typeof NAMES)[number], store: string) => `${name}-${store}--test1-az1--x-s3`
 /** STS-style base credentials: the stand-in wants the token on CreateSession too. */
 const BASE = { accessKeyId: 'BASEKEY', secretAccessKey: 'BASESECRET', sessionToken: 'base-sts-token' }
 const multipartBytes = testBytes(3 * MIN_PART_SIZE + 7, 41)
+/** How far the stand-ins' clock runs ahead of this machine's. */
+let standInClockOffset = 0
 
 beforeAll(async () => {
   s3rver = await startS3rver()
@@ -34,6 +37,7 @@ beforeAll(async () => {
       store,
       buckets: Object.fromEntries(NAMES.map((bucket) => [directoryBucket(bucket, name), store.bucket])),
       callers: [BASE],
+      now: () => Date.now() + standInClockOffset,
     })
     fronts[name] = { express, store }
   }
@@ -44,7 +48,7 @@ afterAll(async () => {
 })
 
 describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, through CreateSession, in front of %s', (name) => {
-  const [SINGLE, MULTI, EXPIRY, REFRESH, , DENIED] = NAMES.map((bucket) => directoryBucket(bucket, name)) as string[] as [string, string, string, string, string, string]
+  const [SINGLE, MULTI, EXPIRY, REFRESH, , DENIED, , DUE] = NAMES.map((bucket) => directoryBucket(bucket, name)) as string[] as [string, string, string, string, string, string, string, string]
   const target = (bucket: string, key: string) => ({
     bucket,
     key,
@@ -92,6 +96,32 @@ describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, t
     expect(fronts[name].express.sessions.filter((b) => b === EXPIRY)).toHaveLength(2)
     expect(fronts[name].express.refused.slice(refusedBefore)).toEqual([{ request: expect.stringMatching(/^PUT .*partNumber=2&/), code: 'ExpiredToken' }])
     expect(sha256(await stored('express/expiry.bin'))).toBe(sha256(multipartBytes))
+  })
+
+  it('a session due within a minute (on the engine\'s clock) is renewed before the next part, with no refusal', async () => {
+    let moved = false
+    // After part 1 the servers' clock runs 250 s ahead, and the engine learns it (engine/clock.ts,
+    // as from a reply's Date): the 300 s session then has 50 s left, under the minute the engine
+    // keeps in hand, while the stand-in still takes it.
+    const transport: Transport = async (request) => {
+      const reply = await nodeTransport(request)
+      if (!moved && /partNumber=1&/.test(request.url) && reply.status === 200) {
+        standInClockOffset = 250_000
+        moved = learnServerTime(new Date(Date.now() + standInClockOffset).toUTCString())
+      }
+      return reply
+    }
+    const refusedBefore = fronts[name].express.refused.length
+    try {
+      await uploadObject(new Blob([multipartBytes]), { ...target(DUE, 'express/due.bin'), partSize: MIN_PART_SIZE, partConcurrency: 1, transport })
+    } finally {
+      standInClockOffset = 0
+      learnServerTime(new Date().toUTCString())
+    }
+    expect(moved).toBe(true)
+    expect(fronts[name].express.sessions.filter((b) => b === DUE)).toHaveLength(2)
+    expect(fronts[name].express.refused.slice(refusedBefore)).toEqual([])
+    expect(sha256(await stored('express/due.bin'))).toBe(sha256(multipartBytes))
   })
 
   it('base credentials that CreateSession refuses are renewed (token mode /refresh), then the upload goes on', async () => {

@@ -57,6 +57,8 @@ export interface S3ExpressOptions {
   callers: KeyPair[]
   /** Lifetime of the sessions issued, as stated in their Expiration. @default 300 (AWS's 5 minutes) */
   sessionSeconds?: number
+  /** The stand-in's clock (issuing and expiring sessions, presigned URLs' expiry). @default Date.now */
+  now?: () => number
 }
 
 /** Query parameters of a presigned request, left out of what is forwarded. */
@@ -68,7 +70,7 @@ const HOP_HEADERS = new Set(['host', 'authorization', 'x-amz-date', 'x-amz-conte
  * Starts the stand-in on a free loopback port. Sessions live `sessionSeconds` (as their Expiration
  * says), or until `expireSessions()`; the store is reached with its own keys.
  */
-export async function startS3ExpressStandIn({ store, buckets, callers, sessionSeconds = 300 }: S3ExpressOptions): Promise<S3ExpressStandIn> {
+export async function startS3ExpressStandIn({ store, buckets, callers, sessionSeconds = 300, now = Date.now }: S3ExpressOptions): Promise<S3ExpressStandIn> {
   const issued = new Map<string, IssuedSession>()
   const sessions: string[] = []
   const forwarded: string[] = []
@@ -101,7 +103,7 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
           secretAccessKey: randomBytes(24).toString('base64'),
           sessionToken: `stand-in-s3session-${randomUUID()}`,
           bucket,
-          expires: Date.now() + sessionSeconds * 1000,
+          expires: now() + sessionSeconds * 1000,
         }
         issued.set(accessKeyId, session)
         sessions.push(decodeURIComponent(bucket))
@@ -115,11 +117,11 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
         const session = issued.get(id)
         return session && { accessKeyId: id, ...session }
       }
-      const found = presigned ? checkQuerySignature(request, url, lookup) : checkHeaderSignature(request, url, body, 's3express', lookup)
+      const found = presigned ? checkQuerySignature(request, url, lookup, now()) : checkHeaderSignature(request, url, body, 's3express', lookup)
       if (typeof found === 'string') return refuse(403, found, `Signature check failed: ${found}`)
       const token = presigned ? url.searchParams.get('X-Amz-S3session-Token') : request.headers['x-amz-s3session-token']
       if (token !== found.sessionToken || found.bucket !== bucket) return refuse(403, 'InvalidToken', 'The provided token is malformed or otherwise invalid')
-      if (Date.now() >= found.expires) return refuse(403, 'ExpiredToken', 'The provided token has expired')
+      if (now() >= found.expires) return refuse(403, 'ExpiredToken', 'The provided token has expired')
 
       const query = [...url.searchParams].filter(([name]) => !AUTH_QUERY.test(name))
       const search = query.length ? `?${query.map(([k, v]) => (v === '' ? rfc3986(k) : `${rfc3986(k)}=${rfc3986(v)}`)).join('&')}` : ''
@@ -151,7 +153,7 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
     forwarded,
     refused,
     expireSessions() {
-      for (const session of issued.values()) session.expires = Date.now()
+      for (const session of issued.values()) session.expires = now()
     },
     stop: () =>
       new Promise<void>((resolve, reject) => {
@@ -190,7 +192,7 @@ function checkHeaderSignature<T extends Signer>(request: IncomingMessage, url: U
 }
 
 /** SigV4 in the query string (presigned URLs), with X-Amz-Expires enforced. */
-function checkQuerySignature<T extends Signer>(request: IncomingMessage, url: URL, lookup: (id: string) => T | undefined): T | string {
+function checkQuerySignature<T extends Signer>(request: IncomingMessage, url: URL, lookup: (id: string) => T | undefined, now: number): T | string {
   const params = url.searchParams
   const [accessKeyId = '', day = '', region = '', service = '', terminator] = (params.get('X-Amz-Credential') ?? '').split('/')
   if (params.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || terminator !== 'aws4_request') return 'AccessDenied'
@@ -200,7 +202,7 @@ function checkQuerySignature<T extends Signer>(request: IncomingMessage, url: UR
   const amzDate = params.get('X-Amz-Date') ?? ''
   const signedAt = Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'))
   if (!amzDate.startsWith(day) || Number.isNaN(signedAt)) return 'AuthorizationQueryParametersError'
-  if (Date.now() > signedAt + Number(params.get('X-Amz-Expires')) * 1000) return 'AccessDenied'
+  if (now > signedAt + Number(params.get('X-Amz-Expires')) * 1000) return 'AccessDenied'
   const signedHeaders = params.get('X-Amz-SignedHeaders') ?? ''
   const names = signedHeaders.split(';')
   // AWS refuses x-amz-* headers a presigned URL does not sign (x-amz-copy-source, x-amz-acl, …).
