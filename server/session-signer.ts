@@ -34,10 +34,10 @@ export type Presign = (request: Parameters<QueryPresigner>[0]) => string
 export function createSessionSigner(
   config: ResolvedConfig,
   issue: IssueCredentials = createCredentialIssuer(config),
-  s3: S3Client = createS3Client(config),
+  s3?: S3Client,
 ): () => Promise<Presign> {
   // A directory bucket is signed for with CreateSession sessions, whatever presignWith says.
-  if (isDirectoryBucket(config.bucket)) return createDirectorySigner(config, s3)
+  if (isDirectoryBucket(config.bucket)) return createDirectorySigner(config, s3 ?? createS3Client(config))
   if (config.presignWith === 'server-key') {
     const presign = createQueryPresigner(config, config.region)
     const signer: Presign = (request) => presign({ ...request, expiresIn: Math.min(request.expiresIn, MAX_EXPIRES_IN) })
