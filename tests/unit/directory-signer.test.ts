@@ -3,12 +3,15 @@
 // the session has a minute left; URLs are signed as s3express with X-Amz-S3session-Token and
 // never outlive their session. CreateSession goes through the server's S3 client: here an
 // in-memory client answering it (the HTTP flow is tests/server-directory-buckets.test.ts).
-import type { S3Client } from '@aws-sdk/client-s3'
+import { S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resolveConfig } from '../../server/config.ts'
 import { storageObjectUrl } from '../../server/directory-signer.ts'
+import { SESSION_TOKEN_QUERY } from '../../protocol/directory-session.ts'
 import { serverInfo } from '../../server/info.ts'
 import { createSessionSigner } from '../../server/session-signer.ts'
+import { createQueryPresigner } from '../../server/sigv4.ts'
 
 const T0 = Date.UTC(2026, 0, 1)
 const FIVE_MINUTES = 5 * 60_000
@@ -84,5 +87,36 @@ describe('presigning for a directory bucket', () => {
     const info = serverInfo(resolveConfig({ ...config, sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/uploader' } }))
     expect(info.token).toBe(false)
     expect(info.tokenUnavailableReason).toMatch(/directory bucket .* could write any key/)
+  })
+})
+
+describe('a directory-bucket URL equals the AWS SDK\'s (SignatureV4S3Express) for the same session', () => {
+  it('UploadPart on a zonal endpoint, character for character', async () => {
+    vi.useRealTimers()
+    const session = { accessKeyId: 'SESSIONKEY', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'IQoJb3JpZ2lu+/=session' }
+    const date = new Date('2024-02-29T23:59:58Z')
+    const client = new S3Client({
+      region: 'us-west-2',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'unused' },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      // The SDK's own session, given rather than fetched with CreateSession.
+      s3ExpressIdentityProvider: { getS3ExpressIdentity: async () => ({ ...session, expiration: new Date(Date.now() + FIVE_MINUTES) }) },
+    })
+    const key = "uploads/ünï cödé/!'()*.bin"
+    const expected = await getSignedUrl(
+      client,
+      new UploadPartCommand({ Bucket: 'mybucket--usw2-az1--x-s3', Key: key, UploadId: 'upload+/=id', PartNumber: 7, ContentLength: 5242880 }),
+      { expiresIn: 300, signingDate: date },
+    )
+    client.destroy()
+    const actual = createQueryPresigner(session, 'us-west-2', 's3express', SESSION_TOKEN_QUERY)({
+      method: 'PUT',
+      url: storageObjectUrl({ bucket: 'mybucket--usw2-az1--x-s3', key, region: 'us-west-2' }),
+      query: { partNumber: '7', uploadId: 'upload+/=id', 'x-id': 'UploadPart' },
+      headers: { 'content-length': '5242880' },
+      expiresIn: 300,
+      date,
+    })
+    expect(actual).toBe(expected)
   })
 })
