@@ -38,8 +38,8 @@ export interface Located extends ResolvedObject {
 
 /**
  * A {@link CredentialSource} that also adds the headers its keys need (the session token) to the
- * request's `headers`; `query` tells the object's requests apart: `refused` is about the last
- * request signed with it.
+ * request's `headers`. `query` names the request (`?partNumber=2&uploadId=…`): with `refused`,
+ * storage refused the keys that request was last signed with.
  */
 export type SessionSource = (refused: boolean, headers?: Record<string, string>, query?: string) => Promise<Credentials>
 
@@ -53,7 +53,8 @@ export type Sign = ((method: string, query?: string, headers?: Record<string, st
  * so a part is signed without reading it. Signed with the servers' time (see clock.ts); a
  * `RequestTimeTooSkewed` refusal teaches it, and the request is signed again. With `locate`, a
  * refusal naming another region (301 PermanentRedirect, 400 AuthorizationHeaderMalformed) moves
- * every later request there, and the refused one is signed again.
+ * every later request there, and the refused one is signed again; a `session` it answers (a
+ * directory bucket's) signs instead of `credentials`.
  */
 export function createSigner(credentials: Credentials | CredentialSource, location: ObjectLocation & { locate?: Locate }): Sign {
   const { locate } = location
