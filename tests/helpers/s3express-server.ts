@@ -78,6 +78,17 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
   const storeClient = new AwsClient({ ...store.credentials, service: 's3', region: store.region })
 
   const server = createServer(async (request, response) => {
+    // Any page may call it (as a bucket whose CORS allows every origin); replies expose the ETag.
+    response.setHeader('access-control-allow-origin', '*')
+    response.setHeader('access-control-expose-headers', 'ETag')
+    if (request.method === 'OPTIONS') {
+      response.writeHead(200, {
+        'access-control-allow-methods': 'GET, PUT, POST, DELETE, HEAD',
+        'access-control-allow-headers': request.headers['access-control-request-headers'] ?? '*',
+        'access-control-max-age': '3000',
+      })
+      return response.end()
+    }
     try {
       const body = await readBody(request)
       const url = new URL(request.url ?? '/', 'http://stand-in')
@@ -136,7 +147,9 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
       })
       const replyBody = Buffer.from(await reply.arrayBuffer())
       // fetch has decoded the body: its own length, unless a HEAD's (no body, the object's length).
-      const replyHeaders = Object.fromEntries([...reply.headers].filter(([name]) => name !== 'content-encoding' && name !== 'transfer-encoding'))
+      const replyHeaders = Object.fromEntries(
+        [...reply.headers].filter(([name]) => name !== 'content-encoding' && name !== 'transfer-encoding' && !name.startsWith('access-control-')),
+      )
       if (request.method !== 'HEAD') replyHeaders['content-length'] = String(replyBody.length)
       response.writeHead(reply.status, replyHeaders)
       response.end(replyBody)
