@@ -47,6 +47,20 @@ afterAll(async () => {
   await s3rver?.stop()
 })
 
+/** The node transport, which calls `then` once, as soon as storage has accepted part 1. */
+function afterPart1(then: () => void) {
+  let done = false
+  const transport: Transport = async (request) => {
+    const reply = await nodeTransport(request)
+    if (!done && /partNumber=1&/.test(request.url) && reply.status === 200) {
+      done = true
+      then()
+    }
+    return reply
+  }
+  return { transport, happened: () => done }
+}
+
 describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, through CreateSession, in front of %s', (name) => {
   const [SINGLE, MULTI, EXPIRY, REFRESH, , DENIED, , DUE] = NAMES.map((bucket) => directoryBucket(bucket, name)) as string[] as [string, string, string, string, string, string, string, string]
   const target = (bucket: string, key: string) => ({
@@ -80,37 +94,24 @@ describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, t
   })
 
   it('a session that expires mid-upload is refused, made again once, and the upload completes', async () => {
-    let expired = false
     // Expire every session the stand-in issued as soon as part 1 is stored.
-    const transport: Transport = async (request) => {
-      const reply = await nodeTransport(request)
-      if (!expired && /partNumber=1&/.test(request.url) && reply.status === 200) {
-        expired = true
-        fronts[name].express.expireSessions()
-      }
-      return reply
-    }
+    const { transport, happened } = afterPart1(() => fronts[name].express.expireSessions())
     const refusedBefore = fronts[name].express.refused.length
     await uploadObject(new Blob([multipartBytes]), { ...target(EXPIRY, 'express/expiry.bin'), partSize: MIN_PART_SIZE, partConcurrency: 1, transport })
-    expect(expired).toBe(true)
+    expect(happened()).toBe(true)
     expect(fronts[name].express.sessions.filter((b) => b === EXPIRY)).toHaveLength(2)
     expect(fronts[name].express.refused.slice(refusedBefore)).toEqual([{ request: expect.stringMatching(/^PUT .*partNumber=2&/), code: 'ExpiredToken' }])
     expect(sha256(await stored('express/expiry.bin'))).toBe(sha256(multipartBytes))
   })
 
   it('a session due within a minute (on the engine\'s clock) is renewed before the next part, with no refusal', async () => {
-    let moved = false
     // After part 1 the servers' clock runs 250 s ahead, and the engine learns it (engine/clock.ts,
     // as from a reply's Date): the 300 s session then has 50 s left, under the minute the engine
     // keeps in hand, while the stand-in still takes it.
-    const transport: Transport = async (request) => {
-      const reply = await nodeTransport(request)
-      if (!moved && /partNumber=1&/.test(request.url) && reply.status === 200) {
-        standInClockOffset = 250_000
-        moved = learnServerTime(new Date(Date.now() + standInClockOffset).toUTCString())
-      }
-      return reply
-    }
+    const { transport, happened } = afterPart1(() => {
+      standInClockOffset = 250_000
+      expect(learnServerTime(new Date(Date.now() + standInClockOffset).toUTCString())).toBe(true)
+    })
     const refusedBefore = fronts[name].express.refused.length
     try {
       await uploadObject(new Blob([multipartBytes]), { ...target(DUE, 'express/due.bin'), partSize: MIN_PART_SIZE, partConcurrency: 1, transport })
@@ -118,7 +119,7 @@ describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, t
       standInClockOffset = 0
       learnServerTime(new Date().toUTCString())
     }
-    expect(moved).toBe(true)
+    expect(happened()).toBe(true)
     expect(fronts[name].express.sessions.filter((b) => b === DUE)).toHaveLength(2)
     expect(fronts[name].express.refused.slice(refusedBefore)).toEqual([])
     expect(sha256(await stored('express/due.bin'))).toBe(sha256(multipartBytes))
