@@ -1,6 +1,12 @@
-import { EndpointRuleError, resolveObjectUrl, type EndpointRules } from '../protocol/endpoint-rules.ts'
-import type { S3Error } from './errors.ts'
-import type { ObjectExtras } from './upload-object.ts'
+import { parseCreateSession, SESSION_TOKEN_HEADER, SessionCache, type DirectorySession } from '../protocol/directory-session.ts'
+import { resolveObjectUrl, type EndpointRules, type ResolvedObject } from '../protocol/endpoint-rules.ts'
+import { encodeKey, type ObjectLocation } from '../protocol/object-url.ts'
+import { serverNow } from './clock.ts'
+import { UploadError, type S3Error } from './errors.ts'
+import { resolveOptions } from './options.ts'
+import { send } from './send.ts'
+import { createSigner, type Credentials, type CredentialSource, type Located } from './signer.ts'
+import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
 
 export { EndpointRuleError, type EndpointRules } from '../protocol/endpoint-rules.ts'
 
@@ -18,10 +24,17 @@ export { EndpointRuleError, type EndpointRules } from '../protocol/endpoint-rule
  *
  * await uploadObject(file, { ...target, ...awsEndpoints({ useDualstackEndpoint: true }) })
  * await upload(file, { ...awsEndpoints() }) // token mode: follow the bucket to its region
+ * await uploadObject(file, { ...target, bucket: 'uploads--use1-az4--x-s3', ...awsEndpoints() }) // S3 Express One Zone
  * ```
+ *
+ * A directory bucket (S3 Express One Zone, `name--zoneid--x-s3`) is written with session
+ * credentials: before its first request, CreateSession on the bucket's zonal endpoint, signed
+ * with the caller's credentials; then every request signed with the session's (service
+ * `s3express`, the token in `x-amz-s3session-token`). Sessions are shared by every upload on the
+ * page to the same bucket with the same credentials, renewed a minute before they expire or when
+ * storage refuses one as expired.
  * @throws EndpointRuleError (when the upload starts) for combinations S3 refuses, naming the
- *   setting to change; and for directory buckets (`--x-s3`), whose CreateSession sessions this
- *   engine does not make.
+ *   setting to change.
  */
 export function awsEndpoints(rules: EndpointRules = {}): ObjectExtras {
   return {
@@ -29,12 +42,8 @@ export function awsEndpoints(rules: EndpointRules = {}): ObjectExtras {
       // Parts in flight together are all refused: each moves to the region named, the first included.
       const region = refused ? bucketRegion(refused) : location.region
       if (!region || (refused && region === location.region)) return undefined
-      const resolved = resolveObjectUrl({ ...location, region, ...rules })
-      if (resolved.signingService === 's3express') {
-        throw new EndpointRuleError(
-          `updraft: '${location.bucket}' is a directory bucket (S3 Express One Zone), which needs CreateSession credentials this engine does not make: upload to a general purpose bucket`,
-        )
-      }
+      const resolved: Located = resolveObjectUrl({ ...location, region, ...rules })
+      if (resolved.signingService === 's3express') resolved.session = directorySession(location, resolved)
       return resolved
     },
   }
@@ -48,4 +57,59 @@ export function awsEndpoints(rules: EndpointRules = {}): ObjectExtras {
 function bucketRegion({ status, response }: S3Error): string | undefined {
   if (status !== 301 && status !== 400) return undefined
   return response?.header('x-amz-bucket-region') ?? /<Region>([a-z0-9-]+)<\/Region>/.exec(response?.body ?? '')?.[1]
+}
+
+/** Directory buckets' sessions, for every upload on the page (the server keeps its own). */
+const sessions = new SessionCache(serverNow)
+
+/**
+ * Signs a directory bucket's requests with a CreateSession session: the cached one for this
+ * bucket and base credentials, else a new one. A request refused as signed re-creates the
+ * session it was signed with, once; one signed with an older session takes the current one.
+ */
+function directorySession(location: ObjectLocation, resolved: ResolvedObject): Located['session'] {
+  // `locate` is given the whole target: its credentials, and the transfer options CreateSession is sent with.
+  const { credentials } = location as ObjectTarget
+  // The bucket's own URL: `https://bucket.s3express-zone.region.amazonaws.com/` (or path-style), the object's without its key.
+  const bucket = { url: resolved.url.slice(0, resolved.url.length - encodeKey(location.key).length), signingRegion: resolved.signingRegion, signingService: 's3express' as const }
+  const signedWith = new Map<string, string>()
+  const key = `${bucket.url} ${whose(credentials)}`
+  return async (refused, headers, query) => {
+    const { accessKeyId, secretAccessKey, sessionToken } = await sessions.get(
+      key,
+      () => createSession(credentials, location, bucket),
+      refused ? signedWith.get(query!) : undefined,
+    )
+    signedWith.set(query!, headers![SESSION_TOKEN_HEADER] = sessionToken)
+    return { accessKeyId, secretAccessKey }
+  }
+}
+
+/**
+ * Whose session it is: fixed credentials by their key id (uploads with the same keys share
+ * sessions); a `CredentialSource` (token mode's, one per upload) by itself, so the credentials it
+ * renews keep the session made with the first ones.
+ */
+function whose(credentials: Credentials | CredentialSource): string {
+  if (typeof credentials !== 'function') return credentials.accessKeyId
+  if (!sources.has(credentials)) sources.set(credentials, `source ${++sourceCount}`)
+  return sources.get(credentials)!
+}
+/** Weak: a finished upload's source is not kept for the key it was given. */
+const sources = new WeakMap<CredentialSource, string>()
+let sourceCount = 0
+
+/**
+ * `GET /?session` on the bucket, signed as `s3express` with the caller's credentials (their STS
+ * token as `x-amz-security-token`), through the engine's transport and retries. Not cancelled by
+ * one upload's abort: other uploads may share it, and cleanup needs it too.
+ * https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateSession.html
+ */
+async function createSession(credentials: Credentials | CredentialSource, location: ObjectLocation, bucket: ResolvedObject): Promise<DirectorySession> {
+  // Never moved by a refusal: a refused CreateSession is signed again with renewed credentials.
+  const sign = createSigner(credentials, { ...location, locate: (_, refused) => (refused ? undefined : bucket) })
+  const reply = await send(resolveOptions(location as ObjectTarget), (refused) => sign('GET', '?session', undefined, refused), { signal: undefined })
+  const session = parseCreateSession(reply.body)
+  if (!session) throw new UploadError(`CreateSession on ${location.bucket} answered without complete Credentials`)
+  return session
 }

@@ -25,7 +25,23 @@ export type CredentialSource = (refused: boolean) => Credentials | Promise<Crede
  * no better place. Without a `Locate`, the engine's own rule (`objectUrl`); `awsEndpoints()`
  * (updraft/aws-endpoints) applies S3's full endpoint rules and follows a bucket to its region.
  */
-export type Locate = (location: ObjectLocation, refused?: S3Error) => ResolvedObject | undefined
+export type Locate = (location: ObjectLocation, refused?: S3Error) => Located | undefined
+
+/** A {@link Locate} answer; `session` when requests are signed with other credentials than the caller's. */
+export interface Located extends ResolvedObject {
+  /**
+   * Signs in the caller's credentials' stead: a directory bucket's CreateSession session, made
+   * with the credentials of the target `locate` was given.
+   */
+  session?: SessionSource
+}
+
+/**
+ * A {@link CredentialSource} that also adds the headers its keys need (the session token) to the
+ * request's `headers`. `query` names the request (`?partNumber=2&uploadId=…`): with `refused`,
+ * storage refused the keys that request was last signed with.
+ */
+export type SessionSource = (refused: boolean, headers?: Record<string, string>, query?: string) => Promise<Credentials>
 
 export type Sign = ((method: string, query?: string, headers?: Record<string, string>, refused?: S3Error) => Promise<SignedRequest>) & {
   /** The object's URL as now signed for: it moves when storage names the bucket's region. */
@@ -37,11 +53,14 @@ export type Sign = ((method: string, query?: string, headers?: Record<string, st
  * so a part is signed without reading it. Signed with the servers' time (see clock.ts); a
  * `RequestTimeTooSkewed` refusal teaches it, and the request is signed again. With `locate`, a
  * refusal naming another region (301 PermanentRedirect, 400 AuthorizationHeaderMalformed) moves
- * every later request there, and the refused one is signed again.
+ * every later request there, and the refused one is signed again; a `session` it answers (a
+ * directory bucket's) signs instead of `credentials`.
  */
 export function createSigner(credentials: Credentials | CredentialSource, location: ObjectLocation & { locate?: Locate }): Sign {
   const { locate } = location
-  let at = locate?.(location) ?? { url: objectUrl(location), signingRegion: location.region, signingService: 's3' }
+  let at: Located = locate?.(location) ?? { url: objectUrl(location), signingRegion: location.region, signingService: 's3' }
+  // A directory bucket's session signs in the caller's credentials' stead (its bucket never moves).
+  credentials = at.session ?? credentials
   // aws4fetch caches the derived signing key here, saving four HMACs per request.
   const cache = new Map<string, ArrayBuffer>()
   const sign = async (method: string, query = '', headers?: Record<string, string>, refused?: S3Error) => {
@@ -50,11 +69,12 @@ export function createSigner(credentials: Credentials | CredentialSource, locati
     if (moved) at = moved
     const renewable = typeof credentials === 'function'
     if (refused && !skewed && !moved && !renewable) throw refused
+    headers = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers }
     const signed = await new AwsV4Signer({
-      ...(renewable ? await credentials(!!refused && !skewed && !moved) : credentials),
+      ...(renewable ? await (credentials as SessionSource)(!!refused && !skewed && !moved, headers, query) : (credentials as Credentials)),
       method,
       url: at.url + query,
-      headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers },
+      headers,
       service: at.signingService,
       region: at.signingRegion,
       cache,

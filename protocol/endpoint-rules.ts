@@ -6,6 +6,7 @@
  * Acceleration hosts; access-point and Outposts ARNs; directory buckets), with errors that say
  * which setting to change. Opt-in: pages that upload to one known store never need it.
  */
+import { isDirectoryBucket } from './directory-session.ts'
 import { encodeKey, type ObjectLocation } from './object-url.ts'
 
 /** Which of S3's own hosts to use, and how to treat an ARN's region (all AWS only). */
@@ -72,7 +73,8 @@ function plainBucket(location: ObjectLocation & EndpointRules): Located {
     const base = parseEndpoint(endpoint)
     // An IP address has no subdomains; a name that is not a host label cannot be one.
     const pathStyle = forcePathStyle || isIpAddress(base.hostname) || !isVirtualHostable(bucket, base.protocol === 'http:')
-    return { url: join(base, bucket, pathStyle), signingRegion: region, signingService: 's3' }
+    // A directory bucket behind a custom endpoint (a VPC endpoint, a test stand-in) still signs as s3express.
+    return { url: join(base, bucket, pathStyle), signingRegion: region, signingService: isDirectoryBucket(bucket) ? 's3express' : 's3' }
   }
 
   const suffix = dnsSuffix(region)
@@ -202,8 +204,6 @@ export function isVirtualHostable(bucket: string, allowDots: boolean): boolean {
 const isIpAddress = (host: string) => /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[')
 
 const isDnsName = (name: string) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(name)
-
-const isDirectoryBucket = (bucket: string) => bucket.endsWith('--x-s3')
 
 /** The AWS partitions an upload can reach: China's regions have their own domain. */
 const dnsSuffix = (region: string) => (region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com')

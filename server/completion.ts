@@ -2,10 +2,10 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, type S3Client
 import { parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
 import { SIGNATURE_BYTES } from '../protocol/limits.ts'
-import { objectUrl } from '../protocol/object-url.ts'
 import { RequestError } from '../protocol/validate.ts'
 import type { CompleteReply, CompleteRequest } from '../protocol/wire.ts'
 import type { Logger, ResolvedConfig } from './config.ts'
+import { storageObjectUrl } from './directory-signer.ts'
 import { describeError } from './errors.ts'
 import { hasFileSignature, matchesFileSignature } from './file-signatures.ts'
 import { completeMultipart, type MultipartContext } from './multipart.ts'
@@ -40,7 +40,7 @@ export async function completeUpload(
   const etag = stored.etag || completedETag || ''
   const serverData = await deliver(context, ticket, { ...stored, etag }, request, logger)
   const { bucket, key } = ticket
-  return { url: objectUrl({ ...context.config, bucket, key }), bucket, key, etag, ...(serverData === undefined ? {} : { serverData }) }
+  return { url: storageObjectUrl({ ...context.config, bucket, key }), bucket, key, etag, ...(serverData === undefined ? {} : { serverData }) }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import { MAX_PART_SIZE } from '../protocol/limits.ts'
 import {
   checkJsonContentType,
@@ -89,7 +90,7 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
   const s3 = createS3Client(resolved)
   const issueCredentials = createCredentialIssuer(resolved)
   const issueToken = createTokenIssuer(resolved, issueCredentials)
-  const signer = createSessionSigner(resolved, issueCredentials)
+  const signer = createSessionSigner(resolved, issueCredentials, s3)
   const presignPut = createPutPresigner(resolved, signer)
   const multipart: MultipartContext = {
     config: resolved,
@@ -99,7 +100,8 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
   }
   const info = serverInfo(resolved)
   const tokenRoutes: TokenRoutesContext = { config: resolved, s3, issueToken, ticketSecret: multipart.ticketSecret }
-  if (resolved.presignWith === 'server-key') warnServerKeySigning(resolved)
+  // A directory bucket's URLs are signed with CreateSession sessions, never the server's key.
+  if (resolved.presignWith === 'server-key' && !isDirectoryBucket(resolved.bucket)) warnServerKeySigning(resolved)
 
   async function upload(request: Request, input: ValidUploadRequest): Promise<TokenReply | PresignedReply> {
     checkLimits(resolved, input)

@@ -1,3 +1,4 @@
+import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { InfoReply } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 
@@ -17,6 +18,11 @@ export function serverInfo(config: ResolvedConfig): InfoReply {
 
 /** Why this server will not hand out token credentials, or undefined when it will. */
 export function tokenUnavailableReason(config: ResolvedConfig): string | undefined {
+  // CreateSession hands out sessions for a whole directory bucket (no key condition exists):
+  // credentials allowed to call it could write any key. The first reason: no STS setting helps.
+  if (isDirectoryBucket(config.bucket)) {
+    return 'the bucket is a directory bucket (S3 Express One Zone), whose sessions cover the whole bucket, so token credentials could write any key; presigned uploads sign each key'
+  }
   const noSts = stsUnavailableReason(config)
   if (noSts !== undefined) return noSts
   // A policy can name keys, not Content-Types: credentials would let the page store any type.

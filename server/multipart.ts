@@ -17,7 +17,6 @@ import {
   type PartsRequest,
   type PresignedMultipartReply,
 } from '../protocol/wire.ts'
-import { objectUrl } from '../protocol/object-url.ts'
 import {
   checkCompleteParts,
   checkPartNumbers,
@@ -27,6 +26,7 @@ import {
   RequestError,
 } from '../protocol/validate.ts'
 import type { ResolvedConfig } from './config.ts'
+import { storageObjectUrl } from './directory-signer.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
 import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims } from './ticket.ts'
 
@@ -144,7 +144,7 @@ export async function completeMultipart(
   // RGW answers Complete with an empty <ETag>. Storage has just accepted these part ETags, and a
   // multipart object's ETag is made from them: computed here, the server's key needs no s3:GetObject.
   const etag = completed.ETag || multipartETag(ordered.map((part) => part.etag))
-  return { url: objectUrl({ ...config, bucket, key }), bucket, key, etag }
+  return { url: storageObjectUrl({ ...config, bucket, key }), bucket, key, etag }
 }
 
 /**

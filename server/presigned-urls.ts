@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3'
-import { objectUrl } from '../protocol/object-url.ts'
 import { PRESIGNED_CACHE_CONTROL } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
+import { storageObjectUrl } from './directory-signer.ts'
 import type { Presign } from './session-signer.ts'
 import type { TicketClaims } from './ticket.ts'
 
@@ -55,7 +55,7 @@ export function createPutPresigner(config: ResolvedConfig, signer: () => Promise
     const headers = objectHeaders(config, contentType)
     const signed = filesize === undefined ? headers : { ...headers, 'Content-Length': String(filesize) }
     const presign = await signer()
-    const url = presign({ method: 'PUT', url: objectUrl({ ...config, key }), headers: signed, expiresIn: PRESIGN_EXPIRES_IN })
+    const url = presign({ method: 'PUT', url: storageObjectUrl({ ...config, key }), headers: signed, expiresIn: PRESIGN_EXPIRES_IN })
     return { url, headers }
   }
 }
@@ -68,7 +68,7 @@ export function createPutPresigner(config: ResolvedConfig, signer: () => Promise
  */
 export function createPartPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
   return async (claims: TicketClaims, lengths: ReadonlyMap<number, number>, contentMd5?: Record<string, string>): Promise<Record<string, string>> => {
-    const url = objectUrl({ ...config, bucket: claims.bucket, key: claims.key })
+    const url = storageObjectUrl({ ...config, bucket: claims.bucket, key: claims.key })
     const presign = await signer()
     const date = new Date()
     const urls: Record<string, string> = {}

@@ -1,6 +1,10 @@
+import type { S3Client } from '@aws-sdk/client-s3'
+import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
+import { createDirectorySigner } from './directory-signer.ts'
 import { describeError } from './errors.ts'
-import { createQueryPresigner, type QueryPresigner } from './sigv4.ts'
+import { createS3Client } from './presigned-urls.ts'
+import { createQueryPresigner, MAX_EXPIRES_IN, type QueryPresigner } from './sigv4.ts'
 import { createCredentialIssuer, presignPolicy, type IssueCredentials } from './sts.ts'
 
 /** Shows up in CloudTrail (AWS) and RGW's log as the signer of presigned URLs. */
@@ -11,8 +15,6 @@ export const PRESIGNER_SESSION_SECONDS = 60 * 60
 export const PRESIGNER_REFRESH_BEFORE_SECONDS = 30 * 60
 /** How long a credential must still be good for to stand in when its renewal fails. */
 const FALLBACK_MIN_SECONDS = 5 * 60
-/** SigV4's own limit on X-Amz-Expires. */
-const MAX_EXPIRES_IN = 604_800
 
 /** Presigns with the current credentials; `expiresIn` is cut to what those credentials have left. */
 export type Presign = (request: Parameters<QueryPresigner>[0]) => string
@@ -25,9 +27,17 @@ export type Presign = (request: Parameters<QueryPresigner>[0]) => string
  *   them), so a page adding `x-amz-copy-source` to a URL signed with the server's own key had a
  *   copy made with the server's rights; signed with this credential, it finds none.
  * - 'server-key': the server's own key, for stores without STS.
+ * A directory bucket (`--x-s3`) takes neither: its URLs are signed with CreateSession sessions
+ * (server/directory-signer.ts).
  * One STS call per half hour, shared by every request waiting on it.
  */
-export function createSessionSigner(config: ResolvedConfig, issue: IssueCredentials = createCredentialIssuer(config)): () => Promise<Presign> {
+export function createSessionSigner(
+  config: ResolvedConfig,
+  issue: IssueCredentials = createCredentialIssuer(config),
+  s3?: S3Client,
+): () => Promise<Presign> {
+  // A directory bucket is signed for with CreateSession sessions, whatever presignWith says.
+  if (isDirectoryBucket(config.bucket)) return createDirectorySigner(config, s3 ?? createS3Client(config))
   if (config.presignWith === 'server-key') {
     const presign = createQueryPresigner(config, config.region)
     const signer: Presign = (request) => presign({ ...request, expiresIn: Math.min(request.expiresIn, MAX_EXPIRES_IN) })

@@ -6,6 +6,9 @@ export interface SigningCredentials {
   sessionToken?: string
 }
 
+/** SigV4's limit on X-Amz-Expires: a presigned URL lives at most 7 days. */
+export const MAX_EXPIRES_IN = 604_800
+
 export interface QueryPresignRequest {
   method: string
   /** The object URL as `objectUrl` builds it: path already RFC 3986-encoded, no query string. */
@@ -30,7 +33,7 @@ export interface QueryPresignRequest {
  * It emits the same query parameters as the SDK (`X-Amz-Content-Sha256=UNSIGNED-PAYLOAD` included),
  * so for the same inputs the URLs are identical; tests/server-presigner.test.ts holds it to that.
  */
-export function createQueryPresigner(credentials: SigningCredentials, region: string, service = 's3') {
+export function createQueryPresigner(credentials: SigningCredentials, region: string, service = 's3', tokenParam = 'X-Amz-Security-Token') {
   let cachedDay = ''
   let cachedKey: Buffer = Buffer.alloc(0)
   const signingKey = (day: string) => {
@@ -43,8 +46,8 @@ export function createQueryPresigner(credentials: SigningCredentials, region: st
   }
 
   return function presign({ method, url, query = {}, headers = {}, expiresIn, date = new Date() }: QueryPresignRequest): string {
-    if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 604_800) {
-      throw new RangeError(`updraft: expiresIn must be 1..604800 seconds, got ${expiresIn}`)
+    if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN) {
+      throw new RangeError(`updraft: expiresIn must be 1..${MAX_EXPIRES_IN} seconds, got ${expiresIn}`)
     }
     const { origin, host, path } = splitUrl(url)
     const amzDate = date.toISOString().replace(/[-:]|\.\d{3}/g, '')
@@ -65,7 +68,8 @@ export function createQueryPresigner(credentials: SigningCredentials, region: st
       'X-Amz-Expires': String(expiresIn),
       'X-Amz-SignedHeaders': signedHeaders,
     }
-    if (credentials.sessionToken) params['X-Amz-Security-Token'] = credentials.sessionToken
+    // `tokenParam`: a directory bucket's session token goes as X-Amz-S3session-Token (server/directory-signer.ts).
+    if (credentials.sessionToken) params[tokenParam] = credentials.sessionToken
     const pairs = Object.entries(params)
       .map(([name, value]) => [encode(name), encode(value)] as const)
       .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))

@@ -15,9 +15,12 @@ export interface EnginePage {
 const PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>updraft engine</title>
 <script type="module">import * as updraft from '/engine.js'; window.updraft = updraft</script>`
 
-/** One browser for the whole test file: launching is the slow part. */
-export async function openEnginePage(): Promise<EnginePage> {
-  const bundle = await bundleEngine()
+/**
+ * One browser for the whole test file: launching is the slow part. `bundled`: another bundle as
+ * `window.updraft` (the engine plus an opt-in's own entry), else the engine's public entry.
+ */
+export async function openEnginePage(bundled?: Promise<BrowserBundle>): Promise<EnginePage> {
+  const bundle = await (bundled ?? bundleEngine())
   const site = await startStaticServer({
     '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
     '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },

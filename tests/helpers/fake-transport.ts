@@ -61,6 +61,7 @@ const describeQuery = (url: string) => {
   if (pathname.startsWith('/api/s3-upload')) return pathname.slice('/api/s3-upload'.length) || '/'
   const query = new URL(url).searchParams
   if (query.has('uploads')) return '?uploads'
+  if (query.has('session')) return '?session'
   if (query.has('partNumber')) return `?partNumber=${query.get('partNumber')}`
   if (query.has('uploadId')) return '?uploadId'
   return ''

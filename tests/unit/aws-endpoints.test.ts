@@ -8,13 +8,12 @@ import { awsEndpoints, EndpointRuleError } from '../../engine/aws-endpoints.ts'
 import { uploadObject } from '../../engine/index.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
-function start(bucket: string, rules: Parameters<typeof awsEndpoints>[0] = {}) {
-  const fake = stepThroughTransport()
+function start(bucket: string, rules: Parameters<typeof awsEndpoints>[0] = {}, fake = stepThroughTransport(), sessionToken?: string) {
   const result = uploadObject(new Blob(['hello']), {
     bucket,
     key: 'photos/a b.jpg',
     region: 'us-east-1',
-    credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
+    credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET', sessionToken },
     transport: fake.transport,
     ...awsEndpoints(rules),
   })
@@ -55,10 +54,73 @@ describe('awsEndpoints() in the engine', () => {
     expect(fake.log).toEqual(['PUT', 'PUT'])
   })
 
-  it('refuses directory buckets, whose CreateSession sessions it does not make, before any request', async () => {
-    const { fake, result } = start('logs--use1-az4--x-s3')
+  it('directory buckets: CreateSession on the zonal endpoint first, then requests signed with the session', async () => {
+    const { fake, result } = start('logs--use1-az4--x-s3', {}, undefined, 'STS-TOKEN')
+    const [create] = await fake.waitForPending()
+    expect(create!.method).toBe('GET')
+    expect(create!.url).toBe('https://logs--use1-az4--x-s3.s3express-use1-az4.us-east-1.amazonaws.com/?session')
+    expect(scope(create!.headers?.authorization)).toBe('us-east-1/s3express')
+    // The caller's STS token goes as usual on CreateSession, signed.
+    expect(create!.headers?.['x-amz-security-token']).toBe('STS-TOKEN')
+    expect(create!.headers?.authorization).toMatch(/SignedHeaders=[^,]*x-amz-security-token/)
+    create!.respond(200, {}, session('SESSIONKEY', 'SESSION-TOKEN'))
+    const [put] = await fake.waitForPending()
+    expect(put!.url).toBe('https://logs--use1-az4--x-s3.s3express-use1-az4.us-east-1.amazonaws.com/photos/a%20b.jpg')
+    expect(put!.headers?.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=SESSIONKEY\/\d{8}\/us-east-1\/s3express\/aws4_request/)
+    expect(put!.headers?.['x-amz-s3session-token']).toBe('SESSION-TOKEN')
+    expect(put!.headers?.authorization).toMatch(/SignedHeaders=[^,]*x-amz-s3session-token/)
+    expect(put!.headers).not.toHaveProperty('x-amz-security-token')
+    put!.respond(200, { etag: '"e3"' })
+    await expect(result).resolves.toMatchObject({ etag: '"e3"' })
+    expect(fake.log).toEqual(['GET ?session', 'PUT'])
+  })
+
+  it('directory buckets: a CreateSession reply without credentials fails the upload with an UploadError', async () => {
+    const { fake, result } = start('empty--use1-az4--x-s3')
+    ;(await fake.waitForPending())[0]!.respond(200, {}, '<CreateSessionResult><Credentials></Credentials></CreateSessionResult>')
+    await expect(result).rejects.toThrow(/CreateSession on empty--use1-az4--x-s3 answered without complete Credentials/)
+    expect(fake.log).toEqual(['GET ?session'])
+  })
+
+  it('directory buckets: the session serves later uploads until a minute before it expires', async () => {
+    const fake = stepThroughTransport()
+    for (const [bucket, lifetime, expected] of [
+      ['lasting--use1-az4--x-s3', 300_000, ['GET ?session', 'PUT', 'PUT']],
+      ['short--use1-az4--x-s3', 59_000, ['GET ?session', 'PUT', 'GET ?session', 'PUT']],
+    ] as const) {
+      fake.log.length = 0
+      for (const n of [1, 2]) {
+        const { result } = start(bucket, {}, fake)
+        const [first] = await fake.waitForPending()
+        if (first!.step === 'GET ?session') {
+          first!.respond(200, {}, session('SESSIONKEY', `T${n}`, lifetime))
+          ;(await fake.waitForPending())[0]!.respond(200, { etag: '"e"' })
+        } else first!.respond(200, { etag: '"e"' })
+        await result
+      }
+      expect(fake.log).toEqual(expected)
+    }
+  })
+
+  it('directory buckets: a request refused as expired gets a new session once; a second refusal is final', async () => {
+    const { fake, result } = start('expiring--use1-az4--x-s3')
+    const expired = xml.error('ExpiredToken', 'The provided token has expired')
+    ;(await fake.waitForPending())[0]!.respond(200, {}, session('SESSION1', 'T1'))
+    ;(await fake.waitForPending())[0]!.respond(403, {}, expired)
+    ;(await fake.waitForPending())[0]!.respond(200, {}, session('SESSION2', 'T2'))
+    const [again] = await fake.waitForPending()
+    expect(again!.headers?.['x-amz-s3session-token']).toBe('T2')
+    again!.respond(403, {}, expired)
+    await expect(result).rejects.toMatchObject({ status: 403, code: 'ExpiredToken' })
+    expect(fake.log).toEqual(['GET ?session', 'PUT', 'GET ?session', 'PUT'])
+  })
+
+  it('directory buckets still refuse what the zonal endpoints cannot do, before any request', async () => {
+    const { fake, result } = start('logs--use1-az4--x-s3', { useDualstackEndpoint: true })
     await expect(result).rejects.toThrow(EndpointRuleError)
-    await expect(result).rejects.toThrow(/directory bucket .* CreateSession/)
     expect(fake.log).toEqual([])
   })
 })
+
+const session = (accessKeyId: string, token: string, lifetime = 300_000) =>
+  `<CreateSessionResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Credentials><SessionToken>${token}</SessionToken><SecretAccessKey>SESSIONSECRET</SecretAccessKey><AccessKeyId>${accessKeyId}</AccessKeyId><Expiration>${new Date(Date.now() + lifetime).toISOString()}</Expiration></Credentials></CreateSessionResult>`

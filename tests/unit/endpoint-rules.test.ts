@@ -34,6 +34,7 @@ const resolved: Case[] = [
   ['an Outposts access point', { bucket: outpost, region: 'us-west-2' }, 'https://reports-123456789012.op-01234567890123456.s3-outposts.us-west-2.amazonaws.com/k', ['us-west-2', 's3-outposts']],
   ['an Outposts ARN in another region', { bucket: outpost.replace('us-west-2', 'us-east-1'), region: 'us-west-2' }, 'https://reports-123456789012.op-01234567890123456.s3-outposts.us-east-1.amazonaws.com/k', ['us-east-1', 's3-outposts']],
   ['a directory bucket', { bucket: 'mybucket--usw2-az1--x-s3', region: 'us-west-2' }, 'https://mybucket--usw2-az1--x-s3.s3express-usw2-az1.us-west-2.amazonaws.com/k', ['us-west-2', 's3express']],
+  ['a directory bucket behind a custom endpoint still signs as s3express', { bucket: 'mybucket--usw2-az1--x-s3', region: 'us-west-2', endpoint: 'http://127.0.0.1:9000' }, 'http://127.0.0.1:9000/mybucket--usw2-az1--x-s3/k', ['us-west-2', 's3express']],
 ]
 
 const refused: Array<[what: string, location: Partial<ObjectLocation> & EndpointRules, message: RegExp]> = [

@@ -1,0 +1,57 @@
+import { CreateSessionCommand, type S3Client } from '@aws-sdk/client-s3'
+import { isDirectoryBucket, SESSION_SIGNING_SERVICE, SESSION_TOKEN_QUERY, SessionCache, type DirectorySession } from '../protocol/directory-session.ts'
+import { resolveObjectUrl } from '../protocol/endpoint-rules.ts'
+import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
+import type { ResolvedConfig } from './config.ts'
+import type { Presign } from './session-signer.ts'
+import { createQueryPresigner, MAX_EXPIRES_IN } from './sigv4.ts'
+
+/**
+ * Presigning for a directory bucket (S3 Express One Zone): URLs are signed with a CreateSession
+ * session of the server's own credentials (service `s3express`, the token as
+ * `X-Amz-S3session-Token`, as the AWS SDK's SignatureV4S3Express presigns), the session cached as
+ * the engine caches its own (protocol/directory-session.ts: renewed a minute before it expires,
+ * purged every 30 s). Sessions last about five minutes, so each URL is cut to what its session has
+ * left: at least a minute; the engine asks again for a URL storage refuses as expired.
+ * CreateSession goes through the server's S3 client, which signs it as AWS expects.
+ * @throws EndpointRuleError when the bucket cannot be addressed as configured (`forcePathStyle` on AWS)
+ */
+export function createDirectorySigner(config: ResolvedConfig, s3: S3Client): () => Promise<Presign> {
+  // At startup, not per request: a bucket the rules cannot address (path-style on AWS) throws EndpointRuleError.
+  storageObjectUrl({ ...config, key: 'k' })
+  const sessions = new SessionCache()
+  const presigners = new WeakMap<DirectorySession, Presign>()
+  const key = `${config.bucket} ${config.accessKeyId}`
+
+  async function createSession(): Promise<DirectorySession> {
+    const { Credentials: c } = await s3.send(new CreateSessionCommand({ Bucket: config.bucket }))
+    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
+      throw new Error(`updraft: CreateSession on ${config.bucket} answered without complete Credentials`)
+    }
+    return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expires: c.Expiration.getTime() }
+  }
+
+  return async () => {
+    const session = await sessions.get(key, createSession)
+    let signer = presigners.get(session)
+    if (!signer) {
+      const presign = createQueryPresigner(session, config.region, SESSION_SIGNING_SERVICE, SESSION_TOKEN_QUERY)
+      signer = (request) => {
+        const date = request.date ?? new Date()
+        // A URL outliving its session would be refused as expired: say so in the URL.
+        const left = Math.floor((session.expires - date.getTime()) / 1000)
+        if (left < 1) throw new Error('updraft: the directory bucket session has expired')
+        return presign({ ...request, date, expiresIn: Math.min(request.expiresIn, left, MAX_EXPIRES_IN) })
+      }
+      presigners.set(session, signer)
+    }
+    return signer
+  }
+}
+
+/**
+ * The object's URL as the server presigns and reports it: a directory bucket's zonal host
+ * (`bucket.s3express-zone.region.amazonaws.com`) on AWS, else the engine's own rule.
+ */
+export const storageObjectUrl = (location: ObjectLocation): string =>
+  isDirectoryBucket(location.bucket) ? resolveObjectUrl(location).url : objectUrl(location)
