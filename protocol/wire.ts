@@ -18,6 +18,13 @@ export interface UploadRequest {
   filetype: string
   /** Bytes. Sent by this engine; next-s3-upload's client does not send it. */
   filesize?: number
+  /**
+   * The body is a stream longer than one part whose length is known only at its end: `filesize`
+   * is absent (with it, a 400). Without this flag an absent `filesize` keeps next-s3-upload's
+   * meaning. Token mode: the ticket records it, and `/complete` checks the stored size against
+   * `maxFileSize`. Presigned mode: always multipart, `partCount` absent, `/parts` given `sizes`.
+   */
+  sizeUnknown?: boolean
   /** Absent means token. */
   strategy?: Strategy
   /** next-s3-upload's form of the same marker. */
@@ -106,9 +113,10 @@ export interface PresignedMultipartReply extends LocationReply {
   endpoint?: string
   /** The multipart upload the endpoint created. */
   uploadId: string
-  /** Bytes per part (every part but the last). */
+  /** Bytes per part (every part but the last): for `sizeUnknown`, the page cuts every part but the last to exactly this. */
   partSize: number
-  partCount: number
+  /** Absent for a `sizeUnknown` request: unknown, the parts end when the page completes. */
+  partCount?: number
   /** HMAC-signed, expiring and stateless: binds bucket, key, uploadId, partSize, filesize, type and metadata. */
   ticket: string
   /**
@@ -131,6 +139,11 @@ export interface PartsRequest {
    * so storage takes only those bytes (a damaged part is refused, BadDigest) and the PUT must carry it.
    */
   contentMd5?: Record<string, string>
+  /**
+   * Part number → that part's byte length: required, for every number asked, when the ticket's
+   * size is unknown (`sizeUnknown`), each URL then bound to it; refused otherwise.
+   */
+  sizes?: Record<string, number>
 }
 /** Reply to {@link PartsRequest}. */
 export interface PartsReply {

@@ -59,7 +59,7 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
   }
 
   async function uploadParts(reply: PresignedMultipartReply, bytes: Uint8Array) {
-    const partNumbers = Array.from({ length: reply.partCount }, (_, i) => i + 1)
+    const partNumbers = Array.from({ length: reply.partCount! }, (_, i) => i + 1)
     const { body } = await call<PartsReply>('/parts', { ticket: reply.ticket, partNumbers })
     return Promise.all(
       partNumbers.map(async (partNumber) => {

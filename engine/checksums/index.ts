@@ -77,7 +77,11 @@ function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): Chec
     async headers(partNumber, body) {
       let value = digests.get(partNumber)
       // Read and hashed once, on the first attempt: retries send the same bytes.
-      if (!value) digests.set(partNumber, (value = body.arrayBuffer().then((bytes) => digest(algorithm, new Uint8Array(bytes)))))
+      // Bytes are hashed as they are (a view of the caller's array, not a copy).
+      if (!value) {
+        const bytes = body instanceof Blob ? body.arrayBuffer().then((buffer) => new Uint8Array(buffer)) : Promise.resolve(body)
+        digests.set(partNumber, (value = bytes.then((bytes) => digest(algorithm, bytes))))
+      }
       return { [header]: toBase64(await value) }
     },
     async complete(etags) {
