@@ -1,5 +1,5 @@
 import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../protocol/wire.ts'
-import { type Bytes, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './body.ts'
+import { type Bytes, isBlob, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './body.ts'
 import { postToEndpoint } from './endpoint.ts'
 import type { EndpointOptions, ResolvedOptions, TransferOptions } from './options.ts'
 import type { Prepared, Resumer } from './journal.ts'
@@ -82,7 +82,7 @@ export async function prepareAndSend(
   options: UploadOptions & ResolvedOptions,
   sendWith: (prepared: Prepared, body: Bytes | PartStream) => Promise<UploadResult>,
 ): Promise<UploadResult> {
-  if (!(file instanceof Blob) && !(options.filename && options.contentType)) {
+  if (!isBlob(file) && !(options.filename && options.contentType)) {
     throw new TypeError(
       "updraft: bytes and streams carry no name or type of their own: give upload() the filename and contentType options, e.g. { filename: 'report.pdf', contentType: 'application/pdf' }",
     )
@@ -94,6 +94,6 @@ export async function prepareAndSend(
       return sendWith(prepared, body)
     }
     // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
-    return options.resume && body instanceof Blob ? options.resume.run(body, options, send) : send()
+    return options.resume && isBlob(body) ? options.resume.run(body, options, send) : send()
   })
 }

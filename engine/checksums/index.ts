@@ -79,7 +79,7 @@ function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): Chec
       // Read and hashed once, on the first attempt: retries send the same bytes.
       // Bytes are hashed as they are (a view of the caller's array, not a copy).
       if (!value) {
-        const bytes = body instanceof Blob ? body.arrayBuffer().then((buffer) => new Uint8Array(buffer)) : Promise.resolve(body)
+        const bytes = body instanceof Uint8Array ? Promise.resolve(body) : body.arrayBuffer().then((buffer) => new Uint8Array(buffer))
         digests.set(partNumber, (value = bytes.then((bytes) => digest(algorithm, bytes))))
       }
       return { [header]: toBase64(await value) }
