@@ -39,20 +39,28 @@ export function byteReader(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
   const held: Uint8Array[] = []
   let ended = false
   let received = 0
-  let fail: (reason: Error) => void
-  const stopped = new Promise<never>((_, reject) => (fail = reject))
-  stopped.catch(() => {})
+  let stopped: Error | undefined
+  // Rejects the pull in progress: a stream that never yields again (a recorder left running)
+  // must not hold an aborted upload. One plain promise per chunk (no race, no async wrapper):
+  // a stream of 1-byte chunks pays this per byte.
+  let interrupt: ((reason: Error) => void) | undefined
+  const pullOnce = () =>
+    new Promise<IteratorResult<unknown>>((resolve, reject) => {
+      if (stopped) return reject(stopped)
+      interrupt = reject
+      pull().then(resolve, reject)
+    })
 
   const nextChunk = async (): Promise<Uint8Array | undefined> => {
-    let chunk: unknown
+    let result: IteratorResult<unknown>
     try {
-      // A stream that never yields again (a recorder left running) must not hold an aborted upload.
-      chunk = await Promise.race([pull(), stopped])
+      result = await pullOnce()
     } catch (error) {
       if (error instanceof UploadAbortedError) throw error
       throw new BodyError(`Reading the body failed after ${received} bytes: ${(error as Error)?.message ?? String(error)}`, received, { cause: error })
     }
-    if (chunk === undefined) return undefined
+    if (result.done) return undefined
+    const chunk = result.value
     if (!(chunk instanceof Uint8Array)) {
       throw new TypeError(`updraft: a stream body must give Uint8Array chunks (bytes), got ${Object.prototype.toString.call(chunk)}: a Node stream with setEncoding() gives strings`)
     }
@@ -69,7 +77,7 @@ export function byteReader(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
       if (bytes.byteLength) held.unshift(bytes)
     },
     cancel() {
-      fail(new UploadAbortedError())
+      interrupt?.((stopped = new UploadAbortedError()))
       release()
     },
     async read(n) {
@@ -185,25 +193,16 @@ export async function openStream(
   }
 }
 
-/** `pull()` gives the next chunk (undefined at the end); `release()` lets the stream go. */
+/** `pull()` gives the next chunk as an iterator result; `release()` lets the stream go. */
 function chunksOf(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>) {
   // A reader rather than async iteration: Safari's ReadableStream is not async iterable.
   if (typeof (source as ReadableStream).getReader === 'function') {
     const reader = (source as ReadableStream<Uint8Array>).getReader()
-    return {
-      pull: async () => (await reader.read()).value,
-      release: () => void reader.cancel().catch(() => {}),
-    }
+    return { pull: () => reader.read(), release: () => void reader.cancel().catch(() => {}) }
   }
   if (source && typeof (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator] === 'function') {
     const iterator = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
-    return {
-      pull: async () => {
-        const { done, value } = await iterator.next()
-        return done ? undefined : value
-      },
-      release: () => void Promise.resolve().then(() => iterator.return?.()).catch(() => {}),
-    }
+    return { pull: () => iterator.next(), release: () => void Promise.resolve().then(() => iterator.return?.()).catch(() => {}) }
   }
   throw new TypeError(
     `updraft: the body must be a Blob, a Uint8Array, a ReadableStream or an async iterable of Uint8Array chunks, got ${Object.prototype.toString.call(source)}`,

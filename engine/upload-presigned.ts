@@ -53,6 +53,7 @@ export function uploadPresigned<Handler = unknown>(
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 
-export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'
+export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, BodyError, isUploadError } from './errors.ts'
+export type { UploadBody } from './body.ts'
 export type { UploadResult } from '../protocol/wire.ts'
 export type { UploadOptions } from './request-upload.ts'
