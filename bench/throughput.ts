@@ -4,10 +4,12 @@ import { type BenchStore, nullSinkStore, s3rverStore } from './lib/stores.ts'
 
 const CONTENDERS: Array<{ id: Contender; label: string }> = [
   { id: 'updraft', label: 'Updraft (Node default transport: node:http)' },
+  { id: 'updraft-buffer', label: 'Updraft, a Node `Buffer` body (node:http, sent as views)' },
   { id: 'updraft-fetch', label: 'Updraft over fetch (`fetchTransport`, the workers\' default)' },
   { id: 'lib-storage', label: '`@aws-sdk/lib-storage` Upload' },
   { id: 'fetch-ceiling', label: 'ceiling: raw parallel fetch PUTs' },
   { id: 'http-ceiling', label: 'ceiling: raw parallel node:http PUTs' },
+  { id: 'http-ceiling-buffer', label: 'ceiling: raw parallel node:http PUTs of a `Buffer` (subarray views, each written whole)' },
 ]
 
 /** Issue 5, item 2: Node upload throughput; every measurement a fresh child process. */
@@ -154,6 +156,12 @@ function goalsOf(runs: Runs): Goal[] {
   return [
     goal('null sink: Updraft >= 0.9x the fetch ceiling', per('updraft', 'fetch-ceiling'), 0.9, node),
     goal('null sink: Updraft >= 2x lib-storage', per('updraft', 'lib-storage'), 2, node),
+    goal(
+      'null sink, issue 14: Updraft with a Buffer body >= 0.9x the node:http ceiling for a Buffer',
+      per('updraft-buffer', 'http-ceiling-buffer'),
+      0.9,
+      'The same bytes as a Buffer: parts are subarray views written to node:http in 1 MiB views, no Blob stream in between (a Blob body wrapped around a Buffer measured 0.51x).',
+    ),
     goal(
       'null sink, informative: Updraft over fetch >= 0.9x the fetch ceiling',
       per('updraft-fetch', 'fetch-ceiling'),

@@ -9,13 +9,22 @@ const spec = JSON.parse(process.argv[2] ?? '{}') as ClientSpec
 
 const MiB = 1024 * 1024
 
-/** Each contender: set up (load modules, make clients) outside the clock, then return the timed run. */
+/**
+ * Each contender: set up (load modules, make clients) outside the clock, then return the timed run.
+ * Every contender is handed the body as a Blob, but `updraft-buffer`, handed the same bytes as a
+ * Node Buffer (made before the clock starts).
+ */
 const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => Promise<void>>> = {
   async updraft() {
     const { uploadObject } = await import('../../engine/index.ts')
     const { checksum } = await import('../../engine/checksums/index.ts')
     const extras = spec.checksum ? checksum(spec.checksum) : {}
     return (body) => uploadObject(body, { ...objectTarget(spec), ...extras }).then(() => undefined)
+  },
+  // Issue 14: a Buffer body, sent as subarray views (no Blob around it).
+  async 'updraft-buffer'() {
+    const { uploadObject } = await import('../../engine/index.ts')
+    return (body) => uploadObject(body as Blob | Buffer, objectTarget(spec)).then(() => undefined)
   },
   async 'updraft-fetch'() {
     const { uploadObject, fetchTransport } = await import('../../engine/index.ts')
@@ -41,6 +50,23 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
       await response.arrayBuffer()
       return response.headers.get('etag') ?? ''
     })
+  },
+  // The same raw PUTs with the bytes as a Buffer: each part a subarray view, written whole.
+  async 'http-ceiling-buffer'() {
+    const { putRaw } = await rawMultipart()
+    const { request } = await import('node:http')
+    return (body) =>
+      putRaw(body, (url, slice) =>
+        new Promise<string>((resolve, reject) => {
+          const bytes = slice as unknown as Buffer
+          const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(bytes.byteLength) } }, (incoming) => {
+            incoming.resume()
+            incoming.on('end', () => resolve(String(incoming.headers.etag ?? '')))
+          })
+          outgoing.on('error', reject)
+          outgoing.end(bytes)
+        }),
+      )
   },
   async 'http-ceiling'() {
     const { putRaw } = await rawMultipart()
@@ -78,17 +104,20 @@ async function rawMultipart() {
   const url = objectUrl({ ...target, forcePathStyle: true })
   const signed = (method: string, query: Record<string, string>) => presign({ method, url, query, expiresIn: 3600 })
   const putRaw = async (body: Blob, put: (url: string, slice: Blob) => Promise<string>) => {
+    // A Buffer body (the *-buffer contenders) is cut into subarray views, a Blob into slices.
+    const cut = (start: number, end: number) => (body instanceof Uint8Array ? (body.subarray(start, end) as unknown as Blob) : body.slice(start, end))
+    const size = body instanceof Uint8Array ? body.byteLength : body.size
     // A body of one part goes as one PUT, as every client sends it.
-    if (body.size <= partSize) return void (await put(signed('PUT', {}), body))
+    if (size <= partSize) return void (await put(signed('PUT', {}), body))
     const created = await (await fetch(signed('POST', { uploads: '' }), { method: 'POST' })).text()
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1]
     if (!uploadId) throw new Error(`CreateMultipartUpload failed: ${created.slice(0, 300)}`)
-    const count = Math.ceil(body.size / partSize)
+    const count = Math.ceil(size / partSize)
     const etags: string[] = []
     let next = 1
     const worker = async () => {
       for (let n = next++; n <= count; n = next++) {
-        etags[n - 1] = await put(signed('PUT', { partNumber: String(n), uploadId }), body.slice((n - 1) * partSize, n * partSize))
+        etags[n - 1] = await put(signed('PUT', { partNumber: String(n), uploadId }), cut((n - 1) * partSize, n * partSize))
       }
     }
     await Promise.all(Array.from({ length: Math.min(queueSize, count) }, worker))
@@ -133,10 +162,12 @@ function memory() {
 
 async function main(): Promise<ClientResult> {
   const run = await contenders[spec.contender]()
-  const body = await makeBody()
+  const blob = await makeBody()
+  const asBuffer = spec.contender === 'updraft-buffer' || spec.contender === 'http-ceiling-buffer'
+  const body = asBuffer ? (Buffer.from(await blob.arrayBuffer()) as unknown as Blob) : blob
   // One small single-PUT upload first: lazy module loading (undici, the SDK's middleware),
   // WebCrypto's first use and JIT are one-time costs of a process, not of an upload.
-  if (spec.warmUp) await run(new Blob([new Uint8Array(1024)]))
+  if (spec.warmUp) await run(asBuffer ? (Buffer.alloc(1024) as unknown as Blob) : new Blob([new Uint8Array(1024)]))
   globalThis.gc?.()
   await new Promise((resolve) => setTimeout(resolve, 20))
   // Writing 5 resets VmHWM to the current RSS (Linux >= 4.0), so the peak below is this upload's.
@@ -148,7 +179,7 @@ async function main(): Promise<ClientResult> {
   await run(body)
   const seconds = (performance.now() - start) / 1000
   const used = process.cpuUsage(cpu)
-  return { seconds, bytes: body.size, cpuSeconds: (used.user + used.system) / 1e6, idleRss: idle, peakRss: memory().peak, startedAt }
+  return { seconds, bytes: blob.size, cpuSeconds: (used.user + used.system) / 1e6, idleRss: idle, peakRss: memory().peak, startedAt }
 }
 
 main().then(

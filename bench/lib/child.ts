@@ -18,12 +18,14 @@ export interface UploadTarget {
 
 export type Contender =
   | 'updraft'
+  | 'updraft-buffer'
   | 'updraft-fetch'
   | 'updraft-token'
   | 'updraft-presigned'
   | 'lib-storage'
   | 'fetch-ceiling'
   | 'http-ceiling'
+  | 'http-ceiling-buffer'
 
 export interface ClientSpec {
   contender: Contender
