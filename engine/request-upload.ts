@@ -83,9 +83,7 @@ export async function prepareAndSend(
   sendWith: (prepared: Prepared, body: Bytes | PartStream) => Promise<UploadResult>,
 ): Promise<UploadResult> {
   if (!isBlob(file) && !(options.filename && options.contentType)) {
-    throw new TypeError(
-      "updraft: bytes and streams carry no name or type of their own: give upload() the filename and contentType options, e.g. { filename: 'report.pdf', contentType: 'application/pdf' }",
-    )
+    throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options (a File has its own)')
   }
   return withBody(file, options, (body) => {
     const send = async (recalled?: Prepared) => {

@@ -245,7 +245,7 @@ describe.each(Object.entries(stores))('upload() through the endpoint with bodies
   it('bytes or a stream without filename and contentType are refused before anything is sent', async () => {
     const { endpoint, calls } = await endpointFor(store())
     await expect(upload(new Uint8Array(10), { endpoint })).rejects.toThrow(
-      /bytes and streams carry no name or type of their own: give upload\(\) the filename and contentType options/,
+      /upload\(\) of bytes or a stream needs the filename and contentType options/,
     )
     await expect(upload(chunked(new Uint8Array(10), 1), { endpoint, filename: 'x.bin' })).rejects.toThrow(TypeError)
     expect(calls).toEqual([])

@@ -18,6 +18,13 @@ export interface BundleSize {
 }
 
 const REACT = ['react', 'react-dom', 'react/jsx-runtime']
+/**
+ * Modules the engine loads with a dynamic `import()` only when a page needs them: a page's
+ * bundler makes each a chunk of its own, fetched on first use (esbuild here, without code
+ * splitting, would inline it). engine/stream-body.js reads ReadableStream and async-iterable
+ * bodies (issue 14), loaded only when such a body is passed.
+ */
+const LAZY = ['*/stream-body.js']
 
 /**
  * Updraft's browser entries, as a page imports them: by package name, so they resolve through
@@ -29,24 +36,27 @@ export const UPDRAFT_ENTRIES = {
   upload: {
     label: 'Updraft `upload()` (token + presigned, multipart, retries, abort, XHR; incl. aws4fetch)',
     contents: `export { upload } from 'updraft'`,
+    external: LAZY,
   },
   token: {
     label: 'Updraft `uploadWithToken()` (token-only entry, incl. aws4fetch)',
     contents: `export { uploadWithToken } from 'updraft/token'`,
+    external: LAZY,
   },
   presigned: {
     label: 'Updraft `uploadPresigned()` (presigned-only entry)',
     contents: `export { uploadPresigned } from 'updraft/presigned'`,
+    external: LAZY,
   },
   react: {
     label: 'Updraft React `useS3Upload` (React external)',
     contents: `export { useS3Upload } from 'updraft/react'`,
-    external: REACT,
+    external: [...REACT, ...LAZY],
   },
   dropzone: {
     label: 'Updraft React `useS3Dropzone` (prop getters, limit checks; React external)',
     contents: `export { useS3Dropzone } from 'updraft/react'`,
-    external: REACT,
+    external: [...REACT, ...LAZY],
   },
   ui: {
     label: 'Updraft React UI `UploadDropzone` + `UploadButton` (React external; CSS and the lazy thumbnail module apart)',
@@ -54,7 +64,7 @@ export const UPDRAFT_ENTRIES = {
     // A dynamic import, loaded only when an image row is first seen: a page's bundler makes it a
     // chunk of its own (inlined here, esbuild would also name it by its install path).
     // The unfinished-uploads list is loaded the same way, only by pages given `resume`.
-    external: [...REACT, '*/thumbnail.js', '*/UnfinishedUploads.js'],
+    external: [...REACT, ...LAZY, '*/thumbnail.js', '*/UnfinishedUploads.js'],
   },
 } satisfies Record<string, BundleEntry>
 
