@@ -6,6 +6,7 @@ import { Readable } from 'node:stream'
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { describe, expect, inject, it } from 'vitest'
+import { checksum } from '../engine/checksums/index.ts'
 import { BodyError, type Progress, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
@@ -160,6 +161,32 @@ describe('1-byte chunks', () => {
     }
     await uploadObject(bytewise(), directTarget(stores.s3rver(), key, { partSize: PART }))
     await expectStored(stores.s3rver(), key, data)
+  })
+})
+
+describe('streams with checksums on RGW', () => {
+  it('uploadObject, md5, a stream of unknown length: each part hashed as read, byte-exact', async () => {
+    const data = testBytes(11 * MiB + 1, 53)
+    const key = newKey('stream-md5')
+    await uploadObject(chunked(data, 100_000), directTarget(stores.rgw(), key, { partSize: PART, ...checksum('md5') }))
+    await expectStored(stores.rgw(), key, data)
+  })
+
+  it('presigned upload(), md5, a stream of known length: each part URL asked once the part is read, with its MD5', async () => {
+    const { endpoint, calls, client } = await endpointFor(rgw)
+    const data = testBytes(11 * MiB + 2, 54)
+    const result = await upload(chunked(data, 100_000), {
+      endpoint,
+      strategy: 'presigned',
+      size: data.length,
+      filename: 'sum.bin',
+      contentType: 'application/octet-stream',
+      ...checksum('md5'),
+    })
+    expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
+    const parts = calls.filter((call) => call.route === '/parts').map((call) => call.body as { partNumbers: number[]; contentMd5: Record<string, string> })
+    expect(parts.map(({ partNumbers }) => partNumbers)).toEqual([[1], [2], [3]])
+    for (const { partNumbers, contentMd5 } of parts) expect(Object.keys(contentMd5)).toEqual(partNumbers.map(String))
   })
 })
 
