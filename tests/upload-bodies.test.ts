@@ -7,7 +7,7 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { describe, expect, inject, it } from 'vitest'
 import { checksum } from '../engine/checksums/index.ts'
-import { BodyError, type Progress, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
+import { BodyError, memoryResumeStore, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
@@ -267,6 +267,22 @@ describe.each(Object.entries(stores))('upload() through the endpoint with bodies
     }
     // The endpoint was told each size, as for a file.
     expect(calls.filter((call) => call.route === '').map((call) => (call.body as { filesize?: number }).filesize)).toEqual([11 * MiB + 9, 300_000])
+  })
+
+  it('with resume: bytes and streams upload and are never recorded (a Blob, the control, is)', async () => {
+    const { endpoint, client } = await endpointFor(store(), { resumable: true })
+    const records = memoryResumeStore()
+    const put = records.put.bind(records)
+    const recorded: string[] = []
+    records.put = (record) => (recorded.push(record.name), put(record))
+    const resume = resumeUploads({ store: records })
+    const data = testBytes(11 * MiB, 55)
+    const named = (filename: string) => ({ endpoint, strategy: 'presigned' as const, resume, filename, contentType: 'application/octet-stream' })
+    for (const [filename, body] of [['bytes.bin', Buffer.from(data)], ['stream.bin', chunked(data, MiB)], ['blob.bin', new Blob([data])]] as const) {
+      const result = await upload(body, { ...named(filename), size: data.length })
+      expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
+    }
+    expect(new Set(recorded)).toEqual(new Set(['blob.bin']))
   })
 
   it('bytes or a stream without filename and contentType are refused before anything is sent', async () => {
