@@ -3,6 +3,7 @@
 // process); prints one JSON line with the measurements.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { openAsBlob } from 'node:fs'
+import type { ClientRequest } from 'node:http'
 import type { ClientResult, ClientSpec, UploadTarget } from '../lib/child.ts'
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as ClientSpec
@@ -54,41 +55,40 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
   // The same raw PUTs with the bytes as a Buffer: each part a subarray view, written whole.
   async 'http-ceiling-buffer'() {
     const { putRaw } = await rawMultipart()
-    const { request } = await import('node:http')
     return (body) =>
-      putRaw(body, (url, slice) =>
-        new Promise<string>((resolve, reject) => {
-          const bytes = slice as unknown as Buffer
-          const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(bytes.byteLength) } }, (incoming) => {
-            incoming.resume()
-            incoming.on('end', () => resolve(String(incoming.headers.etag ?? '')))
-          })
-          outgoing.on('error', reject)
-          outgoing.end(bytes)
-        }),
-      )
+      putRaw(body, (url, slice) => {
+        const bytes = slice as unknown as Buffer
+        return httpPut(url, bytes.byteLength, (outgoing) => void outgoing.end(bytes))
+      })
   },
   async 'http-ceiling'() {
     const { putRaw } = await rawMultipart()
-    const { request } = await import('node:http')
     return (body) =>
       putRaw(body, (url, slice) =>
-        new Promise<string>((resolve, reject) => {
-          const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(slice.size) } }, (incoming) => {
-            incoming.resume()
-            incoming.on('end', () => resolve(String(incoming.headers.etag ?? '')))
-          })
-          outgoing.on('error', reject)
-          void (async () => {
-            const reader = slice.stream().getReader()
-            for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-              if (!outgoing.write(chunk.value)) await new Promise((drain) => outgoing.once('drain', drain))
-            }
-            outgoing.end()
-          })().catch(reject)
+        httpPut(url, slice.size, async (outgoing) => {
+          const reader = slice.stream().getReader()
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+            if (!outgoing.write(chunk.value)) await new Promise((drain) => outgoing.once('drain', drain))
+          }
+          outgoing.end()
         }),
       )
   },
+}
+
+/** One raw node:http PUT of `length` bytes, which `write` sends; resolves with the reply's ETag. */
+async function httpPut(url: string, length: number, write: (outgoing: ClientRequest) => void | Promise<void>): Promise<string> {
+  const { request } = await import('node:http')
+  return new Promise<string>((resolve, reject) => {
+    const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(length) } }, (incoming) => {
+      incoming.resume()
+      incoming.on('end', () => resolve(String(incoming.headers.etag ?? '')))
+    })
+    outgoing.on('error', reject)
+    Promise.resolve()
+      .then(() => write(outgoing))
+      .catch(reject)
+  })
 }
 
 /**
