@@ -7,7 +7,7 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { describe, expect, inject, it } from 'vitest'
 import { checksum } from '../engine/checksums/index.ts'
-import { BodyError, memoryResumeStore, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
+import { BodyError, fetchTransport, memoryResumeStore, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
@@ -76,6 +76,13 @@ describe.each(Object.entries(stores))('uploadObject() with bodies that are not B
     await uploadObject(data, directTarget(store(), key, { partSize: PART, onProgress: progress.onProgress }))
     await expectStored(store(), key, data)
     expect(progress.seen.at(-1)).toEqual({ loaded: size, total: size })
+  })
+
+  it('a Uint8Array through the fetch transport (workers), multipart, byte-exact', async () => {
+    const data = testBytes(11 * MiB + 1, 56)
+    const key = newKey('fetch-bytes')
+    await uploadObject(data, directTarget(store(), key, { partSize: PART, transport: fetchTransport }))
+    await expectStored(store(), key, data)
   })
 
   it('a Uint8Array view into a larger buffer (an offset) sends only its own bytes', async () => {
