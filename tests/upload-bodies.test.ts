@@ -7,7 +7,8 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { describe, expect, inject, it } from 'vitest'
 import { checksum } from '../engine/checksums/index.ts'
-import { BodyError, fetchTransport, memoryResumeStore, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
+import { BodyError, fetchTransport, memoryResumeStore, type Transport, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
+import { nodeTransport } from '../engine/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
@@ -156,6 +157,33 @@ describe.each(Object.entries(stores))('uploadObject() with bodies that are not B
     const files = unzipSync(await readObject(readerFor(store()), store().bucket, key))
     expect(sha256(files['video.bin']!)).toBe(sha256(video))
     expect(sha256(files['notes.txt']!)).toBe(sha256(notes))
+  })
+})
+
+describe('backpressure', () => {
+  it('a stream is read only as slots free up: at most (partConcurrency + 1) parts held beyond what storage accepted', async () => {
+    const data = testBytes(31 * MiB, 57)
+    const chunk = 256 * 1024
+    const partConcurrency = 2
+    let yielded = 0
+    let accepted = 0
+    let mostHeld = 0
+    async function* counted() {
+      for (let at = 0; at < data.length; at += chunk) {
+        mostHeld = Math.max(mostHeld, yielded - accepted)
+        yielded += chunk
+        yield data.subarray(at, at + chunk)
+      }
+    }
+    const transport: Transport = async (request) => {
+      const response = await nodeTransport(request)
+      if (request.method === 'PUT' && request.url.includes('partNumber=') && response.status === 200) accepted += (request.body as Uint8Array).byteLength
+      return response
+    }
+    const key = newKey('backpressure')
+    await uploadObject(counted(), directTarget(stores.s3rver(), key, { partSize: PART, partConcurrency, transport }))
+    await expectStored(stores.s3rver(), key, data)
+    expect(mostHeld).toBeLessThanOrEqual((partConcurrency + 1) * PART + chunk)
   })
 })
 
