@@ -1,6 +1,6 @@
-// Issue 14, a short side-by-side run: Updraft with a Node Buffer body, with a Blob body, and the
-// raw node:http ceiling, on the null sink. `npx tsx bench/buffer-body.ts [rounds] [MiB]`. The
-// full figures come from `npm run bench -- throughput`, which has the same rows.
+// Issue 14, a short side-by-side run on the null sink: Updraft with a Node Buffer body, with a Blob
+// body and with a stream of 64 KiB chunks (length unknown), beside raw node:http ceilings.
+// `npx tsx bench/buffer-body.ts [rounds] [MiB]`; `npm run bench -- throughput` has the Buffer rows.
 import { type ClientResult, type Contender, runClient } from './lib/child.ts'
 import { fixed, mbps, median, MiB } from './lib/report.ts'
 import { nullSinkStore } from './lib/stores.ts'
@@ -9,7 +9,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
 const rounds = Number(process.argv[2] ?? 3)
 const size = Number(process.argv[3] ?? 256) * MiB
 const partSize = 8 * MiB
-const contenders: Contender[] = ['updraft-buffer', 'http-ceiling-buffer', 'updraft', 'http-ceiling']
+const contenders: Contender[] = ['updraft-buffer', 'http-ceiling-buffer', 'updraft', 'http-ceiling', 'updraft-stream']
 const store = await nullSinkStore()
 const runs = new Map<Contender, ClientResult[]>(contenders.map((id) => [id, []]))
 try {
@@ -35,3 +35,4 @@ for (const [id, results] of runs) {
 }
 console.log(`updraft-buffer: ${ratio('updraft-buffer', 'http-ceiling-buffer')}; ${ratio('updraft-buffer', 'http-ceiling')}`)
 console.log(`updraft (Blob): ${ratio('updraft', 'http-ceiling')}`)
+console.log(`updraft-stream (64 KiB chunks, length unknown): ${ratio('updraft-stream', 'http-ceiling-buffer')}`)

@@ -27,6 +27,17 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
     const { uploadObject } = await import('../../engine/index.ts')
     return (body) => uploadObject(body as Blob | Buffer, objectTarget(spec)).then(() => undefined)
   },
+  // Issue 14: the same bytes as a stream of unknown length, 64 KiB chunks (as fs streams give).
+  async 'updraft-stream'() {
+    const { uploadObject } = await import('../../engine/index.ts')
+    return (body) => {
+      const bytes = body as unknown as Buffer
+      async function* chunks() {
+        for (let at = 0; at < bytes.byteLength; at += 65536) yield bytes.subarray(at, at + 65536)
+      }
+      return uploadObject(chunks(), objectTarget(spec)).then(() => undefined)
+    }
+  },
   async 'updraft-fetch'() {
     const { uploadObject, fetchTransport } = await import('../../engine/index.ts')
     return (body) => uploadObject(body, { ...objectTarget(spec), transport: fetchTransport }).then(() => undefined)
@@ -163,7 +174,7 @@ function memory() {
 async function main(): Promise<ClientResult> {
   const run = await contenders[spec.contender]()
   const blob = await makeBody()
-  const asBuffer = spec.contender === 'updraft-buffer' || spec.contender === 'http-ceiling-buffer'
+  const asBuffer = ['updraft-buffer', 'updraft-stream', 'http-ceiling-buffer'].includes(spec.contender)
   const body = asBuffer ? (Buffer.from(await blob.arrayBuffer()) as unknown as Blob) : blob
   // One small single-PUT upload first: lazy module loading (undici, the SDK's middleware),
   // WebCrypto's first use and JIT are one-time costs of a process, not of an upload.

@@ -19,6 +19,7 @@ export interface UploadTarget {
 export type Contender =
   | 'updraft'
   | 'updraft-buffer'
+  | 'updraft-stream'
   | 'updraft-fetch'
   | 'updraft-token'
   | 'updraft-presigned'
