@@ -12,6 +12,7 @@ import { nodeTransport } from '../engine/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { startFaultProxy } from './helpers/fault-proxy.ts'
 import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
 import { directTarget, type TestStore } from './helpers/stores.ts'
 
@@ -157,6 +158,28 @@ describe.each(Object.entries(stores))('uploadObject() with bodies that are not B
     const files = unzipSync(await readObject(readerFor(store()), store().bucket, key))
     expect(sha256(files['video.bin']!)).toBe(sha256(video))
     expect(sha256(files['notes.txt']!)).toBe(sha256(notes))
+  })
+})
+
+describe('a stream part that fails on the way is sent again from memory (RGW, through a fault proxy)', () => {
+  it.each(['reset-during', '500'] as const)('%s on part 2: retried, byte-exact, part 2 sent twice', async (fault) => {
+    let faulted = false
+    const proxy = await startFaultProxy({
+      target: rgw.endpoint,
+      kind: 'storage',
+      decide: ({ step, url }) => (step === 'PUT ?partNumber' && url.includes('partNumber=2&') && !faulted ? ((faulted = true), fault) : undefined),
+    })
+    try {
+      const data = testBytes(12 * MiB + 3, 58)
+      const key = newKey(`retry-${fault}`)
+      await uploadObject(chunked(data, 300_000), { ...directTarget(stores.rgw(), key, { partSize: PART, retryDelay: 1 }), endpoint: proxy.url })
+      await expectStored(stores.rgw(), key, data)
+      const part2 = proxy.log.filter((entry) => entry.step === 'PUT ?partNumber' && entry.url.includes('partNumber=2&'))
+      expect(part2).toHaveLength(2)
+      expect(part2[1]!.status).toBe(200)
+    } finally {
+      await proxy.stop()
+    }
   })
 })
 
