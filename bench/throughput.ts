@@ -179,6 +179,7 @@ function headlineOf(store: BenchStore, runs: Runs): string {
   return (
     `Node to ${store.name} (queue ${queue}): Updraft ${fixed(median(of('updraft').map(speed)))} MB/s = ${ratio(roundRatio(of('updraft'), of('lib-storage')))} lib-storage, ` +
     `${ratio(roundRatio(of('updraft'), of('fetch-ceiling')))} the fetch ceiling; over fetch ${fixed(median(of('updraft-fetch').map(speed)))} MB/s = ` +
-    `${ratio(roundRatio(of('updraft-fetch'), of('lib-storage')))} lib-storage, ${ratio(roundRatio(of('updraft-fetch'), of('fetch-ceiling')))} the fetch ceiling.`
+    `${ratio(roundRatio(of('updraft-fetch'), of('lib-storage')))} lib-storage, ${ratio(roundRatio(of('updraft-fetch'), of('fetch-ceiling')))} the fetch ceiling; ` +
+    `a Buffer body ${fixed(median(of('updraft-buffer').map(speed)))} MB/s = ${ratio(roundRatio(of('updraft-buffer'), of('http-ceiling-buffer')))} the node:http ceiling for a Buffer.`
   )
 }
