@@ -10,6 +10,7 @@ import { nullSinkStore } from './lib/stores.ts'
 const NODE_CONTENDERS: Array<{ id: Contender; label: string }> = [
   { id: 'updraft', label: 'Updraft (Node default: node:http)' },
   { id: 'updraft-fetch', label: 'Updraft over fetch (`fetchTransport`)' },
+  { id: 'updraft-stream', label: 'Updraft, the file as a stream of unknown length (`fs.createReadStream`; holds partConcurrency + 1 parts)' },
   { id: 'lib-storage', label: '`@aws-sdk/lib-storage` Upload' },
 ]
 

@@ -4,10 +4,12 @@ import { type BenchStore, nullSinkStore, s3rverStore } from './lib/stores.ts'
 
 const CONTENDERS: Array<{ id: Contender; label: string }> = [
   { id: 'updraft', label: 'Updraft (Node default transport: node:http)' },
+  { id: 'updraft-buffer', label: 'Updraft, a Node `Buffer` body (node:http, sent as views)' },
   { id: 'updraft-fetch', label: 'Updraft over fetch (`fetchTransport`, the workers\' default)' },
   { id: 'lib-storage', label: '`@aws-sdk/lib-storage` Upload' },
   { id: 'fetch-ceiling', label: 'ceiling: raw parallel fetch PUTs' },
   { id: 'http-ceiling', label: 'ceiling: raw parallel node:http PUTs' },
+  { id: 'http-ceiling-buffer', label: 'ceiling: raw parallel node:http PUTs of a `Buffer` (subarray views, each written whole)' },
 ]
 
 /** Issue 5, item 2: Node upload throughput; every measurement a fresh child process. */
@@ -176,6 +178,12 @@ function goalsOf(runs: Runs): Goal[] {
     goal('null sink: Updraft >= 0.9x the fetch ceiling', per('updraft', 'fetch-ceiling'), 0.9, node),
     goal('null sink: Updraft >= 2x lib-storage', per('updraft', 'lib-storage'), 2, node),
     goal(
+      'null sink, issue 14: Updraft with a Buffer body >= 0.9x the node:http ceiling for a Buffer',
+      per('updraft-buffer', 'http-ceiling-buffer'),
+      0.9,
+      'The same bytes as a Buffer: parts are subarray views written to node:http in 1 MiB views, no Blob stream in between (a Blob body wrapped around a Buffer measured 0.51x).',
+    ),
+    goal(
       'null sink, informative: Updraft over fetch >= 0.9x the fetch ceiling',
       per('updraft-fetch', 'fetch-ceiling'),
       0.9,
@@ -192,6 +200,7 @@ function headlineOf(store: BenchStore, runs: Runs): string {
   return (
     `Node to ${store.name} (queue ${queue}): Updraft ${fixed(median(of('updraft').map(speed)))} MB/s = ${ratio(roundRatio(of('updraft'), of('lib-storage')))} lib-storage, ` +
     `${ratio(roundRatio(of('updraft'), of('fetch-ceiling')))} the fetch ceiling; over fetch ${fixed(median(of('updraft-fetch').map(speed)))} MB/s = ` +
-    `${ratio(roundRatio(of('updraft-fetch'), of('lib-storage')))} lib-storage, ${ratio(roundRatio(of('updraft-fetch'), of('fetch-ceiling')))} the fetch ceiling.`
+    `${ratio(roundRatio(of('updraft-fetch'), of('lib-storage')))} lib-storage, ${ratio(roundRatio(of('updraft-fetch'), of('fetch-ceiling')))} the fetch ceiling; ` +
+    `a Buffer body ${fixed(median(of('updraft-buffer').map(speed)))} MB/s = ${ratio(roundRatio(of('updraft-buffer'), of('http-ceiling-buffer')))} the node:http ceiling for a Buffer.`
   )
 }

@@ -70,6 +70,22 @@ export class UploadAbortedError extends UploadError {
 }
 
 /**
+ * A stream body (a `ReadableStream` or async iterable) failed while the engine read it, or gave
+ * more or fewer bytes than its declared `size`, or more than 10 000 parts. The upload stops and,
+ * like any failure, aborts its multipart upload on storage. `cause`: the stream's own error.
+ */
+export class BodyError extends UploadError {
+  override name = 'BodyError'
+  /** Bytes read from the stream before it failed. */
+  declare readonly received: number
+
+  constructor(message: string, received: number, options?: ErrorOptions) {
+    super(message, options)
+    Object.assign(this, { received })
+  }
+}
+
+/**
  * Whether `error` is one the engine reports on purpose (an {@link UploadError}: storage, the
  * endpoint, the network, an abort), as opposed to a bug such as a `TypeError` naming a bad option.
  *

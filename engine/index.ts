@@ -29,9 +29,11 @@ export {
   EndpointError,
   NetworkError,
   UploadAbortedError,
+  BodyError,
   isUploadError,
 } from './errors.ts'
 export { upload } from './upload.ts'
+export type { UploadBody } from './body.ts'
 export { uploadPresigned } from './upload-presigned.ts'
 export { uploadWithToken } from './upload-with-token.ts'
 export type { UploadOptions } from './request-upload.ts'

@@ -13,7 +13,10 @@ export interface Progress {
    * storage has confirmed the whole upload (a part whose reply is an error does not count).
    */
   loaded: number
-  /** The body's size in bytes. */
+  /**
+   * The body's size in bytes. For a stream of unknown length (no `size` option), the bytes read
+   * from it so far: it grows as the stream is read, and is the final size once the stream ends.
+   */
   total: number
 }
 
@@ -29,6 +32,13 @@ export interface RetryEvent {
 
 /** How bytes are moved, whatever gave the permission to move them. */
 export interface TransferOptions {
+  /**
+   * The length in bytes of a stream body (a `ReadableStream` or async iterable), when known: the
+   * endpoint is told it, progress shows it as the total, and the upload fails with a `BodyError`
+   * if the stream gives more or fewer bytes. Not used for a Blob or a Uint8Array (their own
+   * length counts). @default unknown: known only once the stream ends
+   */
+  size?: number
   /** Bytes per part; at least 5 MiB, raised automatically to stay within 10 000 parts. Bodies up to one part go as a single PUT. @default 5 MiB */
   partSize?: number
   /** Parts of this upload in flight at once (to share one budget among uploads, pass a `queue`). @default 4 */

@@ -5,20 +5,21 @@ import type { Progress } from './options.ts'
  * Sums bytes in flight per part and reports the running total, only upwards: a part that is
  * retried starts again from 0 without the total going back or counting twice. Sent is not
  * stored: until `done()` (storage confirmed the whole upload) the total is held one byte short,
- * so a bar never shows 100% for bytes whose reply was an error, or before Complete.
+ * so a bar never shows 100% for bytes whose reply was an error, or before Complete. `total` is
+ * asked at each report: a stream of unknown length reports the bytes read from it so far.
  */
-export function trackProgress(total: number, onProgress?: (progress: Progress) => void) {
+export function trackProgress(total: () => number, onProgress?: (progress: Progress) => void) {
   /** Bytes of finished parts plus bytes in flight: kept as a running sum, O(1) per event. */
   let loaded = 0
   let reported = -1
   const inFlight = new Map<number, number>()
   const report = (bytes: number) => {
-    if (bytes > reported) callBack(onProgress, { loaded: (reported = bytes), total })
+    if (bytes > reported) callBack(onProgress, { loaded: (reported = bytes), total: total() })
   }
   const sent = (partNumber: number, bytes: number) => {
     loaded += bytes - (inFlight.get(partNumber) ?? 0)
     inFlight.set(partNumber, bytes)
-    report(Math.min(loaded, total - 1))
+    report(Math.min(loaded, total() - 1))
   }
   return {
     sent,
@@ -27,6 +28,6 @@ export function trackProgress(total: number, onProgress?: (progress: Progress) =
       sent(partNumber, bytes)
       inFlight.delete(partNumber)
     },
-    done: () => report(total),
+    done: () => report(total()),
   }
 }

@@ -1,5 +1,5 @@
-import { type PartPlan, partRange } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
+import { type Bytes, isBytes, type PartStream, sizeOf, slice } from './body.ts'
 import { UploadAbortedError, missingETag } from './errors.ts'
 import type { ResolvedOptions } from './options.ts'
 import { untilNotPaused } from './gate.ts'
@@ -11,8 +11,10 @@ import type { HttpResponse } from './transport.ts'
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {
   uploadId: string
-  plan: PartPlan
-  signPart(partNumber: number, refused?: Parameters<Signer>[0]): ReturnType<Signer>
+  /** Every part but the last is this long. */
+  partSize: number
+  /** Signs part `partNumber`, whose bytes are `body` (checksums hash them). */
+  signPart(partNumber: number, body: Bytes, refused?: Parameters<Signer>[0]): ReturnType<Signer>
   /** CompleteMultipartUpload, with its retries; sent once every part is on storage. */
   complete(etags: string[]): Promise<UploadResult>
   /** AbortMultipartUpload, with its retries, until `deadline` aborts. */
@@ -21,16 +23,17 @@ export interface MultipartUpload {
 
 /** One PutObject. */
 export async function putSingle(
-  file: Blob,
+  file: Bytes,
   sign: Signer,
   result: (etag: string, reply: HttpResponse) => UploadResult | Promise<UploadResult>,
   options: ResolvedOptions,
 ): Promise<UploadResult> {
-  const progress = trackProgress(file.size, options.onProgress)
+  const size = sizeOf(file)
+  const progress = trackProgress(() => size, options.onProgress)
   const onSent = (bytes: number) => {
     // Its last byte has left (an empty body's at once): storage may be writing the object, which
     // an abort can no longer stop.
-    if (bytes === file.size) options.completing = true
+    if (bytes === size) options.completing = true
     progress.sent(1, bytes)
   }
   const put = () => send(options, sign, { body: file, signal: options.signal, onSent, pausable: true })
@@ -47,60 +50,75 @@ export async function putSingle(
 }
 
 /**
- * Parts in parallel, then Complete. On a failure or abort, AbortMultipartUpload runs in the
- * background (`options.cleanups`) while the upload rejects at once.
+ * Parts in parallel, then Complete. A Blob or bytes are cut into views as parts are sent; a
+ * stream is read a part at a time as slots free up (its length, when unknown, shows as a growing
+ * progress total). On a failure or abort, AbortMultipartUpload runs in the background
+ * (`options.cleanups`) while the upload rejects at once.
  */
-export async function putMultipart(file: Blob, upload: MultipartUpload, options: ResolvedOptions): Promise<UploadResult> {
-  const { plan } = upload
-  const progress = trackProgress(plan.size, options.onProgress)
+export async function putMultipart(body: Bytes | PartStream, upload: MultipartUpload, options: ResolvedOptions): Promise<UploadResult> {
+  const { partSize } = upload
+  const bytes = isBytes(body) && body
+  const progress = trackProgress(() => (bytes ? sizeOf(bytes) : (body as PartStream).length ?? (body as PartStream).received), options.onProgress)
   // One failed part cancels its siblings through this controller, as the caller's abort does.
   const controller = new AbortController()
   const { signal } = controller
   const cancel = () => controller.abort()
   options.signal?.addEventListener('abort', cancel)
   const etags: string[] = []
-  // Resume: parts storage already holds count as sent and are not sent again.
   const { journal } = options
-  journal?.started(upload.uploadId, plan.partSize, plan.count)
-  const missing: number[] = []
-  for (let n = 1; n <= plan.count; n++) {
-    const stored = journal?.stored.get(n)
-    if (!stored) missing.push(n)
-    else {
-      etags[n - 1] = stored
-      const [start, end] = partRange(plan, n)
-      progress.finished(n, end - start)
+  let next: () => Promise<[number, Bytes] | undefined> | [number, Bytes] | undefined
+  if (bytes) {
+    const size = sizeOf(bytes)
+    const count = Math.ceil(size / partSize)
+    const range = (n: number) => [(n - 1) * partSize, Math.min(n * partSize, size)] as const
+    // Resume: parts storage already holds count as sent and are not sent again.
+    journal?.started(upload.uploadId, partSize, count)
+    const missing: number[] = []
+    for (let n = 1; n <= count; n++) {
+      const stored = journal?.stored.get(n)
+      if (!stored) missing.push(n)
+      else {
+        etags[n - 1] = stored
+        progress.finished(n, range(n)[1] - range(n)[0])
+      }
+    }
+    let i = 0
+    next = () => (i < missing.length ? [missing[i]!, slice(bytes, ...range(missing[i++]!))] : undefined)
+  } else {
+    let n = 0
+    next = async () => {
+      const part = await (body as PartStream).next(partSize)
+      return part && [++n, part]
     }
   }
 
-  const uploadPart = async (partNumber: number) => {
-    const [start, end] = partRange(plan, partNumber)
-    const response = await send(options, (refused) => upload.signPart(partNumber, refused), {
-      body: file.slice(start, end),
+  const uploadPart = async (partNumber: number, part: Bytes) => {
+    const response = await send(options, (refused) => upload.signPart(partNumber, part, refused), {
+      body: part,
       signal,
-      onSent: (bytes) => progress.sent(partNumber, bytes),
+      onSent: (sent) => progress.sent(partNumber, sent),
       pausable: true,
     })
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
     etags[partNumber - 1] = etag
     journal?.accepted(partNumber, etag)
-    progress.finished(partNumber, end - start)
+    progress.finished(partNumber, sizeOf(part))
   }
 
   try {
     if (options.signal?.aborted) throw new UploadAbortedError()
     const { queue } = options
-    // A paused part leaves the shared queue (others may use its slot) and waits for resume.
-    await runPool(missing.length, options.partConcurrency, (i) => {
-      const n = missing[i - 1]!
-      return untilNotPaused(
+    // A paused part leaves the shared queue (others may use its slot) and waits for resume; a
+    // stream's part is kept meanwhile, to be sent again.
+    await runPool(options.partConcurrency, next, ([n, part]) =>
+      untilNotPaused(
         options.gate,
         signal,
-        () => (queue ? queue.run(() => uploadPart(n), signal) : uploadPart(n)),
+        () => (queue ? queue.run(() => uploadPart(n, part), signal) : uploadPart(n, part)),
         () => progress.sent(n, 0),
-      )
-    })
+      ),
+    )
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
     options.completing = true
     const result = await upload.complete(etags)

@@ -64,21 +64,19 @@ function waitForSlot(waiting: Array<() => void>, signal?: AbortSignal): Promise<
 }
 
 /**
- * Runs `task(1) … task(count)` with at most `limit` in flight, starting the next the moment one
- * settles. Stops starting new tasks after a failure and rejects with it.
+ * Runs `task` on each item `next()` hands out, with at most `limit` in flight, taking the next
+ * item the moment one settles (so a stream is read only as slots free up). Stops taking items
+ * after a failure and rejects with it.
  */
-export async function runPool(count: number, limit: number, task: (n: number) => Promise<void>): Promise<void> {
-  let next = 1
+export async function runPool<T>(limit: number, next: () => T | undefined | Promise<T | undefined>, task: (item: T) => Promise<void>): Promise<void> {
   let failed = false
   const worker = async () => {
-    while (!failed && next <= count) {
-      try {
-        await task(next++)
-      } catch (error) {
-        failed = true
-        throw error
-      }
+    try {
+      for (let item; !failed && (item = await next()) !== undefined; ) await task(item)
+    } catch (error) {
+      failed = true
+      throw error
     }
   }
-  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker))
+  await Promise.all(Array.from({ length: limit }, worker))
 }

@@ -1,4 +1,5 @@
 import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../protocol/wire.ts'
+import { type Bytes, isBlob, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './body.ts'
 import { postToEndpoint } from './endpoint.ts'
 import type { EndpointOptions, ResolvedOptions, TransferOptions } from './options.ts'
 import type { Prepared, Resumer } from './journal.ts'
@@ -27,9 +28,9 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, E
   endpointBody?: Record<string, unknown>
   /** @deprecated Renamed `endpointBody`: these fields go to the endpoint only, never to storage. @default none */
   body?: Record<string, unknown>
-  /** The name the endpoint builds the key from. @default the File's name, or 'file' for a Blob */
+  /** The name the endpoint builds the key from. @default the File's name, or 'file' for a Blob; required for bytes and streams */
   filename?: string
-  /** The object's Content-Type, as the endpoint signs it. @default the Blob's type */
+  /** The object's Content-Type, as the endpoint signs it. @default the Blob's type; required for bytes and streams */
   contentType?: string
   /**
    * Resume after a reload: `resumeUploads()` records each multipart upload (IndexedDB in
@@ -49,18 +50,21 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, E
  * presigned mode it may create a multipart upload, so an abort lets the request finish (its
  * reply names what to clean up) rather than cancel it.
  */
-export async function requestUpload(file: Blob, options: UploadOptions & ResolvedOptions) {
+export async function requestUpload(file: Bytes | PartStream, options: UploadOptions & ResolvedOptions) {
   const strategy = options.strategy ?? 'token'
   // The checksum opt-in refuses what the mode cannot carry before the endpoint acts (it may create a multipart upload).
   options.checksum?.(options)
-  const contentType = options.contentType ?? file.type
+  const contentType = options.contentType ?? (file as Blob).type
+  // A stream's length is known when declared; else only at its end (UNKNOWN-SIZE-CONTRACT.md).
+  const size = isBytes(file) ? sizeOf(file) : file.length
   const body = {
     // First, so a `metadata` field of endpointBody (the same field) is not dropped.
     metadata: options.metadata,
     ...(options.endpointBody ?? options.body),
     filename: options.filename ?? (file as File).name ?? 'file',
     filetype: contentType,
-    filesize: file.size,
+    filesize: size,
+    sizeUnknown: size === undefined || undefined,
     strategy,
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },
@@ -73,15 +77,21 @@ export async function requestUpload(file: Blob, options: UploadOptions & Resolve
  * Every entry's path after its checks: the endpoint's reply (or, with `resume`, one rebuilt from
  * a record), then `sendWith` moves the bytes. The journal hears the reply, for the record.
  */
-export function prepareAndSend(
-  file: Blob,
+export async function prepareAndSend(
+  file: UploadBody,
   options: UploadOptions & ResolvedOptions,
-  sendWith: (prepared: Prepared) => Promise<UploadResult>,
+  sendWith: (prepared: Prepared, body: Bytes | PartStream) => Promise<UploadResult>,
 ): Promise<UploadResult> {
-  const send = async (recalled?: Prepared) => {
-    const prepared = recalled ?? (await requestUpload(file, options))
-    options.journal?.replied(prepared)
-    return sendWith(prepared)
+  if (!isBlob(file) && !(options.filename && options.contentType)) {
+    throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options (a File has its own)')
   }
-  return options.resume ? options.resume.run(file, options, send) : send()
+  return withBody(file, options, (body) => {
+    const send = async (recalled?: Prepared) => {
+      const prepared = recalled ?? (await requestUpload(body, options))
+      options.journal?.replied(prepared)
+      return sendWith(prepared, body)
+    }
+    // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
+    return options.resume && isBlob(body) ? options.resume.run(body, options, send) : send()
+  })
 }

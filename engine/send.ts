@@ -20,7 +20,7 @@ export interface SignedRequest {
 export type Signer = (refused?: S3Error) => Promise<SignedRequest>
 
 export interface SendOptions {
-  body?: Blob | string
+  body?: Blob | Uint8Array | string
   signal: AbortSignal | undefined
   onSent?: (bytes: number) => void
   /**

@@ -7,8 +7,8 @@ export interface HttpRequest {
   url: string
   /** Lower-case names, already signed where storage checks a signature: send them as they are. */
   headers?: Record<string, string>
-  /** A part or the whole file (a `Blob`), or an XML or JSON text. */
-  body?: Blob | string
+  /** A part or the whole body (a `Blob`, or a `Uint8Array` view: send it as it is), or an XML or JSON text. */
+  body?: Blob | Uint8Array | string
   /** Aborts the exchange: reject with `UploadAbortedError`. */
   signal?: AbortSignal
   /**
@@ -69,7 +69,7 @@ export const xhrTransport: Transport = (request) =>
       reject(new UploadAbortedError())
     }
     signal?.addEventListener('abort', onAbort, { once: true })
-    xhr.send(request.body ?? null)
+    xhr.send((request.body ?? null) as XMLHttpRequestBodyInit | null)
   })
 
 /**
@@ -85,7 +85,7 @@ export const fetchTransport: Transport = async (request) => {
     response = await fetch(request.url, {
       method: request.method,
       headers: request.headers,
-      body: request.body ?? null,
+      body: (request.body ?? null) as BodyInit | null,
       signal: request.signal ?? null,
     })
     body = await response.text()

@@ -1,6 +1,7 @@
 import type { ObjectLocation } from '../protocol/object-url.ts'
-import { partRange, planParts } from '../protocol/parts.ts'
+import { planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
+import { type Bytes, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './body.ts'
 import { UploadError } from './errors.ts'
 import type { ResolvedOptions, TransferOptions } from './options.ts'
 import { inBackground, putMultipart, putSingle } from './put.ts'
@@ -15,7 +16,7 @@ import type { HttpResponse } from './transport.ts'
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
   /** Fixed credentials, or a `CredentialSource` that renews them (token mode refreshes from the endpoint). */
   credentials: Credentials | CredentialSource
-  /** The object's Content-Type. @default the Blob's own type (none when it has none) */
+  /** The object's Content-Type. @default the Blob's own type (none when it has none, or for bytes and streams) */
   contentType?: string
   /** The object's Cache-Control. @default none */
   cacheControl?: string
@@ -65,7 +66,7 @@ export interface ChecksumRun {
   /** Headers of CreateMultipartUpload (the algorithm its parts carry). */
   create?: Record<string, string>
   /** The headers carrying the checksum of `body`, part `partNumber` (0: a single PUT); each body is hashed once, whatever its retries. */
-  headers(partNumber: number, body: Blob): Promise<Record<string, string>>
+  headers(partNumber: number, body: Blob | Uint8Array): Promise<Record<string, string>>
   /** Before Complete: checks the parts' ETags; resolves with each part's extra Complete XML. */
   complete(etags: string[]): Promise<string[] | undefined>
   /** Checks the reply that stored the object (the single PUT's, Complete's) and its ETag. */
@@ -85,7 +86,13 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' 
  * of up to `partSize` bytes, else a parallel multipart upload, with the same retries, abort and
  * cleanup as {@link upload}.
  *
- * @param file - The bytes, any `Blob` (in Node, `fs.openAsBlob(path)` gives one for a file).
+ * @param file - The bytes: any `Blob` (in Node, `fs.openAsBlob(path)` gives one for a file), a
+ * `Uint8Array` or Node `Buffer` (sent as views, never copied), or a stream of byte chunks (a
+ * `ReadableStream<Uint8Array>`, a Node stream or any async iterable of `Uint8Array`), of a known
+ * length (the `size` option) or not. A stream that ends within one part goes as one PUT; a
+ * longer one is read a part at a time as slots free up, holding about `partConcurrency + 1`
+ * parts in memory. Parts of a stream of unknown length are `partSize` bytes, so it may be at
+ * most 10 000 × `partSize` long.
  * @param target - Where and with what credentials, plus any {@link TransferOptions}.
  * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
  * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
@@ -94,6 +101,7 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' 
  * `stallTimeout`) on every attempt.
  * @throws {@link UploadAbortedError} (`name` `'AbortError'`) `signal` aborted before storage
  * committed the object; cleanup goes on in the background (`onCleanup`).
+ * @throws {@link BodyError} a stream body failed while it was read, or broke its `size`.
  * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
  * `ExposeHeaders: ETag`), or CreateMultipartUpload answered without an upload id, or (with
  * `checksum`) storage's reply contradicts the checksum sent: the message starts `Checksum mismatch`.
@@ -114,22 +122,27 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' 
  *   credentials: { accessKeyId, secretAccessKey, sessionToken },
  *   contentType: 'image/jpeg',
  * })
+ *
+ * // A zip made on the fly, of a length known only at its end:
+ * await uploadObject(zipStream, { ...target, key: 'backup.zip', contentType: 'application/zip' }) // a Node Readable
  * ```
  */
-export function uploadObject(file: Blob, target: ObjectTarget): Promise<UploadResult> {
-  return runUpload(target, (options) => putObject(file, target, options))
+export function uploadObject(file: UploadBody, target: ObjectTarget): Promise<UploadResult> {
+  return runUpload(target, (options) => withBody(file, options, (body) => putObject(body, target, options)))
 }
 
 /** `uploadObject` inside an upload that is already running (token mode). */
-export async function putObject(file: Blob, target: ObjectTarget, options: ResolvedOptions): Promise<UploadResult> {
-  const plan = planParts(file.size, options.partSize)
+export async function putObject(file: Bytes | PartStream, target: ObjectTarget, options: ResolvedOptions): Promise<UploadResult> {
+  const bytes = isBytes(file) && file
+  // A stream is longer than one part: its own length when declared raises the part size as needed.
+  const plan = planParts(bytes ? sizeOf(bytes) : ((file as PartStream).length ?? 0), options.partSize)
   const sign = createSigner(target.credentials, target)
   // Empty values (a Blob with no type, no cache-control) are left out rather than sent blank.
   const objectHeaders = Object.fromEntries(
     Object.entries({
       ...target.objectHeaders,
       ...target.uploadHeaders,
-      'content-type': target.contentType || file.type,
+      'content-type': target.contentType || (file as Blob).type,
       'cache-control': target.cacheControl,
     }).filter(([, value]) => value),
   ) as Record<string, string>
@@ -139,8 +152,8 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
     return { url: sign.url(), bucket: target.bucket, key: target.key, etag }
   }
 
-  if (plan.count < 2) {
-    return putSingle(file, async (refused) => sign('PUT', '', { ...objectHeaders, ...(await checksums?.headers(0, file)) }, refused), result, options)
+  if (bytes && plan.count < 2) {
+    return putSingle(bytes, async (refused) => sign('PUT', '', { ...objectHeaders, ...(await checksums?.headers(0, bytes)) }, refused), result, options)
   }
 
   let attempts = 0
@@ -165,14 +178,9 @@ export async function putObject(file: Blob, target: ObjectTarget, options: Resol
     file,
     {
       uploadId: uploadId!,
-      plan,
-      signPart: async (partNumber, refused) =>
-        sign(
-          'PUT',
-          `?partNumber=${partNumber}&${ofUpload}`,
-          { ...target.uploadHeaders, ...(await checksums?.headers(partNumber, file.slice(...partRange(plan, partNumber)))) },
-          refused,
-        ),
+      partSize: plan.partSize,
+      signPart: async (partNumber, body, refused) =>
+        sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, { ...target.uploadHeaders, ...(await checksums?.headers(partNumber, body)) }, refused),
       async complete(etags) {
         const parts = await checksums?.complete(etags)
         const completed = await send(options, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {

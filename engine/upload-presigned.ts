@@ -3,6 +3,7 @@ import { confirmUpload } from './complete.ts'
 import { sendPresigned } from './modes/presigned.ts'
 import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
+import type { UploadBody } from './body.ts'
 
 /**
  * {@link upload} for presigned mode only: the endpoint presigns every request (one PUT, or each
@@ -11,7 +12,10 @@ import { runUpload } from './settle.ts'
  * ship no SigV4 code at all. Same options as `upload()`, but `strategy` and the token-mode-only
  * `objectHeaders` / `uploadHeaders`; `checksum` takes `'md5'` only (Content-MD5).
  *
- * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`.
+ * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
+ * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
+ * `ReadableStream<Uint8Array>` or an async iterable of `Uint8Array` (a Node stream), of a known
+ * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
  * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
@@ -39,16 +43,17 @@ import { runUpload } from './settle.ts'
  * ```
  */
 export function uploadPresigned<Handler = unknown>(
-  file: Blob,
+  file: UploadBody,
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy' | 'objectHeaders' | 'uploadHeaders'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload({ ...options, strategy: 'presigned' as const }, async (resolved) => {
-    return prepareAndSend(file, resolved, async ({ reply, contentType }) =>
-      confirmUpload(await sendPresigned(file, reply as PresignedReply, contentType, resolved), reply, resolved),
+    return prepareAndSend(file, resolved, async ({ reply, contentType }, body) =>
+      confirmUpload(await sendPresigned(body, reply as PresignedReply, contentType, resolved), reply, resolved),
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 
-export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'
+export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, BodyError, isUploadError } from './errors.ts'
+export type { UploadBody } from './body.ts'
 export type { UploadResult } from '../protocol/wire.ts'
 export type { UploadOptions } from './request-upload.ts'

@@ -3,6 +3,7 @@ import { confirmUpload } from './complete.ts'
 import { sendWithToken } from './modes/token.ts'
 import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
+import type { UploadBody } from './body.ts'
 
 /**
  * {@link upload} for token mode only: the endpoint issues STS credentials allowed to write one
@@ -10,7 +11,10 @@ import { runUpload } from './settle.ts'
  * the endpoint before they expire. Pages that never use presigned mode import this entry
  * (`updraft/token`) and ship none of its code. Same options as `upload()`, but `strategy`.
  *
- * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`.
+ * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
+ * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
+ * `ReadableStream<Uint8Array>` or an async iterable of `Uint8Array` (a Node stream), of a known
+ * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
  * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
@@ -38,16 +42,17 @@ import { runUpload } from './settle.ts'
  * ```
  */
 export function uploadWithToken<Handler = unknown>(
-  file: Blob,
+  file: UploadBody,
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload({ ...options, strategy: 'token' as const }, async (resolved) => {
-    return prepareAndSend(file, resolved, async ({ reply, contentType }) =>
-      confirmUpload(await sendWithToken(file, reply as TokenReply, contentType, resolved), reply, resolved),
+    return prepareAndSend(file, resolved, async ({ reply, contentType }, body) =>
+      confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, resolved), reply, resolved),
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 
-export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, isUploadError } from './errors.ts'
+export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, BodyError, isUploadError } from './errors.ts'
+export type { UploadBody } from './body.ts'
 export type { UploadResult } from '../protocol/wire.ts'
 export type { UploadOptions } from './request-upload.ts'

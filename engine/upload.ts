@@ -4,6 +4,7 @@ import { sendPresigned } from './modes/presigned.ts'
 import { sendWithToken } from './modes/token.ts'
 import { prepareAndSend, type UploadOptions } from './request-upload.ts'
 import { runUpload } from './settle.ts'
+import type { UploadBody } from './body.ts'
 
 /**
  * Uploads `file` from the page straight to storage. First asks the endpoint (`endpoint`, by
@@ -18,7 +19,10 @@ import { runUpload } from './settle.ts'
  * Pages that use one mode only ship less with {@link uploadWithToken} (`updraft/token`) or
  * {@link uploadPresigned} (`updraft/presigned`).
  *
- * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`.
+ * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
+ * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
+ * `ReadableStream<Uint8Array>` or an async iterable of `Uint8Array` (a Node stream), of a known
+ * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag, serverData? }`, once storage has confirmed it and the endpoint verified it.
  * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
@@ -54,7 +58,7 @@ import { runUpload } from './settle.ts'
  * ```
  */
 export function upload<Handler = unknown>(
-  file: Blob,
+  file: UploadBody,
   options: UploadOptions<MetadataOf<Handler>> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
   return runUpload(options, async (resolved) => {
@@ -62,10 +66,10 @@ export function upload<Handler = unknown>(
     if (resolved.strategy === 'presigned' && (resolved.objectHeaders || resolved.uploadHeaders)) {
       throw new TypeError('updraft: objectHeaders and uploadHeaders (SSE-C, tags) need token mode')
     }
-    return prepareAndSend(file, resolved, async ({ reply, contentType }) => {
+    return prepareAndSend(file, resolved, async ({ reply, contentType }, body) => {
       const sent = await (resolved.strategy === 'presigned'
-        ? sendPresigned(file, reply as PresignedReply, contentType, resolved)
-        : sendWithToken(file, reply as TokenReply, contentType, resolved))
+        ? sendPresigned(body, reply as PresignedReply, contentType, resolved)
+        : sendWithToken(body, reply as TokenReply, contentType, resolved))
       return confirmUpload(sent, reply, resolved)
     })
   }) as Promise<UploadResult<ServerDataOf<Handler>>>

@@ -373,7 +373,7 @@ describe('a mismatch the engine sees itself', () => {
       checksum: (t) => {
         const real = checksum('md5').checksum!(t)
         // Part 2 hashed as other bytes, sent without Content-MD5.
-        return { ...real, headers: async (n, body) => (await real.headers(n, n === 2 ? new Blob([body, 'x']) : body), {}) }
+        return { ...real, headers: async (n, body) => (await real.headers(n, n === 2 ? new Blob([body as BlobPart, 'x']) : body), {}) }
       },
       onCleanup: (failure) => cleanedUp(failure),
     })).catch((caught: unknown) => caught)

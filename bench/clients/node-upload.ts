@@ -3,13 +3,18 @@
 // process); prints one JSON line with the measurements.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { openAsBlob } from 'node:fs'
+import type { ClientRequest } from 'node:http'
 import type { ClientResult, ClientSpec, UploadTarget } from '../lib/child.ts'
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as ClientSpec
 
 const MiB = 1024 * 1024
 
-/** Each contender: set up (load modules, make clients) outside the clock, then return the timed run. */
+/**
+ * Each contender: set up (load modules, make clients) outside the clock, then return the timed run.
+ * Every contender is handed the body as a Blob, but `updraft-buffer`, handed the same bytes as a
+ * Node Buffer (made before the clock starts).
+ */
 const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => Promise<void>>> = {
   async updraft() {
     const { uploadObject } = await import('../../engine/index.ts')
@@ -24,6 +29,26 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
     const { checksum } = await import('../../engine/checksums/index.ts')
     const extras = spec.checksum ? checksum(spec.checksum) : {}
     return (body) => uploadObject(body, { ...objectTarget(spec), ...extras }).then(() => undefined)
+  },
+  // Issue 14: a Buffer body, sent as subarray views (no Blob around it).
+  async 'updraft-buffer'() {
+    const { uploadObject } = await import('../../engine/index.ts')
+    return (body) => uploadObject(body as Blob | Buffer, objectTarget(spec)).then(() => undefined)
+  },
+  // Issue 14: the same bytes as a stream of unknown length: a file through fs.createReadStream
+  // (1 MiB chunks), bytes in memory as 64 KiB views.
+  async 'updraft-stream'() {
+    const { uploadObject } = await import('../../engine/index.ts')
+    const { createReadStream } = await import('node:fs')
+    return (body) => {
+      const bytes = body as unknown as Buffer
+      async function* views() {
+        for (let at = 0; at < bytes.byteLength; at += 65536) yield bytes.subarray(at, at + 65536)
+      }
+      // The warm-up's 1 KiB comes as bytes whatever the body kind.
+      const file = spec.body.kind === 'file' && !(body instanceof Uint8Array) ? spec.body.path : undefined
+      return uploadObject(file ? createReadStream(file, { highWaterMark: MiB }) : views(), objectTarget(spec)).then(() => undefined)
+    }
   },
   async 'updraft-fetch'() {
     const { uploadObject, fetchTransport } = await import('../../engine/index.ts')
@@ -50,27 +75,43 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
       return response.headers.get('etag') ?? ''
     })
   },
+  // The same raw PUTs with the bytes as a Buffer: each part a subarray view, written whole.
+  async 'http-ceiling-buffer'() {
+    const { putRaw } = await rawMultipart()
+    return (body) =>
+      putRaw(body, (url, slice) => {
+        const bytes = slice as unknown as Buffer
+        return httpPut(url, bytes.byteLength, (outgoing) => void outgoing.end(bytes))
+      })
+  },
   async 'http-ceiling'() {
     const { putRaw } = await rawMultipart()
-    const { request } = await import('node:http')
     return (body) =>
       putRaw(body, (url, slice) =>
-        new Promise<string>((resolve, reject) => {
-          const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(slice.size) } }, (incoming) => {
-            incoming.resume()
-            incoming.on('end', () => resolve(String(incoming.headers.etag ?? '')))
-          })
-          outgoing.on('error', reject)
-          void (async () => {
-            const reader = slice.stream().getReader()
-            for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-              if (!outgoing.write(chunk.value)) await new Promise((drain) => outgoing.once('drain', drain))
-            }
-            outgoing.end()
-          })().catch(reject)
+        httpPut(url, slice.size, async (outgoing) => {
+          const reader = slice.stream().getReader()
+          for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+            if (!outgoing.write(chunk.value)) await new Promise((drain) => outgoing.once('drain', drain))
+          }
+          outgoing.end()
         }),
       )
   },
+}
+
+/** One raw node:http PUT of `length` bytes, which `write` sends; resolves with the reply's ETag. */
+async function httpPut(url: string, length: number, write: (outgoing: ClientRequest) => void | Promise<void>): Promise<string> {
+  const { request } = await import('node:http')
+  return new Promise<string>((resolve, reject) => {
+    const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(length) } }, (incoming) => {
+      incoming.resume()
+      incoming.on('end', () => resolve(String(incoming.headers.etag ?? '')))
+    })
+    outgoing.on('error', reject)
+    Promise.resolve()
+      .then(() => write(outgoing))
+      .catch(reject)
+  })
 }
 
 /**
@@ -86,17 +127,20 @@ async function rawMultipart() {
   const url = objectUrl({ ...target, forcePathStyle: true })
   const signed = (method: string, query: Record<string, string>) => presign({ method, url, query, expiresIn: 3600 })
   const putRaw = async (body: Blob, put: (url: string, slice: Blob) => Promise<string>) => {
+    // A Buffer body (the *-buffer contenders) is cut into subarray views, a Blob into slices.
+    const cut = (start: number, end: number) => (body instanceof Uint8Array ? (body.subarray(start, end) as unknown as Blob) : body.slice(start, end))
+    const size = body instanceof Uint8Array ? body.byteLength : body.size
     // A body of one part goes as one PUT, as every client sends it.
-    if (body.size <= partSize) return void (await put(signed('PUT', {}), body))
+    if (size <= partSize) return void (await put(signed('PUT', {}), body))
     const created = await (await fetch(signed('POST', { uploads: '' }), { method: 'POST' })).text()
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1]
     if (!uploadId) throw new Error(`CreateMultipartUpload failed: ${created.slice(0, 300)}`)
-    const count = Math.ceil(body.size / partSize)
+    const count = Math.ceil(size / partSize)
     const etags: string[] = []
     let next = 1
     const worker = async () => {
       for (let n = next++; n <= count; n = next++) {
-        etags[n - 1] = await put(signed('PUT', { partNumber: String(n), uploadId }), body.slice((n - 1) * partSize, n * partSize))
+        etags[n - 1] = await put(signed('PUT', { partNumber: String(n), uploadId }), cut((n - 1) * partSize, n * partSize))
       }
     }
     await Promise.all(Array.from({ length: Math.min(queueSize, count) }, worker))
@@ -141,10 +185,13 @@ function memory() {
 
 async function main(): Promise<ClientResult> {
   const run = await contenders[spec.contender]()
-  const body = await makeBody()
+  const blob = await makeBody()
+  // In-memory bytes as a Buffer for these; a file stays a file (updraft-stream reads it as a stream).
+  const asBuffer = ['updraft-buffer', 'updraft-stream', 'http-ceiling-buffer'].includes(spec.contender) && spec.body.kind === 'memory'
+  const body = asBuffer ? (Buffer.from(await blob.arrayBuffer()) as unknown as Blob) : blob
   // One small single-PUT upload first: lazy module loading (undici, the SDK's middleware),
   // WebCrypto's first use and JIT are one-time costs of a process, not of an upload.
-  if (spec.warmUp) await run(new Blob([new Uint8Array(1024)]))
+  if (spec.warmUp) await run(asBuffer || spec.contender === 'updraft-stream' ? (Buffer.alloc(1024) as unknown as Blob) : new Blob([new Uint8Array(1024)]))
   globalThis.gc?.()
   await new Promise((resolve) => setTimeout(resolve, 20))
   // Writing 5 resets VmHWM to the current RSS (Linux >= 4.0), so the peak below is this upload's.
@@ -156,7 +203,7 @@ async function main(): Promise<ClientResult> {
   await run(body)
   const seconds = (performance.now() - start) / 1000
   const used = process.cpuUsage(cpu)
-  return { seconds, bytes: body.size, cpuSeconds: (used.user + used.system) / 1e6, idleRss: idle, peakRss: memory().peak, startedAt }
+  return { seconds, bytes: blob.size, cpuSeconds: (used.user + used.system) / 1e6, idleRss: idle, peakRss: memory().peak, startedAt }
 }
 
 main().then(

@@ -18,12 +18,15 @@ export interface UploadTarget {
 
 export type Contender =
   | 'updraft'
+  | 'updraft-buffer'
+  | 'updraft-stream'
   | 'updraft-fetch'
   | 'updraft-token'
   | 'updraft-presigned'
   | 'lib-storage'
   | 'fetch-ceiling'
   | 'http-ceiling'
+  | 'http-ceiling-buffer'
 
 export interface ClientSpec {
   contender: Contender

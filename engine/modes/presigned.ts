@@ -1,5 +1,4 @@
 import { MAX_PARTS_PER_REQUEST } from '../../protocol/limits.ts'
-import { type PartPlan, partRange } from '../../protocol/parts.ts'
 import {
   type CompleteReply,
   PRESIGNED_CACHE_CONTROL,
@@ -8,6 +7,7 @@ import {
   type PresignedReply,
   type UploadResult,
 } from '../../protocol/wire.ts'
+import { type Bytes, isBytes, type PartStream, sizeOf, slice } from '../body.ts'
 import { postToEndpoint } from '../endpoint.ts'
 import { UploadError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
@@ -16,10 +16,17 @@ import type { UploadOptions } from '../request-upload.ts'
 import type { ChecksumRun } from '../upload-object.ts'
 
 /** Presigned mode: storage requests are signed by the endpoint; this side never holds a key. */
-export function sendPresigned(file: Blob, reply: PresignedReply, contentType: string, options: UploadOptions & ResolvedOptions): Promise<UploadResult> {
+export async function sendPresigned(
+  file: Bytes | PartStream,
+  reply: PresignedReply,
+  contentType: string,
+  options: UploadOptions & ResolvedOptions,
+): Promise<UploadResult> {
   // Content-MD5 is a standard header: storage verifies it on a presigned request without the URL signing it.
   const checksums = options.checksum?.(options)
   if ('uploadId' in reply) return putMultipart(file, presignedMultipart(file, reply, options, checksums), options)
+  // One PUT for a stream longer than a part: the endpoint chose it for the size declared.
+  const body = isBytes(file) ? file : await file.whole()
   // A next-s3-upload route sends no `headers`: send what its client sends, which its URL signs.
   const headers = reply.headers ?? { 'content-type': contentType, 'cache-control': PRESIGNED_CACHE_CONTROL }
   const location = { url: reply.url.split('?')[0]!, bucket: reply.bucket, key: reply.key }
@@ -27,38 +34,52 @@ export function sendPresigned(file: Blob, reply: PresignedReply, contentType: st
   // multipart) is not read into memory to be hashed.
   const sign = async (refused?: Error) => {
     if (refused) throw refused
-    return { method: 'PUT', url: reply.url, headers: { ...headers, ...(file.size <= options.partSize && (await checksums?.headers(0, file))) } }
+    return { method: 'PUT', url: reply.url, headers: { ...headers, ...(sizeOf(body) <= options.partSize && (await checksums?.headers(0, body))) } }
   }
-  return putSingle(file, sign, (etag) => ({ ...location, etag }), options)
+  return putSingle(body, sign, (etag) => ({ ...location, etag }), options)
 }
 
-function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options: ResolvedOptions, checksums?: ChecksumRun): MultipartUpload {
-  const { ticket, partSize, partCount } = reply
-  const count = Math.ceil(file.size / partSize)
+function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartReply, options: ResolvedOptions, checksums?: ChecksumRun): MultipartUpload {
+  const { ticket, partSize, partCount: count } = reply
+  const bytes = isBytes(file) && file
+  // Undefined: a stream of unknown length, whose reply has no partCount (its parts end with the stream).
+  const size = bytes ? sizeOf(bytes) : (file as PartStream).length
   // The endpoint's plan as it stands (planParts would choose a part size of its own). A plan that
   // does not fit the file (or has no partCount: that is for a body of unknown length, and a Blob's
   // is known) fails the first signing, inside the upload, so what the endpoint created is still aborted.
   const misplanned =
-    partCount !== count && new UploadError(`The endpoint planned ${partCount ?? 'no'} parts of ${partSize} bytes for a ${file.size}-byte file`)
-  const plan: PartPlan = { size: file.size, partSize, count, lastPartSize: file.size - (count - 1) * partSize }
+    size !== undefined &&
+    count !== Math.ceil(size / partSize) &&
+    new UploadError(`The endpoint planned ${count ?? 'no'} parts of ${partSize} bytes for a ${size}-byte file`)
+  const range = (n: number) => [(n - 1) * partSize, Math.min(n * partSize, size!)] as const
   // Part URLs are fetched in batches just ahead of need, so none sits long enough to expire,
   // however long the upload runs. A batch never asks for more than one /parts call may sign.
-  // The first parts' URLs came with the reply (from endpoints that send them).
-  const batchSize = Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST)
+  // Only parts whose length follows from the plan, and whose bytes are at hand when a checksum
+  // needs them, are asked for ahead; a stream's part otherwise gets its URL once it is read.
+  const ahead = bytes || (size !== undefined && !checksums)
+  const batchSize = ahead ? Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST) : 1
   const pending = new Map<number, string | Promise<string>>()
+  // The first parts' URLs came with the reply (from endpoints that send them). For a stream of
+  // unknown length each is bound to exactly `partSize` bytes: a shorter last part asks for its own.
+  const fromReply = new Set<number>()
   // The reply's URLs sign no Content-MD5: with a checksum, every URL comes from /parts, which signs it.
-  if (!checksums) for (const n in reply.urls) pending.set(+n, reply.urls[n]!)
-  const partHeaders = (n: number) => checksums?.headers(n, file.slice(...partRange(plan, n)))
+  if (!checksums) for (const n in reply.urls) pending.set(+n, reply.urls[n]!), fromReply.add(+n)
 
-  const fetchBatch = (first: number) => {
+  const fetchBatch = (first: number, body?: Bytes) => {
     const partNumbers: number[] = []
-    for (let n = first; n <= count && partNumbers.length < batchSize; n++) if (!pending.has(n)) partNumbers.push(n)
+    for (let n = first; !(n > count!) && partNumbers.length < batchSize; n++) if (!pending.has(n)) partNumbers.push(n)
+    const bodyOf = (n: number) => (n === first && body) || slice(bytes as Bytes, ...range(n))
     // With checksum('md5') each part's MD5 is signed into its URL: hashed first, one part at a time
     // (one part in memory). An endpoint that ignores them still gets a PUT storage verifies.
     const batch = (async () => {
       const contentMd5: Record<number, string> = {}
-      if (checksums) for (const n of partNumbers) contentMd5[n] = (await partHeaders(n))!['content-md5']!
-      return postToEndpoint<PartsReply>(options, '/parts', { ticket, partNumbers, ...(checksums && { contentMd5 }) }, options.signal)
+      if (checksums) for (const n of partNumbers) contentMd5[n] = (await checksums.headers(n, bodyOf(n)))['content-md5']!
+      return postToEndpoint<PartsReply>(
+        options,
+        '/parts',
+        { ticket, partNumbers, ...(checksums && { contentMd5 }), ...(size === undefined && { sizes: { [first]: sizeOf(body!) } }) },
+        options.signal,
+      )
     })()
     for (const n of partNumbers) {
       const url = batch.then(({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The endpoint sent no URL for part ${n}`)))
@@ -72,19 +93,19 @@ function presignedMultipart(file: Blob, reply: PresignedMultipartReply, options:
 
   return {
     uploadId: reply.uploadId,
-    plan,
+    partSize,
     // A URL serves its part's retries too; one can expire before use (and RGW refuses an expired
     // one with a bare 403): a refused URL is worth one fresh one.
-    async signPart(partNumber, refused) {
+    async signPart(partNumber, body, refused) {
       if (misplanned) throw misplanned
-      if (refused) pending.delete(partNumber)
-      if (!pending.has(partNumber)) fetchBatch(partNumber)
+      if (refused || (size === undefined && sizeOf(body) !== partSize && fromReply.delete(partNumber))) pending.delete(partNumber)
+      if (!pending.has(partNumber)) fetchBatch(partNumber, body)
       // The next batch is asked for while as many parts as run at once are still to go on this
       // one, so no part waits on a /parts round trip.
-      const ahead = partNumber + options.partConcurrency
-      if (ahead <= count && !pending.has(ahead)) fetchBatch(ahead)
+      const next = partNumber + options.partConcurrency
+      if (ahead && next <= count! && !pending.has(next)) fetchBatch(next)
       const url = await pending.get(partNumber)!
-      return { method: 'PUT', url, headers: await partHeaders(partNumber) }
+      return { method: 'PUT', url, headers: await checksums?.headers(partNumber, body) }
     },
     async complete(etags) {
       const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))

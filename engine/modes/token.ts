@@ -1,4 +1,5 @@
 import { TOKEN_CACHE_CONTROL, type DuplicatesReply, type RefreshReply, type StsCredentials, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
+import type { Bytes, PartStream } from '../body.ts'
 import { serverNow } from '../clock.ts'
 import { postToEndpoint } from '../endpoint.ts'
 import type { ResolvedOptions } from '../options.ts'
@@ -11,7 +12,7 @@ export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000
 
 /** Token mode: the endpoint handed out STS credentials scoped to one key; sign every request here. */
 export function sendWithToken(
-  file: Blob,
+  file: Bytes | PartStream,
   reply: TokenReply,
   contentType: string,
   options: UploadOptions & ResolvedOptions,

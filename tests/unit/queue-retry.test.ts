@@ -52,11 +52,17 @@ describe('createQueue', () => {
 })
 
 describe('runPool', () => {
+  /** Hands out 1..count, then undefined. */
+  const upTo = (count: number) => {
+    let n = 0
+    return () => (n < count ? ++n : undefined)
+  }
+
   it('keeps `limit` tasks in flight and covers 1..count exactly once', async () => {
     let inFlight = 0
     let peak = 0
     const seen: number[] = []
-    await runPool(10, 3, async (n) => {
+    await runPool(3, upTo(10), async (n) => {
       peak = Math.max(peak, ++inFlight)
       seen.push(n)
       await new Promise((r) => setTimeout(r, 1 + (n % 3)))
@@ -70,13 +76,29 @@ describe('runPool', () => {
     const seen: number[] = []
     const failure = new Error('part 2 failed')
     await expect(
-      runPool(100, 2, async (n) => {
+      runPool(2, upTo(100), async (n) => {
         seen.push(n)
         if (n === 2) throw failure
         await tick()
       }),
     ).rejects.toBe(failure)
     expect(seen.length).toBeLessThan(5)
+  })
+
+  it('takes items from an asynchronous source one at a time, as slots free up', async () => {
+    let taken = 0
+    let inFlight = 0
+    let peak = 0
+    await runPool(2, async () => {
+      await tick()
+      return taken < 5 ? ++taken : undefined
+    }, async () => {
+      peak = Math.max(peak, ++inFlight)
+      await tick()
+      inFlight--
+    })
+    expect(taken).toBe(5)
+    expect(peak).toBe(2)
   })
 })
 

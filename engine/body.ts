@@ -1,0 +1,65 @@
+import type { ResolvedOptions } from './options.ts'
+
+/**
+ * What an upload may send: a `Blob` (a `File`), bytes in memory (a `Uint8Array`, so a Node
+ * `Buffer`), or a stream of byte chunks (a `ReadableStream<Uint8Array>`, or any async iterable of
+ * `Uint8Array`, which Node's streams are). A stream's length is its `size` option when given, else
+ * known only once it ends.
+ */
+export type UploadBody = Blob | Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>
+
+/** A body the engine can cut anywhere without reading it: parts are `Blob.slice` or `subarray` views, never copies. */
+export type Bytes = Blob | Uint8Array
+
+/**
+ * A stream body longer than one part, read part by part as slots free up (engine/stream-body.ts,
+ * loaded only when a stream is given).
+ */
+export interface PartStream {
+  /** The `size` the caller declared; undefined when the length is known only at the stream's end. */
+  readonly length: number | undefined
+  /** Bytes read from the stream so far. */
+  readonly received: number
+  /**
+   * The next `partSize` bytes (fewer: the last part), or undefined once the stream has ended.
+   * Rejects with a `BodyError` when the stream fails or breaks its declared `size`.
+   */
+  next(partSize: number): Promise<Uint8Array | undefined>
+  /**
+   * The whole rest of a stream of declared `size`, which the endpoint chose to take as one PUT.
+   * Rejects with an `UploadError` when the length is unknown (only a multipart upload can take it).
+   */
+  whole(): Promise<Uint8Array>
+  /** Stops reading and releases the stream (the upload failed or was aborted). */
+  cancel(): void
+}
+
+/** A Blob, or anything shaped like one (tests pass Blob-shaped bodies that allocate nothing). */
+export const isBlob = (body: unknown): body is Blob => !(body instanceof Uint8Array) && typeof (body as Blob)?.slice === 'function'
+
+export const isBytes = (body: unknown): body is Bytes => body instanceof Uint8Array || isBlob(body)
+
+export const sizeOf = (body: Bytes) => (body instanceof Uint8Array ? body.byteLength : body.size)
+
+/** A view of `[start, end)`: `subarray` for bytes (Uint8Array's `slice` would copy them). */
+export const slice = (body: Bytes, start: number, end: number) => (body instanceof Uint8Array ? body.subarray(start, end) : body.slice(start, end))
+
+/**
+ * Runs `send` with the body as the engine sends it: a Blob or bytes as they are; a stream read up
+ * to one part first, which becomes bytes when the stream ends within it (one PUT), else a
+ * {@link PartStream}. The stream module is imported only for a stream, so pages that upload Files
+ * never ship it. A stream is released whenever the upload fails.
+ */
+export async function withBody<T>(
+  body: UploadBody,
+  options: ResolvedOptions & { size?: number },
+  send: (body: Bytes | PartStream) => Promise<T>,
+): Promise<T> {
+  if (isBytes(body)) return send(body)
+  const { openStream } = await import('./stream-body.ts')
+  const opened = await openStream(body, options)
+  return isBytes(opened) ? send(opened) : send(opened).catch((error: unknown) => {
+    opened.cancel()
+    throw error
+  })
+}
