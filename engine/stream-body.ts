@@ -77,7 +77,10 @@ export function byteReader(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
       if (bytes.byteLength) held.unshift(bytes)
     },
     cancel() {
-      interrupt?.((stopped = new UploadAbortedError()))
+      // Set before the call: with no read in progress there is no `interrupt`, and the next read
+      // must still see the stream as stopped, not ended.
+      stopped = new UploadAbortedError()
+      interrupt?.(stopped)
       release()
     },
     async read(n) {
@@ -155,7 +158,11 @@ export async function openStream(
   let parts = 0
   const readPart = async (n: number) => {
     const part = await reader.read(n)
-    if (!part.byteLength) return void checkEnd()
+    if (!part.byteLength) {
+      // Ended: nothing left to interrupt, and a page-wide signal must not keep the reader alive.
+      signal?.removeEventListener('abort', cancel)
+      return void checkEnd()
+    }
     if (++parts > MAX_PARTS) {
       throw new BodyError(`The body is longer than ${MAX_PARTS} parts of ${n} bytes: set a larger partSize, or give its size`, reader.received)
     }

@@ -81,6 +81,26 @@ describe('every algorithm on Ceph RGW: single PUT and multipart read back byte-e
   }
 })
 
+describe('Node Buffer bodies with a checksum: hashed in the worker from a copy, the caller keeps its bytes', () => {
+  // Regression: the copy posted to the worker was `buffer.slice()`, which for a Node Buffer is a
+  // view; transferring its memory detached the caller's Buffer, and the part went out empty
+  // (RGW ignores x-amz-checksum-*, so an empty object was stored and reported as uploaded).
+  for (const algorithm of ['crc32c', 'md5'] as const) {
+    it(`${algorithm}: a Buffer (single PUT) and a view into a larger Buffer (multipart) read back byte-exact`, async () => {
+      const whole = Buffer.from(testBytes(2 * MIN_PART_SIZE + 300_077, 3))
+      const bodies = [Buffer.from(testBytes(300_001, 4)), whole.subarray(100_000, 100_000 + 2 * MIN_PART_SIZE + 77)]
+      for (const body of bodies) {
+        const copy = Buffer.from(body)
+        const key = newKey(`${algorithm}-buffer-${body.length}.bin`)
+        await uploadObject(body, target(key, checksum(algorithm)))
+        expect(body.byteLength).toBe(copy.byteLength)
+        expect(sha256(await read(key))).toBe(sha256(copy))
+      }
+      expect(whole.byteLength).toBe(2 * MIN_PART_SIZE + 300_077)
+    })
+  }
+})
+
 describe('every algorithm on s3rver (its multipart ETag is not S3-style: no false mismatch)', () => {
   let s3rver: S3rverInstance
   beforeAll(async () => {

@@ -53,8 +53,10 @@ export function hashBody(algorithm: ChecksumAlgorithm, body: Blob | Uint8Array):
     clearTimeout(hasher.idle)
     hasher.worker.busy(true)
     // A Uint8Array is copied (a memcpy, a few percent of a hash) so the engine keeps sending its
-    // own; posted whole, a view into a larger buffer would clone all of that buffer.
-    const sent = body instanceof Uint8Array ? body.slice() : body
+    // own; posted whole, a view into a larger buffer would clone all of that buffer. `new
+    // Uint8Array(view)` copies whatever the subclass: a Node Buffer's `slice()` is a view, and
+    // transferring its memory detached the caller's Buffer (the part then went out empty).
+    const sent = body instanceof Uint8Array ? new Uint8Array(body) : body
     try {
       hasher.worker.post({ id, algorithm, body: sent }, sent instanceof Uint8Array ? [sent.buffer] : [])
     } catch {

@@ -134,6 +134,23 @@ describe('stream gatherer', () => {
     expect(released).toBe(true)
   })
 
+  it('a signal aborted before the first read stops the stream; it is never taken for an empty body', async () => {
+    await expect(openStream(chunksOf(new Uint8Array(35), [7]), options(10, { signal: AbortSignal.abort() }))).rejects.toBeInstanceOf(UploadAbortedError)
+  })
+
+  it('a stream read to its end lets go of the upload signal: a page-wide signal keeps no reader alive', async () => {
+    const listeners = new Set<unknown>()
+    const signal = {
+      aborted: false,
+      addEventListener: (_: string, listener: unknown) => void listeners.add(listener),
+      removeEventListener: (_: string, listener: unknown) => void listeners.delete(listener),
+    } as unknown as AbortSignal
+    const stream = (await openStream(chunksOf(new Uint8Array(35), [7]), options(10, { signal }))) as PartStream
+    expect(listeners.size).toBe(1)
+    expect(concat(await allParts(stream, 10)).length).toBe(35)
+    expect(listeners.size).toBe(0)
+  })
+
   it('reads one part ahead of those handed out, no more: memory stays at slots + 1 parts', async () => {
     let pulled = 0
     async function* counting() {
