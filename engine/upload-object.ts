@@ -54,8 +54,11 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
   checksum?: (target: ChecksumTarget) => ChecksumRun
 }
 
-/** What a checksum opt-in is told of the upload: SSE-C changes what an ETag is; presigned URLs sign headers. */
-export type ChecksumTarget = Pick<ObjectTarget, 'uploadHeaders'> & { strategy?: 'token' | 'presigned' }
+/**
+ * What a checksum opt-in is told of the upload: SSE-C changes what an ETag is; presigned URLs sign
+ * headers; a directory bucket takes no MD5 (`bucket`: known where this side signs).
+ */
+export type ChecksumTarget = Pick<ObjectTarget, 'uploadHeaders'> & { strategy?: 'token' | 'presigned'; bucket?: string }
 
 /**
  * One upload's checksums, as an opt-in keeps them; the engine only asks for headers and hands

@@ -170,8 +170,9 @@ export const BUDGETS = [
   // An opt-in, off every base path: pages that import it pay for it. Issue 14: 2110 B with the
   // hashing on the calling thread; the worker that takes the hashing off a page's main thread (its
   // pool, the fallback, its program as source text, Node's timers unreferenced) made it 2961 B
-  // measured (+851 B).
-  { entry: 'checksums', goal: 3000, limit: 2965, what: 'opt-in `checksum()` (`updraft/checksums`)' },
+  // measured (+851 B). Refusing MD5 for a directory bucket (S3 Express takes none) with a
+  // message that names the way out: 3032 B measured (+72 B).
+  { entry: 'checksums', goal: 3000, limit: 3037, what: 'opt-in `checksum()` (`updraft/checksums`)' },
 ] as const
 
 /**

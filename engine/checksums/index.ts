@@ -69,6 +69,10 @@ function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): Chec
   if (!md5 && target.strategy === 'presigned') {
     throw new TypeError(`updraft: presigned mode takes checksum('md5') only, got '${algorithm}': AWS refuses x-amz-checksum-* headers a presigned URL does not sign`)
   }
+  // S3 Express One Zone documents that directory buckets take no MD5-based checksums.
+  if (md5 && target.bucket?.endsWith('--x-s3')) {
+    throw new TypeError(`updraft: directory buckets (${target.bucket}) take no MD5 checksums: use checksum('crc32c') in token mode`)
+  }
   const name = `Checksum${algorithm.toUpperCase()}`
   const header = md5 ? 'content-md5' : `x-amz-checksum-${algorithm}`
   // SSE-C objects' ETags are not the MD5 of the bytes sent.

@@ -5,6 +5,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { CRC32, CRC32C, crc } from '../../engine/checksums/crc.ts'
 import { compositeChecksum, digest, toHex } from '../../engine/checksums/digest.ts'
+import { checksum } from '../../engine/checksums/index.ts'
 
 const ascii = (text: string) => new TextEncoder().encode(text)
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
@@ -96,5 +97,14 @@ describe('compositeChecksum', () => {
     const value = Buffer.alloc(4)
     value.writeUInt32BE(zlibCrc32(joined))
     expect(await compositeChecksum('crc32', digests)).toBe(`${value.toString('base64')}-2`)
+  })
+})
+
+describe('checksum() refuses what the target cannot carry', () => {
+  it("a directory bucket gets no MD5 (S3 Express One Zone takes none); crc32c is fine there, md5 elsewhere", () => {
+    const md5 = checksum('md5').checksum!
+    expect(() => md5({ bucket: 'uploads--use1-az4--x-s3' })).toThrow(/directory buckets .* take no MD5 checksums: use checksum\('crc32c'\)/)
+    expect(() => md5({ bucket: 'uploads' })).not.toThrow()
+    expect(() => checksum('crc32c').checksum!({ bucket: 'uploads--use1-az4--x-s3' })).not.toThrow()
   })
 })
