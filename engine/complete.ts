@@ -5,9 +5,10 @@ import type { ResolvedOptions } from './options.ts'
 /**
  * Every upload ends at the endpoint once storage holds its bytes: `/complete` with the upload's
  * ticket, where the server verifies the object and its `onUploadComplete` answers `serverData`.
- * A presigned multipart upload's own `/complete` did both (its reply has `uploadId`); a reply
- * with no ticket comes from a next-s3-upload route, which has no `/complete`. Not cancelled by an
- * abort: the bytes are stored, and the endpoint's verdict is what the page must hear.
+ * A multipart upload the endpoint created (its reply has `uploadId`) was completed there, which
+ * did both; a reply with no ticket comes from a next-s3-upload route, which has no `/complete`.
+ * Not cancelled by an abort: the bytes are stored, and the endpoint's verdict is what the page
+ * must hear.
  */
 export async function confirmUpload(
   result: UploadResult,
@@ -15,6 +16,16 @@ export async function confirmUpload(
   options: ResolvedOptions,
 ): Promise<UploadResult> {
   if (!reply.ticket || reply.uploadId) return result
-  const { serverData } = await postToEndpoint<CompleteReply>(options, '/complete', { ticket: reply.ticket }, undefined)
-  return { ...result, serverData }
+  return { ...result, serverData: (await completeAtEndpoint(reply.ticket, options)).serverData }
+}
+
+/**
+ * `/complete` with the ticket; with the parts' `etags`, of a multipart upload the endpoint created
+ * (presigned mode, token mode's `createMultipart`), which the server then completes first.
+ */
+export async function completeAtEndpoint(ticket: string, options: ResolvedOptions, etags?: string[], signal?: AbortSignal): Promise<UploadResult> {
+  const parts = etags?.map((etag, i) => ({ partNumber: i + 1, etag }))
+  const { url, bucket, key, etag, serverData } = await postToEndpoint<CompleteReply>(options, '/complete', { ticket, parts }, signal)
+  // Only the result's own fields: whatever else the endpoint sends stays out.
+  return { url, bucket, key, etag, serverData }
 }

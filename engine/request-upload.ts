@@ -46,9 +46,9 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, E
 }
 
 /**
- * The first request of every upload: the endpoint decides key, bucket and permission. In
- * presigned mode it may create a multipart upload, so an abort lets the request finish (its
- * reply names what to clean up) rather than cancel it.
+ * The first request of every upload: the endpoint decides key, bucket and permission. It may
+ * create a multipart upload (presigned mode; token mode's `createMultipart`), so an abort lets
+ * the request finish (its reply names what to clean up) rather than cancel it.
  */
 export async function requestUpload(file: Bytes | PartStream, options: UploadOptions & ResolvedOptions) {
   const strategy = options.strategy ?? 'token'
@@ -65,11 +65,17 @@ export async function requestUpload(file: Bytes | PartStream, options: UploadOpt
     filetype: contentType,
     filesize: size,
     sizeUnknown: size === undefined || undefined,
+    // Token mode: the endpoint creates a multipart upload next to its store, two round trips
+    // closer than the page is, unless CreateMultipartUpload must carry headers only the page has.
+    createMultipart:
+      (strategy === 'token' && size! > options.partSize && !(options.checksum || options.objectHeaders || options.uploadHeaders)) || undefined,
     strategy,
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },
   }
-  const reply = await postToEndpoint<TokenReply | PresignedReply>(options, '', body, options.signal, strategy === 'presigned')
+  // An endpoint that creates a multipart upload names it in its reply: an abort lets the request
+  // finish, so what was created is cleaned up.
+  const reply = await postToEndpoint<TokenReply | PresignedReply>(options, '', body, options.signal, strategy === 'presigned' || body.createMultipart)
   return { reply, contentType }
 }
 

@@ -134,8 +134,14 @@ export function uploadObject(file: UploadBody, target: ObjectTarget): Promise<Up
   return runUpload(target, (options) => withBody(file, options, (body) => putObject(body, target, options)))
 }
 
-/** `uploadObject` inside an upload that is already running (token mode). */
-export async function putObject(file: Bytes | PartStream, target: ObjectTarget, options: ResolvedOptions): Promise<UploadResult> {
+/** A multipart upload the endpoint created, and ends (token mode's `createMultipart`). */
+export interface CreatedUpload {
+  uploadId: string
+  complete(etags: string[]): Promise<UploadResult>
+}
+
+/** `uploadObject` inside an upload that is already running (token mode), perhaps on an upload the endpoint `created`. */
+export async function putObject(file: Bytes | PartStream, target: ObjectTarget, options: ResolvedOptions, created?: CreatedUpload): Promise<UploadResult> {
   const bytes = isBytes(file) && file
   // A stream is longer than one part: its own length when declared raises the part size as needed.
   const plan = planParts(bytes ? sizeOf(bytes) : ((file as PartStream).length ?? 0), options.partSize)
@@ -155,13 +161,13 @@ export async function putObject(file: Bytes | PartStream, target: ObjectTarget, 
     return { url: sign.url(), bucket: target.bucket, key: target.key, etag }
   }
 
-  if (bytes && plan.count < 2) {
+  if (bytes && plan.count < 2 && !created) {
     return putSingle(bytes, async (refused) => sign('PUT', '', { ...objectHeaders, ...(await checksums?.headers(0, bytes)) }, refused), result, options)
   }
 
   let attempts = 0
   // Resume: the upload a record names is carried on, not created again.
-  let uploadId = options.journal?.uploadId
+  let uploadId = options.journal?.uploadId ?? created?.uploadId
   if (!uploadId) {
     try {
       const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', { ...objectHeaders, ...checksums?.create }, refused)), {
@@ -185,6 +191,7 @@ export async function putObject(file: Bytes | PartStream, target: ObjectTarget, 
       signPart: async (partNumber, body, refused) =>
         sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, { ...target.uploadHeaders, ...(await checksums?.headers(partNumber, body)) }, refused),
       async complete(etags) {
+        if (created) return created.complete(etags)
         const parts = await checksums?.complete(etags)
         const completed = await send(options, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
           body: completeXml(etags, parts),

@@ -49,6 +49,8 @@ export interface ValidUploadRequest {
   filesize: number | undefined
   /** The page sent `sizeUnknown: true`: a stream whose length it learns only at its end (`filesize` is then undefined). */
   sizeUnknown: boolean
+  /** Token mode: the page asks the endpoint to create the multipart upload (UploadRequest.createMultipart). */
+  createMultipart: boolean
   strategy: Strategy
   body: Record<string, unknown>
 }
@@ -57,7 +59,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 
 export function parseUploadRequest(body: unknown): ValidUploadRequest {
   const fields = asObject(body)
-  const { filename, filetype, filesize, sizeUnknown } = fields
+  const { filename, filetype, filesize, sizeUnknown, createMultipart } = fields
   if (typeof filename !== 'string' || filename === '') {
     throw badRequest(`filename must be a non-empty string, got ${describe(filename)}`)
   }
@@ -82,6 +84,12 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
   if (sizeUnknown && filesize !== undefined) {
     throw badRequest('Send either filesize (the length is known) or sizeUnknown: true (it is not), not both')
   }
+  if (createMultipart !== undefined && typeof createMultipart !== 'boolean') {
+    throw badRequest(`createMultipart must be true or false, got ${describe(createMultipart)}`)
+  }
+  if (createMultipart && filesize === undefined) {
+    throw badRequest('createMultipart needs the filesize: only an upload of declared length is created by the endpoint')
+  }
   return {
     filename,
     filetype,
@@ -90,6 +98,7 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
     essence: mediaType?.essence ?? DEFAULT_CONTENT_TYPE,
     filesize: filesize as number | undefined,
     sizeUnknown: sizeUnknown === true,
+    createMultipart: createMultipart === true,
     strategy: strategyOf(fields),
     body: fields,
   }

@@ -19,9 +19,10 @@ interface StoredObject {
 }
 
 /**
- * POST …/complete: every upload ends here once storage holds its bytes. A presigned multipart
- * upload is completed first (the server sends CompleteMultipartUpload); then, for every kind, the
- * object is checked against the ticket, and only then `onUploadComplete` hears of it.
+ * POST …/complete: every upload ends here once storage holds its bytes. A multipart upload the
+ * endpoint created (presigned, or token mode's `createMultipart`) is completed first (the server
+ * sends CompleteMultipartUpload); then, for every kind, the object is checked against the ticket,
+ * and only then `onUploadComplete` hears of it.
  */
 export async function completeUpload(
   context: MultipartContext,
@@ -31,10 +32,11 @@ export async function completeUpload(
   logger: Logger,
 ): Promise<CompleteReply> {
   let completedETag: string | undefined
-  if (ticket.kind === 'multipart') {
-    if (!parts) throw new RequestError(400, 'parts must list { partNumber, etag } for every part of a multipart upload')
-    completedETag = (await completeMultipart(context, ticket, parts)).etag
-  }
+  const created = ticket.kind === 'multipart' || (ticket.kind === 'token' && ticket.multipart)
+  if (ticket.kind === 'multipart' && !parts) throw new RequestError(400, 'parts must list { partNumber, etag } for every part of a multipart upload')
+  if (parts && !created) throw new RequestError(400, 'parts are only for a multipart upload the endpoint created: this upload’s storage requests were the page’s own')
+  // A token upload the endpoint created may also have been completed by the page itself (no parts).
+  if (parts) completedETag = (await completeMultipart(context, ticket, parts)).etag
   const stored = await verifyObject(context, ticket, logger)
   // RGW's HEAD has the multipart ETag its Complete left out; the computed one is the fallback.
   const etag = stored.etag || completedETag || ''

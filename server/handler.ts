@@ -12,7 +12,7 @@ import {
   RequestError,
   type ValidUploadRequest,
 } from '../protocol/validate.ts'
-import type { PresignedReply, TokenReply, UploadTypes } from '../protocol/wire.ts'
+import { TOKEN_CACHE_CONTROL, type PresignedReply, type TokenReply, type UploadTypes } from '../protocol/wire.ts'
 import { resolveConfig, SUB_ROUTES, type Logger, type ResolvedConfig, type Route, type UploadHandlerConfig } from './config.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { describeError } from './errors.ts'
@@ -21,7 +21,7 @@ import { checkKey, defaultKey } from './key.ts'
 import { completeUpload } from './completion.ts'
 import { listParts } from './list-parts.ts'
 import { validateMetadata } from './metadata.ts'
-import { abortMultipart, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
+import { abortMultipart, abortUpload, createUpload, readTicket, signParts, startMultipart, type MultipartContext } from './multipart.ts'
 import { createPartPresigner, createPutPresigner, createS3Client } from './presigned-urls.ts'
 import { abortDuplicates, refreshCredentials, type TokenRoutesContext } from './refresh.ts'
 import { createSessionSigner } from './session-signer.ts'
@@ -123,10 +123,23 @@ export function createLoggingUploadHandler(config?: UploadHandlerConfig): Loggin
     const { bucket, region, endpoint } = resolved
 
     if (input.strategy === 'token') {
-      const Credentials = await issueToken(key)
+      // Asked (createMultipart), the multipart upload is created here, next to the store, while
+      // the credentials are issued: the page's own CreateMultipartUpload would cost it a round trip.
+      const creating = input.createMultipart
+        ? createUpload(s3, { Bucket: bucket, Key: key, ContentType: contentType, CacheControl: TOKEN_CACHE_CONTROL })
+        : undefined
+      const [issued, created] = await Promise.allSettled([issueToken(key), creating])
+      if (issued.status === 'rejected') {
+        // Nothing is handed out, so nothing created may stay behind (what an abort misses, the sweep takes).
+        if (created.status === 'fulfilled' && created.value) await abortUpload(s3, bucket, key, created.value).catch(() => undefined)
+        throw issued.reason
+      }
+      if (created.status === 'rejected') throw created.reason
+      const uploadId = created.value
       // endpoint and path style only for a custom store, as next-s3-upload's client expects for AWS.
       const store = endpoint ? { endpoint, forcePathStyle: resolved.forcePathStyle } : {}
-      return { token: { Credentials }, key, bucket, region, ...store, ticket: signUploadTicket('token', declared, ticketOptions) }
+      const ticket = signUploadTicket('token', declared, ticketOptions, undefined, uploadId)
+      return { token: { Credentials: issued.value }, key, bucket, region, ...store, ...(uploadId && { uploadId }), ticket }
     }
     // A single PUT is capped at 5 GiB whatever the threshold says; a body of unknown length
     // (longer than one part) always goes multipart, its parts capped by maxFileSize.

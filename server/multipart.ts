@@ -2,11 +2,12 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  type CreateMultipartUploadCommandInput,
   HeadObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { createHash } from 'node:crypto'
-import { FIRST_PART_URLS, MAX_OBJECT_SIZE } from '../protocol/limits.ts'
+import { FIRST_PART_URLS, MAX_OBJECT_SIZE, MAX_PART_SIZE } from '../protocol/limits.ts'
 import { maxPartNumber, partRange, planParts } from '../protocol/parts.ts'
 import {
   PRESIGNED_CACHE_CONTROL,
@@ -28,7 +29,7 @@ import {
 import type { ResolvedConfig } from './config.ts'
 import { storageObjectUrl } from './directory-signer.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
-import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims } from './ticket.ts'
+import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims, type TokenTicketClaims } from './ticket.ts'
 
 /** What the multipart routes share; built once per handler. */
 export interface MultipartContext {
@@ -49,21 +50,18 @@ export async function startMultipart(
 ): Promise<PresignedMultipartReply> {
   const plan = filesize === undefined ? unknownSizePlan(config) : knownSizePlan(filesize, config.partSize)
   // The server's own request: the page adds nothing to it. The same headers a single PUT signs.
-  const created = await s3.send(
-    new CreateMultipartUploadCommand({
-      Bucket: config.bucket,
-      Key: key,
-      ContentType: contentType,
-      CacheControl: PRESIGNED_CACHE_CONTROL,
-      ACL: config.objectAcl,
-      ContentDisposition: config.contentDisposition,
-    }),
-  )
-  if (!created.UploadId) throw new Error('updraft: CreateMultipartUpload answered without an UploadId')
+  const uploadId = await createUpload(s3, {
+    Bucket: config.bucket,
+    Key: key,
+    ContentType: contentType,
+    CacheControl: PRESIGNED_CACHE_CONTROL,
+    ACL: config.objectAcl,
+    ContentDisposition: config.contentDisposition,
+  })
   const claims: TicketClaims = {
     bucket: config.bucket,
     key,
-    uploadId: created.UploadId,
+    uploadId,
     ...plan,
     contentType,
     metadata,
@@ -77,12 +75,19 @@ export async function startMultipart(
     bucket: config.bucket,
     region: config.region,
     endpoint: config.endpoint,
-    uploadId: created.UploadId,
+    uploadId,
     partSize: claims.partSize,
     ...(claims.partCount !== undefined && { partCount: claims.partCount }),
     ticket: signTicket({ kind: 'multipart', ...claims }, ticketSecret),
     urls: await presignParts(claims, partLengths(claims, partNumbers)),
   }
+}
+
+/** CreateMultipartUpload with the server's key: the new upload's id. */
+export async function createUpload(s3: S3Client, input: CreateMultipartUploadCommandInput): Promise<string> {
+  const created = await s3.send(new CreateMultipartUploadCommand(input))
+  if (!created.UploadId) throw new Error('updraft: CreateMultipartUpload answered without an UploadId')
+  return created.UploadId
 }
 
 /** A multipart ticket's claims, or a 403 for any other ticket (server/ticket.ts). */
@@ -122,12 +127,18 @@ function partLengths(claims: TicketClaims, partNumbers: readonly number[], sizes
   )
 }
 
+/**
+ * CompleteMultipartUpload of an upload the endpoint created: a presigned one, checked against the
+ * ticket's plan; a token one (`createMultipart`), whose parts the page sized itself, checked only
+ * for numbers 1..10 000, each once (storage checks the rest, and /complete the stored size).
+ */
 export async function completeMultipart(
   { config, s3 }: MultipartContext,
-  claims: TicketClaims,
+  claims: TicketClaims | TokenTicketClaims,
   parts: NonNullable<CompleteRequest['parts']>,
 ): Promise<CompleteReply> {
-  if (claims.sizeUnknown) checkUnknownSizeCompleteParts(parts, { partSize: claims.partSize, maxFileSize: config.maxFileSize })
+  if (!('partSize' in claims)) checkUnknownSizeCompleteParts(parts, { partSize: MAX_PART_SIZE, maxFileSize: undefined })
+  else if (claims.sizeUnknown) checkUnknownSizeCompleteParts(parts, { partSize: claims.partSize, maxFileSize: config.maxFileSize })
   else checkCompleteParts(parts, claims.partCount)
   const { bucket, key, uploadId } = claims
   const ordered = [...parts].sort((a, b) => a.partNumber - b.partNumber)
@@ -155,7 +166,7 @@ export async function completeMultipart(
  * the truth the page gets. Anything else keeps the original error, as does a key without
  * s3:GetObject (HeadObject is then refused: the page hears the error).
  */
-async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims, error: unknown) {
+async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims | TokenTicketClaims, error: unknown) {
   if (error instanceof RequestError && error.status !== 404) throw error
   const issued = claims.issued * 1000
   const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)

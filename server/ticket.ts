@@ -52,8 +52,11 @@ interface UnknownSizePlan {
   partCount?: undefined
 }
 
-/** Token mode: what /refresh, /duplicates and /complete act on. */
-export type TokenTicketClaims = UploadClaims
+/**
+ * Token mode: what /refresh, /duplicates and /complete act on. `multipart`: the endpoint created
+ * the multipart upload `uploadId` (the page asked, `createMultipart`), and /complete completes it.
+ */
+export type TokenTicketClaims = UploadClaims & { multipart?: true }
 /** A presigned single PUT: what /complete acts on. */
 export type PutTicketClaims = UploadClaims
 
@@ -121,14 +124,19 @@ export interface DeclaredUpload {
   metadata?: unknown
 }
 
-/** A single PUT's or token upload's ticket for `declared`, with a freshly minted uploadId (the dedupe key). */
+/**
+ * A single PUT's or token upload's ticket for `declared`, with a freshly minted uploadId (the
+ * dedupe key); for a token upload whose multipart upload the endpoint `created`, storage's UploadId.
+ */
 export function signUploadTicket(
   kind: 'put' | 'token',
   declared: DeclaredUpload,
   { bucket, ticketTtlSeconds, ticketSecret }: { bucket: string; ticketTtlSeconds: number; ticketSecret: string },
   now = Date.now(),
+  created?: string,
 ): string {
-  return signTicket({ kind, ...declared, bucket, uploadId: crypto.randomUUID(), ...ticketLifetime(ticketTtlSeconds, now) }, ticketSecret)
+  const uploadId = created ? { uploadId: created, multipart: true as const } : { uploadId: crypto.randomUUID() }
+  return signTicket({ kind, ...declared, bucket, ...uploadId, ...ticketLifetime(ticketTtlSeconds, now) }, ticketSecret)
 }
 
 /** Clock difference allowed between this server and storage when judging when an object or upload was made. */
@@ -163,6 +171,8 @@ function parseClaims(kind: TicketKind, encoded: string): Record<string, unknown>
     strings.every((name) => typeof fields[name] === 'string') &&
     counts.every((name) => isCount(fields[name])) &&
     (fields.sizeUnknown === undefined || (sizeUnknown && kind !== 'put')) &&
+    // Only a token ticket names an upload the endpoint created for the page to fill.
+    (fields.multipart === undefined || (fields.multipart === true && kind === 'token')) &&
     sizeWellFormed &&
     (fields.contentType === undefined || typeof fields.contentType === 'string')
   return wellFormed ? fields : undefined

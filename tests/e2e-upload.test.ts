@@ -54,8 +54,11 @@ describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => 
   it('multipart (12 MiB, partSize 5 MiB) signed in the page, bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
     await uploadAndReadBack(client, testBytes(12 * MiB, 34), { endpoint, strategy: 'token', partSize: 5 * MiB })
-    // Token mode asks the endpoint once, and tells it once done; every multipart step is signed with the STS credentials.
+    // Token mode asks the endpoint once, and tells it once done: the endpoint created the upload
+    // and completes it (createMultipart); every part is signed with the STS credentials.
     expect(calls.map((call) => call.route)).toEqual(['', '/complete'])
+    expect((calls[0]!.reply as TokenReply).uploadId).toEqual(expect.any(String))
+    expect(calls[1]!.body.parts).toHaveLength(3)
   })
 })
 
@@ -122,9 +125,11 @@ describe('abort midway on RGW leaves no multipart upload behind', () => {
       return response
     }
     await abortAfterFirstPart({ endpoint, strategy: 'token', partSize: 5 * MiB, transport })
-    // Create, part 1, then AbortMultipartUpload answered 204: the scoped credentials may abort.
-    expect(sent).toEqual(['POST 200', 'PUT 200', 'DELETE 204'])
+    // The endpoint created the upload (createMultipart); part 1, then AbortMultipartUpload
+    // answered 204: the scoped credentials may abort an upload the server's key created.
+    expect(sent).toEqual(['PUT 200', 'DELETE 204'])
     const issued = calls[0]!.reply as TokenReply
+    expect(issued.uploadId).toEqual(expect.any(String))
     expect(await uploadsLeft(client, issued.key)).toEqual([])
     await expect(readObject(client, issued.bucket, issued.key)).rejects.toMatchObject({ name: 'NoSuchKey' })
   })

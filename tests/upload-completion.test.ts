@@ -123,8 +123,9 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
           cookie: 'visitor-1',
         },
       ])
-      // Presigned multipart: storage's UploadId is the dedupe key; otherwise the ticket's own.
-      if (strategy === 'presigned' && size > 5 * MiB) expect(app.calls[0]!.uploadId).toBe((calls[0]!.reply as PresignedMultipartReply).uploadId)
+      // A multipart upload the endpoint created (presigned, or token mode's createMultipart):
+      // storage's UploadId is the dedupe key; otherwise the ticket's own.
+      if (size > 5 * MiB) expect(app.calls[0]!.uploadId).toBe((calls[0]!.reply as PresignedMultipartReply | TokenReply).uploadId)
       expect(calls.map((call) => call.route).filter((route) => route === '/complete')).toEqual(['/complete'])
     })
   })

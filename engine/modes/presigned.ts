@@ -1,6 +1,5 @@
 import { MAX_PARTS_PER_REQUEST } from '../../protocol/limits.ts'
 import {
-  type CompleteReply,
   PRESIGNED_CACHE_CONTROL,
   type PartsReply,
   type PresignedMultipartReply,
@@ -8,6 +7,7 @@ import {
   type UploadResult,
 } from '../../protocol/wire.ts'
 import { type Bytes, isBytes, type PartStream, sizeOf, slice } from '../body.ts'
+import { completeAtEndpoint } from '../complete.ts'
 import { postToEndpoint } from '../endpoint.ts'
 import { UploadError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
@@ -107,12 +107,7 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
       const url = await pending.get(partNumber)!
       return { method: 'PUT', url, headers: await checksums?.headers(partNumber, body) }
     },
-    async complete(etags) {
-      const parts = etags.map((etag, i) => ({ partNumber: i + 1, etag }))
-      const { url, bucket, key, etag, serverData } = await postToEndpoint<CompleteReply>(options, '/complete', { ticket, parts }, options.signal)
-      // Only the result's own fields: whatever else the endpoint sends stays out.
-      return { url, bucket, key, etag, serverData } satisfies UploadResult
-    },
+    complete: (etags) => completeAtEndpoint(ticket, options, etags, options.signal),
     abort: (deadline) => postToEndpoint(options, '/abort', { ticket }, deadline),
   }
 }

@@ -1,6 +1,7 @@
 import { TOKEN_CACHE_CONTROL, type DuplicatesReply, type RefreshReply, type StsCredentials, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
 import type { Bytes, PartStream } from '../body.ts'
 import { serverNow } from '../clock.ts'
+import { completeAtEndpoint } from '../complete.ts'
 import { postToEndpoint } from '../endpoint.ts'
 import type { ResolvedOptions } from '../options.ts'
 import type { UploadOptions } from '../request-upload.ts'
@@ -36,6 +37,8 @@ export function sendWithToken(
         : undefined,
     },
     options,
+    // The endpoint created the multipart upload (`createMultipart`): it completes it too, at /complete.
+    reply.uploadId && ticket ? { uploadId: reply.uploadId, complete: (etags) => completeAtEndpoint(ticket, options, etags, options.signal) } : undefined,
   )
 }
 

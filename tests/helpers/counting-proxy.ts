@@ -6,19 +6,27 @@ import type { AddressInfo } from 'node:net'
  * so tests can see the engine's concurrency from the server's side. It forwards the Host header
  * unchanged: the SigV4 signature covers it.
  */
+/** The longest a part reply is held waiting for the others: then the count is what it is. */
+const HOLD_MS = 5000
+
 export async function startCountingProxy(target: string) {
   const upstream = new URL(target)
   let inFlight = 0
   const stats = { peakPartsInFlight: 0, partRequests: 0 }
+  // Part replies are held until this many parts are in flight at once (or HOLD_MS pass), so a
+  // test sees the concurrency the engine allows, not how fast a loaded machine got through it.
+  let barrier = { parts: 0, reached: Promise.resolve(), open: () => {} }
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     const isPart = incoming.method === 'PUT' && /[?&]partNumber=/.test(incoming.url ?? '')
     if (isPart) {
       stats.partRequests++
       stats.peakPartsInFlight = Math.max(stats.peakPartsInFlight, ++inFlight)
+      if (stats.peakPartsInFlight >= barrier.parts) barrier.open()
     }
     const forwarded = request(
       { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
-      (reply) => {
+      async (reply) => {
+        if (isPart) await Promise.race([barrier.reached, new Promise((resolve) => setTimeout(resolve, HOLD_MS))])
         outgoing.writeHead(reply.statusCode ?? 502, reply.headers)
         reply.pipe(outgoing)
         reply.on('end', () => {
@@ -33,9 +41,14 @@ export async function startCountingProxy(target: string) {
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     stats,
-    reset() {
+    /** Clears the counts; part replies then wait until `holdUntil` parts are in flight together (0: never). */
+    reset(holdUntil = 0) {
       stats.peakPartsInFlight = 0
       stats.partRequests = 0
+      let open = () => {}
+      const reached = new Promise<void>((resolve) => (open = resolve))
+      barrier = { parts: holdUntil, reached, open }
+      if (holdUntil === 0) open()
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../server/config.ts'
 import { readTicket, type MultipartContext } from '../../server/multipart.ts'
 import { signTokenTicket, verifyTokenTicket, type TokenRoutesContext } from '../../server/refresh.ts'
-import { deriveTicketSecret, signTicket, verifyTicket, verifyTicketOf, type Ticket, type TicketClaims } from '../../server/ticket.ts'
+import { deriveTicketSecret, signTicket, signUploadTicket, verifyTicket, verifyTicketOf, type Ticket, type TicketClaims } from '../../server/ticket.ts'
 import { refusal } from '../helpers/refusal.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
@@ -165,5 +165,38 @@ describe('tickets of unknown size', () => {
     expect(refusal(signed({ ...unknown, sizeUnknown: 'yes' }))).toEqual(INVALID)
     expect(refusal(signed({ ...tokenUnknown, filesize: 10 }))).toEqual(INVALID)
     expect(refusal(signed({ ...tokenUnknown, kind: 'put' }))).toEqual(INVALID)
+  })
+})
+
+// Issue 16, token uploads the endpoint created (`createMultipart`): the ticket names storage's
+// UploadId and says the endpoint created it, inside the MAC; only a token ticket may say so.
+describe('token tickets of an upload the endpoint created', () => {
+  const config = resolveConfig({ accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'uploads', region: 'us-east-1', ticketTtlSeconds: 600 })
+  const declared = { key: 'next-s3-uploads/u/a.bin', contentType: 'application/octet-stream', filesize: 12 * 1024 * 1024 }
+  const options = { bucket: 'uploads', ticketTtlSeconds: 600, ticketSecret: SECRET }
+
+  it('carry storage’s UploadId as the dedupe key, and the claim', () => {
+    const ticket = signUploadTicket('token', declared, options, NOW, 'storage-upload-id')
+    expect(verifyTokenTicket({ config, ticketSecret: SECRET } as TokenRoutesContext, ticket, NOW)).toEqual({
+      ...declared,
+      bucket: 'uploads',
+      uploadId: 'storage-upload-id',
+      multipart: true,
+      issued: NOW / 1000,
+      expires: NOW / 1000 + 600,
+    })
+    // Not created: a minted id and no claim.
+    expect(verifyTicket(signUploadTicket('token', declared, options, NOW), SECRET, 'uploads', NOW)).not.toHaveProperty('multipart')
+  })
+
+  it('refuse the claim added to a ticket, on another kind, or not exactly true', () => {
+    const [prefix, body, signature] = signUploadTicket('token', declared, options, NOW).split('.')
+    const claimed = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>
+    const added = `${prefix}.${Buffer.from(JSON.stringify({ ...claimed, multipart: true })).toString('base64url')}.${signature}`
+    expect(refusal(verifying(added))).toEqual(INVALID)
+    const signed = (ticket: object) => verifying(signTicket(ticket as Ticket, SECRET))
+    expect(refusal(signed({ ...multipart, multipart: true }))).toEqual(INVALID)
+    expect(refusal(signed({ kind: 'put', ...declared, bucket: 'uploads', uploadId: 'u', multipart: true, issued: NOW / 1000, expires: NOW / 1000 + 60 }))).toEqual(INVALID)
+    expect(refusal(signed({ kind: 'token', ...declared, bucket: 'uploads', uploadId: 'u', multipart: 'yes', issued: NOW / 1000, expires: NOW / 1000 + 60 }))).toEqual(INVALID)
   })
 })
