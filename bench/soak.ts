@@ -100,7 +100,7 @@ function report() {
     ['corrupt', count(all, (r) => r.corrupt)],
     ['hung', count(all, (r) => r.outcome === 'hung')],
     ['orphans (RGW, on the key the engine used)', all.reduce((sum, record) => sum + record.orphans, 0)],
-    ['uploads left on other keys by a lost presigned upload-request reply (the sweep\'s)', all.reduce((sum, r) => sum + r.leftForSweep, 0)],
+    ['uploads left on other keys by a lost upload-request reply (the sweep\'s)', all.reduce((sum, r) => sum + r.leftForSweep, 0)],
     ['runs with any violation', violated.length],
   ]
   for (const [figure, value] of rows) console.log(`| ${figure} | ${value} |`)
