@@ -18,6 +18,8 @@ import type { AddressInfo } from 'node:net'
  *   and what follows it arrive. Congestion-window halving is not rendered.
  * - **Outages**: `outage` stops both directions for `durationMs` every `everyMs` (Wi-Fi that drops);
  *   connections stay open, bytes wait, as when a radio loses its link without the peer noticing.
+ *   The schedule starts again at every `reset()`, so each measurement meets its drops at the same
+ *   moments of its own run, whichever contender it is; `downtimeMs` says how long it was down.
  * - **Resets**: `resetProbability` per chunk destroys both sides of that connection.
  *
  * - **Handshakes**: a new connection's first bytes leave one round trip after it opened (SYN,
@@ -40,7 +42,8 @@ export interface LinkProfile {
   lossRate?: number
   /** Probability per chunk that the connection is reset. @default 0 */
   resetProbability?: number
-  outage?: { everyMs: number; durationMs: number }
+  /** The first drop starts `firstAtMs` after the link is created or reset. @default everyMs - durationMs */
+  outage?: { everyMs: number; durationMs: number; firstAtMs?: number }
 }
 
 /** The profiles of issue 16. Mbit/s are 10^6 bits. */
@@ -54,7 +57,8 @@ export const PROFILES: Record<string, LinkProfile> = {
     upBytesPerSecond: mbit(100),
     delayMs: 10,
     jitterMs: 4,
-    outage: { everyMs: 30_000, durationMs: 3_000 },
+    // The first drop 2 s into each run: every upload of 64 MiB and more meets one mid-transfer.
+    outage: { everyMs: 30_000, durationMs: 3_000, firstAtMs: 2_000 },
   },
 }
 
@@ -72,8 +76,10 @@ export interface Link {
   proxy(target: string): Promise<LinkProxy>
   /** Bytes that crossed the line upstream, all proxies together, since the last reset. */
   readonly upBytes: number
-  /** Zeroes the upstream tallies of the link and its proxies (between measurements). */
+  /** Zeroes the upstream tallies of the link and its proxies and restarts the outage schedule (between measurements). */
   reset(): void
+  /** How long the link was down (its outages) between two wall-clock times, ms since the epoch. */
+  downtimeMs(from: number, to: number): number
   close(): Promise<void>
 }
 
@@ -189,13 +195,23 @@ class Line {
 }
 
 export function createLink(profile: LinkProfile): Link {
-  const started = performance.now()
+  const { outage } = profile
+  const firstOutageAt = outage ? (outage.firstAtMs ?? outage.everyMs - outage.durationMs) : 0
+  let started = performance.now()
+  /** `at` (performance.now() time), or the end of the outage it falls in. */
   const outageUntil = (at: number) => {
-    const { outage } = profile
-    if (!outage) return at
-    const phase = (at - started) % outage.everyMs
-    const outageStart = outage.everyMs - outage.durationMs
-    return phase >= outageStart ? at + (outage.everyMs - phase) : at
+    if (!outage || at < started + firstOutageAt) return at
+    const phase = (at - started - firstOutageAt) % outage.everyMs
+    return phase < outage.durationMs ? at + (outage.durationMs - phase) : at
+  }
+  /** Outage time within [from, to] (performance.now() times). */
+  const downWithin = (from: number, to: number) => {
+    if (!outage) return 0
+    let down = 0
+    for (let start = started + firstOutageAt; start < to; start += outage.everyMs) {
+      down += Math.max(0, Math.min(to, start + outage.durationMs) - Math.max(from, start))
+    }
+    return down
   }
   const paused = new Set<{ resumeIfDrained(): void }>()
   const tick = () => {
@@ -255,7 +271,9 @@ export function createLink(profile: LinkProfile): Link {
       up.reset()
       down.reset()
       for (const tally of tallies) Object.assign(tally, { bytes: 0, firstAt: undefined, connectionFirsts: [] })
+      started = performance.now()
     },
+    downtimeMs: (from, to) => downWithin(from - performance.timeOrigin, to - performance.timeOrigin),
     async proxy(target) {
       const { hostname, port } = new URL(target.includes('://') ? target : `tcp://${target}`)
       const mine = new Set<Socket>()

@@ -75,6 +75,24 @@ describe('the emulated link', () => {
     expect(repliedAt - openedAt).toBeGreaterThanOrEqual(profile.outage.durationMs)
   })
 
+  it('starts its outage schedule again at every reset, and says how long it was down in a window', async () => {
+    const outage = { everyMs: 1000, durationMs: 300, firstAtMs: 200 }
+    const proxy = await through({ name: 'test', upBytesPerSecond: mbit(100), delayMs: 1, outage })
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    // 250 ms after creation the link is inside its first drop; after a reset it is up again until 200 ms.
+    link!.reset()
+    const resetAt = performance.timeOrigin + performance.now()
+    const body = randomBytes(10_000)
+    const { reply, openedAt, repliedAt } = await exchange(proxy.port, body)
+    expect(reply).toBe(sha256(body))
+    expect(repliedAt - openedAt).toBeLessThan(outage.firstAtMs)
+    // Down 200-500 ms and 1200-1500 ms after the reset.
+    expect(link!.downtimeMs(resetAt, resetAt + 150)).toBe(0)
+    expect(link!.downtimeMs(resetAt, resetAt + 1_000)).toBeCloseTo(300, 0)
+    expect(link!.downtimeMs(resetAt + 400, resetAt + 1_300)).toBeCloseTo(200, 0)
+    expect(link!.downtimeMs(resetAt, resetAt + 2_000)).toBeCloseTo(600, 0)
+  })
+
   it('resets connections at the configured chance, and never delivers a byte twice', async () => {
     const proxy = await through({ name: 'test', upBytesPerSecond: mbit(400), delayMs: 1, resetProbability: 1 })
     await expect(exchange(proxy.port, randomBytes(100_000))).rejects.toThrow(/ECONNRESET|socket hang up/)
