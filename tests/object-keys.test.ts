@@ -3,14 +3,11 @@
 // escape), and the marks encodeURIComponent leaves alone but SigV4 encodes. Each round-trips on
 // s3rver and Ceph RGW: the object lands on exactly that key and reads back byte-exact.
 import { DeleteObjectCommand } from '@aws-sdk/client-s3'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { S3Error, upload, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
-import { S3RVER_CREDENTIALS } from './helpers/s3rver.ts'
-import { startStsServer, type StsStandIn } from './helpers/sts-server.ts'
 import type { TestStore } from './helpers/stores.ts'
 
 const AWKWARD = "dir/a b+c ü 写真?#%25%!'()*~.txt"
@@ -22,15 +19,7 @@ const AWKWARD = "dir/a b+c ü 写真?#%25%!'()*~.txt"
 const AWKWARD_FOR_TOKEN = "dir/a b+c ü 写真#%25%!'()~.txt"
 const SIZES = { single: 1000, multipart: MIN_PART_SIZE + 1 }
 
-const { stores, endpointFor, readerFor } = useEndpointFixture()
-let sts: StsStandIn
-beforeAll(async () => {
-  sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
-})
-afterAll(() => sts?.stop())
-
-const tokenConfig = (store: TestStore): UploadHandlerConfig['sts'] =>
-  store.name === 'rgw' ? { mode: 'assume-role', roleArn: inject('rgw').roleArn, endpoint: store.endpoint } : { mode: 'federation', endpoint: sts.endpoint }
+const { stores, endpointFor, readerFor, tokenSts } = useEndpointFixture()
 
 async function expectStored(store: TestStore, key: string, bytes: Uint8Array) {
   const reader = readerFor(store)
@@ -61,7 +50,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     it.each(Object.entries(SIZES))('%s', async (_kind, size) => {
       const bytes = testBytes(size, size + 1)
       const key = `next-s3-uploads/${crypto.randomUUID()}/${name}`
-      const { endpoint } = await endpointFor(store(), { key: () => key, sts: tokenConfig(store()) })
+      const { endpoint } = await endpointFor(store(), { key: () => key, sts: tokenSts(store()) })
       const result = await upload(new File([bytes], 'ignored.bin', { type: 'application/octet-stream' }), { endpoint, strategy })
       expect(result.key).toBe(key)
       await expectStored(store(), key, bytes)
@@ -72,7 +61,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
 it('token mode on RGW, a custom key with an IAM wildcard: denied (the escaped policy names no key RGW knows), never widened', async () => {
   const rgw = inject('rgw')
   const key = `next-s3-uploads/${crypto.randomUUID()}/${AWKWARD}`
-  const { endpoint, client } = await endpointFor(rgw, { key: () => key, sts: tokenConfig(rgw) })
+  const { endpoint, client } = await endpointFor(rgw, { key: () => key, sts: tokenSts(rgw) })
   const refused = await upload(new File([testBytes(1000, 3)], 'ignored.bin'), { endpoint, strategy: 'token' }).catch((error: unknown) => error)
   expect(refused).toBeInstanceOf(S3Error)
   expect(refused).toMatchObject({ status: 403, code: 'AccessDenied' })

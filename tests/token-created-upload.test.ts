@@ -4,31 +4,19 @@
 // only parts, and /complete with their ETags completes, verifies and records it. On s3rver and
 // Ceph RGW, every object read back; and what a page could do with the new route, tried on both.
 import { CompleteMultipartUploadCommand, HeadObjectCommand, ListMultipartUploadsCommand, type S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { fetchTransport, type Transport, upload, type UploadOptions } from '../engine/index.ts'
 import type { TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { S3RVER_CREDENTIALS } from './helpers/s3rver.ts'
-import { startStsServer, type StsStandIn } from './helpers/sts-server.ts'
 import type { TestStore } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
-const { stores, endpointFor } = useEndpointFixture()
+const { stores, endpointFor, tokenSts } = useEndpointFixture()
 
-let sts: StsStandIn
-beforeAll(async () => {
-  // s3rver has no STS: a stand-in hands out s3rver's own key, so token mode runs there too.
-  sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
-})
-afterAll(() => sts?.stop())
-
-const tokenConfig = (store: TestStore): UploadHandlerConfig =>
-  store.name === 'rgw'
-    ? { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } }
-    : { sts: { mode: 'federation', endpoint: sts.endpoint } }
+const tokenConfig = (store: TestStore): UploadHandlerConfig => ({ sts: tokenSts(store) })
 
 /** A transport that lists the storage requests (method and query) the page itself sent. */
 function storageRequests(store: TestStore) {

@@ -6,27 +6,18 @@
 // the attacks run against RGW.
 import { HeadObjectCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
 import type { CompleteReply, ListPartsReply, PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { CompletedUpload, UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 import { readObject, sha256, testBytesOf } from './helpers/s3-client.ts'
-import { S3RVER_CREDENTIALS } from './helpers/s3rver.ts'
-import { startStsServer, type StsStandIn } from './helpers/sts-server.ts'
 import type { TestStore } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 const PART = 5 * MiB
 const rgw = inject('rgw')
-const { stores, endpointFor } = useEndpointFixture()
-
-let sts: StsStandIn
-beforeAll(async () => {
-  // s3rver has no STS: a stand-in hands out s3rver's own key, so token mode runs there too.
-  sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
-})
-afterAll(() => sts?.stop())
+const { stores, endpointFor, tokenSts } = useEndpointFixture()
 
 async function post<T = Record<string, unknown>>(endpoint: string, route: string, body: unknown) {
   const response = await fetch(endpoint + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -116,7 +107,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
 
   it('token: the usual reply; /complete takes the stored size within maxFileSize, and onUploadComplete sees it', async () => {
     const modeConfig: UploadHandlerConfig =
-      store().name === 'rgw' ? { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } } : { sts: { mode: 'federation', endpoint: sts.endpoint } }
+      { sts: tokenSts(store()) }
     const { endpoint, client, completed } = await unknownSizeEndpoint(store(), { maxFileSize: 20 * MiB, ...modeConfig })
     const reply = await startUnknown<TokenReply>(endpoint, 'token')
     expect(reply.token.Credentials.AccessKeyId).toEqual(expect.any(String))

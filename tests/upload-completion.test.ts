@@ -3,34 +3,21 @@
 // `onUploadComplete` runs with what storage holds and its answer reaches the page; forged,
 // replayed, expired or lying completions are refused and call nothing.
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { EndpointError, fetchTransport, NetworkError, type Transport, upload, uploadObject } from '../engine/index.ts'
 import type { PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { signTicket, verifyTicket } from '../server/ticket.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 import { readObject, sha256, testBytesOf } from './helpers/s3-client.ts'
-import { S3RVER_CREDENTIALS } from './helpers/s3rver.ts'
-import { startStsServer, type StsStandIn } from './helpers/sts-server.ts'
 import type { TestStore } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 const TICKET_SECRET = 'completion-test-ticket-secret'
-const rgw = inject('rgw')
-const { stores, endpointFor } = useEndpointFixture()
-
-let sts: StsStandIn
-beforeAll(async () => {
-  // s3rver has no STS: a stand-in hands out s3rver's own key, so token mode runs there too.
-  sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
-})
-afterAll(() => sts?.stop())
+const { stores, endpointFor, tokenSts } = useEndpointFixture()
 
 type Strategy = 'presigned' | 'token'
-const tokenConfig = (store: TestStore): UploadHandlerConfig =>
-  store.name === 'rgw'
-    ? { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } }
-    : { sts: { mode: 'federation', endpoint: sts.endpoint } }
+const tokenConfig = (store: TestStore): UploadHandlerConfig => ({ sts: tokenSts(store) })
 
 /** An app that records what its server was told: deduplicated on uploadId, as the README says to. */
 function recordingApp() {

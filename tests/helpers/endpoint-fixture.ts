@@ -2,22 +2,28 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, inject } from 'vitest'
 import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
 import { sdkClient } from './s3-client.ts'
-import { type S3rverInstance, startS3rver } from './s3rver.ts'
+import { S3RVER_CREDENTIALS, type S3rverInstance, startS3rver } from './s3rver.ts'
 import { recordCalls, serveHandler, type WebHandler } from './serve-handler.ts'
 import { storeConfig, type TestStore } from './stores.ts'
+import { startStsServer, type StsStandIn } from './sts-server.ts'
 
 /**
- * For end-to-end test files: an s3rver of their own beside the run's RGW, handlers served over
- * real HTTP, and SDK clients to read back with — all closed after the file's tests.
+ * For end-to-end test files: an s3rver of their own beside the run's RGW (with an STS stand-in,
+ * since s3rver has none), handlers served over real HTTP, and SDK clients to read back with — all
+ * closed after the file's tests.
  */
 export function useEndpointFixture() {
   let s3rver: S3rverInstance
+  let sts: StsStandIn
   const closers: Array<() => unknown> = []
   beforeAll(async () => {
     s3rver = await startS3rver()
+    // It hands out s3rver's own key, so token mode runs on s3rver too.
+    sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
   })
   afterAll(async () => {
     await Promise.all(closers.map((close) => close()))
+    await sts?.stop()
     await s3rver?.stop()
   })
 
@@ -41,6 +47,12 @@ export function useEndpointFixture() {
     serve,
     track,
     readerFor: (store: TestStore) => track(sdkClient(store)),
+    /** Where token mode gets credentials for `store`: RGW's own STS (AssumeRole), or the stand-in for s3rver. */
+    tokenSts(store: TestStore): NonNullable<UploadHandlerConfig['sts']> {
+      if (store.name !== 'rgw') return { mode: 'federation', endpoint: sts.endpoint }
+      const rgw = inject('rgw')
+      return { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint }
+    },
     /** Updraft's endpoint for `store` (plus `extra` config), served, with a reader for the store. */
     async endpointFor(store: TestStore, extra: UploadHandlerConfig = {}) {
       const served = await serve(createUploadHandler(storeConfig(store, extra)))
