@@ -68,16 +68,19 @@ describe('hangs', () => {
   })
 
   it('regression: a mid-body stall sat out 60 s; stalls are measured from the last byte, so a slow moving body is never cut', async () => {
-    const { fake, result } = setup(1000)
+    // A longer stall timeout than the other tests': a byte every sixth of it leaves room for a
+    // loaded machine's late timers (every third of 60 ms was cut once in CI).
+    const stallTimeout = 300
+    const { fake, result } = setup(1000, { stallTimeout })
     const put = await next(fake)
-    // Moving, slowly: a byte every STALL/3 ms for 4 × STALL ms in all.
-    for (let sent = 1; sent <= 12; sent++) {
+    // Moving, slowly: a byte every stallTimeout/6 ms for 4 × stallTimeout ms in all.
+    for (let sent = 1; sent <= 24; sent++) {
       put.onProgress?.(sent)
-      await settle(STALL / 3)
+      await settle(stallTimeout / 6)
     }
     expect(put.signal!.aborted).toBe(false)
     // Then silence: cut.
-    await settle(STALL * 2)
+    await settle(stallTimeout * 2)
     expect(put.signal!.aborted).toBe(true)
     const retry = await next(fake)
     retry.respond(200, { ETag: '"e"' })
