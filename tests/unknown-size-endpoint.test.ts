@@ -106,9 +106,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
   })
 
   it('token: the usual reply; /complete takes the stored size within maxFileSize, and onUploadComplete sees it', async () => {
-    const modeConfig: UploadHandlerConfig =
-      { sts: tokenSts(store()) }
-    const { endpoint, client, completed } = await unknownSizeEndpoint(store(), { maxFileSize: 20 * MiB, ...modeConfig })
+    const { endpoint, client, completed } = await unknownSizeEndpoint(store(), { maxFileSize: 20 * MiB, sts: tokenSts(store()) })
     const reply = await startUnknown<TokenReply>(endpoint, 'token')
     expect(reply.token.Credentials.AccessKeyId).toEqual(expect.any(String))
     const bytes = testBytesOf('image/png', PART + 77_777, 15)
@@ -209,7 +207,7 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
   })
 
   it('token mode: past maxFileSize, deleted at /complete (413)', async () => {
-    const { endpoint, client, completed } = await unknownSizeEndpoint(rgw, { maxFileSize: 6 * MiB, sts: { mode: 'assume-role', roleArn: rgw.roleArn } })
+    const { endpoint, client, completed } = await unknownSizeEndpoint(rgw, { maxFileSize: 6 * MiB, sts: tokenSts(rgw) })
     const reply = await startUnknown<TokenReply>(endpoint, 'token')
     await withToken(reply, testBytesOf('image/png', PART + 2 * MiB, 19))
     expect(await exists(client, reply.bucket, reply.key)).toBe(true)
@@ -245,7 +243,7 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     expect((await post(endpoint, '/parts', { ticket: declared, partNumbers: [20] })).status).toBe(403)
     expect((await post(endpoint, '/complete', { ticket: declared, parts: [{ partNumber: 1, etag: '"x"' }] })).status).toBe(403)
     // A token ticket of unknown size cannot be made to declare one, either.
-    const { endpoint: tokenEndpoint } = await unknownSizeEndpoint(rgw, { maxFileSize: 12 * MiB, sts: { mode: 'assume-role', roleArn: rgw.roleArn } })
+    const { endpoint: tokenEndpoint } = await unknownSizeEndpoint(rgw, { maxFileSize: 12 * MiB, sts: tokenSts(rgw) })
     const token = await startUnknown<TokenReply>(tokenEndpoint, 'token')
     const sized = alter(token.ticket!, ({ sizeUnknown: _s, ...rest }) => ({ ...rest, filesize: 1 }))
     expect((await post(tokenEndpoint, '/complete', { ticket: sized })).status).toBe(403)
