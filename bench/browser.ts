@@ -10,7 +10,7 @@ const CONTENDERS: Array<{ id: PageContender; label: string }> = [
 
 const ALGORITHMS = ['md5', 'crc32', 'crc32c', 'sha256'] as const
 
-/** No checksum, then each algorithm hashed in updraft/checksums' worker and on the main thread (a page without workers). */
+/** No checksum, then each algorithm hashed in updraft-s3/checksums' worker and on the main thread (a page without workers). */
 const VARIANTS = [
   { id: 'none', algorithm: undefined, thread: undefined },
   ...ALGORITHMS.flatMap((algorithm) => (['worker', 'main'] as const).map((thread) => ({ id: `${algorithm} ${thread}`, algorithm, thread }))),
@@ -124,7 +124,7 @@ export const browser: Benchmark = {
         'The page is served from another loopback port than the store: every PUT is a cross-origin XHR with a CORS preflight (part URLs differ, so each part is preflighted, in every client).',
         'The raw ceiling gets its upload created and all URLs presigned before the clock starts; it times the PUTs and Complete only.',
         'Browser RSS growth: highest sum of every Chromium process\'s RSS while uploading (sampled every 20 ms) minus the sum when the Blob was ready.',
-        'Checksum rows: `worker` is updraft/checksums in a page that can start its Blob-URL worker (the default); `main thread` is the same page without `Worker`, as under a CSP whose worker-src leaves out blob:. Longest main-thread stall: the most a 5 ms timer in the page came late during the upload (a frame is 16.7 ms).',
+        'Checksum rows: `worker` is updraft-s3/checksums in a page that can start its Blob-URL worker (the default); `main thread` is the same page without `Worker`, as under a CSP whose worker-src leaves out blob:. Longest main-thread stall: the most a 5 ms timer in the page came late during the upload (a frame is 16.7 ms).',
       ],
     }
   },

@@ -49,7 +49,7 @@ export const throughput: Benchmark = {
         'MB/s = 10^6 bytes/s. CPU = user + system seconds of the client process during the upload; peak RSS = its VmHWM during the upload (includes the body, which is in memory).',
         'lib-storage runs with `requestChecksumCalculation: WHEN_REQUIRED` (no per-part CRC32; Updraft computes none). A fresh `node` per measurement, which first uploads 1 KiB with the same client (warm-up: module loading, first use of WebCrypto and JIT are per process, not per upload).',
         'The ceilings create the upload, PUT the same slices with presigned URLs (no retries, progress or checks), then Complete.',
-        "Checksum rows: `worker_threads` is updraft/checksums' default in Node (a worker started on the first part, not warmed up); `upload's thread` is the same client with worker_threads taken away.",
+        "Checksum rows: `worker_threads` is updraft-s3/checksums' default in Node (a worker started on the first part, not warmed up); `upload's thread` is the same client with worker_threads taken away.",
       ],
     }
   },
@@ -59,7 +59,7 @@ type Runs = Map<number, Map<Contender, ClientResult[]>>
 
 const ALGORITHMS = ['md5', 'crc32', 'crc32c', 'sha256'] as const
 
-/** No checksum, then each algorithm hashed in updraft/checksums' worker_threads worker and on the upload's own thread. */
+/** No checksum, then each algorithm hashed in updraft-s3/checksums' worker_threads worker and on the upload's own thread. */
 const VARIANTS = [
   { id: 'none', algorithm: undefined, thread: undefined },
   ...ALGORITHMS.flatMap((algorithm) => (['worker', 'main'] as const).map((thread) => ({ id: `${algorithm} ${thread}`, algorithm, thread }))),
@@ -98,7 +98,7 @@ export async function checksumCost(
   }
   const none = runs.get('none')!
   return {
-    title: `${store.name}, checksums (\`checksum()\`, updraft/checksums): ${mib(size)} MiB, ${mib(partSize)} MiB parts, queue 4, median of ${rounds}`,
+    title: `${store.name}, checksums (\`checksum()\`, updraft-s3/checksums): ${mib(size)} MiB, ${mib(partSize)} MiB parts, queue 4, median of ${rounds}`,
     columns: ['checksum', 'hashed on', 'MB/s', 'vs none', 'client CPU s'],
     rows: VARIANTS.map(({ id, algorithm, thread }) => {
       const results = runs.get(id)!

@@ -1,5 +1,5 @@
 // What a bucket needs for uploads from a page, in one place: the CORS rule and the lifecycle rule
-// `updraft setup-bucket` applies and `updraft doctor` checks, and how to set each on every store.
+// `updraft-s3 setup-bucket` applies and `updraft-s3 doctor` checks, and how to set each on every store.
 import type { LifecycleRule } from '@aws-sdk/client-s3'
 import { knownStore } from '../server/info.ts'
 
@@ -70,17 +70,17 @@ export function corsFix(provider: Provider, { bucket, endpoint, origins }: Targe
   switch (provider) {
     case 'aws':
     case 'ceph':
-      return `cors.json:\n${json({ CORSRules: [rule] })}\naws s3api put-bucket-cors --bucket ${bucket} --cors-configuration file://cors.json${endpointFlag(endpoint)}\n(or: npx updraft setup-bucket --origin ${origins[0]})`
+      return `cors.json:\n${json({ CORSRules: [rule] })}\naws s3api put-bucket-cors --bucket ${bucket} --cors-configuration file://cors.json${endpointFlag(endpoint)}\n(or: npx updraft-s3 setup-bucket --origin ${origins[0]})`
     case 'r2':
       return (
         `cors.json:\n${json({ rules: [{ allowed: { origins, methods: rule.AllowedMethods, headers: rule.AllowedHeaders }, exposeHeaders: ['ETag'], maxAgeSeconds: CORS_MAX_AGE_SECONDS }] })}\n` +
-        `npx wrangler r2 bucket cors set ${bucket} --file cors.json\n(or the S3 API: npx updraft setup-bucket --origin ${origins[0]})`
+        `npx wrangler r2 bucket cors set ${bucket} --file cors.json\n(or the S3 API: npx updraft-s3 setup-bucket --origin ${origins[0]})`
       )
     case 'b2':
       return (
-        `The B2 web console's CORS presets do not cover the S3 API: set custom rules with the B2 CLI (or npx updraft setup-bucket, through the S3 API).\n` +
+        `The B2 web console's CORS presets do not cover the S3 API: set custom rules with the B2 CLI (or npx updraft-s3 setup-bucket, through the S3 API).\n` +
         `b2 bucket update --cors-rules '${JSON.stringify([
-          { corsRuleName: 'updraft', allowedOrigins: origins, allowedOperations: ['s3_put', 's3_post', 's3_delete', 's3_head'], allowedHeaders: rule.AllowedHeaders, exposeHeaders: ['ETag'], maxAgeSeconds: CORS_MAX_AGE_SECONDS },
+          { corsRuleName: 'updraft-s3', allowedOrigins: origins, allowedOperations: ['s3_put', 's3_post', 's3_delete', 's3_head'], allowedHeaders: rule.AllowedHeaders, exposeHeaders: ['ETag'], maxAgeSeconds: CORS_MAX_AGE_SECONDS },
         ])}' ${bucket}`
       )
     case 'minio':
@@ -99,7 +99,7 @@ export function lifecycleFix(provider: Provider, { bucket, endpoint }: Target): 
       return (
         `lifecycle.json:\n${json({ Rules: [lifecycleRule()] })}\n` +
         `aws s3api put-bucket-lifecycle-configuration --bucket ${bucket} --lifecycle-configuration file://lifecycle.json${endpointFlag(endpoint)}\n` +
-        `(this replaces the bucket's rules: merge in any you have, or run npx updraft setup-bucket, which keeps them)`
+        `(this replaces the bucket's rules: merge in any you have, or run npx updraft-s3 setup-bucket, which keeps them)`
       )
     case 'r2':
       return (

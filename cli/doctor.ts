@@ -1,4 +1,4 @@
-// `npx updraft doctor`: checks, with the endpoint's own settings (S3_UPLOAD_*), what uploads from a
+// `npx updraft-s3 doctor`: checks, with the endpoint's own settings (S3_UPLOAD_*), what uploads from a
 // page need from storage, and says for each finding what to change on the store in use.
 import { GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3'
 import { xmlText } from '../protocol/xml.ts'
@@ -188,7 +188,7 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
       return { check, status: 'fail', summary: 'the bucket has no lifecycle rules: parts of uploads from closed tabs stay (and are billed) for ever', fix: fixes(fixFor) }
     }
     if (name === 'AccessDenied') {
-      return { check, status: 'warn', summary: 'the server key may not read lifecycle rules (it does not need to): check them with the bucket owner\'s key, or run npx updraft setup-bucket with it' }
+      return { check, status: 'warn', summary: 'the server key may not read lifecycle rules (it does not need to): check them with the bucket owner\'s key, or run npx updraft-s3 setup-bucket with it' }
     }
     return { check, status: 'warn', summary: `could not read lifecycle rules: ${name}: ${(error as Error).message}`.slice(0, 300) }
   } finally {

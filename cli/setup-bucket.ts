@@ -1,4 +1,4 @@
-// `npx updraft setup-bucket`: adds the CORS rule and the lifecycle rule uploads need to the bucket,
+// `npx updraft-s3 setup-bucket`: adds the CORS rule and the lifecycle rule uploads need to the bucket,
 // keeping the rules it already has, after showing the result (`--dry-run` only shows it).
 import {
   type CORSRule,

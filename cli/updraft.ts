@@ -1,4 +1,4 @@
-// `npx updraft doctor` and `npx updraft setup-bucket`, with the endpoint's settings (S3_UPLOAD_*).
+// `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket`, with the endpoint's settings (S3_UPLOAD_*).
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
@@ -11,10 +11,10 @@ import { applyBucketPlan, planBucket } from './setup-bucket.ts'
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
 const USAGE = `Usage:
-  npx updraft doctor [--origin URL] [--provider aws|r2|b2|minio|ceph] [--key-prefix PREFIX]
+  npx updraft-s3 doctor [--origin URL] [--provider aws|r2|b2|minio|ceph] [--key-prefix PREFIX]
       Checks the bucket, key, CORS (a real preflight from URL), lifecycle rules, least privilege,
       STS and clock, and says what to change for each finding. Exits 1 when a check fails.
-  npx updraft setup-bucket [--origin URL]... [--key-prefix PREFIX] [--dry-run] [--yes]
+  npx updraft-s3 setup-bucket [--origin URL]... [--key-prefix PREFIX] [--dry-run] [--yes]
       Adds the CORS rule (for every --origin) and the lifecycle rule uploads need, keeping the
       bucket's other rules; shows them first. --dry-run only shows them; --yes applies without asking.
 
@@ -73,7 +73,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
   }
 
   if (command === 'doctor') {
-    print(`updraft doctor: ${describeStore(config)}, page origin ${origins[0]}\n`)
+    print(`updraft-s3 doctor: ${describeStore(config)}, page origin ${origins[0]}\n`)
     const findings = await runDoctor(config, { origin: origins[0]!, ...(provider ? { provider } : {}) })
     for (const finding of findings) print(formatFinding(finding))
     const failed = findings.filter(({ status }) => status === 'fail').length
@@ -84,7 +84,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
   const client = createS3Client(config)
   try {
     const plan = await planBucket(client, config.bucket, origins, config.keyPrefix)
-    print(`updraft setup-bucket: ${describeStore(config)}\n`)
+    print(`updraft-s3 setup-bucket: ${describeStore(config)}\n`)
     print(`CORS rules (${plan.cors.change === 'add' ? 'adding one' : 'unchanged'}${plan.cors.note ? `; ${plan.cors.note}` : ''}):\n${JSON.stringify({ CORSRules: plan.cors.rules }, null, 2)}\n`)
     print(`Lifecycle rules (${plan.lifecycle.change === 'add' ? 'adding one' : 'unchanged'}${plan.lifecycle.note ? `; ${plan.lifecycle.note}` : ''}):\n${JSON.stringify({ Rules: plan.lifecycle.rules }, null, 2)}\n`)
     if (plan.cors.change === 'none' && plan.lifecycle.change === 'none') {

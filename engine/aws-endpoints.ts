@@ -19,8 +19,8 @@ export { EndpointRuleError, type EndpointRules } from '../protocol/endpoint-rule
  *
  * @example
  * ```ts
- * import { upload, uploadObject } from 'updraft'
- * import { awsEndpoints } from 'updraft/aws-endpoints'
+ * import { upload, uploadObject } from 'updraft-s3'
+ * import { awsEndpoints } from 'updraft-s3/aws-endpoints'
  *
  * await uploadObject(file, { ...target, ...awsEndpoints({ useDualstackEndpoint: true }) })
  * await upload(file, { ...awsEndpoints() }) // token mode: follow the bucket to its region

@@ -1,4 +1,4 @@
-// `updraft`: the browser upload engine. Everything exported here is public API (api/updraft.api.md);
+// `updraft-s3`: the browser upload engine. Everything exported here is public API (api/updraft-s3.api.md);
 // helpers the engine shares between its own modules are imported from those modules directly.
 export { uploadObject, type ObjectTarget, type ObjectExtras, type ChecksumRun, type ChecksumTarget } from './upload-object.ts'
 export { sseCustomerKey } from './sse-c.ts'

@@ -6,8 +6,8 @@ export const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes
 
 /**
  * MD5 (RFC 1321), which SSE-C and Content-MD5 need and WebCrypto lacks. Whole parts go through it
- * (updraft/checksums): whole blocks are read in place, only the tail is copied to be padded.
- * Self-contained (it names nothing outside itself but built-ins): updraft/checksums' hashing worker
+ * (updraft-s3/checksums): whole blocks are read in place, only the tail is copied to be padded.
+ * Self-contained (it names nothing outside itself but built-ins): updraft-s3/checksums' hashing worker
  * runs it from its source text. Its tables take about a microsecond to build per call.
  */
 export function md5(bytes: Uint8Array): Uint8Array {

@@ -21,8 +21,8 @@ import type { HttpResponse, Transport } from './transport.ts'
  * @example
  * ```ts
  * import { openAsBlob } from 'node:fs'
- * import { uploadObject } from 'updraft'
- * import { nodeTransport } from 'updraft/node-transport'
+ * import { uploadObject } from 'updraft-s3'
+ * import { nodeTransport } from 'updraft-s3/node-transport'
  *
  * await uploadObject(await openAsBlob('video.mp4'), { ...target, transport: nodeTransport })
  * ```

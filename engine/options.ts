@@ -111,7 +111,7 @@ export interface TransferOptions {
   onCleanup?: (error?: unknown) => void
   /**
    * How HTTP requests are made, to storage and to the endpoint: `xhrTransport`, `fetchTransport`,
-   * `nodeTransport` (`updraft/node-transport`) or your own.
+   * `nodeTransport` (`updraft-s3/node-transport`) or your own.
    * @default XMLHttpRequest in browsers (byte progress), node:http in Node, fetch elsewhere
    */
   transport?: Transport

@@ -18,7 +18,7 @@ export interface Queue {
  * @throws `RangeError` when `concurrency` is not a whole number of at least 1.
  * @example
  * ```ts
- * import { createQueue, upload } from 'updraft'
+ * import { createQueue, upload } from 'updraft-s3'
  *
  * const queue = createQueue(4) // 4 connections to storage for the whole page
  * await Promise.all(files.map((file) => upload(file, { queue })))

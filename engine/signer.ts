@@ -23,7 +23,7 @@ export type CredentialSource = (refused: boolean) => Credentials | Promise<Crede
  * Where an object's requests go and how they are signed. Without `refused`: from its location.
  * With it (storage refused a request): where to sign again, or undefined when the refusal names
  * no better place. Without a `Locate`, the engine's own rule (`objectUrl`); `awsEndpoints()`
- * (updraft/aws-endpoints) applies S3's full endpoint rules and follows a bucket to its region.
+ * (updraft-s3/aws-endpoints) applies S3's full endpoint rules and follows a bucket to its region.
  */
 export type Locate = (location: ObjectLocation, refused?: S3Error) => Located | undefined
 

@@ -15,8 +15,8 @@ import type { ObjectExtras } from './upload-object.ts'
  * @throws `TypeError` when the key is not 32 bytes; the message gives its length, never the key.
  * @example
  * ```ts
- * import { uploadObject } from 'updraft'
- * import { sseCustomerKey } from 'updraft/sse-c'
+ * import { uploadObject } from 'updraft-s3'
+ * import { sseCustomerKey } from 'updraft-s3/sse-c'
  *
  * const key = crypto.getRandomValues(new Uint8Array(32)) // keep it: reading the object back needs it
  * await uploadObject(file, { ...target, ...sseCustomerKey(key) })

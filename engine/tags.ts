@@ -20,8 +20,8 @@ import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
  * @throws `TypeError` when `tags` holds more than 10 tags.
  * @example
  * ```ts
- * import { uploadObject } from 'updraft'
- * import { taggingHeaders } from 'updraft/tags'
+ * import { uploadObject } from 'updraft-s3'
+ * import { taggingHeaders } from 'updraft-s3/tags'
  *
  * await uploadObject(file, { ...target, ...taggingHeaders({ project: 'cats', owner: 'ana' }) })
  * ```
@@ -49,7 +49,7 @@ export function taggingHeaders(tags: Record<string, string>): ObjectExtras {
  * @throws `TypeError` more than 10 tags, or an invalid bucket or key.
  * @example
  * ```ts
- * import { putObjectTagging } from 'updraft/tags'
+ * import { putObjectTagging } from 'updraft-s3/tags'
  *
  * await uploadObject(file, target)
  * await putObjectTagging(target, { project: 'cats' }) // RGW ignores tags sent with a multipart upload

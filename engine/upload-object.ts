@@ -40,13 +40,13 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
   abortDuplicates?: (keep: string | undefined) => Promise<unknown>
   /**
    * Where the object's requests go and how they are signed: `awsEndpoints()` from
-   * `updraft/aws-endpoints` (S3's endpoint rules: FIPS, dual-stack, acceleration, access-point
+   * `updraft-s3/aws-endpoints` (S3's endpoint rules: FIPS, dual-stack, acceleration, access-point
    * ARNs, and following a bucket to its region). @default the engine's own rule: virtual-hosted
    * on AWS, path-style for dotted buckets, IP addresses and `forcePathStyle`
    */
   locate?: Locate
   /**
-   * Per-part checksums, `checksum('crc32c')` from `updraft/checksums`: each body carries its
+   * Per-part checksums, `checksum('crc32c')` from `updraft-s3/checksums`: each body carries its
    * checksum (Content-MD5 or `x-amz-checksum-*`), so storage refuses bytes damaged on the way.
    * @default none: a checksum costs 0.27-0.65x of a fast upload's throughput even hashed off the
    * main thread, and the algorithm a store checks differs (`checksum()` gives the figures)
@@ -114,7 +114,7 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' 
  * Every error arrives as the promise's rejection, never thrown synchronously.
  * @example
  * ```ts
- * import { uploadObject } from 'updraft'
+ * import { uploadObject } from 'updraft-s3'
  *
  * const { etag } = await uploadObject(blob, {
  *   bucket: 'uploads',

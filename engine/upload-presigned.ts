@@ -8,7 +8,7 @@ import type { UploadBody } from './body.ts'
 /**
  * {@link upload} for presigned mode only: the endpoint presigns every request (one PUT, or each
  * part of a multipart upload, plus Complete and Abort through its `/parts`, `/complete` and
- * `/abort` routes). Pages that never use token mode import this entry (`updraft/presigned`) and
+ * `/abort` routes). Pages that never use token mode import this entry (`updraft-s3/presigned`) and
  * ship no SigV4 code at all. Same options as `upload()`, but `strategy` and the token-mode-only
  * `objectHeaders` / `uploadHeaders`; `checksum` takes `'md5'` only (Content-MD5).
  *
@@ -34,7 +34,7 @@ import type { UploadBody } from './body.ts'
  * Every error arrives as the promise's rejection, never thrown synchronously.
  * @example
  * ```ts
- * import { uploadPresigned } from 'updraft/presigned'
+ * import { uploadPresigned } from 'updraft-s3/presigned'
  *
  * const { key } = await uploadPresigned(file, {
  *   endpoint: '/api/s3-upload',

@@ -9,7 +9,7 @@ import type { UploadBody } from './body.ts'
  * {@link upload} for token mode only: the endpoint issues STS credentials allowed to write one
  * key, and the page signs its own requests to storage (SigV4), refreshing the credentials from
  * the endpoint before they expire. Pages that never use presigned mode import this entry
- * (`updraft/token`) and ship none of its code. Same options as `upload()`, but `strategy`.
+ * (`updraft-s3/token`) and ship none of its code. Same options as `upload()`, but `strategy`.
  *
  * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
  * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
@@ -33,7 +33,7 @@ import type { UploadBody } from './body.ts'
  * Every error arrives as the promise's rejection, never thrown synchronously.
  * @example
  * ```ts
- * import { uploadWithToken } from 'updraft/token'
+ * import { uploadWithToken } from 'updraft-s3/token'
  *
  * const { url } = await uploadWithToken(file, {
  *   endpointHeaders: { 'x-csrf-token': csrfToken }, // to the endpoint only, never to storage

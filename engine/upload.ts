@@ -16,8 +16,8 @@ import type { UploadBody } from './body.ts'
  * its own (`result.serverData`). `Handler`: `typeof` the server's handler, where page and server
  * share a TypeScript project, types `metadata` and `result.serverData`.
  *
- * Pages that use one mode only ship less with {@link uploadWithToken} (`updraft/token`) or
- * {@link uploadPresigned} (`updraft/presigned`).
+ * Pages that use one mode only ship less with {@link uploadWithToken} (`updraft-s3/token`) or
+ * {@link uploadPresigned} (`updraft-s3/presigned`).
  *
  * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
  * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
@@ -41,7 +41,7 @@ import type { UploadBody } from './body.ts'
  * Every error arrives as the promise's rejection, never thrown synchronously.
  * @example
  * ```ts
- * import { isUploadError, upload } from 'updraft'
+ * import { isUploadError, upload } from 'updraft-s3'
  *
  * const controller = new AbortController() // controller.abort() cancels the upload
  * try {

@@ -1,5 +1,5 @@
-// The wire protocol's types as the package entries offer them (`updraft` for endpoints written by
-// hand, `updraft/server` for clients written by hand): listed once here, so both entries say the
+// The wire protocol's types as the package entries offer them (`updraft-s3` for endpoints written by
+// hand, `updraft-s3/server` for clients written by hand): listed once here, so both entries say the
 // same, and wire.ts's constants stay internal.
 export type {
   Strategy,

@@ -15,7 +15,7 @@ await ensurePackageBuilt()
 let changed = 0
 for (const [subpath, target] of Object.entries(exports)) {
   if (typeof target === 'string') continue // ./package.json, ./react/ui/styles.css
-  const name = subpath === '.' ? 'updraft' : `updraft-${subpath.slice(2).replace(/\//g, '-')}`
+  const name = subpath === '.' ? 'updraft-s3' : `updraft-s3-${subpath.slice(2).replace(/\//g, '-')}`
   const config = ExtractorConfig.prepare({
     configObject: {
       projectFolder: ROOT,

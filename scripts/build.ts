@@ -34,7 +34,7 @@ async function emit(): Promise<void> {
   await rm(LIB_DIR, { recursive: true, force: true })
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' })
-  // tsc emits scripts only: the components' stylesheet (`updraft/react/ui/styles.css`) is copied.
+  // tsc emits scripts only: the components' stylesheet (`updraft-s3/react/ui/styles.css`) is copied.
   for (const stylesheet of STYLESHEETS) await copyFile(join(ROOT, stylesheet), join(LIB_DIR, stylesheet))
   const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { imports: Record<string, Targets> }
   const scope = {

@@ -62,7 +62,7 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
     // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
     if (httpStatus(error) === 403) {
       logger.error({ err: describeError(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
-      throw new RequestError(500, 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft doctor)')
+      throw new RequestError(500, 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft-s3 doctor)')
     }
     throw error
   })

@@ -22,7 +22,7 @@ export interface EsbuildPlugin {
  * @example
  * ```ts
  * import { build } from 'esbuild'
- * import { awsSdkXmlParser } from 'updraft/esbuild-plugin'
+ * import { awsSdkXmlParser } from 'updraft-s3/esbuild-plugin'
  *
  * await build({
  *   entryPoints: ['src/worker.ts'], outfile: 'dist/worker.js', bundle: true, format: 'esm',

@@ -175,7 +175,7 @@ const safeHost = (host: string) => (/^[\w.-]+(:\d+)?$|^\[[\d:a-f.]+\](:\d+)?$/i.
  * The credential endpoint as a Fastify plugin (`fastify-plugin`, Fastify 5): the routes of
  * {@link createUploadHandler} under `prefix`, each body checked by the same code as under every
  * other mounting, failures logged with the request's pino logger, `authorize` run in `onRequest`
- * (before the body is read), and a per-client rate limit. Named `updraft` for other plugins'
+ * (before the body is read), and a per-client rate limit. Named `updraft-s3` for other plugins'
  * `dependencies`; also the module's default export.
  *
  * @throws `TypeError` from `app.register(…)` (and so `app.ready()` / `listen()`) when a required
@@ -185,7 +185,7 @@ const safeHost = (host: string) => (/^[\w.-]+(:\d+)?$|^\[[\d:a-f.]+\](:\d+)?$/i.
  * @example
  * ```ts
  * import Fastify from 'fastify'
- * import s3Upload from 'updraft/fastify'
+ * import s3Upload from 'updraft-s3/fastify'
  *
  * const app = Fastify({ logger: true })
  * await app.register(s3Upload, {
@@ -197,5 +197,5 @@ const safeHost = (host: string) => (/^[\w.-]+(:\d+)?$|^\[[\d:a-f.]+\](:\d+)?$/i.
  * await app.listen({ port: 3000 })
  * ```
  */
-export const s3Upload = fp(plugin, { fastify: '5.x', name: 'updraft' })
+export const s3Upload = fp(plugin, { fastify: '5.x', name: 'updraft-s3' })
 export default s3Upload

@@ -64,7 +64,7 @@ const SUB_ROUTE_NAMES = new Set<string>(SUB_ROUTES)
  * @example
  * ```ts
  * // app/api/s3-upload/[[...path]]/route.ts (Next.js App Router)
- * import { createUploadHandler, type UploadHandler } from 'updraft/server'
+ * import { createUploadHandler, type UploadHandler } from 'updraft-s3/server'
  *
  * let handle: UploadHandler | undefined // created on first use: `next build` runs without S3_UPLOAD_*
  * const upload = (request: Request) =>

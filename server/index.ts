@@ -1,5 +1,5 @@
-// `updraft/server`: the credential endpoint as a Web-standard handler. Everything exported here is
-// public API (api/updraft-server.api.md); presigners, policies, config resolution and media-type
+// `updraft-s3/server`: the credential endpoint as a Web-standard handler. Everything exported here is
+// public API (api/updraft-s3-server.api.md); presigners, policies, config resolution and media-type
 // parsing are the handler's internals (the CLI and tests import them from their modules).
 export { createUploadHandler, type UploadHandler, type Route } from './handler.ts'
 export { createUploadSweeper, type SweepOptions, type SweepReport } from './sweep.ts'

@@ -38,7 +38,7 @@ const MAX_PAGES = 100
  * `AccessDenied` without `s3:ListBucketMultipartUploads` / `s3:AbortMultipartUpload`, `NoSuchBucket`, …).
  * @example
  * ```ts
- * import { createUploadSweeper } from 'updraft/server'
+ * import { createUploadSweeper } from 'updraft-s3/server'
  *
  * const sweep = createUploadSweeper()
  * setInterval(() => sweep().then(({ aborted }) => aborted && console.log(`swept ${aborted} stale uploads`), console.error), 3600_000)

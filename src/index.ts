@@ -1,5 +1,5 @@
-// `updraft/react`: the hooks, next-s3-upload's names kept. Everything exported here is public API
-// (api/updraft-react.api.md); the modules' helpers (reducer, queues, throttles, formatters, test
+// `updraft-s3/react`: the hooks, next-s3-upload's names kept. Everything exported here is public API
+// (api/updraft-s3-react.api.md); the modules' helpers (reducer, queues, throttles, formatters, test
 // ids) stay internal: the components and the demo import them from their modules directly.
 export { useS3Upload, usePresignedUpload, type S3Upload, type UseS3UploadOptions, type UploadToS3Options } from './useS3Upload.ts'
 export { FileInput, type FileInputProps, type SingleFileInputProps, type MultipleFileInputProps } from './FileInput.tsx'

@@ -30,7 +30,7 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
  * Never throws: refused files and failed uploads are entries in `files` with their error.
  * @example
  * ```tsx
- * import { describeError, useEndpointInfo, useS3Dropzone } from 'updraft/react'
+ * import { describeError, useEndpointInfo, useS3Dropzone } from 'updraft-s3/react'
  *
  * export function Dropzone() {
  *   const info = useEndpointInfo()

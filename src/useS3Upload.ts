@@ -91,7 +91,7 @@ export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls 
  * `strategy`, `partSize`, …) plus the hook's own; see {@link UseS3UploadOptions}.
  * @example
  * ```tsx
- * import { useS3Upload } from 'updraft/react'
+ * import { useS3Upload } from 'updraft-s3/react'
  *
  * export function Avatar() {
  *   const { FileInput, openFileDialog, uploadToS3, files } = useS3Upload()
@@ -125,7 +125,7 @@ export const useS3Upload = <Handler = unknown>(options?: UseS3UploadOptions): S3
  * {@link UploadError}); `addFiles` and `retry` never reject, their outcomes say how each ended.
  * @example
  * ```tsx
- * import { usePresignedUpload } from 'updraft/react'
+ * import { usePresignedUpload } from 'updraft-s3/react'
  *
  * export function Uploads() {
  *   const { FileInput, openFileDialog, uploadToS3, files } = usePresignedUpload()

@@ -1,4 +1,4 @@
-// `npx updraft doctor` and `npx updraft setup-bucket` (issue 9) against Ceph RGW, which has every
+// `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket` (issue 9) against Ceph RGW, which has every
 // bucket API, and s3rver, which lacks some: each finding as storage really answers it.
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
@@ -17,7 +17,7 @@ const statuses = (findings: Finding[]) => Object.fromEntries(findings.map(({ che
 const finding = (findings: Finding[], check: Finding['check']) => findings.find((f) => f.check === check)!
 const doctor = (config: UploadHandlerConfig) => runDoctor(resolveConfig(config, {}), { origin: ORIGIN })
 
-/** The `updraft` command as the bin runs it, with only these S3_UPLOAD_* settings. */
+/** The `updraft-s3` command as the bin runs it, with only these S3_UPLOAD_* settings. */
 async function cli(args: string[], config: UploadHandlerConfig): Promise<{ code: number; output: string }> {
   const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('S3_UPLOAD_'))) as Record<string, string>
   const settings = {

@@ -1,4 +1,4 @@
-// The checksum opt-in (updraft/checksums) for real against Ceph RGW 16.2: what it verifies, what
+// The checksum opt-in (updraft-s3/checksums) for real against Ceph RGW 16.2: what it verifies, what
 // it ignores, and that every upload reads back byte-exact.
 import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'

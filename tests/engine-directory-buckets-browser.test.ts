@@ -1,4 +1,4 @@
-// Directory buckets in real Chromium: the page's bundle of the engine and updraft/aws-endpoints
+// Directory buckets in real Chromium: the page's bundle of the engine and updraft-s3/aws-endpoints
 // calls CreateSession and sends every part over cross-origin XHR with `x-amz-s3session-token`
 // (through the CORS preflight), in front of Ceph RGW through the S3 Express stand-in
 // (tests/helpers/s3express-server.ts); the object reads back byte-exact.

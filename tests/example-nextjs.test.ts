@@ -1,6 +1,6 @@
 // examples/nextjs (issue 9): the App Router app as a user has it, installed from the packed
 // package into a fresh folder, built with `next build`, started with `next start`, and driven in
-// Chromium: the updraft/react page uploads through the updraft/server catch-all route to s3rver.
+// Chromium: the updraft-s3/react page uploads through the updraft-s3/server catch-all route to s3rver.
 import { execFile } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'

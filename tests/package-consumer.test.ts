@@ -1,7 +1,7 @@
 // Issue 9, "a consumer test": the package as a user gets it. `npm pack`, installed offline into a
 // fresh copy of examples/fastify (a Vite + React page and a Fastify server), then: the page is
-// built with Vite and uploads through updraft/fastify to s3rver in Chromium; a file using every
-// public export type-checks under `strict`; updraft/server loads in plain Node ESM; and the
+// built with Vite and uploads through updraft-s3/fastify to s3rver in Chromium; a file using every
+// public export type-checks under `strict`; updraft-s3/server loads in plain Node ESM; and the
 // browser entries, bundled from the installed package, are the bytes `npm run size` measures.
 import { execFile } from 'node:child_process'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
@@ -40,7 +40,7 @@ describe('the tarball', () => {
     const outside = files.filter((path) => !path.startsWith('dist/lib/') && path !== 'package.json' && path !== 'README.md')
     expect(outside).toEqual([])
     expect(files.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([])
-    const manifest = JSON.parse(await readFile(join(project.dir, 'node_modules', 'updraft', 'package.json'), 'utf8'))
+    const manifest = JSON.parse(await readFile(join(project.dir, 'node_modules', 'updraft-s3', 'package.json'), 'utf8'))
     const targets = Object.values(manifest.exports as Record<string, string | Record<string, string>>).flatMap((target) =>
       typeof target === 'string' ? [target] : Object.values(target),
     )
@@ -51,12 +51,12 @@ describe('the tarball', () => {
 })
 
 describe('installed into a fresh project', () => {
-  it('loads updraft/server and every Node entry from plain Node ESM, and the handler answers', async () => {
+  it('loads updraft-s3/server and every Node entry from plain Node ESM, and the handler answers', async () => {
     const script = `
-      import { createUploadHandler } from 'updraft/server'
-      import s3Upload from 'updraft/fastify'
-      import { nodeTransport } from 'updraft/node-transport'
-      import { upload, S3Error } from 'updraft'
+      import { createUploadHandler } from 'updraft-s3/server'
+      import s3Upload from 'updraft-s3/fastify'
+      import { nodeTransport } from 'updraft-s3/node-transport'
+      import { upload, S3Error } from 'updraft-s3'
       const handle = createUploadHandler({ accessKeyId: 'k', secretAccessKey: 's', bucket: 'uploads', region: 'us-east-1' })
       const reply = await handle(new Request('http://localhost/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }))
       console.log(JSON.stringify({ status: reply.status, body: await reply.json(),
@@ -69,16 +69,16 @@ describe('installed into a fresh project', () => {
     expect(result.kinds).toEqual(['function', 'function', 'function', 'function'])
   })
 
-  it('runs `npx updraft doctor` from the installed bin against s3rver', async () => {
+  it('runs `npx updraft-s3 doctor` from the installed bin against s3rver', async () => {
     const env = appEnv(storeEnv(s3))
-    const { stdout } = await run('npx', ['--offline', 'updraft', 'doctor', '--origin', 'http://localhost:5173'], { cwd: project.dir, env })
+    const { stdout } = await run('npx', ['--offline', 'updraft-s3', 'doctor', '--origin', 'http://localhost:5173'], { cwd: project.dir, env })
     expect(stdout).toMatch(/ok {4}cors +a browser preflight from http:\/\/localhost:5173 is allowed/)
     expect(stdout).toContain('No check failed.')
   })
 
   it('type-checks, under strict, a file using every public export and one calling them as users do', async () => {
     const entries = publicExports()
-    expect(entries.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft', 'updraft/react', 'updraft/server', 'updraft/fastify']))
+    expect(entries.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft-s3', 'updraft-s3/react', 'updraft-s3/server', 'updraft-s3/fastify']))
     await mkdir(join(project.dir, 'check'))
     await writeFile(join(project.dir, 'check', 'every-export.ts'), everyExportModule(entries))
     await copyFile(join(ROOT, 'tests', 'consumer', 'usage.tsx'), join(project.dir, 'check', 'usage.tsx'))
@@ -113,7 +113,7 @@ describe('installed into a fresh project', () => {
       expect(installed.gzip, name).toBe(repository.gzip)
       const shipped = installed.inputs.map(({ path }) => path)
       expect(shipped.filter((path) => /@aws-sdk|@smithy|fastify|^node:/.test(path)), name).toEqual([])
-      expect(shipped.some((path) => path.includes('node_modules/updraft/dist/lib/')), name).toBe(true)
+      expect(shipped.some((path) => path.includes('node_modules/updraft-s3/dist/lib/')), name).toBe(true)
       sizes.push(`${name} ${installed.gzip} B gzip`)
     }
     console.log(`installed entries: ${sizes.join(', ')}`)

@@ -57,13 +57,13 @@ describe('mounting', () => {
     expect((await postJson(app, '/api/s3-upload', body)).statusCode).toBe(404)
   })
 
-  it('is a fastify-plugin named updraft for Fastify 5: other plugins can depend on it', async () => {
+  it('is a fastify-plugin named updraft-s3 for Fastify 5: other plugins can depend on it', async () => {
     const app = Fastify()
     apps.push(app)
     await app.register(s3Upload, s3rverConfig())
-    await app.register(fp(async () => {}, { name: 'after-updraft', dependencies: ['updraft'] }))
+    await app.register(fp(async () => {}, { name: 'after-updraft', dependencies: ['updraft-s3'] }))
     await expect(app.ready()).resolves.toBeDefined()
-    expect((s3Upload as unknown as Record<symbol, unknown>)[Symbol.for('plugin-meta')]).toMatchObject({ fastify: '5.x', name: 'updraft' })
+    expect((s3Upload as unknown as Record<symbol, unknown>)[Symbol.for('plugin-meta')]).toMatchObject({ fastify: '5.x', name: 'updraft-s3' })
   })
 
   it('reads the S3_UPLOAD_* environment when given no config', async () => {

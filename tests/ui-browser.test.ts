@@ -1,4 +1,4 @@
-// The ready-made components (updraft/react/ui) in real Chromium, as the `npm start` page uses
+// The ready-made components (updraft-s3/react/ui) in real Chromium, as the `npm start` page uses
 // them, against its embedded s3rver (issue 15): drop, paste, folders, limits refused before any
 // request, Retry after an offline spell, Waiting for the network, Remove, Copy link, thumbnails, Finishing, fair starts,
 // the leave-page warning, keyboard focus, axe-core, and screenshots at desktop and phone size in

@@ -4,7 +4,7 @@ import { runPage } from './browser-page.ts'
 
 // Default transport in a page: XMLHttpRequest, with the Blob slices as bodies.
 void runPage(async (body, { target, partSize, queueSize, checksum: algorithm, checksumThread }) => {
-  // As a page without workers: updraft/checksums then hashes on the main thread.
+  // As a page without workers: updraft-s3/checksums then hashes on the main thread.
   if (checksumThread === 'main') Reflect.deleteProperty(globalThis, 'Worker')
   await uploadObject(body, { ...target, forcePathStyle: true, partSize, queueSize, ...(algorithm ? checksum(algorithm) : {}) })
 })

@@ -18,7 +18,7 @@ const MiB = 1024 * 1024
 const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => Promise<void>>> = {
   async updraft() {
     const { uploadObject } = await import('../../engine/index.ts')
-    // As a runtime without worker_threads: updraft/checksums then hashes on the upload's own thread.
+    // As a runtime without worker_threads: updraft-s3/checksums then hashes on the upload's own thread.
     if (spec.checksumThread === 'main') {
       const { createRequire, syncBuiltinESMExports } = await import('node:module')
       createRequire(import.meta.url)('node:worker_threads').Worker = function NoWorkers() {

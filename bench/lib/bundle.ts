@@ -35,40 +35,40 @@ const LAZY = ['*/stream-body.js']
 export const UPDRAFT_ENTRIES = {
   upload: {
     label: 'Updraft `upload()` (token + presigned, multipart, retries, abort, XHR; incl. aws4fetch)',
-    contents: `export { upload } from 'updraft'`,
+    contents: `export { upload } from 'updraft-s3'`,
     external: LAZY,
   },
   token: {
     label: 'Updraft `uploadWithToken()` (token-only entry, incl. aws4fetch)',
-    contents: `export { uploadWithToken } from 'updraft/token'`,
+    contents: `export { uploadWithToken } from 'updraft-s3/token'`,
     external: LAZY,
   },
   presigned: {
     label: 'Updraft `uploadPresigned()` (presigned-only entry)',
-    contents: `export { uploadPresigned } from 'updraft/presigned'`,
+    contents: `export { uploadPresigned } from 'updraft-s3/presigned'`,
     external: LAZY,
   },
   react: {
     label: 'Updraft React `useS3Upload` (React external)',
-    contents: `export { useS3Upload } from 'updraft/react'`,
+    contents: `export { useS3Upload } from 'updraft-s3/react'`,
     external: [...REACT, ...LAZY],
   },
   dropzone: {
     label: 'Updraft React `useS3Dropzone` (prop getters, limit checks; React external)',
-    contents: `export { useS3Dropzone } from 'updraft/react'`,
+    contents: `export { useS3Dropzone } from 'updraft-s3/react'`,
     external: [...REACT, ...LAZY],
   },
   ui: {
     label: 'Updraft React UI `UploadDropzone` + `UploadButton` (React external; CSS and the lazy thumbnail module apart)',
-    contents: `export { UploadDropzone, UploadButton } from 'updraft/react/ui'`,
+    contents: `export { UploadDropzone, UploadButton } from 'updraft-s3/react/ui'`,
     // A dynamic import, loaded only when an image row is first seen: a page's bundler makes it a
     // chunk of its own (inlined here, esbuild would also name it by its install path).
     // The unfinished-uploads list is loaded the same way, only by pages given `resume`.
     external: [...REACT, ...LAZY, '*/thumbnail.js', '*/UnfinishedUploads.js'],
   },
   checksums: {
-    label: 'updraft/checksums `checksum()` (opt-in: CRC32/CRC32C/MD5, the hashing worker, the checks)',
-    contents: `export { checksum } from 'updraft/checksums'`,
+    label: 'updraft-s3/checksums `checksum()` (opt-in: CRC32/CRC32C/MD5, the hashing worker, the checks)',
+    contents: `export { checksum } from 'updraft-s3/checksums'`,
   },
 } satisfies Record<string, BundleEntry>
 
@@ -107,11 +107,11 @@ export const BUDGETS = [
   // RequestTimeout, equal jitter, onRetry), progress held short of the total until storage
   // confirms, numeric XML entities, the renamed options' deprecated aliases, and in token mode
   // credential refresh and clock-skew re-signing, and no renewal after an abort. Was 6520 / 6020 /
-  // 3001 B; the goals stay. Trimming internals from `updraft`'s export list left the minified
+  // 3001 B; the goals stay. Trimming internals from `updraft-s3`'s export list left the minified
   // bundle byte-identical but moved its gzip by 3 B (esbuild names symbols differently).
   //
   // Issue 14's region redirect adds ~95 B to the token paths and ~20 B to the presigned one: the
-  // signer's hook for `locate` (the opt-in updraft/aws-endpoints holds the rules and reads the
+  // signer's hook for `locate` (the opt-in updraft-s3/aws-endpoints holds the rules and reads the
   // region), the refusal that keeps its reply (`S3Error.response`), and the redirect codes among
   // the refusals signed again once. The guard that keeps a throwing onProgress/onRetry/onCleanup
   // from being retried as a network failure or rejecting unhandled (engine/callback.ts): ~25 B.
@@ -127,13 +127,13 @@ export const BUDGETS = [
   // PauseController and resumeUploads (the machinery, the offline watch, IndexedDB) are opt-in.
   // Issue 14's checksum hook, measured: +81 B (`upload()`), +83 B (token), +1 B (presigned), +75-77 B
   // (React): the target's `checksum` asked for each body's headers, Create's headers, Complete's
-  // per-part elements and a look at the storing reply (updraft/checksums holds the hashing and checks);
+  // per-part elements and a look at the storing reply (updraft-s3/checksums holds the hashing and checks);
   // BadDigest among the retried codes (a body damaged on the way), +6-8 B on every path. Presigned
   // mode's Content-MD5 (each PUT carries it; the opt-in refuses other algorithms before the endpoint
   // is asked): +64 B presigned, +32 B `upload()`, +4 B token, +21-35 B React; each part's MD5 sent to
   // `/parts` to be signed into its URL, hashed one part at a time: +52 B presigned, +59 B `upload()`,
   // +58-62 B React.
-  // Issue 14's directory buckets: the signer's hook that lets `locate` (updraft/aws-endpoints)
+  // Issue 14's directory buckets: the signer's hook that lets `locate` (updraft-s3/aws-endpoints)
   // sign with a CreateSession session in the caller's credentials' stead and add its token header;
   // measured +17 B (`upload()`), +21 B (token), +0 B (presigned); CreateSession, the session cache
   // and its purge timer are all in the opt-in.
@@ -178,7 +178,7 @@ export const BUDGETS = [
   // pool, the fallback, its program as source text, Node's timers unreferenced) made it 2961 B
   // measured (+851 B). Refusing MD5 for a directory bucket (S3 Express takes none) with a
   // message that names the way out: 3032 B measured (+72 B).
-  { entry: 'checksums', goal: 3000, limit: 3037, what: 'opt-in `checksum()` (`updraft/checksums`)' },
+  { entry: 'checksums', goal: 3000, limit: 3037, what: 'opt-in `checksum()` (`updraft-s3/checksums`)' },
 ] as const
 
 /**

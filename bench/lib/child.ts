@@ -39,7 +39,7 @@ export interface ClientSpec {
   warmUp?: boolean
   /** `updraft-token` and `updraft-presigned`: the credential endpoint's URL (`http://…/api/s3-upload`). */
   endpoint?: string
-  /** `updraft`: per-part checksums (`updraft/checksums`). */
+  /** `updraft`: per-part checksums (`updraft-s3/checksums`). */
   checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
   /** `updraft` with `checksum` only: `main` takes worker_threads away, so the parts are hashed on the upload's thread (the fallback). */
   checksumThread?: 'worker' | 'main'

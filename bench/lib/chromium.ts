@@ -22,7 +22,7 @@ export interface PageJob {
   file?: string
   /** raw-xhr only: the multipart upload is created and every URL presigned before the page starts. */
   raw?: { partUrls: string[]; completeUrl: string }
-  /** updraft only: per-part checksums (`updraft/checksums`). */
+  /** updraft only: per-part checksums (`updraft-s3/checksums`). */
   checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
   /** updraft with `checksum` only: `main` hides `Worker` from the page, so the parts are hashed on its main thread (the fallback). */
   checksumThread?: 'worker' | 'main'

@@ -41,8 +41,8 @@ export { compositeChecksum, type ChecksumAlgorithm } from './digest.ts'
  * presigned mode for an algorithm other than `'md5'`, before the endpoint is asked.
  * @example
  * ```ts
- * import { upload, uploadObject } from 'updraft'
- * import { checksum } from 'updraft/checksums'
+ * import { upload, uploadObject } from 'updraft-s3'
+ * import { checksum } from 'updraft-s3/checksums'
  *
  * await uploadObject(file, { ...target, ...checksum('md5') }) // Ceph RGW, MinIO: Content-MD5
  * await upload(file, { ...checksum('crc32c') }) // token mode, AWS or R2

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises'
 import { extname, join, normalize } from 'node:path'
 import Fastify from 'fastify'
-import s3Upload from 'updraft/fastify'
+import s3Upload from 'updraft-s3/fastify'
 
 const app = Fastify({ logger: true })
 

@@ -3,7 +3,7 @@
 // S3_UPLOAD_BUCKET, S3_UPLOAD_REGION (and S3_UPLOAD_ENDPOINT for R2, MinIO, Ceph, B2).
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
-import { createUploadHandler } from 'updraft/server'
+import { createUploadHandler } from 'updraft-s3/server'
 
 const handle = createUploadHandler()
 

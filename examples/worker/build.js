@@ -2,7 +2,7 @@
 // runtime under nodejs_compat), plus updraft's awsSdkXmlParser: the AWS SDK's browser build
 // parses XML with DOMParser, which workerd lacks. wrangler.jsonc runs this as its build command.
 import { build } from 'esbuild'
-import { awsSdkXmlParser } from 'updraft/esbuild-plugin'
+import { awsSdkXmlParser } from 'updraft-s3/esbuild-plugin'
 
 await build({
   entryPoints: ['src/worker.ts'],

@@ -17,8 +17,8 @@ export interface UploadButtonProps extends UploadComponentProps {
  * Never throws: refusals and failures are shown in its rows, in words (`describeError`).
  * @example
  * ```tsx
- * import { UploadButton } from 'updraft/react/ui'
- * import 'updraft/react/ui/styles.css'
+ * import { UploadButton } from 'updraft-s3/react/ui'
+ * import 'updraft-s3/react/ui/styles.css'
  *
  * <UploadButton label="Attach files" strategy="token" endpoint="/api/s3-upload" />
  * ```

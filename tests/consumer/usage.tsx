@@ -2,15 +2,15 @@
 // (tests/package-consumer.test.ts copies this file into a fresh project). Not run: the upload
 // paths run for real in the same test and in the examples' tests.
 import Fastify from 'fastify'
-import { isUploadError, S3Error, upload, uploadObject, type UploadResult } from 'updraft'
-import s3Upload from 'updraft/fastify'
-import { nodeTransport } from 'updraft/node-transport'
-import { uploadPresigned } from 'updraft/presigned'
-import { useS3Upload } from 'updraft/react'
-import { createUploadHandler } from 'updraft/server'
-import { sseCustomerKey } from 'updraft/sse-c'
-import { taggingHeaders } from 'updraft/tags'
-import { uploadWithToken } from 'updraft/token'
+import { isUploadError, S3Error, upload, uploadObject, type UploadResult } from 'updraft-s3'
+import s3Upload from 'updraft-s3/fastify'
+import { nodeTransport } from 'updraft-s3/node-transport'
+import { uploadPresigned } from 'updraft-s3/presigned'
+import { useS3Upload } from 'updraft-s3/react'
+import { createUploadHandler } from 'updraft-s3/server'
+import { sseCustomerKey } from 'updraft-s3/sse-c'
+import { taggingHeaders } from 'updraft-s3/tags'
+import { uploadWithToken } from 'updraft-s3/token'
 
 export async function fromAPage(file: File, signal: AbortSignal): Promise<string> {
   try {

@@ -31,7 +31,7 @@ const readJson = async <T>(path: string) => JSON.parse(await readFile(path, 'utf
 export async function packTarball(): Promise<string> {
   await ensurePackageBuilt()
   const { version } = await readJson<PackageJson>(join(ROOT, 'package.json'))
-  const tarball = join(PACK_DIR, `updraft-${version}.tgz`)
+  const tarball = join(PACK_DIR, `updraft-s3-${version}.tgz`)
   await buildWhenStale({
     output: tarball,
     sources: [LIB_DIR, join(ROOT, 'package.json'), join(ROOT, 'README.md')],
@@ -56,7 +56,7 @@ export interface InstalledProject {
 
 /**
  * Copies `template` (an example app) to a fresh temporary folder and installs it with `npm ci
- * --offline`, `updraft` taken from the packed tarball. `extraDependencies` are added as
+ * --offline`, `updraft-s3` taken from the packed tarball. `extraDependencies` are added as
  * devDependencies at this repository's versions (e.g. the TypeScript a check needs).
  */
 export async function installProject(template: string, extraDependencies: string[] = []): Promise<InstalledProject> {
@@ -68,7 +68,7 @@ export async function installProject(template: string, extraDependencies: string
     const repo = await readJson<PackageJson>(join(ROOT, 'package.json'))
     const pinned = { ...repo.dependencies, ...repo.devDependencies }
     const project = await readJson<PackageJson>(join(dir, 'package.json'))
-    const dependencies = { ...project.dependencies, updraft: 'file:updraft.tgz' }
+    const dependencies = { ...project.dependencies, 'updraft-s3': 'file:updraft.tgz' }
     const devDependencies = { ...project.devDependencies }
     for (const name of extraDependencies) {
       if (!pinned[name]) throw new Error(`installProject: ${name} is not a dependency of this repository, so it is not in the npm cache`)
@@ -106,7 +106,7 @@ async function projectLock(name: string, dependencies: Record<string, string>, d
   const bytes = await readFile(tarball)
   const packages: Record<string, LockEntry> = {
     '': { name, dependencies, devDependencies },
-    'node_modules/updraft': {
+    'node_modules/updraft-s3': {
       version: updraft.version,
       resolved: 'file:updraft.tgz',
       integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
@@ -127,9 +127,9 @@ async function projectLock(name: string, dependencies: Record<string, string>, d
   // [where the dependent sits, the dependency's name]
   const queue: Array<[string, string]> = [
     ...Object.keys({ ...dependencies, ...devDependencies })
-      .filter((dependency) => dependency !== 'updraft')
+      .filter((dependency) => dependency !== 'updraft-s3')
       .map((dependency): [string, string] => ['', dependency]),
-    ...Object.keys(updraft.dependencies ?? {}).map((dependency): [string, string] => ['node_modules/updraft', dependency]),
+    ...Object.keys(updraft.dependencies ?? {}).map((dependency): [string, string] => ['node_modules/updraft-s3', dependency]),
   ]
   while (queue.length > 0) {
     const [from, dependency] = queue.shift()!

@@ -4,7 +4,7 @@ import ts from 'typescript'
 import { ROOT } from '../../scripts/build.ts'
 
 export interface EntryExports {
-  /** What a user imports: `updraft`, `updraft/server`, … */
+  /** What a user imports: `updraft-s3`, `updraft-s3/server`, … */
   specifier: string
   /** The source file the entry is built from, relative to the repository root. */
   source: string
@@ -30,7 +30,7 @@ export function publicExports(): EntryExports[] {
       const base = built.replace(/^\.\/dist\/lib\//, '').replace(/\.js$/, '')
       const source = [`${base}.ts`, `${base}.tsx`].find((path) => existsSync(join(ROOT, path)))
       if (!source) throw new Error(`package.json exports ${subpath}: no source for ${built}`)
-      return { specifier: `updraft${subpath.slice(1)}`, source }
+      return { specifier: `updraft-s3${subpath.slice(1)}`, source }
     })
 
   const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!

@@ -5,7 +5,7 @@ import { awsSdkXmlParser } from '../../server/esbuild-plugin.ts'
  * Bundles worker source (TypeScript, imports resolved from the repository root) into one ES
  * module as wrangler does for workerd: the `workerd`, `worker` and `browser` conditions, `node:*`
  * left to the runtime (which provides them under the `nodejs_compat` flag), with the package's
- * `awsSdkXmlParser` (updraft/esbuild-plugin) so the AWS SDK parses XML without DOMParser.
+ * `awsSdkXmlParser` (updraft-s3/esbuild-plugin) so the AWS SDK parses XML without DOMParser.
  */
 export async function bundleForWorker(source: string): Promise<string> {
   const result = await build({

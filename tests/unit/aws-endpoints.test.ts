@@ -1,4 +1,4 @@
-// awsEndpoints() (updraft/aws-endpoints) in the engine: requests go where S3's endpoint rules say
+// awsEndpoints() (updraft-s3/aws-endpoints) in the engine: requests go where S3's endpoint rules say
 // (the rules themselves are table-tested in endpoint-rules.test.ts), and a 301 that names the
 // bucket's region moves the upload to that region's host. No store answers for AWS's host names
 // on loopback, so this is a step-through of the requests; tests/engine-region-redirect.test.ts

@@ -1,4 +1,4 @@
-// What `updraft doctor` tells a user to run, per store (cli/bucket-rules.ts), and the rules
+// What `updraft-s3 doctor` tells a user to run, per store (cli/bucket-rules.ts), and the rules
 // setup-bucket accepts as already sufficient (cli/setup-bucket.ts).
 import { describe, expect, it } from 'vitest'
 import { corsFix, corsRule, detectProvider, fixesFor, lifecycleFix, PROVIDERS } from '../../cli/bucket-rules.ts'

@@ -46,7 +46,7 @@ describe('/complete against storage’s answers', () => {
     const { run, sent, called, logged } = contextWith(() => Promise.reject(storageError(403, 'AccessDenied')))
     await expect(run()).rejects.toMatchObject({
       status: 500,
-      message: 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft doctor)',
+      message: 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft-s3 doctor)',
     })
     expect(sent).toEqual(['HeadObjectCommand'])
     expect(called).toEqual([])

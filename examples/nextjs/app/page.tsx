@@ -1,6 +1,6 @@
 'use client'
 
-import { usePresignedUpload } from 'updraft/react'
+import { usePresignedUpload } from 'updraft-s3/react'
 
 // next-s3-upload's hook, in presigned mode: the route signs every request to storage, so the
 // page never holds a key. `useS3Upload` is the same hook in token mode (needs an STS).

@@ -1,4 +1,4 @@
-import { createUploadHandler } from 'updraft/server'
+import { createUploadHandler } from 'updraft-s3/server'
 
 // Created on first request: with nodejs_compat and a compatibility date on or after 2025-04-01,
 // the worker's vars and secrets (S3_UPLOAD_KEY, S3_UPLOAD_SECRET, S3_UPLOAD_BUCKET,
