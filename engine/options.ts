@@ -1,10 +1,10 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import type { Gate, UploadState } from './gate.ts'
-import type { PartJournal } from './journal.ts'
-import type { PauseSignal } from './pause.ts'
-import type { Queue } from './queue.ts'
+import type { Gate, UploadState } from './pause/gate.ts'
+import type { PartJournal } from './resume/journal.ts'
+import type { PauseSignal } from './pause/pause.ts'
+import type { Queue } from './http/queue.ts'
 import { defaultTransport } from '#default-transport'
-import type { Transport } from './transport.ts'
+import type { Transport } from './http/transport.ts'
 
 /** What `onProgress` is told as bytes are sent. */
 export interface Progress {

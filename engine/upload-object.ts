@@ -1,16 +1,16 @@
 import type { ObjectLocation } from '../protocol/object-url.ts'
 import { planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
-import { type Bytes, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './body.ts'
+import { type Bytes, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './flow/body.ts'
 import { UploadError } from './errors.ts'
 import type { ResolvedOptions, TransferOptions } from './options.ts'
-import { inBackground, putMultipart, putSingle } from './put.ts'
+import { inBackground, putMultipart, putSingle } from './flow/put.ts'
 import { xmlText } from '../protocol/xml.ts'
-import { completeXml } from './s3.ts'
-import { send } from './send.ts'
-import { runUpload } from './settle.ts'
-import { createSigner, type CredentialSource, type Credentials, type Locate } from './signer.ts'
-import type { HttpResponse } from './transport.ts'
+import { completeXml } from './s3/xml.ts'
+import { send } from './http/send.ts'
+import { runUpload } from './run.ts'
+import { createSigner, type CredentialSource, type Credentials, type Locate } from './s3/sign.ts'
+import type { HttpResponse } from './http/transport.ts'
 
 /** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
 export interface ObjectTarget extends ObjectLocation, TransferOptions {

@@ -1,10 +1,10 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
-import { confirmUpload } from './complete.ts'
-import { sendPresigned } from './modes/presigned.ts'
-import { sendWithToken } from './modes/token.ts'
-import { prepareAndSend, type UploadOptions } from './request-upload.ts'
-import { runUpload } from './settle.ts'
-import type { UploadBody } from './body.ts'
+import { confirmUpload } from './flow/confirm.ts'
+import { sendPresigned } from './flow/presigned-mode.ts'
+import { sendWithToken } from './flow/token-mode.ts'
+import { prepareAndSend, type UploadOptions } from './flow/request.ts'
+import { runUpload } from './run.ts'
+import type { UploadBody } from './flow/body.ts'
 
 /**
  * Uploads `file` from the page straight to storage. First asks the endpoint (`endpoint`, by

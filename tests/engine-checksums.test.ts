@@ -17,7 +17,7 @@ import {
   UploadError,
   uploadObject,
 } from '../engine/index.ts'
-import { CRC32C, crc } from '../engine/checksums/crc.ts'
+import { CRC32C, crc } from '../engine/opt-ins/checksums/crc.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { type Fault, startFaultProxy } from './helpers/fault-proxy.ts'

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
-import type * as AwsEndpoints from '../engine/aws-endpoints.ts'
+import type * as AwsEndpoints from '../engine/opt-ins/aws-endpoints.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
 import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
 import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
@@ -19,7 +19,7 @@ let express: S3ExpressStandIn
 
 beforeAll(async () => {
   engine = await openEnginePage(
-    bundleForBrowser({ contents: `export * from './engine/index.ts'; export { awsEndpoints } from './engine/aws-endpoints.ts'` }),
+    bundleForBrowser({ contents: `export * from './engine/index.ts'; export { awsEndpoints } from './engine/opt-ins/aws-endpoints.ts'` }),
   )
   express = await startS3ExpressStandIn({ store: rgw, buckets: { [BUCKET]: rgw.bucket }, callers: [BASE] })
 })

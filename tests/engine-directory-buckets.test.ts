@@ -5,11 +5,11 @@
 // store, s3rver and Ceph RGW (a stand-in in front of each), from which each upload is read back.
 import { AwsClient } from 'aws4fetch'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { awsEndpoints } from '../engine/aws-endpoints.ts'
-import { learnServerTime } from '../engine/clock.ts'
+import { awsEndpoints } from '../engine/opt-ins/aws-endpoints.ts'
+import { learnServerTime } from '../engine/s3/clock.ts'
 import { S3Error, upload, uploadObject } from '../engine/index.ts'
-import { nodeTransport } from '../engine/node-transport.ts'
-import type { Transport } from '../engine/transport.ts'
+import { nodeTransport } from '../engine/http/node-transport.ts'
+import type { Transport } from '../engine/http/transport.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
@@ -105,7 +105,7 @@ describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, t
   })
 
   it('a session due within a minute (on the engine\'s clock) is renewed before the next part, with no refusal', async () => {
-    // After part 1 the servers' clock runs 250 s ahead, and the engine learns it (engine/clock.ts,
+    // After part 1 the servers' clock runs 250 s ahead, and the engine learns it (engine/s3/clock.ts,
     // as from a reply's Date): the 300 s session then has 50 s left, under the minute the engine
     // keeps in hand, while the stand-in still takes it.
     const { transport, happened } = afterPart1(() => {

@@ -7,7 +7,7 @@
 import { createServer, request as forward } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { awsEndpoints, EndpointRuleError } from '../engine/aws-endpoints.ts'
+import { awsEndpoints, EndpointRuleError } from '../engine/opt-ins/aws-endpoints.ts'
 import { S3Error, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'

@@ -1,4 +1,4 @@
-import { checksum } from '../../engine/checksums/index.ts'
+import { checksum } from '../../engine/opt-ins/checksums/index.ts'
 import { uploadObject } from '../../engine/index.ts'
 import { runPage } from './browser-page.ts'
 

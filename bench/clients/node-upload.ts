@@ -26,7 +26,7 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
       }
       syncBuiltinESMExports()
     }
-    const { checksum } = await import('../../engine/checksums/index.ts')
+    const { checksum } = await import('../../engine/opt-ins/checksums/index.ts')
     const extras = spec.checksum ? checksum(spec.checksum) : {}
     return (body) => uploadObject(body, { ...objectTarget(spec), ...extras }).then(() => undefined)
   },

@@ -21,7 +21,7 @@ const REACT = ['react', 'react-dom', 'react/jsx-runtime']
 /**
  * Modules the engine loads with a dynamic `import()` only when a page needs them: a page's
  * bundler makes each a chunk of its own, fetched on first use (esbuild here, without code
- * splitting, would inline it). engine/stream-body.js reads ReadableStream and async-iterable
+ * splitting, would inline it). engine/flow/stream-body.js reads ReadableStream and async-iterable
  * bodies (issue 14), loaded only when such a body is passed.
  */
 const LAZY = ['*/stream-body.js']

@@ -4,7 +4,7 @@
 // on loopback, so this is a step-through of the requests; tests/engine-region-redirect.test.ts
 // follows a redirect end to end in front of RGW.
 import { describe, expect, it } from 'vitest'
-import { awsEndpoints, EndpointRuleError } from '../../engine/aws-endpoints.ts'
+import { awsEndpoints, EndpointRuleError } from '../../engine/opt-ins/aws-endpoints.ts'
 import { uploadObject } from '../../engine/index.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 

@@ -1,10 +1,10 @@
-// The hashing pool (engine/checksums/off-thread.ts) against a step-through stand-in for its
+// The hashing pool (engine/opt-ins/checksums/off-thread.ts) against a step-through stand-in for its
 // workers: what it does when a worker is refused, fails, never starts, cannot read a body, or
 // sits idle. Every outcome is the body's right digest, or the body's own read error; never a hang.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { HashWorker } from '../../engine/checksums/start-worker.ts'
-import type { HashReply, HashRequest } from '../../engine/checksums/worker.ts'
-import { digest } from '../../engine/checksums/digest.ts'
+import type { HashWorker } from '../../engine/opt-ins/checksums/start-worker.ts'
+import type { HashReply, HashRequest } from '../../engine/opt-ins/checksums/worker.ts'
+import { digest } from '../../engine/opt-ins/checksums/digest.ts'
 
 interface StandIn {
   posted: HashRequest[]
@@ -27,14 +27,14 @@ vi.mock('#hash-worker', () => ({
 }))
 
 const bytes = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7) % 256)
-let pool: typeof import('../../engine/checksums/off-thread.ts')
+let pool: typeof import('../../engine/opt-ins/checksums/off-thread.ts')
 
 beforeEach(async () => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
   vi.resetModules()
   behaviour = 'start'
   started = []
-  pool = await import('../../engine/checksums/off-thread.ts')
+  pool = await import('../../engine/opt-ins/checksums/off-thread.ts')
 })
 afterEach(() => void vi.useRealTimers())
 

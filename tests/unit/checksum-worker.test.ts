@@ -5,12 +5,12 @@ import { createHash } from 'node:crypto'
 import { build } from 'esbuild'
 import { Worker as NodeWorker } from 'node:worker_threads'
 import { describe, expect, it, vi } from 'vitest'
-import { digest, digestWith } from '../../engine/checksums/digest.ts'
-import { hashBody, IN_PLACE_BELOW } from '../../engine/checksums/off-thread.ts'
-import { startWorker as startNodeWorker } from '../../engine/checksums/start-worker.node.ts'
-import { type HashReply, type HashRequest, serveHashing, type WorkerScope, workerSource } from '../../engine/checksums/worker.ts'
-import { crc } from '../../engine/checksums/crc.ts'
-import { md5 } from '../../engine/md5.ts'
+import { digest, digestWith } from '../../engine/opt-ins/checksums/digest.ts'
+import { hashBody, IN_PLACE_BELOW } from '../../engine/opt-ins/checksums/off-thread.ts'
+import { startWorker as startNodeWorker } from '../../engine/opt-ins/checksums/start-worker.node.ts'
+import { type HashReply, type HashRequest, serveHashing, type WorkerScope, workerSource } from '../../engine/opt-ins/checksums/worker.ts'
+import { crc } from '../../engine/opt-ins/checksums/crc.ts'
+import { md5 } from '../../engine/opt-ins/md5.ts'
 
 const ALGORITHMS = ['crc32', 'crc32c', 'sha256', 'md5'] as const
 
@@ -70,7 +70,7 @@ describe('the hashing worker program', () => {
 
   it('runs from its text after a minifying bundler down-levelled it to ES2017 (renamed names, no helpers)', async () => {
     const { outputFiles } = await build({
-      stdin: { contents: `export { workerSource } from './engine/checksums/worker.ts'`, loader: 'ts', resolveDir: process.cwd() },
+      stdin: { contents: `export { workerSource } from './engine/opt-ins/checksums/worker.ts'`, loader: 'ts', resolveDir: process.cwd() },
       bundle: true,
       format: 'esm',
       platform: 'browser',

@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto'
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { CRC32, CRC32C, crc } from '../../engine/checksums/crc.ts'
-import { compositeChecksum, digest, toHex } from '../../engine/checksums/digest.ts'
-import { checksum } from '../../engine/checksums/index.ts'
+import { CRC32, CRC32C, crc } from '../../engine/opt-ins/checksums/crc.ts'
+import { compositeChecksum, digest, toHex } from '../../engine/opt-ins/checksums/digest.ts'
+import { checksum } from '../../engine/opt-ins/checksums/index.ts'
 
 const ascii = (text: string) => new TextEncoder().encode(text)
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')

@@ -2,9 +2,9 @@
 // (typed errors, retries, abort), prefetched part URLs never reject unheard, and token-mode
 // credentials are renewed from the endpoint for the same upload. Each test fails without its fix.
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { learnServerTime } from '../../engine/clock.ts'
+import { learnServerTime } from '../../engine/s3/clock.ts'
 import { EndpointError, isUploadError, NetworkError, upload, type UploadOptions } from '../../engine/index.ts'
-import { nodeTransport } from '../../engine/node-transport.ts'
+import { nodeTransport } from '../../engine/http/node-transport.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply, TokenReply } from '../../protocol/wire.ts'
 import { lostReply, type PendingRequest, settle, stepThroughTransport, xml } from '../helpers/fake-transport.ts'

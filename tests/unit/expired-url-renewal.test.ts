@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import { S3Error } from '../../engine/errors.ts'
 import { resolveOptions } from '../../engine/options.ts'
-import { send, type Signer } from '../../engine/send.ts'
-import type { Transport } from '../../engine/transport.ts'
+import { send, type Signer } from '../../engine/http/send.ts'
+import type { Transport } from '../../engine/http/transport.ts'
 
 const bareDenied = '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message></Message><RequestId>tx1</RequestId></Error>'
 const expiredDenied = '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>'

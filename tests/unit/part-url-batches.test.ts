@@ -4,11 +4,11 @@
 // refused with a 400. Both numbers now come from protocol/limits.ts; the endpoint here judges each
 // /parts body with the server's own parser.
 import { describe, expect, it } from 'vitest'
-import { uploadPresigned } from '../../engine/upload-presigned.ts'
+import { uploadPresigned } from '../../engine/presigned.ts'
 import { MAX_PARTS_PER_REQUEST, MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { parsePartsRequest, RequestError } from '../../protocol/validate.ts'
 import type { PresignedMultipartReply } from '../../protocol/wire.ts'
-import type { Transport } from '../../engine/transport.ts'
+import type { Transport } from '../../engine/http/transport.ts'
 
 const PART_COUNT = 150
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { EndpointError, NetworkError, S3Error, UploadError } from '../../engine/errors.ts'
 import { defaultOptions, resolveOptions } from '../../engine/options.ts'
-import { createQueue, runPool } from '../../engine/queue.ts'
-import { isRetryable, retryDelay, withRetries } from '../../engine/retry.ts'
+import { createQueue, runPool } from '../../engine/http/queue.ts'
+import { isRetryable, retryDelay, withRetries } from '../../engine/http/retry.ts'
 
 const deferred = () => {
   let resolve!: () => void

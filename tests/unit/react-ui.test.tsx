@@ -5,7 +5,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { NetworkError } from '../../engine/errors.ts'
-import { createQueue } from '../../engine/queue.ts'
+import { createQueue } from '../../engine/http/queue.ts'
 import { FILE_INPUT_TEST_ID } from '../../src/useFileDialog.tsx'
 import { queuedEntry } from '../../src/upload-list.ts'
 import { UploadButton, UploadDropzone } from '../../src/ui/index.ts'

@@ -4,7 +4,7 @@
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { NetworkError } from '../../engine/errors.ts'
-import { createQueue } from '../../engine/queue.ts'
+import { createQueue } from '../../engine/http/queue.ts'
 import { useS3Upload, type UseS3UploadOptions } from '../../src/useS3Upload.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'
 

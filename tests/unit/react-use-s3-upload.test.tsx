@@ -2,7 +2,7 @@
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { EndpointError } from '../../engine/errors.ts'
-import { createQueue } from '../../engine/queue.ts'
+import { createQueue } from '../../engine/http/queue.ts'
 import type { UploadResult } from '../../engine/index.ts'
 import { usePresignedUpload, useS3Upload } from '../../src/useS3Upload.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'

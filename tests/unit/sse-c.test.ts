@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { sseCustomerKey, upload, uploadObject } from '../../engine/index.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
-import { md5 } from '../../engine/md5.ts'
+import { md5 } from '../../engine/opt-ins/md5.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
 const ALGORITHM = 'x-amz-server-side-encryption-customer-algorithm'

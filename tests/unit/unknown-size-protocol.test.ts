@@ -5,8 +5,8 @@
 // the reply's `partSize`, not the engine's; the reply's URLs serve full parts only, any other part
 // gets its own from `/parts` with its length in `sizes`; `/complete` ends it, once.
 import { describe, expect, it } from 'vitest'
-import { uploadPresigned } from '../../engine/upload-presigned.ts'
-import type { Transport } from '../../engine/transport.ts'
+import { uploadPresigned } from '../../engine/presigned.ts'
+import type { Transport } from '../../engine/http/transport.ts'
 import { MiB } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply } from '../../protocol/wire.ts'
 

@@ -5,16 +5,16 @@ import {
   type RefreshReply,
   type StoredPart,
   type TokenReply,
-} from '../protocol/wire.ts'
-import { postToEndpoint } from './endpoint.ts'
-import { EndpointError, S3Error } from './errors.ts'
+} from '../../protocol/wire.ts'
+import { postToEndpoint } from '../http/api.ts'
+import { EndpointError, S3Error } from '../errors.ts'
 import type { PartJournal, Prepared, Resumer } from './journal.ts'
-import { type ResolvedOptions, resolveOptions } from './options.ts'
-import type { UploadOptions } from './request-upload.ts'
-import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './resume-store.ts'
-import { xmlText } from '../protocol/xml.ts'
-import { send } from './send.ts'
-import { createSigner } from './signer.ts'
+import { type ResolvedOptions, resolveOptions } from '../options.ts'
+import type { UploadOptions } from '../flow/request.ts'
+import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './store.ts'
+import { xmlText } from '../../protocol/xml.ts'
+import { send } from '../http/send.ts'
+import { createSigner } from '../s3/sign.ts'
 
 /** Where `resumeUploads()` keeps its records, and for how long. */
 export interface ResumeOptions {

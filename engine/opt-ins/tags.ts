@@ -1,9 +1,9 @@
-import { escapeXml } from '../protocol/xml.ts'
-import { resolveOptions } from './options.ts'
-import { createSigner } from './signer.ts'
+import { escapeXml } from '../../protocol/xml.ts'
+import { resolveOptions } from '../options.ts'
+import { createSigner } from '../s3/sign.ts'
 import { md5, toBase64 } from './md5.ts'
-import { send } from './send.ts'
-import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
+import { send } from '../http/send.ts'
+import type { ObjectExtras, ObjectTarget } from '../upload-object.ts'
 
 /**
  * Object tags, an opt-in of `uploadObject`: the `x-amz-tagging` header on PutObject and

@@ -1,4 +1,4 @@
-import type { Strategy } from '../protocol/wire.ts'
+import type { Strategy } from '../../protocol/wire.ts'
 
 /**
  * What a page keeps of an unfinished multipart upload, so a later page (after a reload, a crash,

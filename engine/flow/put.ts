@@ -1,12 +1,12 @@
-import type { UploadResult } from '../protocol/wire.ts'
+import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBytes, type PartStream, sizeOf, slice } from './body.ts'
-import { UploadAbortedError, missingETag } from './errors.ts'
-import type { ResolvedOptions } from './options.ts'
-import { untilNotPaused } from './gate.ts'
+import { UploadAbortedError, missingETag } from '../errors.ts'
+import type { ResolvedOptions } from '../options.ts'
+import { untilNotPaused } from '../pause/gate.ts'
 import { trackProgress } from './progress.ts'
-import { runPool } from './queue.ts'
-import { send, type Signer } from './send.ts'
-import type { HttpResponse } from './transport.ts'
+import { runPool } from '../http/queue.ts'
+import { send, type Signer } from '../http/send.ts'
+import type { HttpResponse } from '../http/transport.ts'
 
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {

@@ -1,4 +1,4 @@
-import { NetworkError, UploadAbortedError } from './errors.ts'
+import { NetworkError, UploadAbortedError } from '../errors.ts'
 
 /** One HTTP request the engine asks a {@link Transport} to make: to storage, or to the endpoint. */
 export interface HttpRequest {

@@ -6,13 +6,13 @@ import {
   type PresignedReply,
   type UploadResult,
 } from '../../protocol/wire.ts'
-import { type Bytes, isBytes, type PartStream, sizeOf, slice } from '../body.ts'
-import { completeAtEndpoint } from '../complete.ts'
-import { postToEndpoint } from '../endpoint.ts'
+import { type Bytes, isBytes, type PartStream, sizeOf, slice } from './body.ts'
+import { completeAtEndpoint } from './confirm.ts'
+import { postToEndpoint } from '../http/api.ts'
 import { UploadError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
-import { type MultipartUpload, putMultipart, putSingle } from '../put.ts'
-import type { UploadOptions } from '../request-upload.ts'
+import { type MultipartUpload, putMultipart, putSingle } from './put.ts'
+import type { UploadOptions } from './request.ts'
 import type { ChecksumRun } from '../upload-object.ts'
 
 /** Presigned mode: storage requests are signed by the endpoint; this side never holds a key. */

@@ -1,9 +1,9 @@
 import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
-import { confirmUpload } from './complete.ts'
-import { sendWithToken } from './modes/token.ts'
-import { prepareAndSend, type UploadOptions } from './request-upload.ts'
-import { runUpload } from './settle.ts'
-import type { UploadBody } from './body.ts'
+import { confirmUpload } from './flow/confirm.ts'
+import { sendWithToken } from './flow/token-mode.ts'
+import { prepareAndSend, type UploadOptions } from './flow/request.ts'
+import { runUpload } from './run.ts'
+import type { UploadBody } from './flow/body.ts'
 
 /**
  * {@link upload} for token mode only: the endpoint issues STS credentials allowed to write one
@@ -53,6 +53,6 @@ export function uploadWithToken<Handler = unknown>(
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, BodyError, isUploadError } from './errors.ts'
-export type { UploadBody } from './body.ts'
+export type { UploadBody } from './flow/body.ts'
 export type { UploadResult } from '../protocol/wire.ts'
-export type { UploadOptions } from './request-upload.ts'
+export type { UploadOptions } from './flow/request.ts'

@@ -1,9 +1,9 @@
-import { MAX_PARTS } from '../protocol/limits.ts'
+import { MAX_PARTS } from '../../protocol/limits.ts'
 import type { PartStream } from './body.ts'
-import { BodyError, UploadAbortedError, UploadError } from './errors.ts'
-import type { ResolvedOptions } from './options.ts'
+import { BodyError, UploadAbortedError, UploadError } from '../errors.ts'
+import type { ResolvedOptions } from '../options.ts'
 
-// Stream bodies: loaded (a dynamic import in engine/body.ts) only when an upload is given a
+// Stream bodies: loaded (a dynamic import in engine/flow/body.ts) only when an upload is given a
 // ReadableStream or an async iterable, so pages that send Files never ship it.
 
 /**

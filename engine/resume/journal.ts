@@ -1,5 +1,5 @@
-import type { PresignedReply, TokenReply, UploadResult } from '../protocol/wire.ts'
-import type { ResolvedOptions } from './options.ts'
+import type { PresignedReply, TokenReply, UploadResult } from '../../protocol/wire.ts'
+import type { ResolvedOptions } from '../options.ts'
 
 /** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
 export interface Prepared {
@@ -8,7 +8,7 @@ export interface Prepared {
 }
 
 /**
- * The part loop's view of resume (engine/resume.ts makes it; without the `resume` option there is
+ * The part loop's view of resume (engine/resume/resume.ts makes it; without the `resume` option there is
  * none): parts storage already holds are not sent again, and every step is recorded so another
  * page can carry the upload on.
  */

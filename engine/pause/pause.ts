@@ -1,5 +1,5 @@
-import { callBack } from './callback.ts'
-import { UploadAbortedError } from './errors.ts'
+import { callBack } from '../callback.ts'
+import { UploadAbortedError } from '../errors.ts'
 import type { Gate, GateOptions, UploadState } from './gate.ts'
 
 /**

@@ -1,7 +1,7 @@
-import { callBack } from './callback.ts'
-import { EndpointError, NetworkError, S3Error, UploadAbortedError } from './errors.ts'
-import type { ResolvedOptions } from './options.ts'
-import { PausedError } from './gate.ts'
+import { callBack } from '../callback.ts'
+import { EndpointError, NetworkError, S3Error, UploadAbortedError } from '../errors.ts'
+import type { ResolvedOptions } from '../options.ts'
+import { PausedError } from '../pause/gate.ts'
 
 /** Backoff never waits longer than this between two attempts… */
 const MAX_BACKOFF_MS = 10_000

@@ -1,11 +1,11 @@
 import { TOKEN_CACHE_CONTROL, type DuplicatesReply, type RefreshReply, type StsCredentials, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
-import type { Bytes, PartStream } from '../body.ts'
-import { serverNow } from '../clock.ts'
-import { completeAtEndpoint } from '../complete.ts'
-import { postToEndpoint } from '../endpoint.ts'
+import type { Bytes, PartStream } from './body.ts'
+import { serverNow } from '../s3/clock.ts'
+import { completeAtEndpoint } from './confirm.ts'
+import { postToEndpoint } from '../http/api.ts'
 import type { ResolvedOptions } from '../options.ts'
-import type { UploadOptions } from '../request-upload.ts'
-import type { Credentials } from '../signer.ts'
+import type { UploadOptions } from './request.ts'
+import type { Credentials } from '../s3/sign.ts'
 import { putObject } from '../upload-object.ts'
 
 /** Credentials are refreshed this long before they expire (in the servers' clock). */

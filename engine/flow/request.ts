@@ -1,9 +1,9 @@
-import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../protocol/wire.ts'
+import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBlob, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './body.ts'
-import { postToEndpoint } from './endpoint.ts'
-import type { EndpointOptions, ResolvedOptions, TransferOptions } from './options.ts'
-import type { Prepared, Resumer } from './journal.ts'
-import type { ObjectExtras } from './upload-object.ts'
+import { postToEndpoint } from '../http/api.ts'
+import type { EndpointOptions, ResolvedOptions, TransferOptions } from '../options.ts'
+import type { Prepared, Resumer } from '../resume/journal.ts'
+import type { ObjectExtras } from '../upload-object.ts'
 
 /**
  * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach the

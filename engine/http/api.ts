@@ -1,6 +1,6 @@
-import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
-import { EndpointError } from './errors.ts'
-import type { ResolvedOptions } from './options.ts'
+import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
+import { EndpointError } from '../errors.ts'
+import type { ResolvedOptions } from '../options.ts'
 import { withRetries } from './retry.ts'
 import { exchange } from './send.ts'
 

@@ -1,6 +1,6 @@
-import type { CompleteReply, UploadResult } from '../protocol/wire.ts'
-import { postToEndpoint } from './endpoint.ts'
-import type { ResolvedOptions } from './options.ts'
+import type { CompleteReply, UploadResult } from '../../protocol/wire.ts'
+import { postToEndpoint } from '../http/api.ts'
+import type { ResolvedOptions } from '../options.ts'
 
 /**
  * Every upload ends at the endpoint once storage holds its bytes: `/complete` with the upload's

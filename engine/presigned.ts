@@ -1,9 +1,9 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, UploadResult } from '../protocol/wire.ts'
-import { confirmUpload } from './complete.ts'
-import { sendPresigned } from './modes/presigned.ts'
-import { prepareAndSend, type UploadOptions } from './request-upload.ts'
-import { runUpload } from './settle.ts'
-import type { UploadBody } from './body.ts'
+import { confirmUpload } from './flow/confirm.ts'
+import { sendPresigned } from './flow/presigned-mode.ts'
+import { prepareAndSend, type UploadOptions } from './flow/request.ts'
+import { runUpload } from './run.ts'
+import type { UploadBody } from './flow/body.ts'
 
 /**
  * {@link upload} for presigned mode only: the endpoint presigns every request (one PUT, or each
@@ -54,6 +54,6 @@ export function uploadPresigned<Handler = unknown>(
 }
 
 export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, BodyError, isUploadError } from './errors.ts'
-export type { UploadBody } from './body.ts'
+export type { UploadBody } from './flow/body.ts'
 export type { UploadResult } from '../protocol/wire.ts'
-export type { UploadOptions } from './request-upload.ts'
+export type { UploadOptions } from './flow/request.ts'

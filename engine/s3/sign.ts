@@ -1,9 +1,9 @@
 import { AwsV4Signer } from 'aws4fetch'
-import type { ResolvedObject } from '../protocol/endpoint-rules.ts'
-import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
+import type { ResolvedObject } from '../../protocol/endpoint-rules.ts'
+import { objectUrl, type ObjectLocation } from '../../protocol/object-url.ts'
 import { learnServerTime, serverNow } from './clock.ts'
-import type { S3Error } from './errors.ts'
-import type { SignedRequest } from './send.ts'
+import type { S3Error } from '../errors.ts'
+import type { SignedRequest } from '../http/send.ts'
 
 /** AWS-style credentials that sign requests to storage (SigV4). */
 export interface Credentials {

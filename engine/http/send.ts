@@ -1,8 +1,8 @@
-import { NetworkError, S3Error, UploadAbortedError } from './errors.ts'
-import type { ResolvedOptions } from './options.ts'
-import { PausedError } from './gate.ts'
+import { NetworkError, S3Error, UploadAbortedError } from '../errors.ts'
+import type { ResolvedOptions } from '../options.ts'
+import { PausedError } from '../pause/gate.ts'
 import { committing, isRetryable, pausing, withRetries } from './retry.ts'
-import { throwIfS3Error } from './s3.ts'
+import { throwIfS3Error } from '../s3/xml.ts'
 import { type HttpRequest, type HttpResponse, origin } from './transport.ts'
 
 /** A request ready to send: signed headers (token mode) or a presigned URL. */

@@ -1,4 +1,4 @@
-import type { ResolvedOptions } from './options.ts'
+import type { ResolvedOptions } from '../options.ts'
 
 /**
  * What an upload may send: a `Blob` (a `File`), bytes in memory (a `Uint8Array`, so a Node
@@ -12,7 +12,7 @@ export type UploadBody = Blob | Uint8Array | ReadableStream<Uint8Array> | AsyncI
 export type Bytes = Blob | Uint8Array
 
 /**
- * A stream body longer than one part, read part by part as slots free up (engine/stream-body.ts,
+ * A stream body longer than one part, read part by part as slots free up (engine/flow/stream-body.ts,
  * loaded only when a stream is given).
  */
 export interface PartStream {

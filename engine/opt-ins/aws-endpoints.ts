@@ -1,14 +1,14 @@
-import { parseCreateSession, SESSION_TOKEN_HEADER, SessionCache, type DirectorySession } from '../protocol/directory-session.ts'
-import { resolveObjectUrl, type EndpointRules, type ResolvedObject } from '../protocol/endpoint-rules.ts'
-import { encodeKey, type ObjectLocation } from '../protocol/object-url.ts'
-import { serverNow } from './clock.ts'
-import { UploadError, type S3Error } from './errors.ts'
-import { resolveOptions } from './options.ts'
-import { send } from './send.ts'
-import { createSigner, type Credentials, type CredentialSource, type Located } from './signer.ts'
-import type { ObjectExtras, ObjectTarget } from './upload-object.ts'
+import { parseCreateSession, SESSION_TOKEN_HEADER, SessionCache, type DirectorySession } from '../../protocol/directory-session.ts'
+import { resolveObjectUrl, type EndpointRules, type ResolvedObject } from '../../protocol/endpoint-rules.ts'
+import { encodeKey, type ObjectLocation } from '../../protocol/object-url.ts'
+import { serverNow } from '../s3/clock.ts'
+import { UploadError, type S3Error } from '../errors.ts'
+import { resolveOptions } from '../options.ts'
+import { send } from '../http/send.ts'
+import { createSigner, type Credentials, type CredentialSource, type Located } from '../s3/sign.ts'
+import type { ObjectExtras, ObjectTarget } from '../upload-object.ts'
 
-export { EndpointRuleError, type EndpointRules } from '../protocol/endpoint-rules.ts'
+export { EndpointRuleError, type EndpointRules } from '../../protocol/endpoint-rules.ts'
 
 /**
  * S3's endpoint rules, an opt-in of `uploadObject` and of token-mode `upload`: FIPS, dual-stack

@@ -1,4 +1,4 @@
-import { UploadError } from './errors.ts'
+import { UploadError } from '../errors.ts'
 
 /**
  * What an upload is doing, as `onStateChange` reports it: sending (or about to), held by
@@ -12,7 +12,7 @@ export interface GateOptions {
 }
 
 /**
- * How the engine sees one upload's pauses (engine/pause.ts makes it, for uploads given a
+ * How the engine sees one upload's pauses (engine/pause/pause.ts makes it, for uploads given a
  * `pauseSignal`; without one there is none, and nothing ever pauses).
  */
 export interface Gate {

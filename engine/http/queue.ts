@@ -1,4 +1,4 @@
-import { UploadAbortedError } from './errors.ts'
+import { UploadAbortedError } from '../errors.ts'
 
 /** A counting semaphore: at most `concurrency` tasks run at once; others wait their turn in order. */
 export interface Queue {
