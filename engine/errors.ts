@@ -36,14 +36,14 @@ export class S3Error extends UploadError {
 }
 
 /**
- * The credential endpoint refused or failed; `message` is the endpoint's own `error` text, as is.
- * 5xx, 429 and 408 are retried; other refusals are final.
+ * Your upload API (the `api` option: the server's `createUploadHandler`) refused or failed;
+ * `message` is its own `error` text, as is. 5xx, 429 and 408 are retried; other refusals are final.
  */
-export class EndpointError extends UploadError {
-  override name = 'EndpointError'
-  /** The endpoint's HTTP status: 4xx for a refusal (400 bad request, 403, 413 too large, 415 type), 5xx for a failure. */
+export class ApiError extends UploadError {
+  override name = 'ApiError'
+  /** The API's HTTP status: 4xx for a refusal (400 bad request, 403, 413 too large, 415 type), 5xx for a failure. */
   declare readonly status: number
-  /** The `Retry-After` header of a 429/503 reply (the endpoint's throttle sends one), honoured by the retry policy. */
+  /** The `Retry-After` header of a 429/503 reply (the API's throttle sends one), honoured by the retry policy. */
   declare readonly retryAfter: string | null
 
   constructor(message: string, status: number, retryAfter: string | null = null) {

@@ -1,6 +1,6 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import type { Gate, UploadState } from './pause/gate.ts'
-import type { PartJournal } from './resume/journal.ts'
+import type { UploadError } from './errors.ts'
+import type { UploadState } from './pause/gate.ts'
 import type { PauseSignal } from './pause/pause.ts'
 import type { Queue } from './http/queue.ts'
 import { defaultTransport } from '#default-transport'
@@ -26,7 +26,7 @@ export interface RetryEvent {
   attempt: number
   /** Milliseconds until the next attempt. */
   delay: number
-  /** Why the attempt failed: a `NetworkError`, `S3Error` or `EndpointError` worth retrying. */
+  /** Why the attempt failed: a `NetworkError`, `S3Error` or `ApiError` worth retrying. */
   error: unknown
 }
 
@@ -43,26 +43,14 @@ export interface TransferOptions {
   partSize?: number
   /** Parts of this upload in flight at once (to share one budget among uploads, pass a `queue`). @default 4 */
   partConcurrency?: number
-  /** @deprecated Renamed `partConcurrency`: it always meant parts in flight for one upload. @default 4 */
-  queueSize?: number
   /** Keep uploaded parts on storage when the upload fails or is aborted (no AbortMultipartUpload). @default false */
   leavePartsOnError?: boolean
   /**
-   * Tries per request, the first included. Network errors, stalls, 5xx, 429, 408, S3's
-   * `RequestTimeout` and `BadDigest` (a body damaged on the way) are retried; other 4xx never.
-   * With the default backoff, 8 tries wait at least 17.75 s in all before giving up: a Wi-Fi
-   * blip of several seconds is ridden out.
-   * @default 8
+   * When and how often a failed request is tried again (see {@link RetryOptions}): network
+   * errors, stalls, 5xx, 429, 408, S3's `RequestTimeout` and `BadDigest` are retried, other 4xx
+   * never. @default `{ limit: 7, delay: 500 }`
    */
-  maxAttempts?: number
-  /** @deprecated Renamed `maxAttempts`: it always counted attempts, the first included. @default 8 */
-  retries?: number
-  /**
-   * Backoff base, ms: retry n waits between half and all of `retryDelay × 2^(n-1)`, at most
-   * 10 s, or the server's `Retry-After` (up to 20 s).
-   * @default 500
-   */
-  retryDelay?: number
+  retry?: RetryOptions
   /**
    * A request that moves no byte (out or in) for this long is cancelled and retried as a
    * network error. Measured from the last byte of progress, so a slow but moving link is never
@@ -90,7 +78,7 @@ export interface TransferOptions {
   pauseSignal?: PauseSignal
   /**
    * Wait for the network instead of failing: when the browser goes `offline`, or when network
-   * errors outlast `maxAttempts`, the upload holds as if paused (state `waiting-for-network`)
+   * errors outlast the retries (`retry.limit`), the upload holds as if paused (state `waiting-for-network`)
    * and carries on by itself when the browser is back `online` (where no such event comes, it
    * tries again every 10 s). The promise then stays pending until the upload ends or is aborted.
    * Needs a `pauseSignal`: waiting for the network is a pause the engine makes itself.
@@ -123,58 +111,75 @@ export interface TransferOptions {
   queue?: Queue
 }
 
-/** Where and how to reach the credential endpoint. */
-export interface EndpointOptions {
-  /** The credential endpoint's URL; absolute URLs allowed. @default '/api/s3-upload' */
-  endpoint?: string
-  /** Sent to the endpoint only, never to storage (e.g. an Authorization header or CSRF token). @default none */
-  endpointHeaders?: Record<string, string>
-  /** @deprecated Renamed `endpointHeaders`: they go to the endpoint only, never to storage. @default none */
-  headers?: Record<string, string>
+/**
+ * The retry policy of every request (to storage and to the API), as ky and tus-js-client shape
+ * theirs: a limit, the backoff, and a predicate that can overrule the built-in rule.
+ */
+export interface RetryOptions {
+  /**
+   * Retries per request after its first attempt. With the default backoff, 7 retries wait at least
+   * 17.75 s in all before giving up: a Wi-Fi blip of several seconds is ridden out.
+   * @default 7
+   */
+  limit?: number
+  /**
+   * Backoff base, ms: retry n waits between half and all of `delay × 2^(n-1)`, at most 10 s, or
+   * the server's `Retry-After` (up to 20 s).
+   * @default 500
+   */
+  delay?: number
+  /**
+   * Decides whether a failed attempt is tried again, within `limit`: `true` retries, `false` gives
+   * up, `undefined` leaves it to the built-in rule (the one described at `retry`). Called with the
+   * attempt that failed (1 = the first); never for an abort or a pause.
+   * @default none: the built-in rule
+   */
+  shouldRetry?: (error: UploadError, attempt: number) => boolean | undefined
+}
+
+/** Where and how to reach your upload API, the route that grants each upload (`createUploadHandler` on the server). */
+export interface ApiOptions {
+  /** The URL of your upload API; absolute URLs allowed. Never a storage URL. @default '/api/s3-upload' */
+  api?: string
+  /** Sent to your API only, never to storage (e.g. an Authorization header or CSRF token). @default none */
+  apiHeaders?: Record<string, string>
 }
 
 /** The one home of every default (internal: not exported by any entry, so nobody mutates it). */
 export const defaultOptions = {
   partSize: MIN_PART_SIZE,
   partConcurrency: 4,
-  leavePartsOnError: false,
-  maxAttempts: 8,
-  retryDelay: 500,
   stallTimeout: 20_000,
   cleanupTimeout: 60_000,
 }
 
-/** Options with every default filled in, plus the state one upload keeps while it runs. */
-export type ResolvedOptions = TransferOptions &
-  EndpointOptions &
-  typeof defaultOptions & {
-    transport: Transport
-    /** Set once CompleteMultipartUpload is sent: from then on an abort waits for its outcome. */
-    completing?: boolean
-    /** Background work (cleanup) that `onCleanup` waits for. */
-    cleanups: Array<Promise<unknown>>
-    /** Pauses (the caller's, and waits for the network); only with a `pauseSignal`. */
-    gate?: Gate
-    /** Parts already stored, and the record of this upload; only with `resume`. */
-    journal?: PartJournal
-  }
+/** The retry policy's defaults (see {@link RetryOptions}). */
+export const defaultRetry = { limit: 7, delay: 500 }
+
+/** Options with every default filled in, frozen: what changes while an upload runs lives in its `UploadRun`. */
+export type ResolvedOptions<O = TransferOptions & ApiOptions> = Readonly<
+  O &
+    typeof defaultOptions & {
+      transport: Transport
+      retry: Readonly<typeof defaultRetry & RetryOptions>
+    }
+>
 
 /**
- * Fills in the defaults (an option set to `undefined` gets its default too), maps deprecated
- * names onto current ones, and checks the counts.
+ * Fills in the defaults (an option set to `undefined` gets its default too), checks the counts,
+ * and freezes the result.
  */
-export function resolveOptions(options: TransferOptions & EndpointOptions): ResolvedOptions {
+export function resolveOptions<O extends TransferOptions & ApiOptions>(options: O): ResolvedOptions<O> {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
-  const resolved = { ...defaultOptions, transport: defaultTransport(), ...given, cleanups: [] } as unknown as ResolvedOptions
-  resolved.partConcurrency = options.partConcurrency ?? options.queueSize ?? resolved.partConcurrency
-  resolved.maxAttempts = options.maxAttempts ?? options.retries ?? resolved.maxAttempts
-  resolved.endpointHeaders = options.endpointHeaders ?? options.headers
-  for (const name of ['partConcurrency', 'maxAttempts'] as const) {
-    const value = resolved[name]
-    if (!Number.isInteger(value) || value < 1) {
-      throw new RangeError(`updraft: ${name} must be a whole number of at least 1, got ${value}`)
+  const retry = { ...defaultRetry, ...options.retry }
+  const resolved = { ...defaultOptions, transport: defaultTransport(), ...given, retry } as ResolvedOptions<O>
+  for (const [name, value, least] of [
+    ['partConcurrency', resolved.partConcurrency, 1],
+    ['retry.limit', retry.limit, 0],
+  ] as const) {
+    if (!Number.isInteger(value) || value < least) {
+      throw new RangeError(`updraft: ${name} must be a whole number of at least ${least}, got ${value}`)
     }
   }
-  resolved.gate = resolved.pauseSignal?.gate(resolved)
-  return resolved
+  return Object.freeze(resolved)
 }

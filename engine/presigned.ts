@@ -10,7 +10,7 @@ import type { UploadBody } from './flow/body.ts'
  * part of a multipart upload, plus Complete and Abort through its `/parts`, `/complete` and
  * `/abort` routes). Pages that never use token mode import this entry (`updraft-s3/presigned`) and
  * ship no SigV4 code at all. Same options as `upload()`, but `strategy` and the token-mode-only
- * `objectHeaders` / `uploadHeaders`; `checksum` takes `'md5'` only (Content-MD5).
+ * `objectHeaders` / `partHeaders`; `checksum` takes `'md5'` only (Content-MD5).
  *
  * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
  * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
@@ -18,7 +18,7 @@ import type { UploadBody } from './flow/body.ts'
  * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
- * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
+ * @throws {@link ApiError} the endpoint refused (`message` is its own `error` text: too
  * large, type not allowed, not authorized) or still failed (5xx, 429) after `maxAttempts`.
  * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
  * `EntityTooSmall`, …), or still failed after `maxAttempts`.
@@ -37,23 +37,19 @@ import type { UploadBody } from './flow/body.ts'
  * import { uploadPresigned } from 'updraft-s3/presigned'
  *
  * const { key } = await uploadPresigned(file, {
- *   endpoint: '/api/s3-upload',
+ *   api: '/api/s3-upload',
  *   onProgress: ({ loaded, total }) => (bar.value = loaded / total),
  * })
  * ```
  */
 export function uploadPresigned<Handler = unknown>(
   file: UploadBody,
-  options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy' | 'objectHeaders' | 'uploadHeaders'> = {},
+  options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy' | 'objectHeaders' | 'partHeaders'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
-  return runUpload({ ...options, strategy: 'presigned' as const }, async (resolved) => {
-    return prepareAndSend(file, resolved, async ({ reply, contentType }, body) =>
-      confirmUpload(await sendPresigned(body, reply as PresignedReply, contentType, resolved), reply, resolved),
+  return runUpload({ ...options, strategy: 'presigned' as const }, async (run) => {
+    return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
+      confirmUpload(await sendPresigned(body, reply as PresignedReply, contentType, run), reply, run),
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 
-export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, BodyError, isUploadError } from './errors.ts'
-export type { UploadBody } from './flow/body.ts'
-export type { UploadResult } from '../protocol/wire.ts'
-export type { UploadOptions } from './flow/request.ts'

@@ -1,7 +1,28 @@
 import type { UploadResult } from '../protocol/wire.ts'
 import { callBack } from './callback.ts'
 import { UploadAbortedError } from './errors.ts'
-import { type EndpointOptions, resolveOptions, type ResolvedOptions, type TransferOptions } from './options.ts'
+import { type ApiOptions, resolveOptions, type ResolvedOptions, type TransferOptions } from './options.ts'
+import type { Gate } from './pause/gate.ts'
+import type { PartJournal } from './resume/journal.ts'
+
+/**
+ * One upload while it runs: its options, resolved once and frozen, and everything that changes
+ * as it goes (tus-js-client's `Upload` instance, in a plain object). Made by {@link runUpload}.
+ */
+export interface UploadRun<O = TransferOptions & ApiOptions> {
+  readonly options: ResolvedOptions<O>
+  /**
+   * Storage may be committing the object: CompleteMultipartUpload is sent, or a single PUT's last
+   * byte has left. From then on an abort waits for the outcome, which is the truth.
+   */
+  completing: boolean
+  /** Background work (cleanup) that `onCleanup` waits for. */
+  readonly cleanups: Array<Promise<unknown>>
+  /** Pauses (the caller's, and waits for the network); only with a `pauseSignal`. */
+  readonly gate: Gate | undefined
+  /** Parts already stored, and the record of this upload; only with `resume` (set once it has a record). */
+  journal: PartJournal | undefined
+}
 
 /**
  * Runs one upload so that its promise settles within a bound whatever storage does. `abort()`
@@ -10,24 +31,47 @@ import { type EndpointOptions, resolveOptions, type ResolvedOptions, type Transf
  * work goes on in the background only to clean up (and is itself bounded by stall timeouts and
  * the cleanup deadline); once everything it started is over, `onCleanup` hears how that ended.
  */
-export async function runUpload<O extends TransferOptions & EndpointOptions>(
-  options: O,
-  upload: (resolved: O & ResolvedOptions) => Promise<UploadResult>,
+export async function runUpload<O extends TransferOptions & ApiOptions>(
+  given: O,
+  upload: (run: UploadRun<O>) => Promise<UploadResult>,
 ): Promise<UploadResult> {
-  const resolved = resolveOptions(options) as O & ResolvedOptions
-  const { signal } = resolved
-  const work = upload(resolved)
-  const dispose = () => resolved.gate?.dispose()
-  work.then(dispose, dispose)
-  const over = () =>
-    Promise.all(resolved.cleanups).then((errors) => callBack(resolved.onCleanup, errors.find((error) => error !== undefined)))
+  const run = createRun(given)
+  const { options } = run
+  const { signal } = options
+  const work = upload(run)
+  const over = () => {
+    run.gate?.dispose()
+    Promise.all(run.cleanups).then((errors) => callBack(options.onCleanup, errors.find((error) => error !== undefined)))
+  }
   work.then(over, over)
   return new Promise<UploadResult>((resolve, reject) => {
-    const onAbort = () => resolved.completing || reject(new UploadAbortedError())
+    const onAbort = () => run.completing || reject(new UploadAbortedError())
     signal?.addEventListener('abort', onAbort)
     if (signal?.aborted) onAbort()
     work
       .then(resolve, (error) => reject(signal?.aborted ? new UploadAbortedError() : error))
       .finally(() => signal?.removeEventListener('abort', onAbort))
   })
+}
+
+/**
+ * A run from the caller's options: an upload's (see {@link runUpload}), or one for requests of
+ * their own (CreateSession, discarding a recorded upload, tagging an object).
+ */
+export function createRun<O extends TransferOptions & ApiOptions>(given: O): UploadRun<O> {
+  const options = resolveOptions(given)
+  return { options, completing: false, cleanups: [], gate: options.pauseSignal?.gate(options), journal: undefined }
+}
+
+/**
+ * Runs cleanup after the upload's own promise has moved on; `onCleanup` learns how it ended.
+ * NoSuchUpload counts as done: what cleanup was to remove is gone.
+ */
+export function inBackground(run: UploadRun, task: () => Promise<unknown>): void {
+  run.cleanups.push(
+    Promise.resolve().then(task).then(
+      () => undefined,
+      (error) => ((error as { code?: string }).code === 'NoSuchUpload' ? undefined : error),
+    ),
+  )
 }

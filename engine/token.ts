@@ -17,7 +17,7 @@ import type { UploadBody } from './flow/body.ts'
  * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
- * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
+ * @throws {@link ApiError} the endpoint refused (`message` is its own `error` text: too
  * large, type not allowed, not authorized) or still failed (5xx, 429) after `maxAttempts`.
  * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
  * `EntityTooSmall`, …), or still failed after `maxAttempts`.
@@ -36,7 +36,7 @@ import type { UploadBody } from './flow/body.ts'
  * import { uploadWithToken } from 'updraft-s3/token'
  *
  * const { url } = await uploadWithToken(file, {
- *   endpointHeaders: { 'x-csrf-token': csrfToken }, // to the endpoint only, never to storage
+ *   apiHeaders: { 'x-csrf-token': csrfToken }, // to your API only, never to storage
  *   partConcurrency: 6,
  * })
  * ```
@@ -45,14 +45,10 @@ export function uploadWithToken<Handler = unknown>(
   file: UploadBody,
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
-  return runUpload({ ...options, strategy: 'token' as const }, async (resolved) => {
-    return prepareAndSend(file, resolved, async ({ reply, contentType }, body) =>
-      confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, resolved), reply, resolved),
+  return runUpload({ ...options, strategy: 'token' as const }, async (run) => {
+    return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
+      confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, run), reply, run),
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
 
-export { UploadError, EndpointError, S3Error, NetworkError, UploadAbortedError, BodyError, isUploadError } from './errors.ts'
-export type { UploadBody } from './flow/body.ts'
-export type { UploadResult } from '../protocol/wire.ts'
-export type { UploadOptions } from './flow/request.ts'

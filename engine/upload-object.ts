@@ -3,13 +3,13 @@ import { planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
 import { type Bytes, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './flow/body.ts'
 import { UploadError } from './errors.ts'
-import type { ResolvedOptions, TransferOptions } from './options.ts'
-import { inBackground, putMultipart, putSingle } from './flow/put.ts'
+import type { TransferOptions } from './options.ts'
+import { putMultipart, putSingle } from './flow/put.ts'
 import { xmlText } from '../protocol/xml.ts'
 import { completeXml } from './s3/xml.ts'
 import { send } from './http/send.ts'
-import { runUpload } from './run.ts'
-import { createSigner, type CredentialSource, type Credentials, type Locate } from './s3/sign.ts'
+import { inBackground, runUpload, type UploadRun } from './run.ts'
+import { createSigner, type CredentialSource, type Credentials, type ResolveEndpoint } from './s3/sign.ts'
 import type { HttpResponse } from './http/transport.ts'
 
 /** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
@@ -30,21 +30,21 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * As `objectHeaders`, and on every UploadPart too (never Complete or Abort): the SSE-C headers
    * S3 wants on each request that carries the object's bytes (see `sseCustomerKey`).
    */
-  uploadHeaders?: Record<string, string>
+  partHeaders?: Record<string, string>
   /**
    * Called in the background when CreateMultipartUpload did not succeed at its first attempt: an
    * attempt whose reply was lost may have created an upload this side never heard of. It should
    * abort every multipart upload on this key but `keep` (the one in use; undefined when none).
    * Token mode asks the endpoint to; with your own credentials, list and abort them yourself.
    */
-  abortDuplicates?: (keep: string | undefined) => Promise<unknown>
+  abortOtherUploads?: (keep: string | undefined) => Promise<unknown>
   /**
    * Where the object's requests go and how they are signed: `awsEndpoints()` from
    * `updraft-s3/aws-endpoints` (S3's endpoint rules: FIPS, dual-stack, acceleration, access-point
    * ARNs, and following a bucket to its region). @default the engine's own rule: virtual-hosted
    * on AWS, path-style for dotted buckets, IP addresses and `forcePathStyle`
    */
-  locate?: Locate
+  resolveEndpoint?: ResolveEndpoint
   /**
    * Per-part checksums, `checksum('crc32c')` from `updraft-s3/checksums`: each body carries its
    * checksum (Content-MD5 or `x-amz-checksum-*`), so storage refuses bytes damaged on the way.
@@ -58,7 +58,7 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
  * What a checksum opt-in is told of the upload: SSE-C changes what an ETag is; presigned URLs sign
  * headers; a directory bucket takes no MD5 (`bucket`: known where this side signs).
  */
-export type ChecksumTarget = Pick<ObjectTarget, 'uploadHeaders'> & { strategy?: 'token' | 'presigned'; bucket?: string }
+export type ChecksumTarget = Pick<ObjectTarget, 'partHeaders'> & { strategy?: 'token' | 'presigned'; bucket?: string }
 
 /**
  * One upload's checksums, as an opt-in keeps them; the engine only asks for headers and hands
@@ -81,7 +81,7 @@ export interface ChecksumRun {
  * spread into one target without overwriting each other:
  * `{ ...target, ...sseCustomerKey(key), ...taggingHeaders(tags) }`.
  */
-export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' | 'locate' | 'checksum'>
+export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'partHeaders' | 'resolveEndpoint' | 'checksum'>
 
 /**
  * Uploads `file` to one object with credentials the caller already holds: no endpoint involved
@@ -131,7 +131,7 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'uploadHeaders' 
  * ```
  */
 export function uploadObject(file: UploadBody, target: ObjectTarget): Promise<UploadResult> {
-  return runUpload(target, (options) => withBody(file, options, (body) => putObject(body, target, options)))
+  return runUpload(target, (run) => withBody(file, run.options, (body) => putObject(body, target, run)))
 }
 
 /** A multipart upload the endpoint created, and ends (token mode's `createMultipart`). */
@@ -141,16 +141,18 @@ export interface CreatedUpload {
 }
 
 /** `uploadObject` inside an upload that is already running (token mode), perhaps on an upload the endpoint `created`. */
-export async function putObject(file: Bytes | PartStream, target: ObjectTarget, options: ResolvedOptions, created?: CreatedUpload): Promise<UploadResult> {
+export async function putObject(file: Bytes | PartStream, target: ObjectTarget, run: UploadRun, created?: CreatedUpload): Promise<UploadResult> {
+  const { options, journal } = run
   const bytes = isBytes(file) && file
   // A stream is longer than one part: its own length when declared raises the part size as needed.
-  const plan = planParts(bytes ? sizeOf(bytes) : ((file as PartStream).length ?? 0), options.partSize)
+  // A resumed upload keeps its record's part size.
+  const plan = planParts(bytes ? sizeOf(bytes) : ((file as PartStream).length ?? 0), journal?.partSize ?? options.partSize)
   const sign = createSigner(target.credentials, target)
   // Empty values (a Blob with no type, no cache-control) are left out rather than sent blank.
   const objectHeaders = Object.fromEntries(
     Object.entries({
       ...target.objectHeaders,
-      ...target.uploadHeaders,
+      ...target.partHeaders,
       'content-type': target.contentType || (file as Blob).type,
       'cache-control': target.cacheControl,
     }).filter(([, value]) => value),
@@ -162,23 +164,23 @@ export async function putObject(file: Bytes | PartStream, target: ObjectTarget, 
   }
 
   if (bytes && plan.count < 2 && !created) {
-    return putSingle(bytes, async (refused) => sign('PUT', '', { ...objectHeaders, ...(await checksums?.headers(0, bytes)) }, refused), result, options)
+    return putSingle(bytes, async (refused) => sign('PUT', '', { ...objectHeaders, ...(await checksums?.headers(0, bytes)) }, refused), result, run)
   }
 
   let attempts = 0
   // Resume: the upload a record names is carried on, not created again.
-  let uploadId = options.journal?.uploadId ?? created?.uploadId
+  let uploadId = journal?.uploadId ?? created?.uploadId
   if (!uploadId) {
     try {
-      const created = await send(options, (refused) => (attempts++, sign('POST', '?uploads', { ...objectHeaders, ...checksums?.create }, refused)), {
+      const created = await send(run, (refused) => (attempts++, sign('POST', '?uploads', { ...objectHeaders, ...checksums?.create }, refused)), {
         signal: options.signal,
         linger: true,
       })
       uploadId = xmlText(created.body, 'UploadId')
       if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
     } finally {
-      const { abortDuplicates } = target
-      if (abortDuplicates && (attempts > 1 || (attempts && !uploadId))) inBackground(options, () => abortDuplicates(uploadId))
+      const { abortOtherUploads } = target
+      if (abortOtherUploads && (attempts > 1 || (attempts && !uploadId))) inBackground(run, () => abortOtherUploads(uploadId))
     }
   }
   const ofUpload = `uploadId=${encodeURIComponent(uploadId!)}`
@@ -189,19 +191,19 @@ export async function putObject(file: Bytes | PartStream, target: ObjectTarget, 
       uploadId: uploadId!,
       partSize: plan.partSize,
       signPart: async (partNumber, body, refused) =>
-        sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, { ...target.uploadHeaders, ...(await checksums?.headers(partNumber, body)) }, refused),
+        sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, { ...target.partHeaders, ...(await checksums?.headers(partNumber, body)) }, refused),
       async complete(etags) {
         if (created) return created.complete(etags)
         const parts = await checksums?.complete(etags)
-        const completed = await send(options, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
+        const completed = await send(run, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
           body: completeXml(etags, parts),
           signal: options.signal,
           endsUpload: true,
         })
         return result(xmlText(completed.body, 'ETag') ?? '', completed)
       },
-      abort: (deadline) => send(options, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
+      abort: (deadline) => send(run, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
     },
-    options,
+    run,
   )
 }

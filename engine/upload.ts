@@ -2,14 +2,14 @@ import type { MetadataOf, PresignedReply, ServerDataOf, TokenReply, UploadResult
 import { confirmUpload } from './flow/confirm.ts'
 import { sendPresigned } from './flow/presigned-mode.ts'
 import { sendWithToken } from './flow/token-mode.ts'
-import { prepareAndSend, type UploadOptions } from './flow/request.ts'
+import { DEFAULT_STRATEGY, prepareAndSend, type UploadOptions } from './flow/request.ts'
 import { runUpload } from './run.ts'
 import type { UploadBody } from './flow/body.ts'
 
 /**
- * Uploads `file` from the page straight to storage. First asks the endpoint (`endpoint`, by
- * default `/api/s3-upload`) for permission: short-lived credentials for one key (token mode, the
- * default) or presigned URLs (`strategy: 'presigned'`). Then sends one PUT for a body of up to
+ * Uploads `file` from the page straight to storage. First asks your upload API (`api`, by default
+ * `/api/s3-upload`) for permission: presigned URLs (the default, on every store) or short-lived
+ * credentials for one key (`strategy: 'token'`, where the server has an STS). Then sends one PUT for a body of up to
  * `partSize` bytes, or a parallel multipart upload for a larger one, retrying what can be retried
  * and cleaning up a failed or aborted multipart upload in the background. Once storage has the
  * bytes, the endpoint verifies them (`/complete`: size, type, first bytes) and may answer data of
@@ -25,7 +25,7 @@ import type { UploadBody } from './flow/body.ts'
  * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag, serverData? }`, once storage has confirmed it and the endpoint verified it.
- * @throws {@link EndpointError} the endpoint refused (`message` is its own `error` text: too
+ * @throws {@link ApiError} the endpoint refused (`message` is its own `error` text: too
  * large, type not allowed, not authorized) or still failed (5xx, 429) after `maxAttempts`.
  * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
  * `EntityTooSmall`, …), or still failed after `maxAttempts`.
@@ -53,7 +53,7 @@ import type { UploadBody } from './flow/body.ts'
  *   console.log('stored as', key, url)
  * } catch (error) {
  *   if (!isUploadError(error)) throw error // a bug, not an upload failure
- *   console.warn(error.name, error.message) // e.g. EndpointError: File type not allowed
+ *   console.warn(error.name, error.message) // e.g. ApiError: File type not allowed
  * }
  * ```
  */
@@ -61,16 +61,17 @@ export function upload<Handler = unknown>(
   file: UploadBody,
   options: UploadOptions<MetadataOf<Handler>> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
-  return runUpload(options, async (resolved) => {
-    // The endpoint signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
-    if (resolved.strategy === 'presigned' && (resolved.objectHeaders || resolved.uploadHeaders)) {
-      throw new TypeError('updraft: objectHeaders and uploadHeaders (SSE-C, tags) need token mode')
+  const presigned = (options.strategy ?? DEFAULT_STRATEGY) === 'presigned'
+  return runUpload({ ...options, strategy: presigned ? ('presigned' as const) : ('token' as const) }, async (run) => {
+    // The API signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
+    if (presigned && (options.objectHeaders || options.partHeaders)) {
+      throw new TypeError("updraft: objectHeaders and partHeaders (SSE-C, tags) need strategy: 'token'")
     }
-    return prepareAndSend(file, resolved, async ({ reply, contentType }, body) => {
-      const sent = await (resolved.strategy === 'presigned'
-        ? sendPresigned(body, reply as PresignedReply, contentType, resolved)
-        : sendWithToken(body, reply as TokenReply, contentType, resolved))
-      return confirmUpload(sent, reply, resolved)
+    return prepareAndSend(file, run, async ({ reply, contentType }, body) => {
+      const sent = await (presigned
+        ? sendPresigned(body, reply as PresignedReply, contentType, run)
+        : sendWithToken(body, reply as TokenReply, contentType, run))
+      return confirmUpload(sent, reply, run)
     })
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

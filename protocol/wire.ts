@@ -285,7 +285,7 @@ export interface InfoReply {
 
 /** Any refusal: the client throws `error` as is. */
 export interface ErrorReply {
-  /** What to change, in plain words; the engine's `EndpointError` carries it as its message. */
+  /** What to change, in plain words; the engine's `ApiError` carries it as its message. */
   error: string
 }
 

@@ -7,4 +7,3 @@ export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, Cann
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'
 export { RequestError } from '../protocol/validate.ts'
 // The wire protocol's types, for clients written by hand (ARCHITECTURE.md "Wire protocol").
-export type * from '../protocol/public-wire.ts'

@@ -16,7 +16,7 @@ export { useEndpointInfo, type EndpointInfoState } from './useEndpointInfo.ts'
 export {
   UploadError,
   S3Error,
-  EndpointError,
+  ApiError,
   NetworkError,
   UploadAbortedError,
   isUploadError,

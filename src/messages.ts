@@ -3,7 +3,7 @@
  * errors' fields (class, status, S3 code, refusal figures), never by matching message text. The
  * developer's message stays in `error.message`.
  */
-import { EndpointError, NetworkError, S3Error, UploadError } from '../engine/index.ts'
+import { ApiError, NetworkError, S3Error, UploadError } from '../engine/index.ts'
 import type { UploadLimits } from '../protocol/file-limits.ts'
 import { FileRefusedError } from './file-checks.ts'
 import { formatBytes } from './format.ts'
@@ -38,8 +38,8 @@ export function describeError(error: unknown, { file, limits, retrying }: Messag
   if ((error as Error | undefined)?.name === 'AbortError') return 'Cancelled'
   if (error instanceof NetworkError) return retrying ? 'Connection lost — retrying' : 'Connection lost'
   // The server's verdict on stored bytes (size, type, file signature) is written for people, and specific.
-  if (error instanceof EndpointError && error.status === 422) return error.message
-  if (error instanceof EndpointError) return endpointMessage(error.status, file, limits, retrying)
+  if (error instanceof ApiError && error.status === 422) return error.message
+  if (error instanceof ApiError) return endpointMessage(error.status, file, limits, retrying)
   if (error instanceof S3Error) return storageMessage(error, retrying)
   // The engine's own errors (e.g. a bucket CORS rule hiding ETags) are written for people already.
   if (error instanceof UploadError) return error.message

@@ -59,9 +59,9 @@ export interface UploadToS3Options<Handler = unknown>
 export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls {
   /**
    * Uploads `file`, listing it in `files` at once (status `queued`, progress 0). Resolves with
-   * `{ url, bucket, key, etag }`; rejects with the engine's typed error (`EndpointError`,
+   * `{ url, bucket, key, etag }`; rejects with the engine's typed error (`ApiError`,
    * `S3Error`, `NetworkError`, or an `AbortError` named error with message `Upload aborted`).
-   * @throws {@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}
+   * @throws {@link ApiError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}
    * or {@link UploadError}, as the promise's rejection; the entry in `files` holds the same error.
    */
   uploadToS3(file: File, options?: UploadToS3Options<Handler>): Promise<UploadResult<ServerDataOf<Handler>>>
@@ -85,7 +85,7 @@ export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls 
  * runs (`warnBeforeLeaving`).
  *
  * The hook itself never throws. `uploadToS3` rejects with the engine's typed errors
- * ({@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}, or
+ * ({@link ApiError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}, or
  * {@link UploadError}); `addFiles` and `retry` never reject, their outcomes say how each ended.
  * @param options - Defaults for every upload of this hook: any engine option (`endpoint`,
  * `strategy`, `partSize`, …) plus the hook's own; see {@link UseS3UploadOptions}.
@@ -121,7 +121,7 @@ export const useS3Upload = <Handler = unknown>(options?: UseS3UploadOptions): S3
  * `usePresignedUpload`, with multipart uploads for large files.
  *
  * The hook itself never throws. `uploadToS3` rejects with the engine's typed errors
- * ({@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}, or
+ * ({@link ApiError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}, or
  * {@link UploadError}); `addFiles` and `retry` never reject, their outcomes say how each ended.
  * @example
  * ```tsx
@@ -188,7 +188,7 @@ function useUploads(defaultStrategy: Strategy, options: UseS3UploadOptions = {})
           ...hookOptions,
           ...engineOptions,
           strategy: engineOptions.strategy ?? hookOptions.strategy ?? defaultStrategy,
-          endpoint: request.url ?? hookOptions.endpoint,
+          api: request.url ?? hookOptions.endpoint,
           endpointBody: { ...(hookOptions.endpointBody ?? hookOptions.body), ...request.body },
           endpointHeaders: { ...(hookOptions.endpointHeaders ?? hookOptions.headers), ...headersRecord(request.headers) },
           body: undefined,

@@ -2,7 +2,7 @@
 // s3rver and Ceph RGW. Every upload is read back with the AWS SDK and compared by sha256.
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
-import { EndpointError, fetchTransport, upload, type Transport, type UploadOptions, type UploadResult } from '../engine/index.ts'
+import { ApiError, fetchTransport, upload, type Transport, type UploadOptions, type UploadResult } from '../engine/index.ts'
 import type { PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
@@ -28,14 +28,14 @@ async function uploadAndReadBack(client: S3Client, bytes: Uint8Array<ArrayBuffer
 describe.each(Object.entries(stores))('presigned upload() to %s through the HTTP endpoint', (_name, store) => {
   it('single PUT (200 kB): the upload request, the PUT, /complete; bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(store())
-    const result = await uploadAndReadBack(client, testBytes(200_000, 31), { endpoint, strategy: 'presigned' })
+    const result = await uploadAndReadBack(client, testBytes(200_000, 31), { api: endpoint, strategy: 'presigned' })
     expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
     expect(result).toMatchObject({ bucket: store().bucket, key: (calls[0]!.reply as { key: string }).key })
   })
 
   it('multipart (12 MiB → 3 parts of 5 MiB): PUTs with the URLs that came in the reply, /complete, bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(store())
-    const result = await uploadAndReadBack(client, testBytes(12 * MiB, 32), { endpoint, strategy: 'presigned' })
+    const result = await uploadAndReadBack(client, testBytes(12 * MiB, 32), { api: endpoint, strategy: 'presigned' })
     expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
     expect(calls[0]!.reply).toMatchObject({ partSize: 5 * MiB, partCount: 3 })
     expect(result.key).toBe((calls[0]!.reply as PresignedMultipartReply).key)
@@ -45,7 +45,7 @@ describe.each(Object.entries(stores))('presigned upload() to %s through the HTTP
 describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => {
   it('single PUT (200 kB) with the issued credentials, bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
-    const result = await uploadAndReadBack(client, testBytes(200_000, 33), { endpoint })
+    const result = await uploadAndReadBack(client, testBytes(200_000, 33), { api: endpoint, strategy: 'token' })
     expect(calls.map((call) => call.route)).toEqual(['', '/complete'])
     expect((calls[0]!.reply as TokenReply).token.Credentials.AccessKeyId).not.toBe(rgw.credentials.accessKeyId)
     expect(result.key).toBe((calls[0]!.reply as TokenReply).key)
@@ -53,7 +53,7 @@ describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => 
 
   it('multipart (12 MiB, partSize 5 MiB) signed in the page, bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
-    await uploadAndReadBack(client, testBytes(12 * MiB, 34), { endpoint, strategy: 'token', partSize: 5 * MiB })
+    await uploadAndReadBack(client, testBytes(12 * MiB, 34), { api: endpoint, strategy: 'token', partSize: 5 * MiB })
     // Token mode asks the endpoint once, and tells it once done: the endpoint created the upload
     // and completes it (createMultipart); every part is signed with the STS credentials.
     expect(calls.map((call) => call.route)).toEqual(['', '/complete'])
@@ -62,7 +62,7 @@ describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => 
   })
 })
 
-describe('endpoint refusals reach the caller as EndpointError, message as the server wrote it', () => {
+describe('endpoint refusals reach the caller as ApiError, message as the server wrote it', () => {
   const limits: UploadHandlerConfig = { allowedTypes: ['image/*'], maxFileSize: 1000 }
 
   it.each([
@@ -71,9 +71,9 @@ describe('endpoint refusals reach the caller as EndpointError, message as the se
   ])('%s', async (_title, file, status, message) => {
     const { endpoint, calls } = await endpointFor(s3rver(), limits)
     for (const strategy of ['presigned', 'token'] as const) {
-      const error = await upload(file, { endpoint, strategy }).catch((caught: unknown) => caught)
-      expect(error).toBeInstanceOf(EndpointError)
-      expect(error).toMatchObject({ name: 'EndpointError', status, message })
+      const error = await upload(file, { api: endpoint, strategy }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(ApiError)
+      expect(error).toMatchObject({ name: 'ApiError', status, message })
     }
     // Nothing but the refused requests: no URL, credential or upload was issued.
     expect(calls.map((call) => call.status)).toEqual([status, status])
@@ -94,7 +94,7 @@ describe('abort midway on RGW leaves no multipart upload behind', () => {
     const cleanup = new Promise<unknown>((resolve) => (cleanedUp = resolve))
     const error = await upload(fileOf(testBytes(12 * MiB, 35), 'aborted.bin'), {
       ...options,
-      queueSize: 1,
+      partConcurrency: 1,
       signal: controller.signal,
       onProgress: ({ loaded }) => {
         if (loaded >= 5 * MiB) controller.abort()
@@ -107,7 +107,7 @@ describe('abort midway on RGW leaves no multipart upload behind', () => {
 
   it('presigned: the engine calls /abort, storage lists nothing, no object exists', async () => {
     const { endpoint, calls, client } = await endpointFor(rgw)
-    await abortAfterFirstPart({ endpoint, strategy: 'presigned' })
+    await abortAfterFirstPart({ api: endpoint, strategy: 'presigned' })
     expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/abort', 200]])
     const started = calls[0]!.reply as PresignedMultipartReply
     expect(calls[1]!.body).toEqual({ ticket: started.ticket })
@@ -124,7 +124,7 @@ describe('abort midway on RGW leaves no multipart upload behind', () => {
       if (request.url.startsWith(rgw.endpoint)) sent.push(`${request.method} ${response.status}`)
       return response
     }
-    await abortAfterFirstPart({ endpoint, strategy: 'token', partSize: 5 * MiB, transport })
+    await abortAfterFirstPart({ api: endpoint, strategy: 'token', partSize: 5 * MiB, transport })
     // The endpoint created the upload (createMultipart); part 1, then AbortMultipartUpload
     // answered 204: the scoped credentials may abort an upload the server's key created.
     expect(sent).toEqual(['PUT 200', 'DELETE 204'])

@@ -78,7 +78,7 @@ describe('the handler in workerd, against s3rver', () => {
     ['multipart, 12 MiB: create, /parts, /complete all run in the worker', 12 * MiB],
   ])('serves upload() end to end: %s, bytes exact', async (_title, size) => {
     const bytes = testBytes(size, 62)
-    const result = await upload(new File([bytes], 'edge.bin'), { endpoint, strategy: 'presigned' })
+    const result = await upload(new File([bytes], 'edge.bin'), { api: endpoint, strategy: 'presigned' })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
   })
 
@@ -111,7 +111,7 @@ describe('the handler in workerd, against RGW', () => {
 
     // 6 MiB: two parts, signed in Node with the credentials the worker issued.
     const bytes = testBytes(6 * MiB, 63)
-    const result = await upload(new File([bytes], 'edge-token.bin'), { endpoint, strategy: 'token' })
+    const result = await upload(new File([bytes], 'edge-token.bin'), { api: endpoint, strategy: 'token' })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
   })
 })

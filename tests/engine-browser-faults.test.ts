@@ -60,7 +60,7 @@ function uploadInPage(key: string, abortAfterBytes?: number): Promise<PageOutcom
           ...target,
           partConcurrency: 2,
           stallTimeout: 1500,
-          retryDelay: 20,
+          retry: { delay: 20 },
           signal: controller.signal,
           onProgress: ({ loaded }) => {
             outcome.progress.push(loaded)

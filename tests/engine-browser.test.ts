@@ -175,7 +175,7 @@ const uploadInPage = (page: Page, run: PageRun) =>
         ...where,
         forcePathStyle: true,
         partSize: 5 * 1024 * 1024,
-        queueSize: 4,
+        partConcurrency: 4,
         onProgress: (progress) => outcome.progress.push({ ...progress }),
         onCleanup: () => cleanedUp(),
       })

@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
+import type * as Checksums from '../engine/opt-ins/checksums/index.ts'
 import { IDLE_MS } from '../engine/opt-ins/checksums/off-thread.ts'
+import { bundleForBrowser } from './helpers/engine-bundle.ts'
 import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
 import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
@@ -67,7 +69,10 @@ beforeAll(async () => {
       return 'flip-byte'
     },
   })
-  engine = await openEnginePage()
+  // The engine with the checksum opt-in's own entry, as a page that imports both ships them.
+  engine = await openEnginePage(
+    bundleForBrowser({ contents: `export * from './engine/index.ts'; export { checksum } from './engine/opt-ins/checksums/index.ts'` }),
+  )
   await observeHashing(engine.page)
 })
 afterAll(async () => {
@@ -79,14 +84,14 @@ afterAll(async () => {
 interface Job {
   target: { endpoint: string; region: string; bucket: string; key: string; credentials: Engine.Credentials }
   size: number
-  algorithm: Engine.ChecksumAlgorithm
+  algorithm: Checksums.ChecksumAlgorithm
 }
 
 const targetFor = (key: string, endpoint = rgw.endpoint) => ({ endpoint, region: rgw.region, bucket: rgw.bucket, key, credentials: rgw.credentials })
 
 const uploadInPage = (page: Page, job: Job) =>
   page.evaluate(async ({ target, size, algorithm }: Job) => {
-    const { updraft } = window as unknown as { updraft: typeof Engine }
+    const { updraft } = window as unknown as { updraft: typeof Engine & typeof Checksums }
     const bytes = new Uint8Array(size)
     for (let i = 0; i < size; i += 65536) crypto.getRandomValues(bytes.subarray(i, i + 65536))
     // The test's own digest of the whole body, before the counting starts.
@@ -104,7 +109,7 @@ const uploadInPage = (page: Page, job: Job) =>
       await updraft.uploadObject(new Blob([bytes]), {
         ...target,
         forcePathStyle: true,
-        retryDelay: 1,
+        retry: { delay: 1 },
         onRetry: ({ error }) => void retried.push((error as { code?: string }).code ?? (error as Error).name),
         ...updraft.checksum(algorithm),
       })

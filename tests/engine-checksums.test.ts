@@ -4,19 +4,10 @@ import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand } from
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createHash } from 'node:crypto'
 import { crc32 } from 'node:zlib'
-import {
-  checksum,
-  type ChecksumRun,
-  fetchTransport,
-  type HttpRequest,
-  type ObjectTarget,
-  S3Error,
-  type Transport,
-  upload,
-  uploadPresigned,
-  UploadError,
-  uploadObject,
-} from '../engine/index.ts'
+import { fetchTransport, type HttpRequest, type ObjectTarget, S3Error, type Transport, upload, UploadError, uploadObject } from '../engine/index.ts'
+import { checksum } from '../engine/opt-ins/checksums/index.ts'
+import { type ChecksumRun } from '../engine/upload-object.ts'
+import { uploadPresigned } from '../engine/presigned.ts'
 import { CRC32C, crc } from '../engine/opt-ins/checksums/crc.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
@@ -130,7 +121,7 @@ describe('token-mode upload() (the endpoint on RGW, assume-role credentials for 
         const bytes = testBytes(size, seed)
         const sent: HttpRequest[] = []
         const recording: Transport = (request) => (sent.push(request), fetchTransport(request))
-        const { key } = await upload(new Blob([bytes]), { endpoint: served.endpoint, transport: recording, ...checksum(algorithm) })
+        const { key } = await upload(new Blob([bytes]), { api: served.endpoint, strategy: 'token', transport: recording, ...checksum(algorithm) })
         expect(sha256(await read(key))).toBe(sha256(bytes))
         const header = algorithm === 'md5' ? 'content-md5' : 'x-amz-checksum-crc32c'
         const bodies = sent.filter(({ body }) => body instanceof Blob)
@@ -147,7 +138,7 @@ describe('token-mode upload() (the endpoint on RGW, assume-role credentials for 
     const recording: Transport = async (request) => (sent.push(request), fetchTransport(request))
     for (const strategy of ['presigned', undefined] as const) {
       const send = strategy ? upload : uploadPresigned
-      const error = await send(new Blob(['x']), { strategy, endpoint: 'http://127.0.0.1:1/api', transport: recording, ...checksum('crc32c') }).catch((caught: unknown) => caught)
+      const error = await send(new Blob(['x']), { strategy, api: 'http://127.0.0.1:1/api', transport: recording, ...checksum('crc32c') }).catch((caught: unknown) => caught)
       expect(error).toEqual(
         new TypeError("updraft: presigned mode takes checksum('md5') only, got 'crc32c': AWS refuses x-amz-checksum-* headers a presigned URL does not sign"),
       )
@@ -169,9 +160,9 @@ describe("presigned mode with 'md5': Content-MD5 on every PUT, verified by RGW w
     const retried: unknown[] = []
     try {
       const result = await uploadPresigned(new Blob([bytes]), {
-        endpoint: served.endpoint,
+        api: served.endpoint,
         transport: (request) => (sent.push(request), fetchTransport(request)),
-        retryDelay: 1,
+        retry: { delay: 1 },
         onRetry: ({ error }) => retried.push(error),
         ...checksum('md5'),
       })
@@ -271,7 +262,7 @@ describe('what RGW 16.2 verifies', () => {
       const retried: unknown[] = []
       const error = await uploadObject(
         new Blob([testBytes(size, 3)]),
-        target(key, { checksum: lying(wrong), maxAttempts: 2, retryDelay: 1, onRetry: ({ error }) => retried.push(error) }),
+        target(key, { checksum: lying(wrong), retry: { limit: 1, delay: 1 }, onRetry: ({ error }) => retried.push(error) }),
       ).catch((caught: unknown) => caught)
       // Retried (the bytes may have been damaged on the way), and refused again: the checksum is wrong.
       expect(retried).toHaveLength(1)
@@ -309,7 +300,7 @@ describe('damage on the way, through the fault proxy: one byte of a body flipped
     try {
       const outcome = await uploadObject(
         new Blob([bytes]),
-        target(key, { endpoint: proxy.url, retryDelay: 1, onRetry: ({ error }) => retried.push(error), ...extra }),
+        target(key, { endpoint: proxy.url, retry: { delay: 1 }, onRetry: ({ error }) => retried.push(error), ...extra }),
       ).catch((caught: unknown) => caught)
       return { key, outcome, retried, flipped }
     } finally {
@@ -341,7 +332,7 @@ describe('damage on the way, through the fault proxy: one byte of a body flipped
   it('every attempt at a part damaged: the upload fails with BadDigest after maxAttempts and nothing is stored', async () => {
     const bytes = testBytes(MIN_PART_SIZE + 1, 23)
     const damaged = (step: string, url: string) => step === 'PUT ?partNumber' && url.includes('partNumber=1&')
-    const { key, outcome, retried } = await throughProxy(bytes, { ...checksum('md5'), maxAttempts: 3 }, damaged)
+    const { key, outcome, retried } = await throughProxy(bytes, { ...checksum('md5'), retry: { limit: 2 } }, damaged)
     expect(outcome).toMatchObject({ name: 'S3Error', code: 'BadDigest' })
     expect(retried).toHaveLength(2)
     await expect(admin.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))).rejects.toMatchObject({ name: 'NotFound' })

@@ -166,7 +166,7 @@ describe('token-mode upload() with awsEndpoints() to a directory bucket', () => 
     })
     try {
       const bytes = testBytes(2 * MIN_PART_SIZE + 5, 43)
-      const result = await upload(new Blob([bytes]), { endpoint: endpoint.endpoint, partSize: MIN_PART_SIZE, ...awsEndpoints() })
+      const result = await upload(new Blob([bytes]), { api: endpoint.endpoint, strategy: 'token', partSize: MIN_PART_SIZE, ...awsEndpoints() })
       expect(result).toMatchObject({ bucket, key: 'express/token.bin', serverData: 'confirmed' })
       expect(routes).toEqual(['s3-upload', 'refresh', 'complete'])
       expect(fronts.s3rver.express.refused).toContainEqual({ request: `GET /${bucket}/?session`, code: 'InvalidAccessKeyId' })

@@ -7,14 +7,9 @@ import {
   ListMultipartUploadsCommand,
 } from '@aws-sdk/client-s3'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import {
-  type ObjectTarget,
-  putObjectTagging,
-  S3Error,
-  sseCustomerKey,
-  taggingHeaders,
-  uploadObject,
-} from '../engine/index.ts'
+import { type ObjectTarget, S3Error, uploadObject } from '../engine/index.ts'
+import { putObjectTagging, taggingHeaders } from '../engine/opt-ins/tags.ts'
+import { sseCustomerKey } from '../engine/opt-ins/sse-c.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
@@ -101,7 +96,7 @@ describe('SSE-C on Ceph RGW', () => {
       new Blob([testBytes(4 * MIN_PART_SIZE, 34)]),
       target(key, {
         ...sseCustomerKey(RAW_KEY),
-        queueSize: 1,
+        partConcurrency: 1,
         signal: controller.signal,
         onProgress: ({ loaded }) => loaded >= MIN_PART_SIZE && controller.abort(),
         onCleanup: (failure) => cleanedUp(failure),

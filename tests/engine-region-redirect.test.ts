@@ -69,7 +69,7 @@ const target = (label: string) => ({
   endpoint: front.endpoint,
   forcePathStyle: true,
   credentials: rgw.credentials,
-  queueSize: 4,
+  partConcurrency: 4,
 })
 
 async function expectStored(key: string, size: number) {

@@ -1,6 +1,7 @@
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
-import { S3Error, type TransferOptions, uploadObject } from '../engine/index.ts'
+import { S3Error, uploadObject } from '../engine/index.ts'
+import { type TransferOptions } from '../engine/options.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { directTarget } from './helpers/stores.ts'
@@ -23,7 +24,7 @@ async function uploadAndAbortMidway(key: string, options: TransferOptions = {}) 
   const cleanup = new Promise<void>((resolve) => (cleanedUp = resolve))
   const upload = uploadObject(body, {
     ...directTarget(rgw, key),
-    queueSize: 2,
+    partConcurrency: 2,
     signal: controller.signal,
     onProgress: ({ loaded }) => {
       if (loaded >= MIN_PART_SIZE) controller.abort()

@@ -50,7 +50,7 @@ describe.each(Object.keys(stores))('byte-exact round trips on %s', (storeName) =
         endpoint: proxy.endpoint,
         forcePathStyle: true,
         credentials: store.credentials,
-        queueSize,
+        partConcurrency: queueSize,
         onProgress: ({ loaded, total }) => {
           expect(total).toBe(size)
           progress.push(loaded)

@@ -53,7 +53,7 @@ describe.each([
     const error = await uploadObject(new Blob(['x']), {
       ...target(transport, 'k'),
       endpoint: `http://127.0.0.1:${port}`,
-      retries: 1,
+      retry: { limit: 0 },
     }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(NetworkError)
     expect((error as Error).message).toBe(`Network error on PUT http://127.0.0.1:${port}`)

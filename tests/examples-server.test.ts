@@ -26,7 +26,7 @@ const assumeRole = (store: RgwStore) => ({ S3_UPLOAD_STS_MODE: 'assume-role', S3
 /** Uploads `size` bytes through `endpoint` with the engine and reads the object back from `store`. */
 async function uploadsThrough(endpoint: string, store: TestStore, strategy: Strategy, size: number, seed: number) {
   const bytes = testBytes(size, seed)
-  const result = await upload(new Blob([bytes]), { endpoint, strategy, filename: `example-${seed}.bin`, contentType: 'application/octet-stream' })
+  const result = await upload(new Blob([bytes]), { api: endpoint, strategy, filename: `example-${seed}.bin`, contentType: 'application/octet-stream' })
   expect(result.bucket).toBe(store.bucket)
   const client = sdkClient(store)
   try {

@@ -51,7 +51,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
       const bytes = testBytes(size, size + 1)
       const key = `next-s3-uploads/${crypto.randomUUID()}/${name}`
       const { endpoint } = await endpointFor(store(), { key: () => key, sts: tokenSts(store()) })
-      const result = await upload(new File([bytes], 'ignored.bin', { type: 'application/octet-stream' }), { endpoint, strategy })
+      const result = await upload(new File([bytes], 'ignored.bin', { type: 'application/octet-stream' }), { api: endpoint, strategy })
       expect(result.key).toBe(key)
       await expectStored(store(), key, bytes)
     })
@@ -62,7 +62,7 @@ it('token mode on RGW, a custom key with an IAM wildcard: denied (the escaped po
   const rgw = inject('rgw')
   const key = `next-s3-uploads/${crypto.randomUUID()}/${AWKWARD}`
   const { endpoint, client } = await endpointFor(rgw, { key: () => key, sts: tokenSts(rgw) })
-  const refused = await upload(new File([testBytes(1000, 3)], 'ignored.bin'), { endpoint, strategy: 'token' }).catch((error: unknown) => error)
+  const refused = await upload(new File([testBytes(1000, 3)], 'ignored.bin'), { api: endpoint, strategy: 'token' }).catch((error: unknown) => error)
   expect(refused).toBeInstanceOf(S3Error)
   expect(refused).toMatchObject({ status: 403, code: 'AccessDenied' })
   await expect(readObject(client, rgw.bucket, key)).rejects.toMatchObject({ name: 'NoSuchKey' })

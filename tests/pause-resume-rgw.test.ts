@@ -5,16 +5,10 @@
 // and is dropped. Byte-exact read-back; no part storage accepted is sent again. Both modes.
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, ListPartsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import {
-  memoryResumeStore,
-  PauseController,
-  resumeUploads,
-  upload,
-  uploadObject,
-  type ResumeStore,
-  type Strategy,
-  type TransferOptions,
-} from '../engine/index.ts'
+import { PauseController, resumeUploads, upload, uploadObject, type ResumeStore } from '../engine/index.ts'
+import { memoryResumeStore } from '../engine/resume/store.ts'
+import { type Strategy } from '../protocol/wire.ts'
+import { type TransferOptions } from '../engine/options.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 import { type FaultProxy, type LoggedRequest, startFaultProxy } from './helpers/fault-proxy.ts'
@@ -132,7 +126,7 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
     const { endpoint } = await endpointFor({ ...rgw, endpoint: proxy.url })
     const bytes = testBytes(SIZE, 14)
     const { options, holdThenResume } = pauseMidway()
-    const done = upload(new File([bytes], 'paused.bin'), { endpoint, strategy: 'presigned', ...options })
+    const done = upload(new File([bytes], 'paused.bin'), { api: endpoint, strategy: 'presigned', ...options })
     const duringPause = await holdThenResume()
     const result = await done
 
@@ -162,7 +156,7 @@ async function leaveAfter(file: File, endpoint: string, strategy: Strategy, stor
   let gone!: () => void
   const left = new Promise<void>((resolve) => (gone = resolve))
   void upload(file, {
-    endpoint,
+    api: endpoint,
     strategy,
     resume,
     partConcurrency: 2,
@@ -199,7 +193,7 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
 
     // The next page: the same file, picked again.
     const result = await upload(new File([bytes], 'resumed.bin', { lastModified: 1_700_000_000_000 }), {
-      endpoint,
+      api: endpoint,
       strategy,
       resume: resumeUploads({ store }),
     })
@@ -224,7 +218,7 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
     const record = await leaveAfter(new File([testBytes(SIZE, 32)], 'same-name.bin', { lastModified }), endpoint, strategy, store, 2)
     const other = testBytes(SIZE, 33)
     const before = proxy.log.length
-    const result = await upload(new File([other], 'same-name.bin', { lastModified }), { endpoint, strategy, resume: resumeUploads({ store }) })
+    const result = await upload(new File([other], 'same-name.bin', { lastModified }), { api: endpoint, strategy, resume: resumeUploads({ store }) })
     expect(result.key).not.toBe(record.key)
     expect(sha256(await readObject(reader, rgw.bucket, result.key))).toBe(sha256(other))
     expect(partPutsSince(before, result.key)).toHaveLength(PARTS)
@@ -240,7 +234,7 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
     const record = await leaveAfter(file, endpoint, strategy, store, 2)
     await reader.send(new AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }))
     const before = proxy.log.length
-    const result = await upload(file, { endpoint, strategy, resume: resumeUploads({ store }) })
+    const result = await upload(file, { api: endpoint, strategy, resume: resumeUploads({ store }) })
     expect(sha256(await readObject(reader, rgw.bucket, result.key))).toBe(sha256(bytes))
     expect(partPutsSince(before, result.key)).toHaveLength(PARTS)
     expect(await store.list()).toEqual([])

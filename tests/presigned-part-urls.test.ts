@@ -2,7 +2,8 @@
 // the rest in batches asked for ahead of need (never all at once, and never making a part wait on
 // /parts), and a URL that storage refuses as expired is asked for again.
 import { describe, expect, it } from 'vitest'
-import { checksum, fetchTransport, upload, type Transport } from '../engine/index.ts'
+import { fetchTransport, upload, type Transport } from '../engine/index.ts'
+import { checksum } from '../engine/opt-ins/checksums/index.ts'
 import type { PresignedMultipartReply } from '../protocol/wire.ts'
 import { xmlText } from '../protocol/xml.ts'
 import { createUploadHandler } from '../server/index.ts'
@@ -47,7 +48,7 @@ describe.each(Object.entries(stores))('a part URL that expired before use, on %s
     // Part 2's first PUT waits past its URL's expiry; every other request goes at once.
     const { transport, sent } = recordingTransport((partNumber, attempt) => (partNumber === 2 && attempt === 1 ? HOLD_MS : 0))
     const bytes = testBytes(12 * MiB, 41)
-    const result = await upload(new File([bytes], 'slow.bin'), { endpoint, strategy: 'presigned', transport })
+    const result = await upload(new File([bytes], 'slow.bin'), { api: endpoint, strategy: 'presigned', transport })
 
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     const part2 = sent.filter((request) => request.partNumber === 2)
@@ -86,7 +87,7 @@ describe('part URLs for a many-part upload (s3rver)', () => {
       return response
     }
     const bytes = testBytes(11 * 5 * MiB + 1, 42) // 12 parts
-    const result = await upload(new File([bytes], 'many.bin'), { endpoint, strategy: 'presigned', partConcurrency: 1, transport })
+    const result = await upload(new File([bytes], 'many.bin'), { api: endpoint, strategy: 'presigned', partConcurrency: 1, transport })
 
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     expect(Object.keys((calls[0]!.reply as PresignedMultipartReply).urls!)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8'])
@@ -107,7 +108,7 @@ describe('part URLs with checksum(\'md5\') (s3rver)', () => {
       return fetchTransport(request)
     }
     const bytes = testBytes(2 * 5 * MiB + 1, 43) // 3 parts
-    const result = await upload(new File([bytes], 'summed.bin'), { endpoint, strategy: 'presigned', transport, ...checksum('md5') })
+    const result = await upload(new File([bytes], 'summed.bin'), { api: endpoint, strategy: 'presigned', transport, ...checksum('md5') })
 
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     expect(Object.keys((calls[0]!.reply as PresignedMultipartReply).urls!)).toEqual(['1', '2', '3'])

@@ -82,7 +82,7 @@ async function startAndWait(page: Page, name: string, seed: number, parts: numbe
       await writable.write(Uint8Array.from({ length: size }, (_, i) => (i * 31 + seed) % 251))
       await writable.close()
       const { upload, resumeUploads } = window.updraft
-      window.left = upload(await handle.getFile(), { endpoint, strategy: 'presigned', resume: resumeUploads(), fileHandle: handle, partConcurrency: 2 }).catch(() => {})
+      window.left = upload(await handle.getFile(), { api: endpoint, strategy: 'presigned', resume: resumeUploads(), fileHandle: handle, partConcurrency: 2 }).catch(() => {})
     },
     { endpoint: endpoint.endpoint, name, seed, size: SIZE },
   )
@@ -117,7 +117,7 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
       const [unfinished] = await resume.list()
       // Read through the kept handle: no picking again.
       const file = await unfinished!.handle!.getFile()
-      const result = await window.updraft.upload(file, { endpoint, strategy: 'presigned', resume })
+      const result = await window.updraft.upload(file, { api: endpoint, strategy: 'presigned', resume })
       return { name: unfinished!.name, listed: unfinished!.parts.length, result, left: (await resume.list()).length }
     }, endpoint.endpoint)
     expect(outcome.name).toBe('kept.bin')
@@ -153,7 +153,7 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
       async ({ endpoint, size, lastModified, type }) => {
         const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + 3) % 251)
         const file = new File([bytes], 'picked.bin', { lastModified, type })
-        return window.updraft.upload(file, { endpoint, strategy: 'presigned', resume: window.updraft.resumeUploads() })
+        return window.updraft.upload(file, { api: endpoint, strategy: 'presigned', resume: window.updraft.resumeUploads() })
       },
       { endpoint: endpoint.endpoint, size: SIZE, lastModified, type },
     )
@@ -168,7 +168,7 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
         const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + 2) % 251)
         const file = new File([bytes], 'picked.bin', { lastModified, type })
         const resume = window.updraft.resumeUploads()
-        const result = await window.updraft.upload(file, { endpoint, strategy: 'presigned', resume })
+        const result = await window.updraft.upload(file, { api: endpoint, strategy: 'presigned', resume })
         return { result, left: (await resume.list()).length }
       },
       { endpoint: endpoint.endpoint, size: SIZE, lastModified, type },
@@ -194,7 +194,7 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
     const outcome = await second.evaluate(async (endpoint) => {
       const resume = window.updraft.resumeUploads()
       const [stale] = await resume.list()
-      const result = await window.updraft.upload(await stale!.handle!.getFile(), { endpoint, strategy: 'presigned', resume })
+      const result = await window.updraft.upload(await stale!.handle!.getFile(), { api: endpoint, strategy: 'presigned', resume })
       return { result, left: (await resume.list()).length }
     }, endpoint.endpoint)
     expect(outcome.result.key).not.toBe(record.key)

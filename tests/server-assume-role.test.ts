@@ -60,7 +60,7 @@ const upload = (reply: TokenReply, bytes: Uint8Array, key = reply.key) =>
     forcePathStyle: reply.forcePathStyle,
     credentials: credentialsOf(reply),
     cacheControl: TOKEN_CACHE_CONTROL,
-    retries: 1,
+    retry: { limit: 0 },
   })
 
 describe('assume-role credentials from RGW', () => {

@@ -5,7 +5,7 @@
 // (tests/helpers/s3express-server.ts), which checks every URL and forwards to s3rver; every
 // object is read back from s3rver.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { EndpointError, fetchTransport, upload, type HttpRequest, type Transport } from '../engine/index.ts'
+import { ApiError, fetchTransport, upload, type HttpRequest, type Transport } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import type { PresignedPutReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
@@ -58,7 +58,7 @@ describe('presigned upload() to a directory bucket through the endpoint', () => 
   it('a single PUT: the URL is signed with a session (s3express, X-Amz-S3session-Token), read back byte-exact', async () => {
     const bytes = testBytes(150_000, 51)
     const sent: HttpRequest[] = []
-    const result = await upload(new File([bytes], 'express.bin'), { endpoint: served.endpoint, strategy: 'presigned', transport: recording(sent) })
+    const result = await upload(new File([bytes], 'express.bin'), { api: served.endpoint, strategy: 'presigned', transport: recording(sent) })
     expect(result.bucket).toBe(DIRECTORY_BUCKET)
     const put = new URL(sent.find((request) => request.method === 'PUT')!.url)
     expect(put.searchParams.get('X-Amz-Credential')).toMatch(/^SESSION[0-9A-F]+\/\d{8}\/us-east-1\/s3express\/aws4_request$/)
@@ -72,7 +72,7 @@ describe('presigned upload() to a directory bucket through the endpoint', () => 
     const bytes = testBytes(2 * MIN_PART_SIZE + 11, 52)
     const sent: HttpRequest[] = []
     const result = await upload(new File([bytes], 'express-multi.bin'), {
-      endpoint: served.endpoint,
+      api: served.endpoint,
       strategy: 'presigned',
       partSize: MIN_PART_SIZE,
       transport: recording(sent),
@@ -121,8 +121,8 @@ describe('presigned upload() to a directory bucket through the endpoint', () => 
   })
 
   it('token mode is refused: a directory bucket session could write any key in the bucket', async () => {
-    const error = await upload(new Blob(['x']), { endpoint: served.endpoint }).catch((caught: unknown) => caught)
-    expect(error).toBeInstanceOf(EndpointError)
+    const error = await upload(new Blob(['x']), { api: served.endpoint, strategy: 'token' }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(ApiError)
     expect((error as Error).message).toMatch(/directory bucket .* presigned/)
   })
 })

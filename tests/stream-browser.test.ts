@@ -105,7 +105,7 @@ function recordAndUpload(how: 'object' | 'endpoint', minBytes: number): Promise<
       try {
         if (how === 'object') await window.updraft.uploadObject(stream, { ...target, key, contentType: 'video/webm', onProgress })
         else {
-          const result = await window.updraft.upload(stream, { endpoint: endpointUrl, strategy: 'presigned', filename: 'clip.webm', contentType: 'video/webm', onProgress })
+          const result = await window.updraft.upload(stream, { api: endpointUrl, strategy: 'presigned', filename: 'clip.webm', contentType: 'video/webm', onProgress })
           storedKey = result.key
         }
       } catch (caught) {

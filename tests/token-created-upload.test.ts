@@ -49,7 +49,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     const { endpoint, calls, client } = await endpointFor(store(), tokenConfig(store()))
     const { sent, transport } = storageRequests(store())
     const bytes = testBytes(12 * MiB, 61)
-    const result = await upload(file(bytes), { endpoint, transport, partSize: 5 * MiB })
+    const result = await upload(file(bytes), { api: endpoint, strategy: 'token', transport, partSize: 5 * MiB })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
 
     expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
@@ -70,7 +70,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     const { endpoint, calls, client } = await endpointFor(store(), tokenConfig(store()))
     const { sent, transport } = storageRequests(store())
     const bytes = testBytes(11 * MiB, 62)
-    const options: UploadOptions = { endpoint, transport, objectHeaders: { 'x-amz-meta-origin': 'camera' } }
+    const options: UploadOptions = { api: endpoint, strategy: 'token', transport, objectHeaders: { 'x-amz-meta-origin': 'camera' } }
     const result = await upload(file(bytes), options)
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     expect(calls[0]!.body.createMultipart).toBeUndefined()
@@ -83,7 +83,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
   it('a file of one part is a single PUT: nothing is asked to be created', async () => {
     const { endpoint, calls, client } = await endpointFor(store(), tokenConfig(store()))
     const bytes = testBytes(5 * MiB, 63)
-    const result = await upload(file(bytes), { endpoint })
+    const result = await upload(file(bytes), { api: endpoint, strategy: 'token' })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     expect(calls[0]!.body.createMultipart).toBeUndefined()
     expect((calls[0]!.reply as TokenReply).uploadId).toBeUndefined()

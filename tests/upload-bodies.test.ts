@@ -7,7 +7,8 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { describe, expect, inject, it } from 'vitest'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
-import { BodyError, fetchTransport, memoryResumeStore, type Transport, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
+import { BodyError, fetchTransport, type Transport, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
+import { memoryResumeStore } from '../engine/resume/store.ts'
 import { nodeTransport } from '../engine/http/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
@@ -172,7 +173,7 @@ describe('a stream part that fails on the way is sent again from memory (RGW, th
     try {
       const data = testBytes(12 * MiB + 3, 58)
       const key = newKey(`retry-${fault}`)
-      await uploadObject(chunked(data, 300_000), { ...directTarget(stores.rgw(), key, { partSize: PART, retryDelay: 1 }), endpoint: proxy.url })
+      await uploadObject(chunked(data, 300_000), { ...directTarget(stores.rgw(), key, { partSize: PART, retry: { delay: 1 } }), endpoint: proxy.url })
       await expectStored(stores.rgw(), key, data)
       const part2 = proxy.log.filter((entry) => entry.step === 'PUT ?partNumber' && entry.url.includes('partNumber=2&'))
       expect(part2).toHaveLength(2)
@@ -234,7 +235,7 @@ describe('streams with checksums on RGW', () => {
     const { endpoint, calls, client } = await endpointFor(rgw)
     const data = testBytes(11 * MiB + 2, 54)
     const result = await upload(chunked(data, 100_000), {
-      endpoint,
+      api: endpoint,
       strategy: 'presigned',
       size: data.length,
       filename: 'sum.bin',
@@ -313,7 +314,7 @@ describe.each(Object.entries(stores))('upload() through the endpoint with bodies
     const { endpoint, client } = await endpointFor(store(), config)
     const data = Buffer.from(testBytes(12 * MiB, 51))
     const progress = progressLog()
-    const result = await upload(data, { endpoint, strategy, filename: 'data.bin', contentType: 'application/octet-stream', onProgress: progress.onProgress })
+    const result = await upload(data, { api: endpoint, strategy, filename: 'data.bin', contentType: 'application/octet-stream', onProgress: progress.onProgress })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
     expect(progress.seen.at(-1)).toEqual({ loaded: data.length, total: data.length })
   })
@@ -322,7 +323,7 @@ describe.each(Object.entries(stores))('upload() through the endpoint with bodies
     const { endpoint, client, calls } = await endpointFor(store(), config)
     for (const size of [11 * MiB + 9, 300_000]) {
       const data = testBytes(size, 52)
-      const result = await upload(readableOf(data, 32 * 1024), { endpoint, strategy, size, filename: 'stream.bin', contentType: 'application/octet-stream' })
+      const result = await upload(readableOf(data, 32 * 1024), { api: endpoint, strategy, size, filename: 'stream.bin', contentType: 'application/octet-stream' })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
     }
     // The endpoint was told each size, as for a file.
@@ -347,10 +348,10 @@ describe.each(Object.entries(stores))('upload() through the endpoint with bodies
 
   it('bytes or a stream without filename and contentType are refused before anything is sent', async () => {
     const { endpoint, calls } = await endpointFor(store())
-    await expect(upload(new Uint8Array(10), { endpoint })).rejects.toThrow(
+    await expect(upload(new Uint8Array(10), { api: endpoint })).rejects.toThrow(
       /upload\(\) of bytes or a stream needs the filename and contentType options/,
     )
-    await expect(upload(chunked(new Uint8Array(10), 1), { endpoint, filename: 'x.bin' })).rejects.toThrow(TypeError)
+    await expect(upload(chunked(new Uint8Array(10), 1), { api: endpoint, filename: 'x.bin' })).rejects.toThrow(TypeError)
     expect(calls).toEqual([])
   })
 })

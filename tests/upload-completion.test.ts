@@ -4,7 +4,7 @@
 // replayed, expired or lying completions are refused and call nothing.
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
-import { EndpointError, fetchTransport, NetworkError, type Transport, upload, uploadObject } from '../engine/index.ts'
+import { ApiError, fetchTransport, NetworkError, type Transport, upload, uploadObject } from '../engine/index.ts'
 import type { PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { signTicket, verifyTicket } from '../server/ticket.ts'
@@ -89,10 +89,10 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
       const { endpoint, calls, client } = await endpointFor(store(), { ...app.config, ...modeConfig(strategy) })
       const bytes = pngBytes(size, 41)
       const result = await upload(new File([bytes], 'photo.png', { type: 'image/png' }), {
-        endpoint,
+        api: endpoint,
         strategy,
         metadata: { album: 'holiday' },
-        endpointHeaders: { 'x-visitor': 'visitor-1' },
+        apiHeaders: { 'x-visitor': 'visitor-1' },
       })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
       expect(result.key).toMatch(/^next-s3-uploads\/holiday\//)
@@ -252,8 +252,8 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
           throw new RequestError(403, 'Your storage quota is full: delete a file first')
         },
       })
-      const error = await upload(new File([pngBytes(1000, 5)], 'a.png', { type: 'image/png' }), { endpoint, strategy: 'presigned' }).catch((e: unknown) => e)
-      expect(error).toBeInstanceOf(EndpointError)
+      const error = await upload(new File([pngBytes(1000, 5)], 'a.png', { type: 'image/png' }), { api: endpoint, strategy: 'presigned' }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ApiError)
       expect(error).toMatchObject({ status: 403, message: 'Your storage quota is full: delete a file first' })
       const { key, bucket } = calls[0]!.reply as PresignedPutReply
       expect(await exists(client, bucket, key)).toBe(false)
@@ -269,9 +269,9 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
           throw new Error('database connection refused')
         },
       })
-      const error = await upload(new File([pngBytes(1000, 6)], 'a.png', { type: 'image/png' }), { endpoint, strategy: 'presigned', maxAttempts: 2, retryDelay: 1 }).catch((e: unknown) => e)
+      const error = await upload(new File([pngBytes(1000, 6)], 'a.png', { type: 'image/png' }), { api: endpoint, strategy: 'presigned', retry: { limit: 1, delay: 1 } }).catch((e: unknown) => e)
       expect(error).toMatchObject({
-        name: 'EndpointError',
+        name: 'ApiError',
         status: 500,
         message: 'The file is stored, but the server could not record the upload (onUploadComplete failed): try again',
       })
@@ -303,7 +303,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
         return response
       }
       const bytes = pngBytes(size, 7)
-      const result = await upload(new File([bytes], 'a.png', { type: 'image/png' }), { endpoint, strategy, transport, retryDelay: 1, metadata: { album: 'x' } })
+      const result = await upload(new File([bytes], 'a.png', { type: 'image/png' }), { api: endpoint, strategy, transport, retry: { delay: 1 }, metadata: { album: 'x' } })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
       expect(app.calls).toHaveLength(2)
       expect(app.calls[1]!.uploadId).toBe(app.calls[0]!.uploadId)

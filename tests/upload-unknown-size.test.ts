@@ -6,7 +6,7 @@
 // Needs the server side of the contract (branch issue14-unknown-size): run once both are merged.
 import { HeadObjectCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
-import { EndpointError, upload } from '../engine/index.ts'
+import { ApiError, upload } from '../engine/index.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
@@ -30,7 +30,7 @@ describe.each(modes)('upload() of a stream of unknown length on RGW, %s', (_mode
     const { endpoint, calls, client } = await endpointFor(rgw, config)
     const data = testBytes(11 * MiB + 5, 61)
     const progress: Array<{ loaded: number; total: number }> = []
-    const result = await upload(chunked(data, 64 * 1024), { endpoint, strategy, ...named, onProgress: (p) => void progress.push(p) })
+    const result = await upload(chunked(data, 64 * 1024), { api: endpoint, strategy, ...named, onProgress: (p) => void progress.push(p) })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
     expect(progress.at(-1)).toEqual({ loaded: data.length, total: data.length })
 
@@ -51,10 +51,10 @@ describe.each(modes)('upload() of a stream of unknown length on RGW, %s', (_mode
     const { endpoint, calls } = await endpointFor(rgw, { ...config, maxFileSize: 8 * MiB })
     let cleanedUp!: (error?: unknown) => void
     const cleanup = new Promise<unknown>((resolve) => (cleanedUp = resolve))
-    const error = await upload(chunked(testBytes(12 * MiB, 62), 256 * 1024), { endpoint, strategy, ...named, onCleanup: cleanedUp }).catch(
+    const error = await upload(chunked(testBytes(12 * MiB, 62), 256 * 1024), { api: endpoint, strategy, ...named, onCleanup: cleanedUp }).catch(
       (caught: unknown) => caught,
     )
-    expect(error).toBeInstanceOf(EndpointError)
+    expect(error).toBeInstanceOf(ApiError)
     expect(error).toMatchObject({ status: 413 })
     await cleanup
     const { key } = calls[0]!.reply as { key: string }

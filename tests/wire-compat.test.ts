@@ -142,7 +142,7 @@ describe("(b) this engine against a route that answers only next-s3-upload's sha
       return fetchTransport(request)
     }
     const bytes = testBytes(size, 53)
-    const result = await upload(new File([bytes], 'clip.mp4', { type: 'video/mp4' }), { endpoint, strategy: 'presigned', transport })
+    const result = await upload(new File([bytes], 'clip.mp4', { type: 'video/mp4' }), { api: endpoint, strategy: 'presigned', transport })
 
     expect(calls).toHaveLength(1)
     expect(calls[0]!.body).toMatchObject({ filename: 'clip.mp4', filetype: 'video/mp4', _nextS3: { strategy: 'presigned' } })

@@ -4,10 +4,10 @@ import { runPage } from './browser-page.ts'
 // Updraft as a page uses it: ask the same-origin endpoint, then send to storage (XHR, Blob slices).
 void runPage(async (body, { contender, partSize, queueSize }) => {
   await upload(body, {
-    endpoint: '/api/s3-upload',
+    api: '/api/s3-upload',
     strategy: contender === 'updraft-token' ? 'token' : 'presigned',
     partSize,
-    queueSize,
+    partConcurrency: queueSize,
     filename: 'bench.bin',
     contentType: 'application/octet-stream',
   })

@@ -6,5 +6,5 @@ import { runPage } from './browser-page.ts'
 void runPage(async (body, { target, partSize, queueSize, checksum: algorithm, checksumThread }) => {
   // As a page without workers: updraft-s3/checksums then hashes on the main thread.
   if (checksumThread === 'main') Reflect.deleteProperty(globalThis, 'Worker')
-  await uploadObject(body, { ...target, forcePathStyle: true, partSize, queueSize, ...(algorithm ? checksum(algorithm) : {}) })
+  await uploadObject(body, { ...target, forcePathStyle: true, partSize, partConcurrency: queueSize, ...(algorithm ? checksum(algorithm) : {}) })
 })

@@ -153,12 +153,12 @@ async function rawMultipart() {
 }
 
 function objectTarget({ target, partSize, queueSize }: ClientSpec) {
-  return { ...target, forcePathStyle: true, partSize, queueSize } satisfies UploadTarget & Record<string, unknown>
+  return { ...target, forcePathStyle: true, partSize, partConcurrency: queueSize } satisfies UploadTarget & Record<string, unknown>
 }
 
 function endpointOptions({ endpoint, partSize, queueSize }: ClientSpec) {
   if (!endpoint) throw new Error(`${spec.contender} needs spec.endpoint`)
-  return { endpoint, partSize, queueSize, filename: 'bench.bin', contentType: 'application/octet-stream' }
+  return { api: endpoint, partSize, partConcurrency: queueSize, filename: 'bench.bin', contentType: 'application/octet-stream' }
 }
 
 /** Same bytes for every contender: a 1 MiB pseudo-random block repeated (no store compresses). */

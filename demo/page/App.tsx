@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react'
-import { DEFAULT_ENDPOINT, resumeUploads, type Strategy } from '../../engine/index.ts'
+import { resumeUploads } from '../../engine/index.ts'
+import { DEFAULT_ENDPOINT, type Strategy } from '../../protocol/wire.ts'
 import { formatBytes } from '../../src/format.ts'
 import { describeLimits, type Uploader, useEndpointInfo } from '../../src/index.ts'
 import type { DemoRecord } from '../completions.ts'

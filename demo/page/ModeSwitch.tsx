@@ -1,4 +1,4 @@
-import type { Strategy } from '../../engine/index.ts'
+import type { Strategy } from '../../protocol/wire.ts'
 import type { EndpointInfoState } from '../../src/index.ts'
 
 interface ModeSwitchProps {

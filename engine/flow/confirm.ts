@@ -1,6 +1,6 @@
 import type { CompleteReply, UploadResult } from '../../protocol/wire.ts'
-import { postToEndpoint } from '../http/api.ts'
-import type { ResolvedOptions } from '../options.ts'
+import { postToApi } from '../http/api.ts'
+import type { UploadRun } from '../run.ts'
 
 /**
  * Every upload ends at the endpoint once storage holds its bytes: `/complete` with the upload's
@@ -13,19 +13,19 @@ import type { ResolvedOptions } from '../options.ts'
 export async function confirmUpload(
   result: UploadResult,
   reply: { ticket?: string; uploadId?: string },
-  options: ResolvedOptions,
+  run: UploadRun,
 ): Promise<UploadResult> {
   if (!reply.ticket || reply.uploadId) return result
-  return { ...result, serverData: (await completeAtEndpoint(reply.ticket, options)).serverData }
+  return { ...result, serverData: (await completeAtApi(reply.ticket, run)).serverData }
 }
 
 /**
  * `/complete` with the ticket; with the parts' `etags`, of a multipart upload the endpoint created
  * (presigned mode, token mode's `createMultipart`), which the server then completes first.
  */
-export async function completeAtEndpoint(ticket: string, options: ResolvedOptions, etags?: string[], signal?: AbortSignal): Promise<UploadResult> {
+export async function completeAtApi(ticket: string, run: UploadRun, etags?: string[], signal?: AbortSignal): Promise<UploadResult> {
   const parts = etags?.map((etag, i) => ({ partNumber: i + 1, etag }))
-  const { url, bucket, key, etag, serverData } = await postToEndpoint<CompleteReply>(options, '/complete', { ticket, parts }, signal)
+  const { url, bucket, key, etag, serverData } = await postToApi<CompleteReply>(run, '/complete', { ticket, parts }, signal)
   // Only the result's own fields: whatever else the endpoint sends stays out.
   return { url, bucket, key, etag, serverData }
 }

@@ -7,10 +7,10 @@ import {
   type UploadResult,
 } from '../../protocol/wire.ts'
 import { type Bytes, isBytes, type PartStream, sizeOf, slice } from './body.ts'
-import { completeAtEndpoint } from './confirm.ts'
-import { postToEndpoint } from '../http/api.ts'
+import { completeAtApi } from './confirm.ts'
+import { postToApi } from '../http/api.ts'
 import { UploadError } from '../errors.ts'
-import type { ResolvedOptions } from '../options.ts'
+import type { UploadRun } from '../run.ts'
 import { type MultipartUpload, putMultipart, putSingle } from './put.ts'
 import type { UploadOptions } from './request.ts'
 import type { ChecksumRun } from '../upload-object.ts'
@@ -20,11 +20,12 @@ export async function sendPresigned(
   file: Bytes | PartStream,
   reply: PresignedReply,
   contentType: string,
-  options: UploadOptions & ResolvedOptions,
+  run: UploadRun<UploadOptions>,
 ): Promise<UploadResult> {
+  const { options } = run
   // Content-MD5 is a standard header: storage verifies it on a presigned request without the URL signing it.
   const checksums = options.checksum?.(options)
-  if ('uploadId' in reply) return putMultipart(file, presignedMultipart(file, reply, options, checksums), options)
+  if ('uploadId' in reply) return putMultipart(file, presignedMultipart(file, reply, run, checksums), run)
   // One PUT for a stream longer than a part: the endpoint chose it for the size declared.
   const body = isBytes(file) ? file : await file.whole()
   // A next-s3-upload route sends no `headers`: send what its client sends, which its URL signs.
@@ -36,10 +37,11 @@ export async function sendPresigned(
     if (refused) throw refused
     return { method: 'PUT', url: reply.url, headers: { ...headers, ...(sizeOf(body) <= options.partSize && (await checksums?.headers(0, body))) } }
   }
-  return putSingle(body, sign, (etag) => ({ ...location, etag }), options)
+  return putSingle(body, sign, (etag) => ({ ...location, etag }), run)
 }
 
-function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartReply, options: ResolvedOptions, checksums?: ChecksumRun): MultipartUpload {
+function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartReply, run: UploadRun, checksums?: ChecksumRun): MultipartUpload {
+  const { options } = run
   const { ticket, partSize, partCount: count } = reply
   const bytes = isBytes(file) && file
   // Undefined: a stream of unknown length, whose reply has no partCount (its parts end with the stream).
@@ -74,8 +76,8 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
     const batch = (async () => {
       const contentMd5: Record<number, string> = {}
       if (checksums) for (const n of partNumbers) contentMd5[n] = (await checksums.headers(n, bodyOf(n)))['content-md5']!
-      return postToEndpoint<PartsReply>(
-        options,
+      return postToApi<PartsReply>(
+        run,
         '/parts',
         { ticket, partNumbers, ...(checksums && { contentMd5 }), ...(size === undefined && { sizes: { [first]: sizeOf(body!) } }) },
         options.signal,
@@ -107,7 +109,7 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
       const url = await pending.get(partNumber)!
       return { method: 'PUT', url, headers: await checksums?.headers(partNumber, body) }
     },
-    complete: (etags) => completeAtEndpoint(ticket, options, etags, options.signal),
-    abort: (deadline) => postToEndpoint(options, '/abort', { ticket }, deadline),
+    complete: (etags) => completeAtApi(ticket, run, etags, options.signal),
+    abort: (deadline) => postToApi(run, '/abort', { ticket }, deadline),
   }
 }

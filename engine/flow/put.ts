@@ -1,7 +1,7 @@
 import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBytes, type PartStream, sizeOf, slice } from './body.ts'
 import { UploadAbortedError, missingETag } from '../errors.ts'
-import type { ResolvedOptions } from '../options.ts'
+import { inBackground, type UploadRun } from '../run.ts'
 import { untilNotPaused } from '../pause/gate.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from '../http/queue.ts'
@@ -26,25 +26,26 @@ export async function putSingle(
   file: Bytes,
   sign: Signer,
   result: (etag: string, reply: HttpResponse) => UploadResult | Promise<UploadResult>,
-  options: ResolvedOptions,
+  run: UploadRun,
 ): Promise<UploadResult> {
+  const { signal, queue, onProgress } = run.options
   const size = sizeOf(file)
-  const progress = trackProgress(() => size, options.onProgress)
+  const progress = trackProgress(() => size, onProgress)
   const onSent = (bytes: number) => {
     // Its last byte has left (an empty body's at once): storage may be writing the object, which
     // an abort can no longer stop.
-    if (bytes === size) options.completing = true
+    if (bytes === size) run.completing = true
     progress.sent(1, bytes)
   }
-  const put = () => send(options, sign, { body: file, signal: options.signal, onSent, pausable: true })
+  const put = () => send(run, sign, { body: file, signal, onSent, pausable: true })
   // A pause cancels the PUT (S3 cannot keep half an object): it is sent again whole on resume.
   const response = await untilNotPaused(
-    options.gate,
-    options.signal,
-    () => (options.queue ? options.queue.run(put, options.signal) : put()),
+    run.gate,
+    signal,
+    () => (queue ? queue.run(put, signal) : put()),
     () => progress.sent(1, 0),
   )
-  options.completing = true
+  run.completing = true
   progress.done()
   return result(response.header('ETag') ?? '', response)
 }
@@ -53,9 +54,10 @@ export async function putSingle(
  * Parts in parallel, then Complete. A Blob or bytes are cut into views as parts are sent; a
  * stream is read a part at a time as slots free up (its length, when unknown, shows as a growing
  * progress total). On a failure or abort, AbortMultipartUpload runs in the background
- * (`options.cleanups`) while the upload rejects at once.
+ * (`run.cleanups`) while the upload rejects at once.
  */
-export async function putMultipart(body: Bytes | PartStream, upload: MultipartUpload, options: ResolvedOptions): Promise<UploadResult> {
+export async function putMultipart(body: Bytes | PartStream, upload: MultipartUpload, run: UploadRun): Promise<UploadResult> {
+  const { options, journal } = run
   const { partSize } = upload
   const bytes = isBytes(body) && body
   const progress = trackProgress(() => (bytes ? sizeOf(bytes) : (body as PartStream).length ?? (body as PartStream).received), options.onProgress)
@@ -65,7 +67,6 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
   const cancel = () => controller.abort()
   options.signal?.addEventListener('abort', cancel)
   const etags: string[] = []
-  const { journal } = options
   let next: () => Promise<[number, Bytes] | undefined> | [number, Bytes] | undefined
   if (bytes) {
     const size = sizeOf(bytes)
@@ -93,7 +94,7 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
   }
 
   const uploadPart = async (partNumber: number, part: Bytes) => {
-    const response = await send(options, (refused) => upload.signPart(partNumber, part, refused), {
+    const response = await send(run, (refused) => upload.signPart(partNumber, part, refused), {
       body: part,
       signal,
       onSent: (sent) => progress.sent(partNumber, sent),
@@ -113,35 +114,22 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
     // stream's part is kept meanwhile, to be sent again.
     await runPool(options.partConcurrency, next, ([n, part]) =>
       untilNotPaused(
-        options.gate,
+        run.gate,
         signal,
         () => (queue ? queue.run(() => uploadPart(n, part), signal) : uploadPart(n, part)),
         () => progress.sent(n, 0),
       ),
     )
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
-    options.completing = true
+    run.completing = true
     const result = await upload.complete(etags)
     progress.done()
     return result
   } catch (error) {
     controller.abort()
-    if (!options.leavePartsOnError) inBackground(options, () => upload.abort(AbortSignal.timeout(options.cleanupTimeout)))
+    if (!options.leavePartsOnError) inBackground(run, () => upload.abort(AbortSignal.timeout(options.cleanupTimeout)))
     throw options.signal?.aborted ? new UploadAbortedError() : error
   } finally {
     options.signal?.removeEventListener('abort', cancel)
   }
-}
-
-/**
- * Runs cleanup after the upload's own promise has moved on; `onCleanup` learns how it ended.
- * NoSuchUpload counts as done: what cleanup was to remove is gone.
- */
-export function inBackground(options: ResolvedOptions, task: () => Promise<unknown>): void {
-  options.cleanups.push(
-    Promise.resolve().then(task).then(
-      () => undefined,
-      (error) => ((error as { code?: string }).code === 'NoSuchUpload' ? undefined : error),
-    ),
-  )
 }

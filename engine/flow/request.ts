@@ -1,17 +1,25 @@
 import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBlob, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './body.ts'
-import { postToEndpoint } from '../http/api.ts'
-import type { EndpointOptions, ResolvedOptions, TransferOptions } from '../options.ts'
+import { postToApi } from '../http/api.ts'
+import type { ApiOptions, TransferOptions } from '../options.ts'
+import type { UploadRun } from '../run.ts'
 import type { Prepared, Resumer } from '../resume/journal.ts'
 import type { ObjectExtras } from '../upload-object.ts'
 
 /**
- * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach the
- * endpoint ({@link EndpointOptions}), how to move the bytes ({@link TransferOptions}), and what to
- * tell the endpoint about the file. `objectHeaders`/`uploadHeaders` (SSE-C, tags: `ObjectExtras`)
- * work in token mode only.
+ * The strategy when none is given, everywhere (`upload()`, the hooks, the components): presigned
+ * URLs work on every S3-compatible store (token mode needs an STS, which R2, B2 and others lack),
+ * and the page then ships no SigV4 code.
  */
-export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, EndpointOptions, ObjectExtras {
+export const DEFAULT_STRATEGY: Strategy = 'presigned'
+
+/**
+ * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach your
+ * upload API ({@link ApiOptions}), how to move the bytes ({@link TransferOptions}), and what to
+ * tell the API about the file. `objectHeaders`/`partHeaders` (SSE-C, tags: `ObjectExtras`) work in
+ * token mode only.
+ */
+export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, ApiOptions, ObjectExtras {
   /**
    * Fields the server's `metadata` option validates and binds into the upload's ticket: its `key`
    * callback and `onUploadComplete` see them as validated, never as re-sent later. A server
@@ -19,15 +27,14 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, E
    */
   metadata?: Metadata
   /**
-   * 'token': the endpoint issues short-lived credentials for one key and the page signs its own
-   * requests. 'presigned': the endpoint presigns every request (no SigV4 in the page).
-   * @default 'token'
+   * 'presigned': your API presigns every request (no SigV4 in the page; works on every store).
+   * 'token': your API issues short-lived credentials for one key (it needs an STS) and the page
+   * signs its own requests.
+   * @default 'presigned'
    */
   strategy?: Strategy
-  /** Extra fields merged into the endpoint request (never sent to storage), handed to the server's `key` callback. @default none */
-  endpointBody?: Record<string, unknown>
-  /** @deprecated Renamed `endpointBody`: these fields go to the endpoint only, never to storage. @default none */
-  body?: Record<string, unknown>
+  /** Extra fields merged into the upload request to your API (never sent to storage), handed to the server's `key` callback. @default none */
+  apiBody?: Record<string, unknown>
   /** The name the endpoint builds the key from. @default the File's name, or 'file' for a Blob; required for bytes and streams */
   filename?: string
   /** The object's Content-Type, as the endpoint signs it. @default the Blob's type; required for bytes and streams */
@@ -50,8 +57,10 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, E
  * create a multipart upload (presigned mode; token mode's `createMultipart`), so an abort lets
  * the request finish (its reply names what to clean up) rather than cancel it.
  */
-export async function requestUpload(file: Bytes | PartStream, options: UploadOptions & ResolvedOptions) {
-  const strategy = options.strategy ?? 'token'
+export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>) {
+  const { options } = run
+  // Every entry names its strategy (upload() fills in DEFAULT_STRATEGY).
+  const strategy = options.strategy!
   // The checksum opt-in refuses what the mode cannot carry before the endpoint acts (it may create a multipart upload).
   options.checksum?.(options)
   const contentType = options.contentType ?? (file as Blob).type
@@ -60,7 +69,7 @@ export async function requestUpload(file: Bytes | PartStream, options: UploadOpt
   const body = {
     // First, so a `metadata` field of endpointBody (the same field) is not dropped.
     metadata: options.metadata,
-    ...(options.endpointBody ?? options.body),
+    ...options.apiBody,
     filename: options.filename ?? (file as File).name ?? 'file',
     filetype: contentType,
     filesize: size,
@@ -68,14 +77,14 @@ export async function requestUpload(file: Bytes | PartStream, options: UploadOpt
     // Token mode: the endpoint creates a multipart upload next to its store, two round trips
     // closer than the page is, unless CreateMultipartUpload must carry headers only the page has.
     createMultipart:
-      (strategy === 'token' && size! > options.partSize && !(options.checksum || options.objectHeaders || options.uploadHeaders)) || undefined,
+      (strategy === 'token' && size! > options.partSize && !(options.checksum || options.objectHeaders || options.partHeaders)) || undefined,
     strategy,
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },
   }
   // An endpoint that creates a multipart upload names it in its reply: an abort lets the request
   // finish, so what was created is cleaned up.
-  const reply = await postToEndpoint<TokenReply | PresignedReply>(options, '', body, options.signal, strategy === 'presigned' || body.createMultipart)
+  const reply = await postToApi<TokenReply | PresignedReply>(run, '', body, options.signal, strategy === 'presigned' || body.createMultipart)
   return { reply, contentType }
 }
 
@@ -85,19 +94,20 @@ export async function requestUpload(file: Bytes | PartStream, options: UploadOpt
  */
 export async function prepareAndSend(
   file: UploadBody,
-  options: UploadOptions & ResolvedOptions,
+  run: UploadRun<UploadOptions>,
   sendWith: (prepared: Prepared, body: Bytes | PartStream) => Promise<UploadResult>,
 ): Promise<UploadResult> {
+  const { options } = run
   if (!isBlob(file) && !(options.filename && options.contentType)) {
     throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options (a File has its own)')
   }
   return withBody(file, options, (body) => {
     const send = async (recalled?: Prepared) => {
-      const prepared = recalled ?? (await requestUpload(body, options))
-      options.journal?.replied(prepared)
+      const prepared = recalled ?? (await requestUpload(body, run))
+      run.journal?.replied(prepared)
       return sendWith(prepared, body)
     }
     // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
-    return options.resume && isBlob(body) ? options.resume.run(body, options, send) : send()
+    return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, send) : send()
   })
 }

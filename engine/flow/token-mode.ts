@@ -1,44 +1,50 @@
 import { TOKEN_CACHE_CONTROL, type DuplicatesReply, type RefreshReply, type StsCredentials, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
 import type { Bytes, PartStream } from './body.ts'
 import { serverNow } from '../s3/clock.ts'
-import { completeAtEndpoint } from './confirm.ts'
-import { postToEndpoint } from '../http/api.ts'
-import type { ResolvedOptions } from '../options.ts'
+import { completeAtApi } from './confirm.ts'
+import { postToApi } from '../http/api.ts'
 import type { UploadOptions } from './request.ts'
+import type { UploadRun } from '../run.ts'
 import type { Credentials } from '../s3/sign.ts'
-import { putObject } from '../upload-object.ts'
+import { type ObjectTarget, putObject } from '../upload-object.ts'
 
 /** Credentials are refreshed this long before they expire (in the servers' clock). */
 export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000
 
-/** Token mode: the endpoint handed out STS credentials scoped to one key; sign every request here. */
-export function sendWithToken(
-  file: Bytes | PartStream,
-  reply: TokenReply,
-  contentType: string,
-  options: UploadOptions & ResolvedOptions,
-): Promise<UploadResult> {
+/** Token mode: the API handed out STS credentials scoped to one key; sign every request here. */
+export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, contentType: string, run: UploadRun<UploadOptions>): Promise<UploadResult> {
   const { ticket } = reply
+  const { options } = run
+  // The object's target: where the reply says it lives (`endpoint` there is the store's URL), and
+  // what the page adds to it. Named field by field: the upload's options also name its API.
+  const target: ObjectTarget = {
+    bucket: reply.bucket,
+    key: reply.key,
+    region: reply.region,
+    endpoint: reply.endpoint,
+    forcePathStyle: reply.forcePathStyle,
+    // A next-s3-upload endpoint sends no ticket: its credentials cannot be renewed.
+    credentials: ticket ? renewableCredentials(reply.token.Credentials, ticket, run) : fromWire(reply.token.Credentials),
+    contentType,
+    cacheControl: TOKEN_CACHE_CONTROL,
+    objectHeaders: options.objectHeaders,
+    partHeaders: options.partHeaders,
+    resolveEndpoint: options.resolveEndpoint,
+    checksum: options.checksum,
+    // How requests go (CreateSession in the aws-endpoints opt-in sends its own with these).
+    transport: options.transport,
+    retry: options.retry,
+    stallTimeout: options.stallTimeout,
+    abortOtherUploads: ticket
+      ? (keep) => postToApi<DuplicatesReply>(run, '/duplicates', { ticket, keep }, AbortSignal.timeout(options.cleanupTimeout))
+      : undefined,
+  }
   return putObject(
     file,
-    {
-      ...options,
-      bucket: reply.bucket,
-      key: reply.key,
-      region: reply.region,
-      endpoint: reply.endpoint,
-      forcePathStyle: reply.forcePathStyle,
-      // A next-s3-upload endpoint sends no ticket: its credentials cannot be renewed.
-      credentials: ticket ? renewableCredentials(reply.token.Credentials, ticket, options) : fromWire(reply.token.Credentials),
-      contentType,
-      cacheControl: TOKEN_CACHE_CONTROL,
-      abortDuplicates: ticket
-        ? (keep) => postToEndpoint<DuplicatesReply>(options, '/duplicates', { ticket, keep }, AbortSignal.timeout(options.cleanupTimeout))
-        : undefined,
-    },
-    options,
-    // The endpoint created the multipart upload (`createMultipart`): it completes it too, at /complete.
-    reply.uploadId && ticket ? { uploadId: reply.uploadId, complete: (etags) => completeAtEndpoint(ticket, options, etags, options.signal) } : undefined,
+    target,
+    run,
+    // The API created the multipart upload (`createMultipart`): it completes it too, at /complete.
+    reply.uploadId && ticket ? { uploadId: reply.uploadId, complete: (etags) => completeAtApi(ticket, run, etags, options.signal) } : undefined,
   )
 }
 
@@ -47,13 +53,13 @@ export function sendWithToken(
  * they expire, and when storage refuses them. One refresh at a time, shared by every request.
  * Not cancelled by an abort: cleanup needs valid credentials too.
  */
-function renewableCredentials(initial: StsCredentials, ticket: string, options: ResolvedOptions) {
+function renewableCredentials(initial: StsCredentials, ticket: string, run: UploadRun) {
   let current = initial
   let refreshAt = refreshTime(current)
   let refreshing: Promise<void> | undefined
   return async (refused: boolean): Promise<Credentials> => {
     if (refused || serverNow() >= refreshAt) {
-      await (refreshing ??= postToEndpoint<RefreshReply>(options, '/refresh', { ticket }, undefined)
+      await (refreshing ??= postToApi<RefreshReply>(run, '/refresh', { ticket }, undefined)
         .then(({ token }) => {
           current = token.Credentials
           // Fresh credentials that already look due mean the page's clock runs ahead, and storage

@@ -1,31 +1,32 @@
 import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
-import { EndpointError } from '../errors.ts'
-import type { ResolvedOptions } from '../options.ts'
+import { ApiError } from '../errors.ts'
+import type { UploadRun } from '../run.ts'
 import { withRetries } from './retry.ts'
 import { exchange } from './send.ts'
 
 /**
- * POSTs JSON to the endpoint (or one of its sub-routes) through the upload's transport, with the
+ * POSTs JSON to the upload API (the `api` option, or one of its sub-routes) through the upload's transport, with the
  * retries, stall watchdog and typed errors of storage requests: a reply with an `error` field, or
- * any non-2xx, is an `EndpointError` carrying that text as is (5xx, 429 and 408 are retried).
+ * any non-2xx, is an `ApiError` carrying that text as is (5xx, 429 and 408 are retried).
  * `signal`: the caller's, or a cleanup deadline, or none (a refresh cleanup may need too).
  * `linger`: as `SendOptions.linger`, for the request that makes the endpoint create an upload.
  */
-export function postToEndpoint<T>(
-  options: ResolvedOptions,
+export function postToApi<T>(
+  run: UploadRun,
   route: string,
   body: unknown,
   signal: AbortSignal | undefined,
   linger?: boolean,
 ): Promise<T> {
+  const { api = DEFAULT_ENDPOINT, apiHeaders } = run.options
   const request = {
     method: 'POST',
-    url: (options.endpoint ?? DEFAULT_ENDPOINT).replace(/\/$/, '') + route,
-    headers: { 'content-type': 'application/json', ...options.endpointHeaders },
+    url: api.replace(/\/$/, '') + route,
+    headers: { 'content-type': 'application/json', ...apiHeaders },
     body: JSON.stringify(body),
   }
-  return withRetries(options, signal, async () => {
-    const response = await exchange(options, request, linger ? undefined : signal)
+  return withRetries(run, signal, async () => {
+    const response = await exchange(run, request, linger ? undefined : signal)
     let reply: (T & { error?: unknown }) | undefined
     try {
       reply = JSON.parse(response.body)
@@ -34,10 +35,10 @@ export function postToEndpoint<T>(
     }
     if (reply?.error !== undefined || response.status > 299 || !reply) {
       // The endpoint's own words when it sent some; else which URL answered what (a proxy's HTML
-      // error page, a 404 from a wrong `endpoint`), with a plain-text body's first words.
+      // error page, a 404 from a wrong `api`), with a plain-text body's first words.
       const text = response.body.slice(0, 200)
-      throw new EndpointError(
-        String(reply?.error ?? `Upload endpoint ${request.url} answered HTTP ${response.status}${/^[^<]/.test(text) ? `: ${text}` : ''}`),
+      throw new ApiError(
+        String(reply?.error ?? `Upload API ${request.url} answered HTTP ${response.status}${/^[^<]/.test(text) ? `: ${text}` : ''}`),
         response.status,
         response.header('retry-after'),
       )

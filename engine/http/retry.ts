@@ -1,6 +1,6 @@
 import { callBack } from '../callback.ts'
-import { EndpointError, NetworkError, S3Error, UploadAbortedError } from '../errors.ts'
-import type { ResolvedOptions } from '../options.ts'
+import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../errors.ts'
+import type { UploadRun } from '../run.ts'
 import { PausedError } from '../pause/gate.ts'
 
 /** Backoff never waits longer than this between two attempts… */
@@ -18,7 +18,7 @@ const MAX_RETRY_AFTER_MS = 20_000
  */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof NetworkError) return true
-  if (!(error instanceof S3Error || error instanceof EndpointError)) return false
+  if (!(error instanceof S3Error || error instanceof ApiError)) return false
   const { status } = error
   return status > 499 || status === 429 || status === 408 || /^(RequestTimeout|InternalError|BadDigest)$/.test((error as S3Error).code)
 }
@@ -52,19 +52,19 @@ export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): P
 }
 
 /**
- * While the upload commits (`options.completing`: CompleteMultipartUpload, or a single PUT whose
- * last byte has left) the caller's abort cannot undo storage's work, so it does not cancel: the
+ * While the upload commits (`run.completing`: CompleteMultipartUpload, or a single PUT whose last
+ * byte has left) the caller's abort cannot undo storage's work, so it does not cancel: the
  * outcome decides what the upload reports.
  */
-export const committing = (options: ResolvedOptions, signal: AbortSignal | undefined) =>
-  !!options.completing && signal === options.signal
+export const committing = (run: UploadRun, signal: AbortSignal | undefined) => run.completing && signal === run.options.signal
 
 /** A body request of an upload that is held (paused, or waiting for the network) must stop. */
-export const pausing = (options: ResolvedOptions, pausable: boolean | undefined) =>
-  !!pausable && !!options.gate?.held.aborted && !committing(options, options.signal)
+export const pausing = (run: UploadRun, pausable: boolean | undefined) =>
+  !!pausable && !!run.gate?.held.aborted && !committing(run, run.options.signal)
 
 /**
- * Calls `attemptOnce()` up to `maxAttempts` times while it fails with a retryable error. Once
+ * Calls `attemptOnce()` again, up to `retry.limit` times, while it fails in a way worth retrying
+ * (`retry.shouldRetry`, else {@link isRetryable}). Once
  * `signal` aborts nothing new starts, except while committing: then the outcome must be known
  * before the upload reports, so one more attempt may start after the abort, at once.
  * `pausable` (body requests): a pause ends it with `PausedError`, backoff included, so no retry
@@ -72,33 +72,36 @@ export const pausing = (options: ResolvedOptions, pausable: boolean | undefined)
  * network (a body request pauses) and then get a fresh budget.
  */
 export async function withRetries<T>(
-  options: ResolvedOptions,
+  run: UploadRun,
   signal: AbortSignal | undefined,
   attemptOnce: () => Promise<T>,
   pausable?: boolean,
 ): Promise<T> {
+  const { retry, onRetry } = run.options
   let afterAbort = 0
   for (let attempt = 1; ; attempt++) {
     try {
-      if (signal?.aborted && !(committing(options, signal) && !afterAbort++)) throw new UploadAbortedError()
-      if (pausing(options, pausable)) throw new PausedError('paused')
+      if (signal?.aborted && !(committing(run, signal) && !afterAbort++)) throw new UploadAbortedError()
+      if (pausing(run, pausable)) throw new PausedError('paused')
       return await attemptOnce()
     } catch (error) {
-      if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
-      if (!isRetryable(error)) throw error
-      if (attempt >= options.maxAttempts) {
+      if (signal?.aborted && !committing(run, signal)) throw new UploadAbortedError()
+      // The caller's predicate sees the engine's own errors only: a bug (a TypeError) is never retried.
+      const again = error instanceof UploadError && !(error instanceof PausedError) && (retry.shouldRetry?.(error, attempt) ?? isRetryable(error))
+      if (!again) throw error
+      if (attempt > retry.limit) {
         // Once the upload has settled (its cleanup runs on) the gate no longer waits.
-        if (!(error instanceof NetworkError && options.gate?.networkLost())) throw error
+        if (!(error instanceof NetworkError && run.gate?.networkLost())) throw error
         if (pausable) throw new PausedError('waiting for the network')
-        await options.gate!.wait(signal)
+        await run.gate!.wait(signal)
         attempt = 0
         continue
       }
-      const delay = retryDelay(attempt, options.retryDelay, (error as EndpointError).retryAfter)
-      callBack(options.onRetry, { attempt, delay, error })
-      await sleep(delay, signal, pausable ? options.gate?.held : undefined).catch(() => {
-        if (pausing(options, pausable)) throw new PausedError('paused')
-        if (!committing(options, signal)) throw new UploadAbortedError()
+      const delay = retryDelay(attempt, retry.delay, (error as ApiError).retryAfter)
+      callBack(onRetry, { attempt, delay, error })
+      await sleep(delay, signal, pausable ? run.gate?.held : undefined).catch(() => {
+        if (pausing(run, pausable)) throw new PausedError('paused')
+        if (!committing(run, signal)) throw new UploadAbortedError()
       })
     }
   }

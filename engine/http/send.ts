@@ -1,9 +1,9 @@
 import { NetworkError, S3Error, UploadAbortedError } from '../errors.ts'
-import type { ResolvedOptions } from '../options.ts'
 import { PausedError } from '../pause/gate.ts'
 import { committing, isRetryable, pausing, withRetries } from './retry.ts'
 import { throwIfS3Error } from '../s3/xml.ts'
 import { type HttpRequest, type HttpResponse, origin } from './transport.ts'
+import type { UploadRun } from '../run.ts'
 
 /** A request ready to send: signed headers (token mode) or a presigned URL. */
 export interface SignedRequest {
@@ -47,7 +47,7 @@ const isRefusal = (error: unknown): error is S3Error =>
 
 /** Sends one request to storage with retries, signing afresh for every attempt. */
 export function send(
-  options: ResolvedOptions,
+  run: UploadRun,
   sign: Signer,
   { body, signal, onSent, linger, endsUpload, pausable }: SendOptions,
 ): Promise<HttpResponse> {
@@ -56,16 +56,16 @@ export function send(
     onSent?.(0)
     try {
       const request = { ...(await sign(refused)), body, onProgress: onSent }
-      return throwIfS3Error(await exchange(options, request, linger ? undefined : signal, pausable))
+      return throwIfS3Error(await exchange(run, request, linger ? undefined : signal, pausable))
     } catch (error) {
       if (refused || !isRefusal(error)) throw error
       // Signing again is a new request: none after an abort (a lingering Create's refusal included).
-      if (signal?.aborted && !committing(options, signal)) throw new UploadAbortedError()
-      if (pausing(options, pausable)) throw new PausedError('paused')
+      if (signal?.aborted && !committing(run, signal)) throw new UploadAbortedError()
+      if (pausing(run, pausable)) throw new PausedError('paused')
       return attempt(error)
     }
   }
-  return withRetries(options, signal, () =>
+  return withRetries(run, signal, () =>
     attempt().catch((error) => {
       if (unknown && endsUpload && (error as S3Error).code === 'NoSuchUpload') return { status: 204, header: () => null, body: '' }
       unknown ||= isRetryable(error)
@@ -83,7 +83,7 @@ export function send(
  * cancelled, and its bytes stop counting.
  */
 export function exchange(
-  options: ResolvedOptions,
+  run: UploadRun,
   request: HttpRequest,
   signal: AbortSignal | undefined,
   pausable?: boolean,
@@ -93,15 +93,16 @@ export function exchange(
   let fail: (error: Error) => void
   // Progress only stamps the time (transports report every chunk): one timer, which on firing
   // waits out whatever is left of the stall timeout since the last byte moved.
+  const { stallTimeout, transport } = run.options
   let moved = Date.now()
   const watch = () => {
-    const left = moved + options.stallTimeout - Date.now()
+    const left = moved + stallTimeout - Date.now()
     if (left > 0) timer = setTimeout(watch, left)
-    else fail(new NetworkError(`No progress for ${options.stallTimeout} ms on ${request.method} ${origin(request.url)}`))
+    else fail(new NetworkError(`No progress for ${stallTimeout} ms on ${request.method} ${origin(request.url)}`))
   }
-  const onAbort = () => committing(options, signal) || fail(new UploadAbortedError())
-  const held = pausable ? options.gate?.held : undefined
-  const onPause = () => pausing(options, pausable) && fail(new PausedError('paused'))
+  const onAbort = () => committing(run, signal) || fail(new UploadAbortedError())
+  const held = pausable ? run.gate?.held : undefined
+  const onPause = () => pausing(run, pausable) && fail(new PausedError('paused'))
   return new Promise<HttpResponse>((resolve, reject) => {
     fail = (error) => {
       reject(error)
@@ -113,8 +114,7 @@ export function exchange(
     if (held?.aborted) onPause()
     if (controller.signal.aborted) return
     watch()
-    options
-      .transport({
+    transport({
         ...request,
         signal: controller.signal,
         onProgress: (sent) => {

@@ -3,7 +3,7 @@ import { resolveObjectUrl, type EndpointRules, type ResolvedObject } from '../..
 import { encodeKey, type ObjectLocation } from '../../protocol/object-url.ts'
 import { serverNow } from '../s3/clock.ts'
 import { UploadError, type S3Error } from '../errors.ts'
-import { resolveOptions } from '../options.ts'
+import { createRun } from '../run.ts'
 import { send } from '../http/send.ts'
 import { createSigner, type Credentials, type CredentialSource, type Located } from '../s3/sign.ts'
 import type { ObjectExtras, ObjectTarget } from '../upload-object.ts'
@@ -38,7 +38,7 @@ export { EndpointRuleError, type EndpointRules } from '../../protocol/endpoint-r
  */
 export function awsEndpoints(rules: EndpointRules = {}): ObjectExtras {
   return {
-    locate(location, refused) {
+    resolveEndpoint(location, refused) {
       // Parts in flight together are all refused: each moves to the region named, the first included.
       const region = refused ? bucketRegion(refused) : location.region
       if (!region || (refused && region === location.region)) return undefined
@@ -68,7 +68,7 @@ const sessions = new SessionCache(serverNow)
  * session it was signed with, once; one signed with an older session takes the current one.
  */
 function directorySession(location: ObjectLocation, resolved: ResolvedObject): Located['session'] {
-  // `locate` is given the whole target: its credentials, and the transfer options CreateSession is sent with.
+  // `resolveEndpoint` is given the whole target: its credentials, and the transfer options CreateSession is sent with.
   const { credentials } = location as ObjectTarget
   // The bucket's own URL: `https://bucket.s3express-zone.region.amazonaws.com/` (or path-style), the object's without its key.
   const bucket = { url: resolved.url.slice(0, resolved.url.length - encodeKey(location.key).length), signingRegion: resolved.signingRegion, signingService: 's3express' as const }
@@ -107,8 +107,8 @@ let sourceCount = 0
  */
 async function createSession(credentials: Credentials | CredentialSource, location: ObjectLocation, bucket: ResolvedObject): Promise<DirectorySession> {
   // Never moved by a refusal: a refused CreateSession is signed again with renewed credentials.
-  const sign = createSigner(credentials, { ...location, locate: (_, refused) => (refused ? undefined : bucket) })
-  const reply = await send(resolveOptions(location as ObjectTarget), (refused) => sign('GET', '?session', undefined, refused), { signal: undefined })
+  const sign = createSigner(credentials, { ...location, resolveEndpoint: (_, refused) => (refused ? undefined : bucket) })
+  const reply = await send(createRun(location as ObjectTarget), (refused) => sign('GET', '?session', undefined, refused), { signal: undefined })
   const session = parseCreateSession(reply.body)
   if (!session) throw new UploadError(`CreateSession on ${location.bucket} answered without complete Credentials`)
   return session

@@ -11,7 +11,7 @@ import type { ObjectExtras } from '../upload-object.ts'
  * CORS `AllowedHeaders` must allow the three `x-amz-server-side-encryption-customer-*` headers.
  *
  * @param key - 32 raw bytes, the base64 of 32 bytes, or a 32-byte UTF-8 string.
- * @returns `{ uploadHeaders }` to spread into an {@link ObjectTarget} (token mode only with `upload()`).
+ * @returns `{ partHeaders }` to spread into an {@link ObjectTarget} (token mode only with `upload()`).
  * @throws `TypeError` when the key is not 32 bytes; the message gives its length, never the key.
  * @example
  * ```ts
@@ -27,7 +27,7 @@ export function sseCustomerKey(key: string | Uint8Array): ObjectExtras {
   // On PutObject, CreateMultipartUpload and every UploadPart (S3 refuses parts without them);
   // not on Complete or Abort. aws4fetch signs them, as S3 requires of every x-amz-* header.
   return {
-    uploadHeaders: {
+    partHeaders: {
       'x-amz-server-side-encryption-customer-algorithm': 'AES256',
       'x-amz-server-side-encryption-customer-key': toBase64(bytes),
       'x-amz-server-side-encryption-customer-key-MD5': toBase64(md5(bytes)),

@@ -1,5 +1,5 @@
 import { escapeXml } from '../../protocol/xml.ts'
-import { resolveOptions } from '../options.ts'
+import { createRun } from '../run.ts'
 import { createSigner } from '../s3/sign.ts'
 import { md5, toBase64 } from './md5.ts'
 import { send } from '../http/send.ts'
@@ -59,11 +59,11 @@ export async function putObjectTagging(target: ObjectTarget, tags: Record<string
   const body = `<Tagging xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><TagSet>${tagEntries(tags)
     .map(([name, value]) => `<Tag><Key>${escapeXml(name)}</Key><Value>${escapeXml(value)}</Value></Tag>`)
     .join('')}</TagSet></Tagging>`
-  const options = resolveOptions(target)
+  const run = createRun(target)
   const sign = createSigner(target.credentials, target)
   // S3 requires a body checksum on PutObjectTagging; Content-MD5 is the one every store knows.
   const headers = { 'content-type': 'application/xml', 'content-md5': toBase64(md5(new TextEncoder().encode(body))) }
-  await send(options, (refused) => sign('PUT', '?tagging', headers, refused), { body, signal: options.signal })
+  await send(run, (refused) => sign('PUT', '?tagging', headers, refused), { body, signal: run.options.signal })
 }
 
 /** S3 allows at most 10 tags on an object. */

@@ -1,5 +1,5 @@
 import type { PresignedReply, TokenReply, UploadResult } from '../../protocol/wire.ts'
-import type { ResolvedOptions } from '../options.ts'
+import type { UploadRun } from '../run.ts'
 
 /** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
 export interface Prepared {
@@ -15,6 +15,8 @@ export interface Prepared {
 export interface PartJournal {
   /** The multipart upload to carry on (token mode skips CreateMultipartUpload). */
   uploadId?: string
+  /** Its part size, as recorded (token mode plans its own parts: the same plan as the record's). */
+  partSize?: number
   /** Part number → ETag of the parts storage holds: not sent again. */
   stored: Map<number, string>
   /** The endpoint's reply, for the record. */
@@ -25,7 +27,11 @@ export interface PartJournal {
   accepted(partNumber: number, etag: string): void
 }
 
-/** The `resume` option: runs one upload with a journal, from a record when there is one. */
+/**
+ * The `resume` option (`resumeUploads()` makes one): runs one upload with a journal, from a record
+ * when there is one. Its method is the engine's business, not the page's.
+ */
 export interface Resumer {
-  run(file: Blob, options: ResolvedOptions, send: (prepared?: Prepared) => Promise<UploadResult>): Promise<UploadResult>
+  /** @internal */
+  run(file: Blob, run: UploadRun, send: (prepared?: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }

@@ -6,10 +6,10 @@ import {
   type StoredPart,
   type TokenReply,
 } from '../../protocol/wire.ts'
-import { postToEndpoint } from '../http/api.ts'
-import { EndpointError, S3Error } from '../errors.ts'
+import { postToApi } from '../http/api.ts'
+import { ApiError, S3Error } from '../errors.ts'
 import type { PartJournal, Prepared, Resumer } from './journal.ts'
-import { type ResolvedOptions, resolveOptions } from '../options.ts'
+import { createRun, type UploadRun } from '../run.ts'
 import type { UploadOptions } from '../flow/request.ts'
 import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './store.ts'
 import { xmlText } from '../../protocol/xml.ts'
@@ -32,16 +32,16 @@ export interface ResumeUploads extends Resumer {
   /**
    * Aborts a recorded upload on storage (AbortMultipartUpload, through the endpoint's `/abort`
    * or with fresh token credentials) and forgets it. An upload already gone is forgotten too.
-   * @throws (rejects with) `EndpointError`, `S3Error` or `NetworkError` when the abort failed:
+   * @throws (rejects with) `ApiError`, `S3Error` or `NetworkError` when the abort failed:
    * the record is kept, to try again.
    */
-  discard(record: ResumeRecord, options?: Pick<UploadOptions, 'transport' | 'endpointHeaders'>): Promise<void>
+  discard(record: ResumeRecord, options?: Pick<UploadOptions, 'transport' | 'apiHeaders'>): Promise<void>
 }
 
 /**
  * Resume after a reload. Pass the result as `upload()`'s `resume` option: each multipart upload
- * is recorded (where it lives, the endpoint's ticket for it, each part storage accepts) under the
- * file's fingerprint; a later `upload()` of the same file through the same endpoint asks storage
+ * is recorded (where it lives, the API's ticket for it, each part storage accepts) under the
+ * file's fingerprint; a later `upload()` of the same file through the same API asks storage
  * which parts it really holds (presigned: the endpoint's `/list-parts`; token: ListParts with fresh
  * credentials from `/refresh`), sends only the missing ones, and completes. The server needs
  * `resumable: true`. A record whose upload is gone from storage (aborted, expired) is dropped
@@ -73,14 +73,14 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
     },
 
     async discard(record, options = {}) {
-      const resolved = resolveOptions({ ...options, endpoint: record.endpoint })
-      const deadline = AbortSignal.timeout(resolved.cleanupTimeout)
+      const run = createRun({ ...options, api: record.api })
+      const deadline = AbortSignal.timeout(run.options.cleanupTimeout)
       try {
-        if (record.strategy === 'presigned') await postToEndpoint(resolved, '/abort', { ticket: record.ticket }, deadline)
+        if (record.strategy === 'presigned') await postToApi(run, '/abort', { ticket: record.ticket }, deadline)
         else {
-          const sign = await tokenSigner(record, resolved, deadline)
+          const sign = await tokenSigner(record, run, deadline)
           const ofUpload = `?uploadId=${encodeURIComponent(record.uploadId)}`
-          await send(resolved, (refused) => sign('DELETE', ofUpload, undefined, refused), { signal: deadline, endsUpload: true })
+          await send(run, (refused) => sign('DELETE', ofUpload, undefined, refused), { signal: deadline, endsUpload: true })
         }
       } catch (error) {
         if (!isGone(error)) throw error
@@ -88,34 +88,35 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
       await store.delete(record.fingerprint)
     },
 
-    async run(file, options, sendUpload) {
-      let endpoint: string
+    async run(file, run, sendUpload) {
+      const options = run.options as UploadRun<UploadOptions>['options']
+      let api: string
       let fingerprint: string
       let found: ResumeRecord | undefined
       try {
-        endpoint = new URL(options.endpoint ?? DEFAULT_ENDPOINT, globalThis.location?.href).href
-        fingerprint = await fileFingerprint(file, endpoint)
+        api = new URL(options.api ?? DEFAULT_ENDPOINT, globalThis.location?.href).href
+        fingerprint = await fileFingerprint(file, api)
         found = await valid(await store.get(fingerprint))
       } catch {
         // No WebCrypto (a page served over plain http), no usable store (private browsing), a
-        // relative endpoint outside a page (the upload says what to set): upload, without resume.
+        // relative `api` outside a page (the upload says what to set): upload, without resume.
         return sendUpload()
       }
-      const strategy = (options as UploadOptions).strategy ?? 'token'
-      const journal = createJournal(file, fingerprint, endpoint, strategy, options, store, maxAge)
+      const strategy = options.strategy!
+      const journal = createJournal(file, fingerprint, api, strategy, options, store, maxAge)
       let prepared: Prepared | undefined
       if (found?.strategy === strategy) {
         try {
-          prepared = await recall(found, options, journal)
+          prepared = await recall(found, run, journal)
         } catch (error) {
           if (!isGone(error)) throw error
           // Aborted or expired on storage, or its ticket expired: start afresh.
           journal.stored.clear()
-          journal.uploadId = undefined
+          journal.uploadId = journal.partSize = undefined
           await store.delete(fingerprint).catch(() => {})
         }
       }
-      options.journal = journal
+      run.journal = journal
       try {
         const result = await sendUpload(prepared)
         await journal.forget()
@@ -131,25 +132,25 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
 
 /** What says a recorded upload cannot be carried on: gone from storage, or its ticket no longer valid. */
 const isGone = (error: unknown) =>
-  (error instanceof EndpointError && (error.status === 403 || error.status === 404)) ||
+  (error instanceof ApiError && (error.status === 403 || error.status === 404)) ||
   (error instanceof S3Error && (error.code === 'NoSuchUpload' || error.status === 403 || error.status === 404))
 
 /** The endpoint's reply rebuilt from a record, with the parts storage holds in the journal. */
-async function recall(record: ResumeRecord, options: ResolvedOptions, journal: Journal): Promise<Prepared> {
+async function recall(record: ResumeRecord, run: UploadRun, journal: Journal): Promise<Prepared> {
+  const { signal } = run.options
   const { bucket, key, region, storeEndpoint: endpoint, forcePathStyle, uploadId, partSize, partCount, ticket } = record
   let reply: Prepared['reply']
   let parts: StoredPart[]
   if (record.strategy === 'presigned') {
-    ;({ parts } = await postToEndpoint<ListPartsReply>(options, '/list-parts', { ticket }, options.signal))
+    ;({ parts } = await postToApi<ListPartsReply>(run, '/list-parts', { ticket }, signal))
     reply = { key, bucket, region, endpoint, uploadId, partSize, partCount, ticket } satisfies PresignedMultipartReply
   } else {
-    const { token } = await postToEndpoint<RefreshReply>(options, '/refresh', { ticket }, options.signal)
+    const { token } = await postToApi<RefreshReply>(run, '/refresh', { ticket }, signal)
     const sign = createSigner(fromWire(token.Credentials), { bucket, key, region, endpoint, forcePathStyle })
-    parts = await listStoredParts(sign, record, options)
+    parts = await listStoredParts(sign, record, run)
     reply = { token, key, bucket, region, endpoint, forcePathStyle, ticket } satisfies TokenReply
-    // Token mode plans its own parts: the same plan as the record's.
-    options.partSize = partSize
     journal.uploadId = uploadId
+    journal.partSize = partSize
   }
   const lastPartSize = record.size - (partCount - 1) * partSize
   for (const part of parts) {
@@ -161,12 +162,12 @@ async function recall(record: ResumeRecord, options: ResolvedOptions, journal: J
 }
 
 /** ListParts, page by page, with token credentials (they allow it when the server is `resumable`). */
-async function listStoredParts(sign: ReturnType<typeof createSigner>, record: ResumeRecord, options: ResolvedOptions): Promise<StoredPart[]> {
+async function listStoredParts(sign: ReturnType<typeof createSigner>, record: ResumeRecord, run: UploadRun): Promise<StoredPart[]> {
   const parts: StoredPart[] = []
   let marker = 0
   for (;;) {
     const query = `?part-number-marker=${marker}&uploadId=${encodeURIComponent(record.uploadId)}`
-    const { body } = await send(options, (refused) => sign('GET', query, undefined, refused), { signal: options.signal })
+    const { body } = await send(run, (refused) => sign('GET', query, undefined, refused), { signal: run.options.signal })
     for (const [, part = ''] of body.matchAll(/<Part>([\s\S]*?)<\/Part>/g)) {
       const field = (name: string) => xmlText(part, name) ?? ''
       parts.push({ partNumber: Number(field('PartNumber')), etag: field('ETag'), size: Number(field('Size')) })
@@ -177,8 +178,8 @@ async function listStoredParts(sign: ReturnType<typeof createSigner>, record: Re
   }
 }
 
-async function tokenSigner(record: ResumeRecord, options: ResolvedOptions, signal: AbortSignal) {
-  const { token } = await postToEndpoint<RefreshReply>(options, '/refresh', { ticket: record.ticket }, signal)
+async function tokenSigner(record: ResumeRecord, run: UploadRun, signal: AbortSignal) {
+  const { token } = await postToApi<RefreshReply>(run, '/refresh', { ticket: record.ticket }, signal)
   const { bucket, key, region, storeEndpoint: endpoint, forcePathStyle } = record
   return createSigner(fromWire(token.Credentials), { bucket, key, region, endpoint, forcePathStyle })
 }
@@ -199,9 +200,9 @@ type Journal = PartJournal & { forget(): Promise<void> }
 function createJournal(
   file: Blob,
   fingerprint: string,
-  endpoint: string,
+  api: string,
   strategy: ResumeRecord['strategy'],
-  options: ResolvedOptions,
+  options: UploadOptions,
   store: ResumeStore,
   maxAge: number,
 ): Journal {
@@ -225,7 +226,7 @@ function createJournal(
       record = {
         fingerprint,
         strategy,
-        endpoint,
+        api,
         bucket: reply.bucket,
         key: reply.key,
         region: reply.region,
@@ -237,10 +238,10 @@ function createJournal(
         ticket: reply.ticket,
         contentType: prepared!.contentType,
         parts: [...journal.stored].map(([partNumber, etag]) => ({ partNumber, etag })),
-        name: (options as UploadOptions).filename ?? name,
+        name: options.filename ?? name,
         size: file.size,
         lastModified,
-        handle: (options as UploadOptions).fileHandle,
+        handle: options.fileHandle,
         createdAt: now,
         expiresAt: now + maxAge,
       }

@@ -6,11 +6,11 @@ import type { Strategy } from '../../protocol/wire.ts'
  * it with, and the parts storage has accepted.
  */
 export interface ResumeRecord {
-  /** `fileFingerprint(file, endpoint)`: which file, sent through which endpoint. */
+  /** `fileFingerprint(file, api)`: which file, sent through which upload API. */
   fingerprint: string
   strategy: Strategy
-  /** The credential endpoint the upload went through. */
-  endpoint: string
+  /** The upload API the upload went through (the `api` option, as an absolute URL). */
+  api: string
   bucket: string
   key: string
   region: string

@@ -22,16 +22,16 @@ export type CredentialSource = (refused: boolean) => Credentials | Promise<Crede
 /**
  * Where an object's requests go and how they are signed. Without `refused`: from its location.
  * With it (storage refused a request): where to sign again, or undefined when the refusal names
- * no better place. Without a `Locate`, the engine's own rule (`objectUrl`); `awsEndpoints()`
+ * no better place. Without a `ResolveEndpoint`, the engine's own rule (`objectUrl`); `awsEndpoints()`
  * (updraft-s3/aws-endpoints) applies S3's full endpoint rules and follows a bucket to its region.
  */
-export type Locate = (location: ObjectLocation, refused?: S3Error) => Located | undefined
+export type ResolveEndpoint = (location: ObjectLocation, refused?: S3Error) => Located | undefined
 
-/** A {@link Locate} answer; `session` when requests are signed with other credentials than the caller's. */
+/** A {@link ResolveEndpoint} answer; `session` when requests are signed with other credentials than the caller's. */
 export interface Located extends ResolvedObject {
   /**
    * Signs in the caller's credentials' stead: a directory bucket's CreateSession session, made
-   * with the credentials of the target `locate` was given.
+   * with the credentials of the target `resolveEndpoint` was given.
    */
   session?: SessionSource
 }
@@ -51,21 +51,21 @@ export type Sign = ((method: string, query?: string, headers?: Record<string, st
 /**
  * SigV4 header signing for requests on one object. The body is never hashed (UNSIGNED-PAYLOAD),
  * so a part is signed without reading it. Signed with the servers' time (see clock.ts); a
- * `RequestTimeTooSkewed` refusal teaches it, and the request is signed again. With `locate`, a
+ * `RequestTimeTooSkewed` refusal teaches it, and the request is signed again. With `resolveEndpoint`, a
  * refusal naming another region (301 PermanentRedirect, 400 AuthorizationHeaderMalformed) moves
  * every later request there, and the refused one is signed again; a `session` it answers (a
  * directory bucket's) signs instead of `credentials`.
  */
-export function createSigner(credentials: Credentials | CredentialSource, location: ObjectLocation & { locate?: Locate }): Sign {
-  const { locate } = location
-  let at: Located = locate?.(location) ?? { url: objectUrl(location), signingRegion: location.region, signingService: 's3' }
+export function createSigner(credentials: Credentials | CredentialSource, location: ObjectLocation & { resolveEndpoint?: ResolveEndpoint }): Sign {
+  const { resolveEndpoint } = location
+  let at: Located = resolveEndpoint?.(location) ?? { url: objectUrl(location), signingRegion: location.region, signingService: 's3' }
   // A directory bucket's session signs in the caller's credentials' stead (its bucket never moves).
   credentials = at.session ?? credentials
   // aws4fetch caches the derived signing key here, saving four HMACs per request.
   const cache = new Map<string, ArrayBuffer>()
   const sign = async (method: string, query = '', headers?: Record<string, string>, refused?: S3Error) => {
     const skewed = refused?.code === 'RequestTimeTooSkewed' && learnServerTime(refused.serverTime)
-    const moved = refused && locate?.(location, refused)
+    const moved = refused && resolveEndpoint?.(location, refused)
     if (moved) at = moved
     const renewable = typeof credentials === 'function'
     if (refused && !skewed && !moved && !renewable) throw refused

@@ -7,7 +7,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { isUploadError, upload, type UploadResult } from '../../engine/index.ts'
-import { defaultOptions } from '../../engine/options.ts'
+import { defaultRetry } from '../../engine/options.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
 import { type Fault, faultsFor, type FaultProxy, startFaultProxy } from './fault-proxy.ts'
@@ -70,8 +70,8 @@ export interface RunRecord {
 }
 
 /** Test-sized timing, so a stall costs a second rather than 20. */
-export const CAMPAIGN_OPTIONS = { stallTimeout: 1000, retryDelay: 10, cleanupTimeout: 15_000 }
-const MAX_ATTEMPTS = defaultOptions.maxAttempts
+export const CAMPAIGN_OPTIONS = { stallTimeout: 1000, retry: { delay: 10 }, cleanupTimeout: 15_000 }
+const MAX_ATTEMPTS = defaultRetry.limit + 1
 /** Any run still unsettled after this has hung. */
 const HANG_MS = 90_000
 
@@ -200,12 +200,12 @@ export async function startCampaign(rgw: RgwStore) {
     const cleanupOver = new Promise<void>((resolve) => (cleanedUp = resolve))
     const started = upload(new File([bytes], 'payload.bin', { type: 'application/octet-stream' }), {
       ...CAMPAIGN_OPTIONS,
-      endpoint: endpointUrl,
+      api: endpointUrl,
       strategy: scenario.mode,
-      endpointBody: { run: runPrefix },
+      apiBody: { run: runPrefix },
       transport: recorder.transport,
       leavePartsOnError: scenario.leavePartsOnError,
-      maxAttempts: MAX_ATTEMPTS,
+      retry: { limit: MAX_ATTEMPTS - 1 },
       signal: controller.signal,
       onProgress: (event) => {
         progress.push(event)

@@ -2,7 +2,9 @@
 // reply carried a ticket ends with POST /complete (retried like any endpoint call, not cancelled
 // by an abort), and its `serverData` is the result's; no ticket (a next-s3-upload route), no call.
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { EndpointError, upload, uploadPresigned, uploadWithToken, type UploadOptions } from '../../engine/index.ts'
+import { ApiError, upload, type UploadOptions } from '../../engine/index.ts'
+import { uploadPresigned } from '../../engine/presigned.ts'
+import { uploadWithToken } from '../../engine/token.ts'
 import type { JsonObject, JsonValue, PresignedPutReply, TokenReply, UploadTypes } from '../../protocol/wire.ts'
 import { createUploadHandler } from '../../server/index.ts'
 import { lostReply, type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'
@@ -30,13 +32,13 @@ function setup(options: UploadOptions = {}) {
   const fake = stepThroughTransport()
   const controller = new AbortController()
   const result = upload(new File([new Uint8Array(10)], 'k.png', { type: 'image/png' }), {
-    endpoint: ENDPOINT,
+    api: ENDPOINT,
     transport: fake.transport,
     strategy: 'presigned',
     stallTimeout: 200,
-    retryDelay: 1,
     signal: controller.signal,
     ...options,
+    retry: { delay: 1, ...options.retry },
   })
   result.catch(() => {})
   const next = async () => (await fake.waitForPending())[0]!
@@ -65,7 +67,7 @@ describe('completion after storage accepted the bytes', () => {
 
   it('token mode too, through uploadWithToken', async () => {
     const fake = stepThroughTransport()
-    const result = uploadWithToken(new Blob([new Uint8Array(10)], { type: 'image/png' }), { endpoint: ENDPOINT, transport: fake.transport })
+    const result = uploadWithToken(new Blob([new Uint8Array(10)], { type: 'image/png' }), { api: ENDPOINT, transport: fake.transport })
     const next = async () => (await fake.waitForPending())[0]!
     json(await next(), tokenReply)
     ;(await next()).respond(200, { ETag: '"e"' })
@@ -83,14 +85,14 @@ describe('completion after storage accepted the bytes', () => {
     expect(fake.log).toEqual(['POST /', 'PUT'])
   })
 
-  it('a refused completion fails the upload with the server’s reason, as an EndpointError, not retried', async () => {
+  it('a refused completion fails the upload with the server’s reason, as an ApiError, not retried', async () => {
     const { fake, result, next } = setup()
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
     const reason = 'The uploaded object was refused and deleted: its first bytes are not those of a image/png file'
     json(await next(), { error: reason }, 422)
     const error = await result.catch((caught: unknown) => caught)
-    expect(error).toBeInstanceOf(EndpointError)
+    expect(error).toBeInstanceOf(ApiError)
     expect(error).toMatchObject({ status: 422, message: reason })
     expect(fake.log).toEqual(['POST /', 'PUT', 'POST /complete'])
   })

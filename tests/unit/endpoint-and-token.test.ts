@@ -3,7 +3,7 @@
 // credentials are renewed from the endpoint for the same upload. Each test fails without its fix.
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { learnServerTime } from '../../engine/s3/clock.ts'
-import { EndpointError, isUploadError, NetworkError, upload, type UploadOptions } from '../../engine/index.ts'
+import { ApiError, isUploadError, NetworkError, upload, type UploadOptions } from '../../engine/index.ts'
 import { nodeTransport } from '../../engine/http/node-transport.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply, TokenReply } from '../../protocol/wire.ts'
@@ -42,14 +42,14 @@ function setup(size: number, options: UploadOptions = {}) {
   const controller = new AbortController()
   const cleanup = vi.fn()
   const result = upload(new File([new Uint8Array(size)], 'k.bin'), {
-    endpoint: ENDPOINT,
+    api: ENDPOINT,
     transport: fake.transport,
     stallTimeout: 200,
-    retryDelay: 1,
     partConcurrency: 1,
     signal: controller.signal,
     onCleanup: cleanup,
     ...options,
+    retry: { delay: 1, ...options.retry },
   })
   result.catch(() => {})
   const next = async () => (await fake.waitForPending())[0]!
@@ -71,7 +71,7 @@ async function answerComplete(next: () => Promise<PendingRequest>) {
 
 describe('endpoint calls', () => {
   it('regression: a network error on the endpoint escaped as "TypeError: fetch failed"; now a NetworkError, retried', async () => {
-    const { result, next } = setup(10, { strategy: 'presigned', maxAttempts: 2 })
+    const { result, next } = setup(10, { strategy: 'presigned', retry: { limit: 1 } })
     ;(await next()).fail(lostReply())
     ;(await next()).fail(lostReply())
     const error = await result.catch((e: unknown) => e)
@@ -93,22 +93,22 @@ describe('endpoint calls', () => {
   it('a reply that is not JSON names the URL and status, and the text of a plain-text one, never an HTML page', async () => {
     const notFound = setup(10)
     ;(await notFound.next()).respond(404, { 'content-type': 'text/html' }, '<!doctype html><h1>Not Found</h1>')
-    await expect(notFound.result).rejects.toEqual(new EndpointError('Upload endpoint https://app.test/api/s3-upload answered HTTP 404', 404))
-    const broken = setup(10, { maxAttempts: 1 })
+    await expect(notFound.result).rejects.toEqual(new ApiError('Upload endpoint https://app.test/api/s3-upload answered HTTP 404', 404))
+    const broken = setup(10, { retry: { limit: 0 } })
     ;(await broken.next()).respond(500, { 'content-type': 'text/plain' }, 'Internal Server Error')
-    await expect(broken.result).rejects.toEqual(new EndpointError('Upload endpoint https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500))
+    await expect(broken.result).rejects.toEqual(new ApiError('Upload endpoint https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500))
   })
 
   it('outside a browser, a relative endpoint is refused with what to set, not a bare "Invalid URL"', async () => {
-    const failure = upload(new Blob(['x']), { transport: nodeTransport })
+    const failure = upload(new Blob(['x']), { strategy: 'token', transport: nodeTransport })
     await expect(failure).rejects.toBeInstanceOf(TypeError)
     await expect(failure).rejects.toThrow("updraft: '/api/s3-upload' is not an absolute URL: outside a browser, give the endpoint in full")
   })
 
-  it('a refusal from the endpoint is an EndpointError with its own words, never retried', async () => {
+  it('a refusal from the endpoint is an ApiError with its own words, never retried', async () => {
     const { fake, result, next } = setup(10)
     json(await next(), { error: 'File type not allowed' }, 415)
-    await expect(result).rejects.toEqual(new EndpointError('File type not allowed', 415))
+    await expect(result).rejects.toEqual(new ApiError('File type not allowed', 415))
     expect(fake.log).toEqual(['POST /'])
   })
 
@@ -142,7 +142,7 @@ describe('endpoint calls', () => {
     const parts = await next()
     expect(bodyOf(parts)).toMatchObject({ partNumbers: [1, 2] })
     json(parts, { error: 'The upload ticket has expired: start the upload again' }, 403)
-    await expect(result).rejects.toMatchObject({ name: 'EndpointError', status: 403 })
+    await expect(result).rejects.toMatchObject({ name: 'ApiError', status: 403 })
     json(await next(), { aborted: true })
     // An unhandled rejection would fail this file (vitest's default, kept: see unhandled-rejections.test.ts).
     await settle(20)

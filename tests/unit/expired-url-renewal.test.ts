@@ -3,7 +3,7 @@
 // upload instead of being re-asked (found by tests/presigned-part-urls.test.ts on RGW).
 import { describe, expect, it } from 'vitest'
 import { S3Error } from '../../engine/errors.ts'
-import { resolveOptions } from '../../engine/options.ts'
+import { createRun } from '../../engine/run.ts'
 import { send, type Signer } from '../../engine/http/send.ts'
 import type { Transport } from '../../engine/http/transport.ts'
 
@@ -23,7 +23,7 @@ function run(renewable: boolean, statuses: number[], body = bareDenied) {
     if (refused && !renewable) throw refused
     return { method: 'PUT', url: `https://s3.test/b/k?partNumber=2${refused ? '&fresh' : ''}` }
   }
-  const sent = send(resolveOptions({ transport, maxAttempts: 3 }), sign, { body: 'body', signal: undefined })
+  const sent = send(createRun({ transport, retry: { limit: 2 } }), sign, { body: 'body', signal: undefined })
   return { sent, renews }
 }
 

@@ -2,7 +2,7 @@
 // check of the endpoint's limits (src/file-checks.ts, protocol/file-limits.ts).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { EndpointError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../../engine/errors.ts'
+import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../../engine/errors.ts'
 import { limitRefusal } from '../../protocol/file-limits.ts'
 import { checkLimits, parseUploadRequest, RequestError } from '../../protocol/validate.ts'
 import { acceptOf, checkFile, FileRefusedError } from '../../src/file-checks.ts'
@@ -81,11 +81,11 @@ describe('describeError', () => {
     const file = sized('talk.mp4', 'video/mp4', 62914560)
     const limits = { maxFileSize: 31457280, allowedTypes: ['image/*', 'application/pdf'] }
     // The endpoint's own words stay in error.message for developers; people get these.
-    const tooBig = new EndpointError('filesize 62914560 is over the limit of 31457280 bytes', 413)
+    const tooBig = new ApiError('filesize 62914560 is over the limit of 31457280 bytes', 413)
     expect(describeError(tooBig, { file, limits })).toBe('60 MiB is over the 30 MiB limit')
     expect(describeError(tooBig, { file })).toBe("60 MiB is over this site's size limit")
     const pdf = sized('cv.pdf', 'application/pdf', 1)
-    expect(describeError(new EndpointError("filetype 'application/pdf' is not allowed; allowed: image/*", 415), { file: pdf, limits: { allowedTypes: ['image/*'] } })).toBe(
+    expect(describeError(new ApiError("filetype 'application/pdf' is not allowed; allowed: image/*", 415), { file: pdf, limits: { allowedTypes: ['image/*'] } })).toBe(
       "PDFs aren't accepted here — only images",
     )
   })
@@ -94,12 +94,12 @@ describe('describeError', () => {
     [new NetworkError('Failed to fetch'), {}, 'Connection lost'],
     [new NetworkError('Failed to fetch'), { retrying: true }, 'Connection lost — retrying'],
     [new UploadAbortedError(), {}, 'Cancelled'],
-    [new EndpointError('Forbidden', 403), {}, "The server didn't allow this upload — sign in again, or reload the page"],
-    [new EndpointError('Too Many Requests', 429), {}, 'Too many uploads at once — wait a minute, then retry'],
-    [new EndpointError('Internal Server Error', 500), {}, 'The server had a problem — try again'],
-    [new EndpointError('filename must be a non-empty string', 400), {}, "The server refused this upload — it may be a fault in this site; retrying won't help"],
+    [new ApiError('Forbidden', 403), {}, "The server didn't allow this upload — sign in again, or reload the page"],
+    [new ApiError('Too Many Requests', 429), {}, 'Too many uploads at once — wait a minute, then retry'],
+    [new ApiError('Internal Server Error', 500), {}, 'The server had a problem — try again'],
+    [new ApiError('filename must be a non-empty string', 400), {}, "The server refused this upload — it may be a fault in this site; retrying won't help"],
     // The server's verdict on the stored bytes (/complete) is specific and written for people: shown as is.
-    [new EndpointError('The uploaded object was refused and deleted: its first bytes are not those of a image/png file', 422), {}, 'The uploaded object was refused and deleted: its first bytes are not those of a image/png file'],
+    [new ApiError('The uploaded object was refused and deleted: its first bytes are not those of a image/png file', 422), {}, 'The uploaded object was refused and deleted: its first bytes are not those of a image/png file'],
     [new S3Error('RequestTimeTooSkewed', 'skewed', 403), {}, "Your device's clock is wrong — set it right, then retry"],
     [new S3Error('AccessDenied', 'no', 403), {}, 'Storage refused the upload (access denied)'],
     [new S3Error('SlowDown', 'slow', 503), { retrying: true }, 'Storage is busy — retrying'],

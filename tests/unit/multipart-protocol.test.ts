@@ -66,7 +66,7 @@ describe('single PutObject', () => {
 
 describe('multipart upload', () => {
   it('creates, sends parts as Blob slices at most queueSize at a time, then completes with the ETags in order', async () => {
-    const { fake, file, result, progress } = setup(THREE_PARTS, { queueSize: 2 })
+    const { fake, file, result, progress } = setup(THREE_PARTS, { partConcurrency: 2 })
     const [create] = await fake.waitForPending()
     expect(create!.step).toBe('POST ?uploads')
     expect(create!.headers).toMatchObject({ 'content-type': 'video/mp4' })
@@ -102,7 +102,7 @@ describe('multipart upload', () => {
   })
 
   it('fails a part without a readable ETag with the CORS ExposeHeaders hint, and aborts the upload', async () => {
-    const { fake, result } = setup(THREE_PARTS, { queueSize: 1 })
+    const { fake, result } = setup(THREE_PARTS, { partConcurrency: 1 })
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.created())
     ;(await fake.waitForPending())[0]!.respond(200, {}) // no ETag header
     const [abort] = await fake.waitForPending()
@@ -112,7 +112,7 @@ describe('multipart upload', () => {
   })
 
   it('leaves the parts in place on failure when leavePartsOnError is set', async () => {
-    const { fake, result } = setup(THREE_PARTS, { queueSize: 1, leavePartsOnError: true })
+    const { fake, result } = setup(THREE_PARTS, { partConcurrency: 1, leavePartsOnError: true })
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.created())
     ;(await fake.waitForPending())[0]!.respond(404, {}, xml.error('NoSuchUpload', 'The upload does not exist'))
     await expect(result).rejects.toMatchObject({ name: 'S3Error', code: 'NoSuchUpload', status: 404, requestId: 'REQ123' })
@@ -120,7 +120,7 @@ describe('multipart upload', () => {
   })
 
   it('fails on a 200 reply to Complete that holds an <Error>, then aborts', async () => {
-    const { fake, result } = setup(THREE_PARTS, { queueSize: 4 })
+    const { fake, result } = setup(THREE_PARTS, { partConcurrency: 4 })
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.created())
     for (const part of await fake.waitForPending(3)) answerPart(part)
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed size'))
@@ -130,7 +130,7 @@ describe('multipart upload', () => {
   })
 
   it('keeps the original error when the cleanup itself fails', async () => {
-    const { fake, result } = setup(THREE_PARTS, { queueSize: 1, retries: 1 })
+    const { fake, result } = setup(THREE_PARTS, { partConcurrency: 1, retry: { limit: 0 } })
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.created())
     ;(await fake.waitForPending())[0]!.respond(403, {}, xml.error('AccessDenied', 'Access Denied'))
     ;(await fake.waitForPending())[0]!.respond(500, {}, xml.error('InternalError'))
@@ -141,7 +141,7 @@ describe('multipart upload', () => {
 describe('abort', () => {
   it('cancels every request in flight, sends AbortMultipartUpload and rejects with AbortError "Upload aborted"', async () => {
     const controller = new AbortController()
-    const { fake, result } = setup(THREE_PARTS, { queueSize: 2, signal: controller.signal })
+    const { fake, result } = setup(THREE_PARTS, { partConcurrency: 2, signal: controller.signal })
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.created())
     const inFlight = await fake.waitForPending(2)
     controller.abort()
@@ -176,7 +176,7 @@ describe('abort', () => {
 
 describe('retries', () => {
   it('retries a part after a 500 without counting its bytes twice', async () => {
-    const { fake, file, result, progress } = setup(THREE_PARTS, { queueSize: 1 })
+    const { fake, file, result, progress } = setup(THREE_PARTS, { partConcurrency: 1 })
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.created())
     const [first] = await fake.waitForPending()
     first!.onProgress?.(MIN_PART_SIZE / 2)
@@ -196,7 +196,7 @@ describe('retries', () => {
   })
 
   it('retries network errors and 503 SlowDown, honouring Retry-After, up to `retries` attempts in all', async () => {
-    const { fake, result } = setup(1000, { retries: 3 })
+    const { fake, result } = setup(1000, { retry: { limit: 2 } })
     ;(await fake.waitForPending())[0]!.fail(new NetworkError('Network error on PUT https://bucket'))
     const started = Date.now()
     ;(await fake.waitForPending())[0]!.respond(503, { 'Retry-After': '1' }, xml.error('SlowDown', 'Please reduce your request rate.'))
@@ -231,10 +231,8 @@ describe('retries', () => {
 describe('options', () => {
   it.each([
     [{ partConcurrency: 0 }, 'updraft: partConcurrency must be a whole number of at least 1, got 0'],
-    [{ maxAttempts: 1.5 }, 'updraft: maxAttempts must be a whole number of at least 1, got 1.5'],
-    // The deprecated names still work, and are checked as the options they became.
-    [{ queueSize: 0 }, 'updraft: partConcurrency must be a whole number of at least 1, got 0'],
-    [{ retries: 1.5 }, 'updraft: maxAttempts must be a whole number of at least 1, got 1.5'],
+    [{ retry: { limit: 0.5 } }, 'updraft: retry.limit must be a whole number of at least 0, got 0.5'],
+    [{ retry: { limit: -1 } }, 'updraft: retry.limit must be a whole number of at least 0, got -1'],
     [{ partSize: 1024 }, 'updraft: partSize must be a whole number from 5 MiB to 5 GiB, got 1024'],
     [{ bucket: 'a/b' }, "updraft: bucket must be a bucket name (a '/' is allowed only in an ARN), got 'a/b'"],
     [{ key: 'a/../b' }, "updraft: key must be non-empty with no '.' or '..' segments, got 'a/../b'"],

@@ -56,7 +56,7 @@ describe('part URL batches', () => {
       }
     }
 
-    const result = await uploadPresigned(hugeFile, { endpoint: 'http://page.test/api/s3-upload', partConcurrency: 60, transport })
+    const result = await uploadPresigned(hugeFile, { api: 'http://page.test/api/s3-upload', partConcurrency: 60, transport })
 
     expect(result.key).toBe('k')
     expect(asked.length).toBeGreaterThan(1)
@@ -86,7 +86,7 @@ describe('part URL batches', () => {
     }
     let cleaned!: (error: unknown) => void
     const cleanup = new Promise((resolve) => (cleaned = resolve))
-    const failure = uploadPresigned(hugeFile, { endpoint: 'http://page.test/api/s3-upload', transport, onCleanup: cleaned })
+    const failure = uploadPresigned(hugeFile, { api: 'http://page.test/api/s3-upload', transport, onCleanup: cleaned })
     await expect(failure).rejects.toThrow(`The endpoint planned ${planned} parts of ${MIN_PART_SIZE} bytes for a ${hugeFile.size}-byte file`)
     expect(await cleanup).toBeUndefined()
     expect(routes).toEqual(['s3-upload', 'abort'])

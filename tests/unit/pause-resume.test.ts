@@ -1,7 +1,8 @@
 // Issue 13, step by step: pause is not abort. Each request is held by the step-through
 // transport, so the tests see what is in flight the moment a pause or resume happens.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { PauseController, type UploadState, uploadObject, uploadPresigned } from '../../engine/index.ts'
+import { PauseController, type UploadState, uploadObject } from '../../engine/index.ts'
+import { uploadPresigned } from '../../engine/presigned.ts'
 import type { ObjectTarget } from '../../engine/upload-object.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { lostReply, type PendingRequest, settle, stepThroughTransport, xml } from '../helpers/fake-transport.ts'
@@ -24,7 +25,6 @@ function setup(size: number, options: Partial<ObjectTarget> = {}) {
     credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
     transport: fake.transport,
     stallTimeout: STALL,
-    retryDelay: 1,
     partConcurrency: 2,
     signal: controller.signal,
     pauseSignal: pauses.signal,
@@ -32,6 +32,7 @@ function setup(size: number, options: Partial<ObjectTarget> = {}) {
     onStateChange: (state) => states.push(state),
     onCleanup: cleanup,
     ...options,
+    retry: { delay: 1, ...options.retry },
   })
   result.then(
     () => (settled = true),
@@ -109,7 +110,7 @@ describe('pause and resume a multipart upload', () => {
 
   it('no retry is spent while paused: a pause during backoff cancels the retry; resume starts with a fresh budget', async () => {
     const retries = vi.fn()
-    const { fake, pauses, result } = setup(THREE_PARTS, { partConcurrency: 1, maxAttempts: 2, retryDelay: 10 * STALL, onRetry: retries })
+    const { fake, pauses, result } = setup(THREE_PARTS, { partConcurrency: 1, retry: { limit: 1, delay: 10 * STALL }, onRetry: retries })
     ;(await next(fake)).respond(200, {}, xml.created())
     ;(await next(fake)).respond(500, {}, xml.error('InternalError'))
     await vi.waitFor(() => expect(retries).toHaveBeenCalledTimes(1), { interval: 1 })
@@ -227,7 +228,7 @@ describe('waitForNetwork', () => {
 
   it('network errors past the retry budget wait for the network instead of failing', async () => {
     const browser = fakeBrowser()
-    const { fake, states, result, isSettled } = setup(THREE_PARTS, { waitForNetwork: true, maxAttempts: 2, partConcurrency: 1 })
+    const { fake, states, result, isSettled } = setup(THREE_PARTS, { waitForNetwork: true, retry: { limit: 1 }, partConcurrency: 1 })
     ;(await next(fake)).respond(200, {}, xml.created())
     ;(await next(fake)).fail(lostReply())
     ;(await next(fake)).fail(lostReply())
@@ -244,7 +245,7 @@ describe('waitForNetwork', () => {
 
   it('regression: a single PUT of an upload given no AbortSignal failed past the budget; now it waits for the network too', async () => {
     const browser = fakeBrowser()
-    const { fake, states, result, isSettled } = setup(1000, { waitForNetwork: true, maxAttempts: 2, signal: undefined })
+    const { fake, states, result, isSettled } = setup(1000, { waitForNetwork: true, retry: { limit: 1 }, signal: undefined })
     ;(await next(fake)).fail(lostReply())
     ;(await next(fake)).fail(lostReply())
     await settle(STALL)
@@ -260,12 +261,11 @@ describe('waitForNetwork', () => {
     const fake = stepThroughTransport()
     const pauses = new PauseController()
     const result = uploadPresigned(new Blob([new Uint8Array(MIN_PART_SIZE + 10)]), {
-      endpoint: 'https://app.test/api/s3-upload',
+      api: 'https://app.test/api/s3-upload',
       transport: fake.transport,
       pauseSignal: pauses.signal,
       waitForNetwork: true,
-      maxAttempts: 1,
-      retryDelay: 1,
+      retry: { limit: 0, delay: 1 },
       partConcurrency: 1,
     })
     const reply = { key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: 2, ticket: 't' }
@@ -285,7 +285,7 @@ describe('waitForNetwork', () => {
   })
 
   it('without waitForNetwork, network errors past the budget still fail the upload', async () => {
-    const { fake, result } = setup(1000, { maxAttempts: 2 })
+    const { fake, result } = setup(1000, { retry: { limit: 1 } })
     ;(await next(fake)).fail(lostReply())
     ;(await next(fake)).fail(lostReply())
     await expect(result).rejects.toMatchObject({ name: 'NetworkError' })

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { EndpointError, NetworkError, S3Error, UploadError } from '../../engine/errors.ts'
-import { defaultOptions, resolveOptions } from '../../engine/options.ts'
+import { ApiError, NetworkError, S3Error, UploadError } from '../../engine/errors.ts'
+import { defaultRetry } from '../../engine/options.ts'
+import { createRun } from '../../engine/run.ts'
 import { createQueue, runPool } from '../../engine/http/queue.ts'
 import { isRetryable, retryDelay, withRetries } from '../../engine/http/retry.ts'
 
@@ -115,11 +116,11 @@ describe('retry policy', () => {
     [new S3Error('BadDigest', 'x', 400), true],
     [new S3Error('InvalidDigest', 'x', 400), false],
     [new S3Error('Http408', 'x', 408), true],
-    [new EndpointError('Internal Server Error', 500), true],
-    [new EndpointError('Too many requests', 429), true],
+    [new ApiError('Internal Server Error', 500), true],
+    [new ApiError('Too many requests', 429), true],
     [new S3Error('AccessDenied', 'x', 403), false],
     [new S3Error('EntityTooSmall', 'x', 400), false],
-    [new EndpointError('Not authorized to upload', 403), false],
+    [new ApiError('Not authorized to upload', 403), false],
     [new UploadError('no ETag'), false],
     [new TypeError('a bug'), false],
   ])('retries %s: %s', (error, expected) => {
@@ -141,9 +142,9 @@ describe('retry policy', () => {
   // Regression: 3 attempts from a 200 ms full-jitter base gave up within ~1.2 s, so one Wi-Fi blip
   // failed a multi-GB upload. The default budget now waits at least 17.75 s before giving up.
   it('the default budget outlasts a network blip of several seconds, however the dice fall', () => {
-    const { maxAttempts, retryDelay: base } = defaultOptions
+    const { limit, delay: base } = defaultRetry
     let least = 0
-    for (let retry = 1; retry < maxAttempts; retry++) least += retryDelay(retry, base, null, () => 0)
+    for (let retry = 1; retry <= limit; retry++) least += retryDelay(retry, base, null, () => 0)
     expect(least).toBeGreaterThanOrEqual(15_000)
   })
 
@@ -153,11 +154,49 @@ describe('retry policy', () => {
       throw new S3Error('InternalError', 'x', 500)
     })
     const retried: number[] = []
-    const options = resolveOptions({ maxAttempts: 3, onRetry: ({ attempt }) => retried.push(attempt) })
-    const result = withRetries(options, undefined, attempt).catch((e: unknown) => e)
+    const run = createRun({ retry: { limit: 2 }, onRetry: ({ attempt }) => retried.push(attempt) })
+    const result = withRetries(run, undefined, attempt).catch((e: unknown) => e)
     await vi.runAllTimersAsync()
     expect(await result).toMatchObject({ code: 'InternalError' })
     expect(attempt).toHaveBeenCalledTimes(3)
     expect(retried).toEqual([1, 2])
+  })
+
+  describe('retry.shouldRetry overrules the built-in rule, within the limit', () => {
+    const attempts = async (error: Error, shouldRetry: (error: UploadError, attempt: number) => boolean | undefined) => {
+      vi.useFakeTimers()
+      const attempt = vi.fn(async () => {
+        throw error
+      })
+      const asked: Array<[string, number]> = []
+      const run = createRun({
+        retry: { limit: 3, delay: 1, shouldRetry: (e, n) => (asked.push([e.name, n]), shouldRetry(e, n)) },
+      })
+      const result = withRetries(run, undefined, attempt).catch((e: unknown) => e)
+      await vi.runAllTimersAsync()
+      expect(await result).toBe(error)
+      return { tries: attempt.mock.calls.length, asked }
+    }
+
+    it('true retries what the rule would not (a 403), up to the limit', async () => {
+      const { tries, asked } = await attempts(new S3Error('AccessDenied', 'x', 403), () => true)
+      expect(tries).toBe(4)
+      expect(asked).toEqual([['S3Error', 1], ['S3Error', 2], ['S3Error', 3], ['S3Error', 4]])
+    })
+
+    it('false gives up on what the rule would retry (a 500)', async () => {
+      expect((await attempts(new S3Error('InternalError', 'x', 500), () => false)).tries).toBe(1)
+    })
+
+    it('undefined leaves it to the rule: a 500 is retried, a 404 not', async () => {
+      expect((await attempts(new ApiError('busy', 503), () => undefined)).tries).toBe(4)
+      expect((await attempts(new ApiError('no such route', 404), () => undefined)).tries).toBe(1)
+    })
+
+    it('a bug (a TypeError) is never offered to it, nor retried', async () => {
+      const { tries, asked } = await attempts(new TypeError('bad option'), () => true)
+      expect(tries).toBe(1)
+      expect(asked).toEqual([])
+    })
   })
 })

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { EndpointError } from '../../engine/errors.ts'
+import { ApiError } from '../../engine/errors.ts'
 import { createQueue } from '../../engine/http/queue.ts'
 import type { UploadResult } from '../../engine/index.ts'
 import { usePresignedUpload, useS3Upload } from '../../src/useS3Upload.ts'
@@ -94,7 +94,7 @@ describe('useS3Upload with a stubbed upload', () => {
     const { result: hook, calls } = renderUploads()
     let uploaded!: Promise<UploadResult>
     act(() => void (uploaded = handled(hook.current.uploadToS3(file(1000)))))
-    const refusal = new EndpointError('File type image/jpeg is not allowed', 400)
+    const refusal = new ApiError('File type image/jpeg is not allowed', 400)
     await act(async () => calls[0]!.reject(refusal))
     await expect(uploaded).rejects.toBe(refusal)
     expect(hook.current.files[0]).toMatchObject({ status: 'error', error: refusal })
@@ -217,7 +217,7 @@ describe('useS3Upload with a stubbed upload', () => {
       void hook.current
         .uploadToS3(file(10), {
           endpoint: { request: { url: '/api/other', body: { from: 'call' }, headers: new Headers({ 'X-Csrf': 't' }) } },
-          retries: 5,
+          retry: { limit: 4 },
         })
         .catch(() => {})
     })
@@ -225,14 +225,14 @@ describe('useS3Upload with a stubbed upload', () => {
     expect(calls[0]!.options).toMatchObject({
       endpoint: '/api/hook-endpoint',
       strategy: 'token',
-      endpointBody: { album: 'a', from: 'hook' },
-      endpointHeaders: { 'x-hook': '1' },
+      apiBody: { album: 'a', from: 'hook' },
+      apiHeaders: { 'x-hook': '1' },
     })
     expect(calls[1]!.options).toMatchObject({
       endpoint: '/api/other',
-      endpointBody: { album: 'a', from: 'call' },
-      endpointHeaders: { 'x-hook': '1', 'x-csrf': 't' },
-      retries: 5,
+      apiBody: { album: 'a', from: 'call' },
+      apiHeaders: { 'x-hook': '1', 'x-csrf': 't' },
+      retry: { limit: 4 },
     })
   })
 

@@ -2,7 +2,9 @@
 // recorded upload makes, in order; a part storage lists with the wrong size is sent again; a
 // store that fails means no resume, never a failed upload.
 import { describe, expect, it } from 'vitest'
-import { fileFingerprint, memoryResumeStore, resumeUploads, uploadPresigned, type ResumeRecord, type ResumeStore } from '../../engine/index.ts'
+import { resumeUploads, type ResumeRecord, type ResumeStore } from '../../engine/index.ts'
+import { fileFingerprint, memoryResumeStore } from '../../engine/resume/store.ts'
+import { uploadPresigned } from '../../engine/presigned.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'
 
@@ -33,7 +35,7 @@ async function recorded(): Promise<ResumeRecord> {
   return {
     fingerprint: await fileFingerprint(file, ENDPOINT),
     strategy: 'presigned',
-    endpoint: ENDPOINT,
+    api: ENDPOINT,
     bucket: 'b',
     key: 'k',
     region: 'us-east-1',
@@ -56,7 +58,7 @@ describe('resume, step by step', () => {
     const store = memoryResumeStore()
     await store.put(await recorded())
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { endpoint: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const result = uploadPresigned(file, { api: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
     const listing = await next(fake)
     expect(listing.step).toBe('POST /list-parts')
     expect(JSON.parse(String(listing.body))).toEqual({ ticket: 't' })
@@ -83,7 +85,7 @@ describe('resume, step by step', () => {
     const store = memoryResumeStore()
     await store.put(await recorded())
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { endpoint: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const result = uploadPresigned(file, { api: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
     ;(await next(fake)).respond(404, {}, JSON.stringify({ error: 'The upload is gone from storage' }))
     const fresh = await next(fake)
     expect(fresh.step).toBe('POST /')
@@ -103,7 +105,7 @@ describe('resume, step by step', () => {
     const broken = () => Promise.reject(new Error('IndexedDB is not available'))
     const store: ResumeStore = { get: broken, put: broken, delete: broken, list: broken }
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { endpoint: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const result = uploadPresigned(file, { api: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
     json(await next(fake), { key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: 3, ticket: 't' })
     await answerUntilComplete(fake)
     await expect(result).resolves.toEqual(completed)

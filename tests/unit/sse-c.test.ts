@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { sseCustomerKey, upload, uploadObject } from '../../engine/index.ts'
+import { upload, uploadObject } from '../../engine/index.ts'
+import { sseCustomerKey } from '../../engine/opt-ins/sse-c.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { md5 } from '../../engine/opt-ins/md5.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
@@ -12,7 +13,7 @@ const KEY_MD5 = 'x-amz-server-side-encryption-customer-key-md5'
 
 const nodeMd5 = (bytes: Uint8Array) => new Uint8Array(createHash('md5').update(bytes).digest())
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
-const headersOf = (key: string | Uint8Array) => sseCustomerKey(key).uploadHeaders!
+const headersOf = (key: string | Uint8Array) => sseCustomerKey(key).partHeaders!
 /** A fixed AES-256 key: bytes 0..31. */
 const RAW_KEY = Uint8Array.from({ length: 32 }, (_, i) => i)
 
@@ -123,7 +124,7 @@ describe('SSE-C headers on the wire (step-through transport)', () => {
       region: 'eu-west-1',
       credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
       transport: fake.transport,
-      queueSize,
+      partConcurrency: queueSize,
       ...sseCustomerKey(RAW_KEY),
     })
     result.catch(() => {})
@@ -183,8 +184,8 @@ describe('SSE-C through upload()', () => {
   it('refuses presigned mode, where the endpoint signs the headers and would drop the key silently', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch')
     await expect(
-      upload(new Blob(['secret']), { strategy: 'presigned', endpoint: 'http://127.0.0.1:9/api', ...sseCustomerKey(new Uint8Array(32)) }),
-    ).rejects.toThrow('updraft: objectHeaders and uploadHeaders (SSE-C, tags) need token mode')
+      upload(new Blob(['secret']), { strategy: 'presigned', api: 'http://127.0.0.1:9/api', ...sseCustomerKey(new Uint8Array(32)) }),
+    ).rejects.toThrow('updraft: objectHeaders and partHeaders (SSE-C, tags) need token mode')
     expect(fetchSpy).not.toHaveBeenCalled()
     fetchSpy.mockRestore()
   })

@@ -22,12 +22,12 @@ function setup(size: number, options: Partial<ObjectTarget> = {}) {
     credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
     transport: fake.transport,
     stallTimeout: STALL,
-    retryDelay: 1,
     partConcurrency: 1,
     signal: controller.signal,
     onProgress: ({ loaded }) => progress.push(loaded),
     onCleanup: cleanup,
     ...options,
+    retry: { delay: 1, ...options.retry },
   })
   result.catch(() => {})
   /** Resolves with the outcome and how long after this call it settled. */
@@ -92,7 +92,7 @@ describe('hangs', () => {
   })
 
   it('a stalled request that never comes back fails as a NetworkError naming the stall, after the last try', async () => {
-    const { fake, result } = setup(10, { maxAttempts: 2 })
+    const { fake, result } = setup(10, { retry: { limit: 1 } })
     await next(fake)
     const error = await result.catch((e: unknown) => e)
     expect(error).toBeInstanceOf(NetworkError)
@@ -175,7 +175,7 @@ describe('abort', () => {
   })
 
   it('a failed Create is never retried after the abort', async () => {
-    const { fake, controller, result, cleanup } = setup(TWO_PARTS, { abortDuplicates: vi.fn(async () => {}) })
+    const { fake, controller, result, cleanup } = setup(TWO_PARTS, { abortOtherUploads: vi.fn(async () => {}) })
     const create = await next(fake)
     controller.abort()
     create.fail(lostReply())
@@ -187,8 +187,8 @@ describe('abort', () => {
 
 describe('orphans', () => {
   it('regression: a lost Create reply was retried and the first upload orphaned; now the duplicates are aborted, keeping the one in use', async () => {
-    const abortDuplicates = vi.fn(async () => {})
-    const { fake, result, cleanup } = setup(TWO_PARTS, { abortDuplicates })
+    const abortOtherUploads = vi.fn(async () => {})
+    const { fake, result, cleanup } = setup(TWO_PARTS, { abortOtherUploads })
     ;(await next(fake)).fail(lostReply())
     ;(await next(fake)).respond(200, {}, xml.created('second'))
     answerPart(await next(fake))
@@ -196,16 +196,16 @@ describe('orphans', () => {
     ;(await next(fake)).respond(200, {}, xml.completed())
     await result
     await vi.waitFor(() => expect(cleanup).toHaveBeenCalledWith(undefined))
-    expect(abortDuplicates).toHaveBeenCalledExactlyOnceWith('second')
+    expect(abortOtherUploads).toHaveBeenCalledExactlyOnceWith('second')
   })
 
   it('a Create that worked at its first try looks for no duplicates', async () => {
-    const abortDuplicates = vi.fn(async () => {})
-    const { fake, result } = setup(TWO_PARTS, { abortDuplicates })
+    const abortOtherUploads = vi.fn(async () => {})
+    const { fake, result } = setup(TWO_PARTS, { abortOtherUploads })
     await uploadBothParts(fake)
     ;(await next(fake)).respond(200, {}, xml.completed())
     await result
-    expect(abortDuplicates).not.toHaveBeenCalled()
+    expect(abortOtherUploads).not.toHaveBeenCalled()
   })
 
   it('regression: a faulted AbortMultipartUpload left an orphan; now it is retried within the cleanup deadline', async () => {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { putObjectTagging, sseCustomerKey, taggingHeaders, uploadObject } from '../../engine/index.ts'
+import { uploadObject } from '../../engine/index.ts'
+import { putObjectTagging, taggingHeaders } from '../../engine/opt-ins/tags.ts'
+import { sseCustomerKey } from '../../engine/opt-ins/sse-c.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 

@@ -54,7 +54,7 @@ describe('presigned upload() of a stream of unknown length, against the contract
     const data = Uint8Array.from({ length: 12 * MiB + 7 }, (_, i) => (i * 7 + 3) % 251)
     const progress: Array<{ loaded: number; total: number }> = []
     const result = await uploadPresigned(chunked(data, 100_000), {
-      endpoint: 'http://page.test/api/s3-upload',
+      api: 'http://page.test/api/s3-upload',
       filename: 'live.bin',
       contentType: 'application/octet-stream',
       // The engine's own part size differs from the server's: the server's cuts the parts.
@@ -83,14 +83,14 @@ describe('presigned upload() of a stream of unknown length, against the contract
   it('a stream of exactly two parts uses the reply\'s URLs only: no /parts call', async () => {
     const { calls, puts, transport } = contractEndpoint()
     const data = new Uint8Array(2 * SERVER_PART).fill(9)
-    await uploadPresigned(chunked(data, 1 << 20), { endpoint: 'http://page.test/api/s3-upload', filename: 'x', contentType: 'a/b', transport })
+    await uploadPresigned(chunked(data, 1 << 20), { api: 'http://page.test/api/s3-upload', filename: 'x', contentType: 'a/b', transport })
     expect(calls.map((call) => call.route)).toEqual(['s3-upload', 'complete'])
     expect(puts.map((put) => put.signedFor)).toEqual([SERVER_PART, SERVER_PART])
   })
 
   it('a stream that ends within one part is asked for with its filesize, as a file is', async () => {
     const { calls, transport } = contractEndpoint()
-    await uploadPresigned(chunked(new Uint8Array(1000), 10), { endpoint: 'http://page.test/api/s3-upload', filename: 'x', contentType: 'a/b', transport }).catch(() => {})
+    await uploadPresigned(chunked(new Uint8Array(1000), 10), { api: 'http://page.test/api/s3-upload', filename: 'x', contentType: 'a/b', transport }).catch(() => {})
     expect(calls[0]!.body).toMatchObject({ filesize: 1000 })
     expect(calls[0]!.body).not.toHaveProperty('sizeUnknown')
   })

@@ -76,7 +76,7 @@ function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): Chec
   const name = `Checksum${algorithm.toUpperCase()}`
   const header = md5 ? 'content-md5' : `x-amz-checksum-${algorithm}`
   // SSE-C objects' ETags are not the MD5 of the bytes sent.
-  const etagIsMd5 = md5 && !target.uploadHeaders?.['x-amz-server-side-encryption-customer-algorithm']
+  const etagIsMd5 = md5 && !target.partHeaders?.['x-amz-server-side-encryption-customer-algorithm']
   const digests = new Map<number, Promise<Uint8Array>>()
   let parts: Uint8Array[] = []
 

@@ -1,9 +1,8 @@
-// The wire protocol's types as the package entries offer them (`updraft-s3` for endpoints written by
-// hand, `updraft-s3/server` for clients written by hand): listed once here, so both entries say the
-// same, and wire.ts's constants stay internal.
+// `updraft-s3/protocol`: what page and upload API say to each other, for people writing their own
+// side of it (an endpoint in another framework or language, a client of their own). Types only,
+// plus the constants both sides plan with. Listed once: no other entry exports these names.
 export type {
   Strategy,
-  UploadResult,
   UploadRequest,
   StsCredentials,
   TokenReply,
@@ -31,3 +30,6 @@ export type {
   JsonValue,
   JsonObject,
 } from './wire.ts'
+export { DEFAULT_ENDPOINT } from './wire.ts'
+export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE } from './limits.ts'
+export { planParts, type PartPlan } from './parts.ts'
