@@ -149,6 +149,11 @@ describe('the same requests as aws4fetch signed them', () => {
     expect(ours).not.toBe((await aws4fetch(sent)).headers.authorization)
   })
 
+  it('sorts the query by key, a key before the longer keys it begins, then by value', async () => {
+    const sent = { ...example, method: 'GET', url: 'https://examplebucket.s3.amazonaws.com/k?uploadId=x&partNumber=2&part=1&part-number-marker=3&b=2&b0=&a~=1', headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' }, cache: new Map() }
+    expect(await signV4(sent)).toEqual(await aws4fetch(sent))
+  })
+
   it('sends the session token and date as signed headers, content-type unsigned, host signed with its port', async () => {
     const signed = await signV4({
       ...example,
