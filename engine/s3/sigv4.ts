@@ -29,13 +29,14 @@ export interface SigV4Request {
  */
 export async function signV4({ method, url, headers, accessKeyId, secretAccessKey, sessionToken, service, region, datetime, cache }: SigV4Request) {
   const { host, pathname, searchParams, href } = new URL(url)
-  const sent: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) sent[name.toLowerCase()] = value.trim()
-  sent['x-amz-date'] = datetime
-  if (sessionToken) sent['x-amz-security-token'] = sessionToken
+  // Headers lowers names, trims values and refuses what HTTP cannot carry (a TypeError here,
+  // before any attempt, as aws4fetch threw: fetch would reject it as if the network failed).
+  const sent = new Headers(headers)
+  sent.set('x-amz-date', datetime)
+  if (sessionToken) sent.set('x-amz-security-token', sessionToken)
   // Every header is signed, host too (S3 wants every x-amz-* one), but content-type, as aws4fetch
   // left it: browsers may rewrite it (XHR adds a charset to a string body's), and S3 does not ask.
-  const names = ['host', ...Object.keys(sent).filter((name) => name !== 'content-type')].sort()
+  const names = ['host', ...sent.keys()].filter((name) => name !== 'content-type').sort()
   const signedHeaders = names.join(';')
   const scope = `${datetime.slice(0, 8)}/${region}/${service}/aws4_request`
   const canonicalRequest = [
@@ -46,9 +47,9 @@ export async function signV4({ method, url, headers, accessKeyId, secretAccessKe
     // Pairs sorted by key, then value; a space sorts below every encoded character, so a key that
     // is another's prefix comes first, as the spec's byte order has it (`?uploads` signs `uploads=`).
     [...searchParams].map(([key, value]) => `${rfc3986(key)} ${rfc3986(value)}`).sort().join('&').replace(/ /g, '='),
-    names.map((name) => `${name}:${name === 'host' ? host : sent[name]!.replace(/\s+/g, ' ')}\n`).join(''),
+    names.map((name) => `${name}:${name === 'host' ? host : sent.get(name)!.replace(/\s+/g, ' ')}\n`).join(''),
     signedHeaders,
-    sent['x-amz-content-sha256'],
+    sent.get('x-amz-content-sha256'),
   ].join('\n')
   const cacheKey = `${secretAccessKey}/${scope}`
   let key = cache.get(cacheKey)
@@ -59,8 +60,8 @@ export async function signV4({ method, url, headers, accessKeyId, secretAccessKe
     cache.set(cacheKey, (key = await hmacKey(derived)))
   }
   const stringToSign = `AWS4-HMAC-SHA256\n${datetime}\n${scope}\n${hex(await crypto.subtle.digest('SHA-256', utf8(canonicalRequest)))}`
-  sent.authorization = `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${hex(await hmac(key, stringToSign))}`
-  return { url: href, headers: sent }
+  sent.set('authorization', `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${hex(await hmac(key, stringToSign))}`)
+  return { url: href, headers: Object.fromEntries(sent) }
 }
 
 const utf8 = (text: string) => new TextEncoder().encode(text)

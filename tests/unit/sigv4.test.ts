@@ -170,6 +170,14 @@ describe('the same requests as aws4fetch signed them', () => {
   })
 })
 
+it('refuses a header value HTTP cannot carry before anything is sent, as aws4fetch did', async () => {
+  // Thrown by the transport instead, fetch's TypeError would pass for a network failure and be retried.
+  for (const value of ['写真', 'a\r\nx-amz-acl: public-read']) {
+    const sent = { ...example, method: 'PUT', url: 'https://examplebucket.s3.amazonaws.com/k', headers: { 'x-amz-meta-title': value }, cache: new Map() }
+    await expect(signV4(sent)).rejects.toThrow(TypeError)
+  }
+})
+
 describe('the signing-key cache', () => {
   const sent = { ...example, method: 'PUT', url: 'https://examplebucket.s3.amazonaws.com/a.bin', headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } }
   const counting = () => ({ importKey: vi.spyOn(crypto.subtle, 'importKey'), sign: vi.spyOn(crypto.subtle, 'sign') })
