@@ -1,5 +1,5 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { isAws, stsUnavailableReason } from './info.ts'
+import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin } from './config-checks.ts'
 
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
 export interface Logger {
@@ -347,6 +347,26 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   return resolved
 }
 
+/**
+ * AssumeRole works wherever an STS answers it (AWS, RGW, MinIO: resolveConfig already insisted on
+ * a roleArn). GetFederationToken exists only on AWS STS, so federation needs AWS itself or an STS
+ * endpoint named on purpose; a custom store alone (R2, MinIO, RGW) cannot answer it. `info` (the
+ * app's own knowledge, e.g. an embedded store) has the last word. A fact about the settings, kept
+ * beside resolveConfig, which picks the `presignWith` default by it (info.ts reports it to pages).
+ */
+export function stsUnavailableReason({ sts, endpoint, info }: Pick<ResolvedConfig, 'sts' | 'endpoint' | 'info'>): string | undefined {
+  if (info?.tokenUnavailableReason !== undefined) return info.tokenUnavailableReason
+  if (sts.mode === 'assume-role' || sts.endpoint !== undefined) return undefined
+  if (endpoint === undefined || isAws(endpoint)) return undefined
+  return (
+    'GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role ' +
+    'and S3_UPLOAD_ROLE_ARN (RGW, MinIO), or S3_UPLOAD_STS_ENDPOINT'
+  )
+}
+
+/** An amazonaws.com host, China's included. */
+export const isAws = (endpoint: string) => /(^|\.)amazonaws\.com(\.cn)?$/.test(new URL(endpoint).hostname)
+
 function resolveObjectAcl(acl: UploadHandlerConfig['objectAcl'], endpoint: string | undefined): CannedAcl | undefined {
   if (acl === false) return undefined
   if (acl === undefined) return endpoint === undefined || isAws(endpoint) ? 'bucket-owner-full-control' : 'private'
@@ -354,40 +374,6 @@ function resolveObjectAcl(acl: UploadHandlerConfig['objectAcl'], endpoint: strin
     throw new TypeError(`updraft: objectAcl must be false or a canned ACL (${CANNED_ACLS.join(', ')}), got '${String(acl)}'`)
   }
   return acl
-}
-
-/** The prefix goes into an IAM Resource followed by `*`: a wildcard or control character in it would widen or break that. */
-function checkKeyPrefix(prefix: string) {
-  if (typeof prefix !== 'string' || prefix === '' || prefix.length > 512 || /[*?$\\\u0000-\u001f\u007f]/.test(prefix) || prefix.startsWith('/') || /(^|\/)\.\.?(\/|$)/.test(prefix)) {
-    throw new TypeError(
-      `updraft: keyPrefix must be a non-empty key prefix of at most 512 characters, with no leading '/', no '.' or '..' segment, and none of * ? $ \\ or control characters, got ${JSON.stringify(prefix)}`,
-    )
-  }
-}
-
-function checkContentDisposition(value: string | undefined) {
-  if (value !== undefined && (typeof value !== 'string' || value.trim() === '' || value.length > 1024 || /[^\x20-\x7e]/.test(value))) {
-    throw new TypeError(`updraft: contentDisposition must be printable ASCII such as 'attachment', got ${JSON.stringify(value)}`)
-  }
-}
-
-function checkOrigin(origin: string) {
-  let parsed: string | undefined
-  try {
-    parsed = new URL(origin).origin
-  } catch {
-    parsed = undefined
-  }
-  if (parsed !== origin || parsed === 'null') {
-    throw new TypeError(`updraft: allowedOrigins must hold origins such as 'https://app.example.com' (scheme, host, port; no path), got '${origin}'`)
-  }
-}
-
-function checkNumber(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER) {
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`
-    throw new RangeError(`updraft: ${name} must be a whole number ${range}, got ${value}`)
-  }
 }
 
 /** An empty string is as good as unset: `S3_UPLOAD_KEY=` in a .env file configures nothing. */

@@ -8,7 +8,7 @@ import { resolveConfig, SUB_ROUTES, type Logger, type UploadHandlerConfig } from
 import { crossSiteRefusal } from './cross-site.ts'
 import { describeError } from './errors.ts'
 import { createLoggingUploadHandler, type LoggingUploadHandler } from './handler.ts'
-import { createS3Client } from './presigned-urls.ts'
+import { createS3Client } from './storage.ts'
 import { sweepStaleUploads } from './sweep.ts'
 
 /** Options of the {@link s3Upload} plugin: every {@link UploadHandlerConfig} setting, plus the plugin's own. */

@@ -27,7 +27,7 @@ import {
   RequestError,
 } from '../protocol/validate.ts'
 import type { ResolvedConfig } from './config.ts'
-import { storageObjectUrl } from './directory-signer.ts'
+import { storageObjectUrl } from './storage.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
 import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims, type TokenTicketClaims } from './ticket.ts'
 
