@@ -34,3 +34,14 @@ export function checkNumber(name: string, value: number, min: number, max = Numb
     throw new RangeError(`updraft: ${name} must be a whole number ${range}, got ${value}`)
   }
 }
+
+/**
+ * The handler's `path` as routes compare against it: no trailing `/` (`'/'` becomes `''`). It is
+ * matched against `new URL(request.url).pathname`, so it is a path, never a URL or a pattern.
+ */
+export function mountPath(path: string): string {
+  if (typeof path !== 'string' || !path.startsWith('/') || /[?#*:\s\u0000-\u001f\u007f]|\/\//.test(path)) {
+    throw new TypeError(`updraft: path must be the URL path the handler is mounted at, such as '/api/s3-upload' (a leading '/', no query, pattern or '//'), got ${JSON.stringify(path)}`)
+  }
+  return path.replace(/\/+$/, '')
+}

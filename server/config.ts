@@ -1,5 +1,7 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin } from './config-checks.ts'
+import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
+import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
+import type { Route } from './routes.ts'
 
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
 export interface Logger {
@@ -7,17 +9,6 @@ export interface Logger {
   /** Said once, when the handler is created (e.g. that a store has no STS). */
   warn?(obj: object, msg?: string): void
 }
-
-/**
- * The routes under the endpoint path, by last path segment: `.../parts`, `.../complete`,
- * `.../abort`, `.../list-parts` (with `resumable`), `.../info` (a GET), and token mode's
- * `.../refresh` and `.../duplicates` (server/refresh.ts). The one list the handler and the Fastify
- * plugin both route by.
- */
-export const SUB_ROUTES = ['parts', 'complete', 'abort', 'list-parts', 'info', 'refresh', 'duplicates'] as const satisfies readonly Route[]
-
-/** A sub-route, or `upload`: any other path is the upload request itself. */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | 'info' | 'refresh' | 'duplicates'
 
 /** Which credentials sign the storage requests the endpoint presigns for a page. */
 export type PresignWith = 'session' | 'server-key'
@@ -74,6 +65,14 @@ export interface CompletedUpload<Metadata = unknown> {
  * variables next-s3-upload reads, and the rest have the defaults below.
  */
 export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
+  /**
+   * Where {@link createUploadHandler} is mounted, as the request's URL path reads: the upload
+   * request is `POST {path}`, the other routes are under it (`{path}/parts`, `GET {path}/info`, …;
+   * server/routes.ts). Any other path under it answers 404 naming the routes; a path outside it
+   * answers 404 naming this setting. The Fastify plugin mounts at its `prefix` instead.
+   * @default '/api/s3-upload' (next-s3-upload's path)
+   */
+  path?: string
   /** @default process.env.S3_UPLOAD_KEY */
   accessKeyId?: string
   /** @default process.env.S3_UPLOAD_SECRET */
@@ -212,6 +211,8 @@ export interface ResolvedConfig
   partUrlExpiresIn: number
   ticketTtlSeconds: number
   logger: Logger
+  /** Normalized: no trailing `/`, and `''` for the root. */
+  path: string
   keyPrefix: string
   presignWith: PresignWith
   objectAcl: CannedAcl | undefined
@@ -238,6 +239,7 @@ const defaultConfig = {
   partUrlExpiresIn: 60 * 60,
   ticketTtlSeconds: 24 * 60 * 60,
   resumable: false,
+  path: DEFAULT_ENDPOINT,
   keyPrefix: 'next-s3-uploads/',
   checkFileSignatures: true,
   logger: {
@@ -335,6 +337,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   }
   resolved.presignWith = config.presignWith ?? (noSts === undefined ? 'session' : 'server-key')
   resolved.objectAcl = resolveObjectAcl(config.objectAcl, resolved.endpoint)
+  resolved.path = mountPath(resolved.path)
   checkKeyPrefix(resolved.keyPrefix)
   checkContentDisposition(resolved.contentDisposition)
   for (const origin of resolved.allowedOrigins ?? []) checkOrigin(origin)
