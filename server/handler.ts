@@ -30,8 +30,8 @@ export type UploadHandler<Metadata = unknown, ServerData = unknown> = ((request:
  * @param config - Every setting optional: what is left out comes from `S3_UPLOAD_*`; see {@link UploadHandlerConfig}.
  * @returns The handler, `(request: Request) => Promise<Response>`.
  * @throws `TypeError` when a required setting is missing (the message names every one, with its
- * environment variable) or a setting is invalid (`partSize` under 5 MiB, a `path` that is not a URL path, an unknown `sts.mode`,
- * `presignWith: 'session'` without an STS, …).
+ * environment variable) or a setting is invalid (`partSize` under 5 MiB, a `path` that is not a
+ * URL path, an unknown `sts.mode`, `presignWith: 'session'` without an STS, …).
  * @example
  * ```ts
  * // app/api/s3-upload/[[...path]]/route.ts (Next.js App Router)
