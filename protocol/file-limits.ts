@@ -1,6 +1,6 @@
 /**
  * What the endpoint allows in a file — its size and type — as one rule both sides run: the
- * endpoint refuses with 413/415 (protocol/validate.ts), and a page checks the same rule before any
+ * endpoint refuses with 413/415 (server/request-limits.ts), and a page checks the same rule before any
  * request leaves it (src/file-checks.ts), with the limits `GET {endpoint}/info` reports. Pure.
  */
 import { isActiveContent, matchesAllowedType } from './content-type.ts'

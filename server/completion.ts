@@ -2,13 +2,13 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, type S3Client
 import { parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
 import { SIGNATURE_BYTES } from '../protocol/limits.ts'
-import { RequestError } from '../protocol/validate.ts'
 import type { CompleteReply, CompleteRequest } from '../protocol/wire.ts'
 import type { Logger, ResolvedConfig } from './config.ts'
-import { storageObjectUrl } from './directory-signer.ts'
 import { describeError } from './errors.ts'
 import { hasFileSignature, matchesFileSignature } from './file-signatures.ts'
 import { completeMultipart, type MultipartContext } from './multipart.ts'
+import { RequestError } from './request-error.ts'
+import { storageObjectUrl } from './storage.ts'
 import { CLOCK_MARGIN_SECONDS, type Ticket, type UploadClaims } from './ticket.ts'
 
 /** What the server learned from storage about an upload's object. */

@@ -1,5 +1,7 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { isAws, stsUnavailableReason } from './info.ts'
+import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
+import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
+import type { Route } from './routes.ts'
 
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
 export interface Logger {
@@ -7,17 +9,6 @@ export interface Logger {
   /** Said once, when the handler is created (e.g. that a store has no STS). */
   warn?(obj: object, msg?: string): void
 }
-
-/**
- * The routes under the endpoint path, by last path segment: `.../parts`, `.../complete`,
- * `.../abort`, `.../list-parts` (with `resumable`), `.../info` (a GET), and token mode's
- * `.../refresh` and `.../duplicates` (server/refresh.ts). The one list the handler and the Fastify
- * plugin both route by.
- */
-export const SUB_ROUTES = ['parts', 'complete', 'abort', 'list-parts', 'info', 'refresh', 'duplicates'] as const satisfies readonly Route[]
-
-/** A sub-route, or `upload`: any other path is the upload request itself. */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | 'info' | 'refresh' | 'duplicates'
 
 /** Which credentials sign the storage requests the endpoint presigns for a page. */
 export type PresignWith = 'session' | 'server-key'
@@ -74,6 +65,14 @@ export interface CompletedUpload<Metadata = unknown> {
  * variables next-s3-upload reads, and the rest have the defaults below.
  */
 export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
+  /**
+   * Where {@link createUploadHandler} is mounted, as the request's URL path reads: the upload
+   * request is `POST {path}`, the other routes are under it (`{path}/parts`, `GET {path}/info`, …;
+   * server/routes.ts). Any other path under it answers 404 naming the routes; a path outside it
+   * answers 404 naming this setting. The Fastify plugin mounts at its `prefix` instead.
+   * @default '/api/s3-upload' (next-s3-upload's path)
+   */
+  path?: string
   /** @default process.env.S3_UPLOAD_KEY */
   accessKeyId?: string
   /** @default process.env.S3_UPLOAD_SECRET */
@@ -212,6 +211,8 @@ export interface ResolvedConfig
   partUrlExpiresIn: number
   ticketTtlSeconds: number
   logger: Logger
+  /** Normalized: no trailing `/`, and `''` for the root. */
+  path: string
   keyPrefix: string
   presignWith: PresignWith
   objectAcl: CannedAcl | undefined
@@ -238,6 +239,7 @@ const defaultConfig = {
   partUrlExpiresIn: 60 * 60,
   ticketTtlSeconds: 24 * 60 * 60,
   resumable: false,
+  path: DEFAULT_ENDPOINT,
   keyPrefix: 'next-s3-uploads/',
   checkFileSignatures: true,
   logger: {
@@ -335,6 +337,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   }
   resolved.presignWith = config.presignWith ?? (noSts === undefined ? 'session' : 'server-key')
   resolved.objectAcl = resolveObjectAcl(config.objectAcl, resolved.endpoint)
+  resolved.path = mountPath(resolved.path)
   checkKeyPrefix(resolved.keyPrefix)
   checkContentDisposition(resolved.contentDisposition)
   for (const origin of resolved.allowedOrigins ?? []) checkOrigin(origin)
@@ -347,6 +350,26 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   return resolved
 }
 
+/**
+ * AssumeRole works wherever an STS answers it (AWS, RGW, MinIO: resolveConfig already insisted on
+ * a roleArn). GetFederationToken exists only on AWS STS, so federation needs AWS itself or an STS
+ * endpoint named on purpose; a custom store alone (R2, MinIO, RGW) cannot answer it. `info` (the
+ * app's own knowledge, e.g. an embedded store) has the last word. A fact about the settings, kept
+ * beside resolveConfig, which picks the `presignWith` default by it (info.ts reports it to pages).
+ */
+export function stsUnavailableReason({ sts, endpoint, info }: Pick<ResolvedConfig, 'sts' | 'endpoint' | 'info'>): string | undefined {
+  if (info?.tokenUnavailableReason !== undefined) return info.tokenUnavailableReason
+  if (sts.mode === 'assume-role' || sts.endpoint !== undefined) return undefined
+  if (endpoint === undefined || isAws(endpoint)) return undefined
+  return (
+    'GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role ' +
+    'and S3_UPLOAD_ROLE_ARN (RGW, MinIO), or S3_UPLOAD_STS_ENDPOINT'
+  )
+}
+
+/** An amazonaws.com host, China's included. */
+export const isAws = (endpoint: string) => /(^|\.)amazonaws\.com(\.cn)?$/.test(new URL(endpoint).hostname)
+
 function resolveObjectAcl(acl: UploadHandlerConfig['objectAcl'], endpoint: string | undefined): CannedAcl | undefined {
   if (acl === false) return undefined
   if (acl === undefined) return endpoint === undefined || isAws(endpoint) ? 'bucket-owner-full-control' : 'private'
@@ -354,40 +377,6 @@ function resolveObjectAcl(acl: UploadHandlerConfig['objectAcl'], endpoint: strin
     throw new TypeError(`updraft: objectAcl must be false or a canned ACL (${CANNED_ACLS.join(', ')}), got '${String(acl)}'`)
   }
   return acl
-}
-
-/** The prefix goes into an IAM Resource followed by `*`: a wildcard or control character in it would widen or break that. */
-function checkKeyPrefix(prefix: string) {
-  if (typeof prefix !== 'string' || prefix === '' || prefix.length > 512 || /[*?$\\\u0000-\u001f\u007f]/.test(prefix) || prefix.startsWith('/') || /(^|\/)\.\.?(\/|$)/.test(prefix)) {
-    throw new TypeError(
-      `updraft: keyPrefix must be a non-empty key prefix of at most 512 characters, with no leading '/', no '.' or '..' segment, and none of * ? $ \\ or control characters, got ${JSON.stringify(prefix)}`,
-    )
-  }
-}
-
-function checkContentDisposition(value: string | undefined) {
-  if (value !== undefined && (typeof value !== 'string' || value.trim() === '' || value.length > 1024 || /[^\x20-\x7e]/.test(value))) {
-    throw new TypeError(`updraft: contentDisposition must be printable ASCII such as 'attachment', got ${JSON.stringify(value)}`)
-  }
-}
-
-function checkOrigin(origin: string) {
-  let parsed: string | undefined
-  try {
-    parsed = new URL(origin).origin
-  } catch {
-    parsed = undefined
-  }
-  if (parsed !== origin || parsed === 'null') {
-    throw new TypeError(`updraft: allowedOrigins must hold origins such as 'https://app.example.com' (scheme, host, port; no path), got '${origin}'`)
-  }
-}
-
-function checkNumber(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER) {
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`
-    throw new RangeError(`updraft: ${name} must be a whole number ${range}, got ${value}`)
-  }
 }
 
 /** An empty string is as good as unset: `S3_UPLOAD_KEY=` in a .env file configures nothing. */

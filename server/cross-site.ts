@@ -1,4 +1,4 @@
-import { RequestError } from '../protocol/validate.ts'
+import { RequestError } from './request-error.ts'
 
 /**
  * Who may call the endpoint from a browser: pages of its own origin, and the origins listed in

@@ -1,10 +1,8 @@
 import { CreateSessionCommand, type S3Client } from '@aws-sdk/client-s3'
-import { isDirectoryBucket, SESSION_SIGNING_SERVICE, SESSION_TOKEN_QUERY, SessionCache, type DirectorySession } from '../protocol/directory-session.ts'
-import { resolveObjectUrl } from '../protocol/endpoint-rules.ts'
-import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
+import { SESSION_SIGNING_SERVICE, SESSION_TOKEN_QUERY, SessionCache, type DirectorySession } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
-import type { Presign } from './session-signer.ts'
-import { createQueryPresigner, MAX_EXPIRES_IN } from './sigv4.ts'
+import { createQueryPresigner, MAX_EXPIRES_IN, type Presign } from './sigv4.ts'
+import { storageObjectUrl } from './storage.ts'
 
 /**
  * Presigning for a directory bucket (S3 Express One Zone): URLs are signed with a CreateSession
@@ -48,10 +46,3 @@ export function createDirectorySigner(config: ResolvedConfig, s3: S3Client): () 
     return signer
   }
 }
-
-/**
- * The object's URL as the server presigns and reports it: a directory bucket's zonal host
- * (`bucket.s3express-zone.region.amazonaws.com`) on AWS, else the engine's own rule.
- */
-export const storageObjectUrl = (location: ObjectLocation): string =>
-  isDirectoryBucket(location.bucket) ? resolveObjectUrl(location).url : objectUrl(location)

@@ -1,18 +1,19 @@
 import rateLimiter, { type RateLimitPluginOptions } from '@fastify/rate-limit'
-import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import fp from 'fastify-plugin'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
-import { bodyTooLarge, checkJsonContentType, notAuthorized, RequestError } from '../protocol/validate.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
-import { resolveConfig, SUB_ROUTES, type Logger, type UploadHandlerConfig } from './config.ts'
-import { crossSiteRefusal } from './cross-site.ts'
+import type { Logger, UploadHandlerConfig } from './config.ts'
+import { createEndpoint, type Endpoint } from './endpoint.ts'
 import { describeError } from './errors.ts'
-import { createLoggingUploadHandler, type LoggingUploadHandler } from './handler.ts'
-import { createS3Client } from './presigned-urls.ts'
+import { checkJsonContentType } from './json-body.ts'
+import { bodyTooLarge, RequestError } from './request-error.ts'
+import { ROUTES, unknownRoute, type Route } from './routes.ts'
 import { sweepStaleUploads } from './sweep.ts'
 
 /** Options of the {@link s3Upload} plugin: every {@link UploadHandlerConfig} setting, plus the plugin's own. */
-export interface S3UploadPluginOptions extends UploadHandlerConfig {
+// `path` is the Web handler's mount point; the plugin is mounted at `prefix`, Fastify's word for it.
+export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'> {
   /** The endpoint's path; its routes are `{prefix}`, `{prefix}/parts`, … @default '/api/s3-upload' */
   prefix?: string
   /**
@@ -39,64 +40,83 @@ export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
  */
 export const DEFAULT_RATE_LIMIT = Object.freeze({ max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions)
 
-/** The upload request and its sub-routes (server/handler.ts `routeOf`); `/info` is a GET of its own. */
-const ROUTES = ['/', ...SUB_ROUTES.filter((name) => name !== 'info').map((name) => `/${name}`)]
+/** Every route answers every method: a wrong one gets the endpoint's 405 with `Allow`, as under the Web handler. */
+const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
 
 /**
  * The credential endpoint as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.
- * Each route converts the Fastify request to a Web `Request`, runs the Web-standard handler, and
- * sends its `Response` back, logging failures with the request's pino logger.
+ * Fastify routes by the endpoint's route table (server/routes.ts); each route runs the endpoint's
+ * preamble in `preParsing` (before Fastify reads the body) and answers in its handler, with the
+ * request's pino logger.
  */
 const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   app,
   { prefix = DEFAULT_PREFIX, rateLimit = DEFAULT_RATE_LIMIT, sweepEverySeconds, ...config },
 ) => {
-  // authorize runs in an onRequest hook below, before Fastify reads or parses the body.
-  const handle = createLoggingUploadHandler({ ...config, authorize: undefined })
+  const path = (config as UploadHandlerConfig).path
+  if (path !== undefined && path.replace(/\/+$/, '') !== prefix.replace(/\/+$/, '')) {
+    throw new TypeError(`updraft: the Fastify plugin is mounted at its prefix ('${prefix}'), and path ('${path}') is the Web handler's setting: pass prefix: '${path}' instead`)
+  }
+  const endpoint = createEndpoint(config)
   // fastify-plugin skips encapsulation, and with it the register-time prefix: an inner scope
   // takes the prefix and keeps the JSON parser, hooks and error handler below to these routes.
   await app.register(
     async (scope) => {
       if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...rateLimit, global: true })
-      await routes(scope, handle, config)
+      routes(scope, endpoint, config.logger)
     },
     { prefix },
   )
-  if (sweepEverySeconds !== undefined) scheduleSweep(app, config, sweepEverySeconds)
+  const stopSweeping = sweepEverySeconds === undefined ? undefined : scheduleSweep(endpoint, config.logger ?? app.log, sweepEverySeconds)
+  app.addHook('onClose', async () => {
+    await stopSweeping?.()
+    endpoint.s3.destroy()
+  })
 }
 
-async function routes(scope: FastifyInstance, handle: LoggingUploadHandler, { authorize, logger, allowedOrigins }: UploadHandlerConfig) {
-  // The body goes to the Web handler as the text that was sent: protocol/validate.ts is the one
+function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | undefined) {
+  // The body goes to the endpoint as the text that was sent: server/parse-requests.ts is the one
   // judge of what it holds, so every mounting answers a bad request in the same words.
   scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) =>
     done(null, body),
   )
   scope.setErrorHandler((error: FastifyError, request, reply) => replyWithError(error, reply, logger ?? request.log))
-  scope.addHook('onRequest', async (request, reply) => {
-    // Wrong methods get their 405 from the handler, preflights their answer.
-    if (request.method !== 'POST') return
-    const headersOnly = toWebRequest(request, undefined)
-    // Another site's page never reaches `authorize`, which may trust the visitor's cookies.
-    const refusal = crossSiteRefusal(headersOnly, allowedOrigins)
-    if (refusal) return reply.code(refusal.status).header('cache-control', 'no-store').send({ error: refusal.message })
-    if (authorize && !(await authorize(headersOnly))) {
-      return reply.code(403).header('cache-control', 'no-store').send({ error: notAuthorized().message })
-    }
-  })
 
-  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
-    // A logger passed in the options wins; else the request's pino logger, which carries reqId.
-    const response = await handle(toWebRequest(request, request.body as string | undefined), logger ?? request.log)
-    reply.code(response.status)
-    response.headers.forEach((value, name) => void reply.header(name, value))
-    return reply.send(await response.text())
+  for (const [route, { path }] of Object.entries(ROUTES) as Array<[Route, (typeof ROUTES)[Route]]>) {
+    scope.route({
+      method: METHODS,
+      url: path || '/',
+      exposeHeadRoute: false,
+      // Before the body is read, and after the rate limiter (which @fastify/rate-limit appends to
+      // each route's onRequest): refusals (cross-site, throttle, authorize, wrong method), /info.
+      preParsing: async (request, reply) => {
+        // A logger passed in the options wins; else the request's pino logger, which carries reqId.
+        const answered = await endpoint.preamble(toWebRequest(request, undefined), route, logger ?? request.log)
+        if (answered) return send(reply, answered)
+      },
+      handler: async (request, reply) =>
+        send(reply, await endpoint.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log)),
+    })
   }
-  for (const path of ROUTES) {
-    // Other methods reach the handler too, which answers 405 with `Allow: POST`.
-    scope.route({ method: ['POST', 'GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url: path, exposeHeadRoute: false, handler: forward })
+  // Any other path under the prefix: the endpoint's 404, before any body is read.
+  scope.route({
+    method: METHODS,
+    url: '/*',
+    exposeHeadRoute: false,
+    preParsing: notFound,
+    handler: notFound,
+  })
+  async function notFound(request: FastifyRequest, reply: FastifyReply) {
+    // scope.prefix is the whole mount point, an outer register's prefix included.
+    const refusal = unknownRoute(request.method, new URL(request.url, 'http://localhost').pathname, scope.prefix)
+    return send(reply, endpoint.refuse(toWebRequest(request, undefined), refusal))
   }
-  // What the page may offer (server/info.ts); `authorize` above guards only POSTs.
-  scope.route({ method: ['GET', 'OPTIONS'], url: '/info', exposeHeadRoute: false, handler: forward })
+}
+
+async function send(reply: FastifyReply, response: Response) {
+  reply.code(response.status)
+  response.headers.forEach((value, name) => void reply.header(name, value))
+  return reply.send(await response.text())
 }
 
 /** The Web handler's words for the same refusal (its `throttle`); Retry-After is set by the limiter. */
@@ -104,18 +124,15 @@ function tooManyRequests(_request: FastifyRequest, { statusCode, ttl }: { status
   return Object.assign(new Error(`Too many requests: try again in ${Math.max(1, Math.ceil(ttl / 1000))} s`), { statusCode })
 }
 
-/** sweepStaleUploads every `seconds` until the app closes; a failed sweep is logged and tried again next time. */
-function scheduleSweep(app: FastifyInstance, config: UploadHandlerConfig, seconds: number) {
+/** sweepStaleUploads every `seconds`; a failed sweep is logged and tried again next time. Returns what stops it. */
+function scheduleSweep({ config, s3 }: Endpoint, logger: Logger, seconds: number) {
   if (!Number.isSafeInteger(seconds) || seconds < 1) {
     throw new RangeError(`updraft: sweepEverySeconds must be a whole number of seconds of at least 1, got ${seconds}`)
   }
-  const resolved = resolveConfig(config)
-  const s3 = createS3Client(resolved)
-  const logger = config.logger ?? app.log
   let running: Promise<void> | undefined
   const sweep = () => {
     // One at a time: a slow store must not pile sweeps up.
-    running ??= sweepStaleUploads(resolved, s3)
+    running ??= sweepStaleUploads(config, s3)
       .then(() => {}, (error: unknown) => logger.error({ err: describeError(error) }, 'updraft: sweeping stale multipart uploads failed'))
       .finally(() => {
         running = undefined
@@ -123,11 +140,10 @@ function scheduleSweep(app: FastifyInstance, config: UploadHandlerConfig, second
   }
   const timer = setInterval(sweep, seconds * 1000)
   timer.unref()
-  app.addHook('onClose', async () => {
+  return async () => {
     clearInterval(timer)
     await running
-    s3.destroy()
-  })
+  }
 }
 
 /** Fastify's own refusals (body size, media type, rate limit) in the protocol's `{ error }` shape. */
@@ -173,9 +189,10 @@ const safeHost = (host: string) => (/^[\w.-]+(:\d+)?$|^\[[\d:a-f.]+\](:\d+)?$/i.
 
 /**
  * The credential endpoint as a Fastify plugin (`fastify-plugin`, Fastify 5): the routes of
- * {@link createUploadHandler} under `prefix`, each body checked by the same code as under every
- * other mounting, failures logged with the request's pino logger, `authorize` run in `onRequest`
- * (before the body is read), and a per-client rate limit. Named `updraft-s3` for other plugins'
+ * {@link createUploadHandler} under `prefix` (any other path under it answers 404 naming them),
+ * each request refused and answered by the same code as under every other mounting, failures
+ * logged with the request's pino logger, a per-client rate limit, then cross-site refusal,
+ * `throttle` and `authorize`, all before the body is read. Named `updraft-s3` for other plugins'
  * `dependencies`; also the module's default export.
  *
  * @throws `TypeError` from `app.register(…)` (and so `app.ready()` / `listen()`) when a required

@@ -1,9 +1,10 @@
 // `updraft-s3/server`: the credential endpoint as a Web-standard handler. Everything exported here is
 // public API (api/updraft-s3-server.api.md); presigners, policies, config resolution and media-type
 // parsing are the handler's internals (the CLI and tests import them from their modules).
-export { createUploadHandler, type UploadHandler, type Route } from './handler.ts'
+export { createUploadHandler, type UploadHandler } from './handler.ts'
+export type { Route } from './routes.ts'
 export { createUploadSweeper, type SweepOptions, type SweepReport } from './sweep.ts'
 export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl, CompletedUpload, MetadataValidator } from './config.ts'
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'
-export { RequestError } from '../protocol/validate.ts'
+export { RequestError } from './request-error.ts'
 // The wire protocol's types, for clients written by hand (ARCHITECTURE.md "Wire protocol").

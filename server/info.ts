@@ -1,6 +1,6 @@
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { InfoReply } from '../protocol/wire.ts'
-import type { ResolvedConfig } from './config.ts'
+import { isAws, stsUnavailableReason, type ResolvedConfig } from './config.ts'
 
 /** What the config implies, with `config.info` (the app's own knowledge, e.g. an embedded store) over it. */
 export function serverInfo(config: ResolvedConfig): InfoReply {
@@ -32,22 +32,6 @@ export function tokenUnavailableReason(config: ResolvedConfig): string | undefin
   return undefined
 }
 
-/**
- * AssumeRole works wherever an STS answers it (AWS, RGW, MinIO: resolveConfig already insisted on
- * a roleArn). GetFederationToken exists only on AWS STS, so federation needs AWS itself or an STS
- * endpoint named on purpose; a custom store alone (R2, MinIO, RGW) cannot answer it. `info` (the
- * app's own knowledge, e.g. an embedded store) has the last word.
- */
-export function stsUnavailableReason({ sts, endpoint, info }: Pick<ResolvedConfig, 'sts' | 'endpoint' | 'info'>): string | undefined {
-  if (info?.tokenUnavailableReason !== undefined) return info.tokenUnavailableReason
-  if (sts.mode === 'assume-role' || sts.endpoint !== undefined) return undefined
-  if (endpoint === undefined || isAws(endpoint)) return undefined
-  return (
-    'GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role ' +
-    'and S3_UPLOAD_ROLE_ARN (RGW, MinIO), or S3_UPLOAD_STS_ENDPOINT'
-  )
-}
-
 /** A name a person recognises; the endpoint's origin for stores that cannot be told apart. */
 export function describeStore({ endpoint, region, bucket }: ResolvedConfig): string {
   const where = `bucket ${bucket}`
@@ -61,8 +45,6 @@ export function describeStore({ endpoint, region, bucket }: ResolvedConfig): str
   }
   return `S3-compatible store at ${new URL(endpoint!).origin} · ${where}`
 }
-
-export const isAws = (endpoint: string) => /(^|\.)amazonaws\.com(\.cn)?$/.test(new URL(endpoint).hostname)
 
 /**
  * The store behind an endpoint, where its host tells: none (or an amazonaws.com host, China's

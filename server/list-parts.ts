@@ -1,8 +1,8 @@
 import { ListPartsCommand } from '@aws-sdk/client-s3'
 import { maxPartNumber } from '../protocol/parts.ts'
-import { RequestError } from '../protocol/validate.ts'
 import type { ListPartsReply, StoredPart } from '../protocol/wire.ts'
 import type { MultipartContext } from './multipart.ts'
+import { RequestError } from './request-error.ts'
 import type { TicketClaims } from './ticket.ts'
 
 /** S3 lists at most 1000 parts per call; a 10 000-part upload takes ten. */

@@ -1,5 +1,5 @@
 import { MAX_METADATA_BYTES } from '../protocol/limits.ts'
-import { RequestError } from '../protocol/validate.ts'
+import { RequestError } from './request-error.ts'
 import type { MetadataValidator } from './config.ts'
 
 /**

@@ -18,17 +18,11 @@ import {
   type PartsRequest,
   type PresignedMultipartReply,
 } from '../protocol/wire.ts'
-import {
-  checkCompleteParts,
-  checkPartNumbers,
-  checkPartSizes,
-  checkUnknownSizeCompleteParts,
-  checkUnknownSizePartNumbers,
-  RequestError,
-} from '../protocol/validate.ts'
 import type { ResolvedConfig } from './config.ts'
-import { storageObjectUrl } from './directory-signer.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
+import { RequestError } from './request-error.ts'
+import { checkCompleteParts, checkPartNumbers, checkPartSizes, checkUnknownSizeCompleteParts, checkUnknownSizePartNumbers } from './request-limits.ts'
+import { storageObjectUrl } from './storage.ts'
 import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims, type TokenTicketClaims } from './ticket.ts'
 
 /** What the multipart routes share; built once per handler. */

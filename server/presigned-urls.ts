@@ -1,28 +1,11 @@
-import { S3Client } from '@aws-sdk/client-s3'
 import { PRESIGNED_CACHE_CONTROL } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
-import { storageObjectUrl } from './directory-signer.ts'
-import type { Presign } from './session-signer.ts'
+import type { Presign } from './sigv4.ts'
+import { storageObjectUrl } from './storage.ts'
 import type { TicketClaims } from './ticket.ts'
 
 /** Presigned URLs live as long as next-s3-upload's; parts are signed just ahead of need, so this is plenty. */
 export const PRESIGN_EXPIRES_IN = 60 * 60
-
-/** The server's own S3 client: the multipart calls (create, complete, abort, head). */
-export function createS3Client(config: ResolvedConfig): S3Client {
-  return new S3Client({
-    region: config.region,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
-    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
-    forcePathStyle: config.forcePathStyle,
-    // A store that accepts the connection and never answers must not hold the page's request forever.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
-    // Otherwise presigned URLs carry an empty-body CRC32 checksum that real S3 rejects, and SDK
-    // default checksums on streamed bodies make RGW answer 411.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  })
-}
 
 export interface PresignedPut {
   url: string

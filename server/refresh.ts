@@ -1,10 +1,10 @@
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
-import { parseDuplicatesRequest, parseRefreshRequest } from '../protocol/validate.ts'
 import type { DuplicatesReply, RefreshReply } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
+import { abortUpload } from './multipart.ts'
+import { parseDuplicatesRequest, parseRefreshRequest } from './parse-requests.ts'
 import type { IssueToken } from './sts.ts'
 import { CLOCK_MARGIN_SECONDS, signUploadTicket, verifyTicketOf, type DeclaredUpload, type TokenTicketClaims } from './ticket.ts'
-import { abortUpload } from './multipart.ts'
 
 /**
  * Token mode's routes after the upload request: `/refresh` (fresh credentials before the old

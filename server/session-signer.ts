@@ -3,8 +3,8 @@ import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
 import { createDirectorySigner } from './directory-signer.ts'
 import { describeError } from './errors.ts'
-import { createS3Client } from './presigned-urls.ts'
-import { createQueryPresigner, MAX_EXPIRES_IN, type QueryPresigner } from './sigv4.ts'
+import { createS3Client } from './storage.ts'
+import { createQueryPresigner, MAX_EXPIRES_IN, type Presign } from './sigv4.ts'
 import { createCredentialIssuer, presignPolicy, type IssueCredentials } from './sts.ts'
 
 /** Shows up in CloudTrail (AWS) and RGW's log as the signer of presigned URLs. */
@@ -15,9 +15,6 @@ export const PRESIGNER_SESSION_SECONDS = 60 * 60
 export const PRESIGNER_REFRESH_BEFORE_SECONDS = 30 * 60
 /** How long a credential must still be good for to stand in when its renewal fails. */
 const FALLBACK_MIN_SECONDS = 5 * 60
-
-/** Presigns with the current credentials; `expiresIn` is cut to what those credentials have left. */
-export type Presign = (request: Parameters<QueryPresigner>[0]) => string
 
 /**
  * What signs the URLs the endpoint hands to pages (config.presignWith):

@@ -95,6 +95,12 @@ export function createQueryPresigner(credentials: SigningCredentials, region: st
 
 export type QueryPresigner = ReturnType<typeof createQueryPresigner>
 
+/**
+ * Presigns with the credentials current when it was handed out (a session's, a directory bucket
+ * session's, or the server's own key); `expiresIn` is cut to what those credentials have left.
+ */
+export type Presign = (request: Parameters<QueryPresigner>[0]) => string
+
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest()
 const sha256Hex = (data: string) => createHash('sha256').update(data).digest('hex')
 

@@ -1,7 +1,7 @@
 import { AssumeRoleCommand, GetFederationTokenCommand, STSClient, type Credentials } from '@aws-sdk/client-sts'
-import { RequestError } from '../protocol/validate.ts'
 import type { StsCredentials } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
+import { RequestError } from './request-error.ts'
 
 /** next-s3-upload's name for the federated user; shows up in CloudTrail. */
 export const FEDERATED_USER_NAME = 'S3UploadWebToken'

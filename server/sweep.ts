@@ -1,6 +1,6 @@
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { resolveConfig, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
-import { createS3Client } from './presigned-urls.ts'
+import { createS3Client } from './storage.ts'
 import { abortUpload } from './multipart.ts'
 
 /** Options of one sweep (the function {@link createUploadSweeper} returns). */

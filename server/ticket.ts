@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { RequestError } from '../protocol/validate.ts'
+import { RequestError } from './request-error.ts'
 
 /**
  * What every ticket vouches for. The server keeps no state between the upload request and the

@@ -36,16 +36,26 @@ const postJson = (app: FastifyInstance, url: string, body: unknown, headers: Rec
   app.inject({ method: 'POST', url, payload: body as object, headers })
 
 describe('mounting', () => {
-  it('serves /api/s3-upload by default, and the three multipart routes under it', async () => {
+  it('serves /api/s3-upload by default, every route of the table under it, and a 404 for any other path', async () => {
     const routes: RouteOptions[] = []
     const app = Fastify()
     apps.push(app)
     app.addHook('onRoute', (route) => void routes.push(route))
     await app.register(s3Upload, s3rverConfig())
     await app.ready()
-    const posts = routes.filter((route) => [route.method].flat().includes('POST'))
-    // Fastify serves '/api/s3-upload/' with and without the trailing slash.
-    expect(posts.map((route) => route.url).sort()).toEqual(['/api/s3-upload/', '/api/s3-upload/abort', '/api/s3-upload/complete', '/api/s3-upload/duplicates', '/api/s3-upload/list-parts', '/api/s3-upload/parts', '/api/s3-upload/refresh'])
+    // Every route takes every method (a wrong one gets the endpoint's 405); Fastify serves
+    // '/api/s3-upload/' with and without the trailing slash.
+    expect(routes.map((route) => route.url).sort()).toEqual([
+      '/api/s3-upload/',
+      '/api/s3-upload/*',
+      '/api/s3-upload/abort',
+      '/api/s3-upload/complete',
+      '/api/s3-upload/duplicates',
+      '/api/s3-upload/info',
+      '/api/s3-upload/list-parts',
+      '/api/s3-upload/parts',
+      '/api/s3-upload/refresh',
+    ])
   })
 
   it('takes a prefix, also inside a prefixed scope, and nothing stays at the default path', async () => {

@@ -2,8 +2,9 @@ import { type IncomingMessage, type ServerResponse, createServer, request } from
 import type { AddressInfo } from 'node:net'
 
 /**
- * A transparent HTTP proxy in front of a real S3 server that counts the part uploads in flight,
- * so tests can see the engine's concurrency from the server's side. It forwards the Host header
+ * A transparent HTTP proxy in front of a real S3 server that counts the requests it forwards and
+ * the part uploads in flight, so tests can see the engine's concurrency (or that nothing reached
+ * storage) from the server's side. It forwards the Host header
  * unchanged: the SigV4 signature covers it.
  */
 /** The longest a part reply is held waiting for the others: then the count is what it is. */
@@ -12,11 +13,12 @@ const HOLD_MS = 5000
 export async function startCountingProxy(target: string) {
   const upstream = new URL(target)
   let inFlight = 0
-  const stats = { peakPartsInFlight: 0, partRequests: 0 }
+  const stats = { peakPartsInFlight: 0, partRequests: 0, requests: 0 }
   // Part replies are held until this many parts are in flight at once (or HOLD_MS pass), so a
   // test sees the concurrency the engine allows, not how fast a loaded machine got through it.
   let barrier = { parts: 0, reached: Promise.resolve(), open: () => {} }
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+    stats.requests++
     const isPart = incoming.method === 'PUT' && /[?&]partNumber=/.test(incoming.url ?? '')
     if (isPart) {
       stats.partRequests++
@@ -45,6 +47,7 @@ export async function startCountingProxy(target: string) {
     reset(holdUntil = 0) {
       stats.peakPartsInFlight = 0
       stats.partRequests = 0
+      stats.requests = 0
       let open = () => {}
       const reached = new Promise<void>((resolve) => (open = resolve))
       barrier = { parts: holdUntil, reached, open }

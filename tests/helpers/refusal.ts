@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { RequestError } from '../../protocol/validate.ts'
+import { RequestError } from '../../server/request-error.ts'
 
 /** The status and message of the RequestError `run` throws; fails the test when it throws none. */
 export function refusal(run: () => unknown): { status: number; message: string } {

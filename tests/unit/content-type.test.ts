@@ -4,7 +4,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isActiveContent, matchesAllowedType, MediaTypeError, parseMediaType } from '../../protocol/content-type.ts'
-import { checkLimits, isAllowedType, parseUploadRequest, RequestError } from '../../protocol/validate.ts'
+import { parseUploadRequest } from '../../server/parse-requests.ts'
+import { RequestError } from '../../server/request-error.ts'
+import { checkLimits, isAllowedType } from '../../server/request-limits.ts'
 
 describe('parseMediaType', () => {
   it.each([

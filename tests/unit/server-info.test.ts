@@ -51,8 +51,8 @@ describe('serverInfo', () => {
 })
 
 describe('the /info route', () => {
-  it('answers GET on the Web handler under any prefix, 405 otherwise', async () => {
-    const handle = createUploadHandler({ ...base, authorize: () => false })
+  it('answers GET at {path}/info on the Web handler, 405 otherwise', async () => {
+    const handle = createUploadHandler({ ...base, path: '/uploads', authorize: () => false })
     const reply = await handle(new Request('http://app.test/uploads/info'))
     expect(reply.status).toBe(200) // capabilities only: open to callers `authorize` refuses
     expect(reply.headers.get('cache-control')).toBe('no-store')

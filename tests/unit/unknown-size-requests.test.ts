@@ -4,14 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import { MAX_PARTS, MiB } from '../../protocol/limits.ts'
 import { maxPartNumber } from '../../protocol/parts.ts'
-import {
-  checkLimits,
-  checkPartSizes,
-  checkUnknownSizeCompleteParts,
-  checkUnknownSizePartNumbers,
-  parsePartsRequest,
-  parseUploadRequest,
-} from '../../protocol/validate.ts'
+import { parsePartsRequest, parseUploadRequest } from '../../server/parse-requests.ts'
+import { checkLimits, checkPartSizes, checkUnknownSizeCompleteParts, checkUnknownSizePartNumbers } from '../../server/request-limits.ts'
 import { refusal } from '../helpers/refusal.ts'
 
 const request = { filename: 'clip.webm', filetype: 'video/webm' }

@@ -1,0 +1,56 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ROOT } from '../../scripts/build.ts'
+import { findImportCycles } from '../helpers/import-graph.ts'
+
+/**
+ * Folders whose import graph must have no cycle, type-only imports included: a cycle means a
+ * declaration lives in the wrong module (issue 22 found six, each one).
+ */
+const ACYCLIC_FOLDERS = ['server', 'protocol', 'cli']
+
+/**
+ * Still to join ACYCLIC_FOLDERS once their cycles are gone (engine/'s run state is being moved off
+ * its options object): move a folder up when `findImportCycles(ROOT, [folder])` comes back empty.
+ */
+export const FOLDERS_WITH_CYCLES_YET = ['engine', 'src']
+
+describe('import graph', () => {
+  it(`has no cycle through ${ACYCLIC_FOLDERS.join('/, ')}/`, () => {
+    const cycles = findImportCycles(ROOT, ACYCLIC_FOLDERS).map(({ files, loop }) =>
+      files.length > loop.length - 1 ? `${loop.join(' → ')}, one loop among ${files.join(', ')}` : loop.join(' → '),
+    )
+    expect(cycles, 'each cycle is a declaration in the wrong module: move it where its concept lives').toEqual([])
+  })
+})
+
+describe('findImportCycles', () => {
+  const root = mkdtempSync(join(tmpdir(), 'import-cycles-'))
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  const write = (path: string, text: string) => {
+    mkdirSync(join(root, path, '..'), { recursive: true })
+    writeFileSync(join(root, path), text)
+  }
+  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { moduleResolution: 'Bundler', module: 'ESNext', allowImportingTsExtensions: true, noEmit: true } }))
+  write('a/one.ts', "import type { Two } from './two.ts'\nexport type One = Two")
+  write('a/two.ts', "import { three } from '../b/three.ts'\nexport type Two = typeof three")
+  write('b/three.ts', "export type { One } from '../a/one.ts'\nexport const three = 3")
+  write('b/alone.ts', "import { three } from './three.ts'\nexport const alone = three")
+  write('c/four.ts', "export const four = () => import('./five.ts')")
+  write('c/five.ts', "import { four } from './four.ts'\nexport const five = four")
+
+  it('finds a cycle made of type-only imports and re-exports, across folders', () => {
+    expect(findImportCycles(root, ['a'])).toEqual([
+      { files: ['a/one.ts', 'a/two.ts', 'b/three.ts'], loop: expect.arrayContaining(['a/one.ts', 'a/two.ts', 'b/three.ts']) },
+    ])
+  })
+
+  it('counts dynamic imports, and reports only cycles that touch the folders asked for', () => {
+    expect(findImportCycles(root, ['c']).map(({ files }) => files)).toEqual([['c/five.ts', 'c/four.ts']])
+    expect(findImportCycles(root, ['c', 'a'])).toHaveLength(2)
+    // b/alone.ts imports into a cycle but is not part of it.
+    expect(findImportCycles(root, ['b']).flatMap(({ files }) => files)).not.toContain('b/alone.ts')
+  })
+})
