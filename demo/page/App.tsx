@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react'
 import { DEFAULT_ENDPOINT, resumeUploads, type Strategy } from '../../engine/index.ts'
 import { formatBytes } from '../../src/format.ts'
-import { describeLimits, type Uploader, useEndpointInfo } from '../../src/index.ts'
+import { describeLimits, useEndpointInfo } from '../../src/index.ts'
 import type { DemoRecord } from '../completions.ts'
 import { UploadDropzone } from '../../src/ui/index.ts'
 import { ModeSwitch } from './ModeSwitch.tsx'
@@ -9,8 +9,6 @@ import { ModeSwitch } from './ModeSwitch.tsx'
 export interface AppProps {
   /** @default '/api/s3-upload' */
   endpoint?: string
-  /** Tests replace the engine here; the page itself always uses the real one. */
-  uploader?: Uploader
 }
 
 /** demo/completions.ts's answer, on the row: what the server recorded after it checked the object. */
@@ -24,7 +22,7 @@ function describeRecord(serverData: unknown): string | undefined {
  * The `npm start` page: the dropzone first (on a phone it is what the first screen shows), the
  * settings after it. One `/info` call feeds both: token mode on or off, and the limits.
  */
-export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
+export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
   const server = useEndpointInfo(endpoint)
   const [chosenMode, setMode] = useState<Strategy>('presigned')
   // Uploads are recorded in IndexedDB: after a reload the page lists the unfinished ones.
@@ -44,7 +42,6 @@ export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
         <main>
           <UploadDropzone
             endpoint={endpoint}
-            uploader={uploader}
             strategy={mode}
             limits={limits ?? false}
             pasteAnywhere
