@@ -24,8 +24,9 @@ const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3Upload
 export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls {
   /**
    * Uploads `file`, listing it in `files` at once (status `queued`, progress 0). Resolves with
-   * `{ url, bucket, key, etag }`; rejects with the engine's typed error (`EndpointError`,
-   * `S3Error`, `NetworkError`, or an `AbortError` named error with message `Upload aborted`).
+   * `{ url, bucket, key, etag }`; rejects with the engine's typed error, imported from
+   * `updraft-s3` (`EndpointError`, `S3Error`, `NetworkError`, or an `AbortError` named error with
+   * message `Upload aborted`).
    * @throws {@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}
    * or {@link UploadError}, as the promise's rejection; the entry in `files` holds the same error.
    */
@@ -51,9 +52,10 @@ export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls 
  * Uploads share the page's connection budget fairly and warn before the page is left while any
  * runs (`warnBeforeLeaving`).
  *
- * The hook itself never throws. `uploadToS3` rejects with the engine's typed errors
- * ({@link EndpointError}, {@link S3Error}, {@link NetworkError}, {@link UploadAbortedError}, or
- * {@link UploadError}); `addFiles` and `retry` never reject, their outcomes say how each ended.
+ * The hook itself never throws. `uploadToS3` rejects with the engine's typed errors, imported
+ * from `updraft-s3` ({@link EndpointError}, {@link S3Error}, {@link NetworkError},
+ * {@link UploadAbortedError}, or {@link UploadError}); `addFiles` and `retry` never reject, their
+ * outcomes say how each ended.
  * @param options - Defaults for every upload of this hook: any engine option (`endpoint`,
  * `strategy`, `partSize`, …) plus the hook's own; see {@link UseS3UploadOptions}.
  * @example
