@@ -1,6 +1,7 @@
 import type { Queue, UploadOptions, UploadResult } from '../engine/index.ts'
 import { createQueue, PauseController } from '../engine/index.ts'
 import { createFairQueue, type FairQueue, isFairQueue } from './fair-queue.ts'
+import type { Uploader } from './uploader.ts'
 
 /** Connections to storage a page keeps open at once, all files together (the engine's own partConcurrency default). */
 export const PAGE_CONNECTIONS = 4
@@ -17,9 +18,6 @@ export const pageQueue: FairQueue = createFairQueue(PAGE_CONNECTIONS)
  * idle for a connection, and all left behind on storage if the page closes.
  */
 const startedUploads = new WeakMap<Queue, Queue>()
-
-/** The engine's `upload` signature; tests inject a stub here. */
-export type Uploader = (file: File, options: UploadOptions) => Promise<UploadResult>
 
 /**
  * Runs one upload inside the page's connection budget: the engine takes a slot of `queue` for

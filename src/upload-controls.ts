@@ -2,13 +2,10 @@ import { type Dispatch, useCallback, useRef } from 'react'
 import type { UploadResult } from '../engine/index.ts'
 import { relativePathOf } from './collect-files.ts'
 import { isRunning, refusedEntry, type UploadAction, type UploadEntry } from './upload-list.ts'
-import type { UploadToS3Options } from './useS3Upload.ts'
+import type { FileCheck, UploadToS3Options } from './upload-options.ts'
 
 /** How a file's upload ended: settled, never rejected, so drops and clicks leave no unhandled rejection. */
 export type UploadOutcome = PromiseSettledResult<UploadResult>
-
-/** Refuses a file before any request (an Error says why), or lets it through (undefined). */
-export type FileCheck = (file: File) => Error | undefined
 
 /** List controls of the upload hooks, on top of next-s3-upload's `uploadToS3` and `files`. Never reject. */
 export interface UploadControls {

@@ -11,7 +11,6 @@ import {
   useState,
 } from 'react'
 import { carriesFiles, filesFromDrop, filesFromPaste } from './collect-files.ts'
-import { FILE_INPUT_TEST_ID } from './useFileDialog.tsx'
 
 export interface DropzoneOptions {
   /** Files dropped on the root, pasted, or picked through an input from `getInputProps`, folders walked. */
@@ -44,7 +43,6 @@ export interface InputProps {
   accept?: string
   tabIndex: -1
   style: CSSProperties
-  'data-testid': string
   onChange(event: ChangeEvent<HTMLInputElement>): void
   onClick(event: SyntheticEvent<HTMLInputElement>): void
   ref: RefObject<HTMLInputElement | null>
@@ -170,7 +168,6 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
         accept: latest.current.accept,
         tabIndex: -1,
         style: hidden,
-        'data-testid': directory ? `${FILE_INPUT_TEST_ID}-folder` : FILE_INPUT_TEST_ID,
         onChange: compose(theirs.onChange, (event) => deliver(Array.from(event.target.files ?? []))),
         // The click that opens the dialog must not bubble to a root that opens it again.
         onClick: compose(theirs.onClick, (event) => event.stopPropagation()),

@@ -1,17 +1,13 @@
 import { type ComponentType, type CSSProperties, type RefObject, useCallback, useRef, useState } from 'react'
 import { FileInput, type FileInputProps } from './FileInput.tsx'
 
-/** Marks the hook's hidden input, so tests (and Playwright's `setInputFiles`) can reach it. */
-export const FILE_INPUT_TEST_ID = 'updraft-file-input'
-
 interface InputDefaults {
-  'data-testid': string
   style: CSSProperties
 }
 
 // display:none rather than `hidden`, as next-s3-upload does: page CSS such as
 // `input { display: block }` overrides the `hidden` attribute but not an inline style.
-const inputDefaults: InputDefaults = { 'data-testid': FILE_INPUT_TEST_ID, style: { display: 'none' } }
+const inputDefaults: InputDefaults = { style: { display: 'none' } }
 
 /** The file-picking part of the upload hooks' result (next-s3-upload's `FileInput` and `openFileDialog`). */
 export interface FileDialog {

@@ -1,6 +1,7 @@
 import { acceptOf, checkFile, type UploadLimits } from './file-checks.ts'
 import { type Dropzone, type DropzoneOptions, useDropzone } from './useDropzone.ts'
-import { type S3Upload, type UseS3UploadOptions, useS3Upload } from './useS3Upload.ts'
+import type { UseS3UploadOptions } from './upload-options.ts'
+import { type OnUploaded, type S3Upload, useUploads } from './useS3Upload.ts'
 
 /** Options of {@link useS3Dropzone}: the upload hook's, plus what the dropzone takes. */
 export interface UseS3DropzoneOptions extends UseS3UploadOptions {
@@ -23,8 +24,8 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
 
 /**
  * `useS3Upload` plus `getRootProps`, `getInputProps`, `isDragActive`, `open` and `openFolder`,
- * with files checked against the endpoint's limits before anything is sent. Token mode by
- * default, as `useS3Upload`; pass `strategy: 'presigned'` for presigned mode. Dropped and picked
+ * with files checked against the endpoint's limits before anything is sent. Presigned by
+ * default, as `useS3Upload`; pass `strategy: 'token'` for token mode. Dropped and picked
  * folders are walked, and each file is sent with its path inside the folder as its filename.
  *
  * Never throws: refused files and failed uploads are entries in `files` with their error.
@@ -35,7 +36,7 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
  * export function Dropzone() {
  *   const info = useEndpointInfo()
  *   const limits = info.state === 'ready' ? info.info : undefined
- *   const { getRootProps, getInputProps, isDragActive, open, files } = useS3Dropzone({ strategy: 'presigned', limits })
+ *   const { getRootProps, getInputProps, isDragActive, open, files } = useS3Dropzone({ limits })
  *   return (
  *     <div {...getRootProps({ className: isDragActive ? 'zone over' : 'zone' })}>
  *       <input {...getInputProps()} />
@@ -48,8 +49,19 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
  * }
  * ```
  */
-export function useS3Dropzone({ limits, onFiles, pasteAnywhere, onDropError, ...options }: UseS3DropzoneOptions = {}): S3Dropzone {
-  const uploads = useS3Upload({ ...options, check: options.check ?? (limits && ((file) => checkFile(file, limits))) })
+export function useS3Dropzone(options?: UseS3DropzoneOptions): S3Dropzone {
+  return useDropzoneUploads(options)
+}
+
+/**
+ * {@link useS3Dropzone}, with `onUploaded` for the components' `onUploadComplete` (src/ui/).
+ * Not exported from the package: a hook of the public API takes its options, nothing else.
+ */
+export function useDropzoneUploads(
+  { limits, onFiles, pasteAnywhere, onDropError, ...options }: UseS3DropzoneOptions = {},
+  onUploaded?: OnUploaded,
+): S3Dropzone {
+  const uploads = useUploads({ ...options, check: options.check ?? (limits && ((file) => checkFile(file, limits))) }, onUploaded)
   const dropzone = useDropzone({
     onFiles: onFiles ?? uploads.addFiles,
     accept: acceptOf(limits?.allowedTypes),

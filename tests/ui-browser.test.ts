@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../demo/app.ts'
 import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
 import { filePayload, keyFromObjectUrl, MiB, openDemo, percentOf, pickFiles, rowsOf, settle, stateOf, testFiles, type FilePayload, type TestFiles } from './helpers/demo-page.ts'
+import { FILE_INPUT } from './helpers/file-input.ts'
 import { startLinkSwitch } from './helpers/link-switch.ts'
 import { gradientPng } from './helpers/png.ts'
 import { readObject, sdkClient, sha256, testBytes, testBytesOf } from './helpers/s3-client.ts'
@@ -161,7 +162,7 @@ describe('getting files in: pick, folder, drop, paste', () => {
 describe('limits', () => {
   it("refuses, before any request leaves the page, what the endpoint's limits forbid, and the picker offers only the allowed types", async () => {
     const page = await newPage(limited)
-    expect(await page.getByTestId('updraft-file-input').getAttribute('accept')).toBe('image/*,video/*,application/pdf,application/zip')
+    expect(await page.locator(FILE_INPUT).getAttribute('accept')).toBe('image/*,video/*,application/pdf,application/zip')
     await page.getByText('Images, videos, PDFs and ZIP archives, up to 64 MiB each').first().waitFor()
     const requests: string[] = []
     page.on('request', (request) => void requests.push(request.url()))

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react'
 import { resumeUploads } from '../../engine/index.ts'
 import { DEFAULT_ENDPOINT, type Strategy } from '../../protocol/wire.ts'
 import { formatBytes } from '../../src/format.ts'
-import { describeLimits, type Uploader, useEndpointInfo } from '../../src/index.ts'
+import { describeLimits, useEndpointInfo } from '../../src/index.ts'
 import type { DemoRecord } from '../completions.ts'
 import { UploadDropzone } from '../../src/ui/index.ts'
 import { ModeSwitch } from './ModeSwitch.tsx'
@@ -10,8 +10,6 @@ import { ModeSwitch } from './ModeSwitch.tsx'
 export interface AppProps {
   /** @default '/api/s3-upload' */
   endpoint?: string
-  /** Tests replace the engine here; the page itself always uses the real one. */
-  uploader?: Uploader
 }
 
 /** demo/completions.ts's answer, on the row: what the server recorded after it checked the object. */
@@ -25,7 +23,7 @@ function describeRecord(serverData: unknown): string | undefined {
  * The `npm start` page: the dropzone first (on a phone it is what the first screen shows), the
  * settings after it. One `/info` call feeds both: token mode on or off, and the limits.
  */
-export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
+export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
   const server = useEndpointInfo(endpoint)
   const [chosenMode, setMode] = useState<Strategy>('presigned')
   // Uploads are recorded in IndexedDB: after a reload the page lists the unfinished ones.
@@ -44,8 +42,7 @@ export function App({ endpoint = DEFAULT_ENDPOINT, uploader }: AppProps) {
       <div className="layout">
         <main>
           <UploadDropzone
-            endpoint={endpoint}
-            uploader={uploader}
+            api={endpoint}
             strategy={mode}
             limits={limits ?? false}
             pasteAnywhere

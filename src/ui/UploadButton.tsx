@@ -20,7 +20,7 @@ export interface UploadButtonProps extends UploadComponentProps {
  * import { UploadButton } from 'updraft-s3/react/ui'
  * import 'updraft-s3/react/ui/styles.css'
  *
- * <UploadButton label="Attach files" strategy="token" endpoint="/api/s3-upload" />
+ * <UploadButton label="Attach files" strategy="token" api="/api/s3-upload" />
  * ```
  */
 export function UploadButton({ label = 'Upload files', ...props }: UploadButtonProps) {

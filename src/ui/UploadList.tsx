@@ -11,7 +11,7 @@ import { useTransferRate } from './useTransferRate.ts'
 
 /** Props of {@link UploadList}. */
 export interface UploadListProps {
-  /** The hook whose uploads to list (`useS3Upload`, `usePresignedUpload` or `useS3Dropzone`). */
+  /** The hook whose uploads to list (`useS3Upload` or `useS3Dropzone`). */
   uploads: Pick<S3Upload, 'files' | 'retry' | 'remove' | 'clearEnded'>
   /** The limits the files were checked against, to word refusals. @default none */
   limits?: UploadLimits
@@ -30,7 +30,7 @@ export interface UploadListProps {
  *
  * @example
  * ```tsx
- * const uploads = usePresignedUpload()
+ * const uploads = useS3Upload()
  * const button = useRef<HTMLButtonElement>(null)
  * <button ref={button} onClick={uploads.openFileDialog}>Add files</button>
  * <UploadList uploads={uploads} returnFocusTo={button} />

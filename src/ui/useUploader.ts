@@ -1,20 +1,20 @@
-import { upload, type UploadResult } from '../../engine/index.ts'
 import type { UploadLimits } from '../file-checks.ts'
 import { useEndpointInfo } from '../useEndpointInfo.ts'
-import { type S3Dropzone, useS3Dropzone, type UseS3DropzoneOptions } from '../useS3Dropzone.ts'
-import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
+import { type S3Dropzone, useDropzoneUploads, type UseS3DropzoneOptions } from '../useS3Dropzone.ts'
+import { DEFAULT_ENDPOINT, type UploadResult } from '../../protocol/wire.ts'
 
 /**
- * What `<UploadDropzone>` and `<UploadButton>` take: every option of `useS3Dropzone` (`strategy` is
- * 'presigned' by default here: it works with every store), where the limits come from, and looks.
+ * What `<UploadDropzone>` and `<UploadButton>` take: every option of `useS3Dropzone` (presigned
+ * by default, as everywhere; `strategy: 'token'` for token mode), where the limits come from, and
+ * looks.
  */
 export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits'> {
   /**
-   * The endpoint's limits, checked before any request. `'endpoint'` asks `GET {endpoint}/info`
+   * The server's limits, checked before any request. `'server'` asks `GET {api}/info`
    * (no limits while it answers, or when it has no such route); `false` checks nothing.
-   * @default 'endpoint'
+   * @default 'server'
    */
-  limits?: UploadLimits | 'endpoint' | false
+  limits?: UploadLimits | 'server' | false
   /** Extra class names on the component's root (theming: set `--updraft-*` variables there). @default none */
   className?: string
   /** Force a colour scheme. @default the system's (`prefers-color-scheme`) */
@@ -28,29 +28,16 @@ export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits
   describeServerData?: (serverData: unknown, file: File) => string | undefined
 }
 
-/**
- * The hook behind both components: presigned mode unless `strategy` says otherwise (it works with
- * every store, and storage enforces the size the endpoint signed), limits from `/info`.
- */
+/** The hook behind both components: `useS3Dropzone` with limits from `/info`. */
 export function useUploader(props: UploadComponentProps): { uploads: S3Dropzone; limits: UploadLimits | undefined } {
-  const { limits: given = 'endpoint', className: _className, theme: _theme, onUploadComplete, describeServerData: _describe, ...options } = props
-  const info = useEndpointInfo(given === 'endpoint' && (options.endpoint ?? DEFAULT_ENDPOINT))
+  const { limits: given = 'server', className: _className, theme: _theme, onUploadComplete, describeServerData: _describe, ...options } = props
+  const info = useEndpointInfo(given === 'server' && (options.api ?? DEFAULT_ENDPOINT))
   const limits =
-    given === 'endpoint'
+    given === 'server'
       ? info.state === 'ready'
         ? { maxFileSize: info.info.maxFileSize, allowedTypes: info.info.allowedTypes }
         : undefined
       : given || undefined
-  const uploader = options.uploader ?? upload
-  const uploads = useS3Dropzone({
-    strategy: 'presigned',
-    ...options,
-    limits,
-    uploader: async (file, uploadOptions) => {
-      const result = await uploader(file, uploadOptions)
-      onUploadComplete?.(result, file)
-      return result
-    },
-  })
+  const uploads = useDropzoneUploads({ ...options, limits }, onUploadComplete)
   return { uploads, limits }
 }

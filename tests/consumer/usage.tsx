@@ -6,7 +6,8 @@ import { isUploadError, S3Error, upload, uploadObject, type UploadResult } from 
 import s3Upload from 'updraft-s3/fastify'
 import { nodeTransport } from 'updraft-s3/node-transport'
 import { uploadPresigned } from 'updraft-s3/presigned'
-import { useS3Upload } from 'updraft-s3/react'
+import { describeError, useS3Dropzone, useS3Upload, type UploadEntry } from 'updraft-s3/react'
+import { UploadDropzone } from 'updraft-s3/react/ui'
 import { createUploadHandler } from 'updraft-s3/server'
 import { sseCustomerKey } from 'updraft-s3/sse-c'
 import { taggingHeaders } from 'updraft-s3/tags'
@@ -47,6 +48,23 @@ export function Picker() {
       {files.map((entry) => (
         <p key={entry.id}>{`${entry.file.name} ${entry.progress}% ${entry.status} ${entry.result?.url ?? ''}`}</p>
       ))}
+    </div>
+  )
+}
+
+// A React page takes the hooks from `updraft-s3/react` and the engine's errors and results from
+// `updraft-s3`: each name has one entry.
+export function TokenDropzone({ onStored }: { onStored(result: UploadResult): void }) {
+  const { getRootProps, getInputProps, open, files } = useS3Dropzone({ strategy: 'token', limits: { maxFileSize: 1024 } })
+  const say = (entry: UploadEntry) => (entry.error instanceof S3Error ? entry.error.code : entry.error ? describeError(entry.error, { file: entry.file }) : entry.status)
+  return (
+    <div {...getRootProps()}>
+      <input {...getInputProps()} />
+      <button onClick={open}>Choose files</button>
+      {files.map((entry) => (
+        <p key={entry.id}>{say(entry)}</p>
+      ))}
+      <UploadDropzone title="Or here" onUploadComplete={(result) => onStored(result)} />
     </div>
   )
 }

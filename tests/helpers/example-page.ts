@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
 import type { ChromiumSession } from './browser.ts'
+import { FILE_INPUT } from './file-input.ts'
 import { readObject, sdkClient, sha256, testBytes } from './s3-client.ts'
 import type { TestStore } from './stores.ts'
 
@@ -8,7 +9,7 @@ const MiB = 1024 * 1024
 
 /**
  * The examples' pages (examples/fastify, examples/nextjs) share one contract: the hook's hidden
- * file input (`data-testid="updraft-file-input"`, multiple) and one `<li data-status data-key>`
+ * file input (the page's one `<input type="file" multiple>`) and one `<li data-status data-key>`
  * per upload. Picks a small file (one PUT) and a 6 MiB one (presigned multipart, over the 5 MiB
  * threshold), waits until both settle, and reads each object back from `store`, byte for byte.
  */
@@ -23,7 +24,7 @@ export async function uploadThroughPage(chromium: ChromiumSession, url: string, 
       { name: 'large.bin', bytes: testBytes(6 * MiB + 123, 8) },
     ]
     await page
-      .getByTestId('updraft-file-input')
+      .locator(FILE_INPUT)
       .setInputFiles(files.map(({ name, bytes }) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) })))
     const rows = await settledRows(page, files.length)
     expect(pageErrors).toEqual([])

@@ -1,5 +1,7 @@
+import { createElement, type ReactNode } from 'react'
 import { vi } from 'vitest'
 import { UploadAbortedError, type UploadOptions, type UploadResult } from '../../engine/index.ts'
+import { type Uploader, UploaderContext } from '../../src/uploader.ts'
 
 /** An `upload` stand-in for the React layer's unit tests, settled by hand; it rejects on abort as the engine does. */
 export function stubUploader() {
@@ -11,5 +13,16 @@ export function stubUploader() {
         calls.push({ file, options, resolve, reject })
       }),
   )
-  return { uploader, calls }
+  return { uploader, calls, wrapper: withUploader(uploader) }
+}
+
+/**
+ * A `wrapper` for `render`/`renderHook` under which the hooks and components upload through
+ * `uploader` instead of the engine: the context is the hooks' one seam (src/uploader.ts), kept
+ * out of every public type.
+ */
+export function withUploader(uploader: Uploader) {
+  return function WithUploader({ children }: { children?: ReactNode }) {
+    return createElement(UploaderContext.Provider, { value: uploader }, children)
+  }
 }

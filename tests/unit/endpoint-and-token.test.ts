@@ -43,6 +43,7 @@ function setup(size: number, options: UploadOptions = {}) {
   const cleanup = vi.fn()
   const result = upload(new File([new Uint8Array(size)], 'k.bin'), {
     api: ENDPOINT,
+    strategy: 'token',
     transport: fake.transport,
     stallTimeout: 200,
     partConcurrency: 1,
@@ -93,10 +94,10 @@ describe('endpoint calls', () => {
   it('a reply that is not JSON names the URL and status, and the text of a plain-text one, never an HTML page', async () => {
     const notFound = setup(10)
     ;(await notFound.next()).respond(404, { 'content-type': 'text/html' }, '<!doctype html><h1>Not Found</h1>')
-    await expect(notFound.result).rejects.toEqual(new ApiError('Upload endpoint https://app.test/api/s3-upload answered HTTP 404', 404))
+    await expect(notFound.result).rejects.toEqual(new ApiError('Upload API https://app.test/api/s3-upload answered HTTP 404', 404))
     const broken = setup(10, { retry: { limit: 0 } })
     ;(await broken.next()).respond(500, { 'content-type': 'text/plain' }, 'Internal Server Error')
-    await expect(broken.result).rejects.toEqual(new ApiError('Upload endpoint https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500))
+    await expect(broken.result).rejects.toEqual(new ApiError('Upload API https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500))
   })
 
   it('outside a browser, a relative endpoint is refused with what to set, not a bare "Invalid URL"', async () => {

@@ -19,7 +19,6 @@ const MAIN_FUNCTIONS = [
   'createUploadSweeper',
   's3Upload',
   'useS3Upload',
-  'usePresignedUpload',
   'useS3Dropzone',
   'UploadDropzone',
   'UploadButton',

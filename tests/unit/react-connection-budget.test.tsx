@@ -4,8 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { createQueue } from '../../engine/http/queue.ts'
 import type { UploadOptions, UploadResult } from '../../engine/index.ts'
-import { type Uploader, uploadWithinBudget } from '../../src/connection-budget.ts'
+import { uploadWithinBudget } from '../../src/connection-budget.ts'
+import type { Uploader } from '../../src/uploader.ts'
 import { useS3Upload } from '../../src/useS3Upload.ts'
+import { withUploader } from '../helpers/stub-uploader.ts'
 
 afterEach(cleanup)
 
@@ -45,7 +47,7 @@ function connectionCounter() {
           await (options.queue ? options.queue.run(connection) : connection())
         }
       }
-      await Promise.all(Array.from({ length: options.queueSize ?? 4 }, worker))
+      await Promise.all(Array.from({ length: options.partConcurrency ?? 4 }, worker))
     }
     return result
   }
@@ -89,7 +91,7 @@ describe('one connection budget for many files', () => {
 
   it('through the hook: every uploadToS3 call shares the hook\'s queue', async () => {
     const counter = connectionCounter()
-    const { result: hook } = renderHook(() => useS3Upload({ uploader: counter.uploader, queue: createQueue(2) }))
+    const { result: hook } = renderHook(() => useS3Upload({ queue: createQueue(2) }), { wrapper: withUploader(counter.uploader) })
     let all!: Promise<UploadResult[]>
     act(() => {
       all = Promise.all(

@@ -4,7 +4,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { App } from '../../demo/page/App.tsx'
-import { FILE_INPUT_TEST_ID } from '../../src/useFileDialog.tsx'
+import { fileInput } from '../helpers/file-input.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'
 
 afterEach(() => {
@@ -18,14 +18,14 @@ function serveInfo(info: object | number) {
   return fetch
 }
 
-const pick = (files: File[]) => act(() => void fireEvent.change(screen.getByTestId(FILE_INPUT_TEST_ID), { target: { files } }))
+const pick = (files: File[]) => act(() => void fireEvent.change(fileInput(), { target: { files } }))
 const tokenRadio = () => screen.getByRole('radio', { name: /temporary credentials/i }) as HTMLInputElement
 const presignedRadio = () => screen.getByRole('radio', { name: /presigned/i }) as HTMLInputElement
 
 describe('demo page', () => {
   it('asks {endpoint}/info once; token unavailable: the option is disabled and says why', async () => {
     const fetch = serveInfo({ token: false, tokenUnavailableReason: 'No STS configured for s3rver', presigned: true, store: 'embedded s3rver' })
-    render(<App uploader={stubUploader().uploader} />)
+    render(<App />, { wrapper: stubUploader().wrapper })
     expect(await screen.findByText(/No STS configured for s3rver/)).toBeTruthy()
     expect(fetch).toHaveBeenCalledTimes(1)
     expect(fetch).toHaveBeenCalledWith('/api/s3-upload/info', expect.anything())
@@ -38,8 +38,8 @@ describe('demo page', () => {
 
   it('token available: switching to it makes the next uploads use token mode', async () => {
     serveInfo({ token: true, presigned: true, store: 'RGW' })
-    const { uploader, calls } = stubUploader()
-    render(<App uploader={uploader} />)
+    const { wrapper, calls } = stubUploader()
+    render(<App />, { wrapper })
     await screen.findByText('RGW')
     expect(tokenRadio().disabled).toBe(false)
     act(() => void fireEvent.click(tokenRadio()))
@@ -51,7 +51,7 @@ describe('demo page', () => {
     serveInfo(404)
     const { calls } = (() => {
       const stub = stubUploader()
-      render(<App uploader={stub.uploader} />)
+      render(<App />, { wrapper: stub.wrapper })
       return stub
     })()
     expect(await screen.findByText(/did not say whether it can issue tokens/)).toBeTruthy()
@@ -62,10 +62,10 @@ describe('demo page', () => {
 
   it("the server's limits from /info: shown, the picker filtered, and a file breaking them refused without a request", async () => {
     serveInfo({ token: false, presigned: true, store: 's3rver', maxFileSize: 31457280, allowedTypes: ['image/*', 'application/pdf'] })
-    const { uploader, calls } = stubUploader()
-    render(<App uploader={uploader} />)
+    const { wrapper, calls } = stubUploader()
+    render(<App />, { wrapper })
     await screen.findAllByText('Images and PDFs, up to 30 MiB each')
-    expect(screen.getByTestId(FILE_INPUT_TEST_ID).getAttribute('accept')).toBe('image/*,application/pdf')
+    expect(fileInput().getAttribute('accept')).toBe('image/*,application/pdf')
     const big = new File([], 'talk.pdf', { type: 'application/pdf' })
     Object.defineProperty(big, 'size', { value: 62914560 })
     pick([big, new File(['x'], 'notes.txt', { type: 'text/plain' }), new File(['y'], 'photo.png', { type: 'image/png' })])
@@ -77,7 +77,7 @@ describe('demo page', () => {
 
   it('puts the dropzone before the settings, so a phone shows it first', async () => {
     serveInfo({ token: false, presigned: true, store: 's3rver' })
-    render(<App uploader={stubUploader().uploader} />)
+    render(<App />, { wrapper: stubUploader().wrapper })
     await screen.findByText('s3rver')
     const zone = screen.getByRole('button', { name: 'Choose files' })
     const settings = screen.getByRole('group', { name: 'Upload mode' })

@@ -2,8 +2,9 @@
 import { act, cleanup, fireEvent, render, renderHook, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { FileInput } from '../../src/FileInput.tsx'
-import { FILE_INPUT_TEST_ID, useFileDialog } from '../../src/useFileDialog.tsx'
+import { useFileDialog } from '../../src/useFileDialog.tsx'
 import { useS3Upload } from '../../src/useS3Upload.ts'
+import { fileInput } from '../helpers/file-input.ts'
 
 afterEach(cleanup)
 
@@ -41,11 +42,11 @@ describe('FileInput', () => {
 })
 
 describe("the hook's FileInput and openFileDialog", () => {
-  it('renders a hidden file input with a stable test id, props passed through', () => {
+  it('renders a hidden file input, props passed through', () => {
     const { result } = renderHook(() => useS3Upload())
     const { FileInput: HookInput } = result.current
     render(<HookInput accept=".pdf" multiple onChange={() => {}} />)
-    const input = screen.getByTestId(FILE_INPUT_TEST_ID) as HTMLInputElement
+    const input = fileInput()
     expect(input.type).toBe('file')
     expect(input.style.display).toBe('none')
     expect(input.accept).toBe('.pdf')
@@ -56,7 +57,7 @@ describe("the hook's FileInput and openFileDialog", () => {
     const { result } = renderHook(() => useFileDialog())
     const { FileInput: HookInput } = result.current
     render(<HookInput />)
-    const input = screen.getByTestId(FILE_INPUT_TEST_ID) as HTMLInputElement
+    const input = fileInput()
     // jsdom refuses a non-empty value on a file input: watch the writes instead.
     const writes: string[] = []
     const events: string[] = []

@@ -5,7 +5,8 @@ import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { NetworkError } from '../../engine/errors.ts'
 import { createQueue } from '../../engine/http/queue.ts'
-import { useS3Upload, type UseS3UploadOptions } from '../../src/useS3Upload.ts'
+import type { UseS3UploadOptions } from '../../src/upload-options.ts'
+import { useS3Upload } from '../../src/useS3Upload.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'
 
 afterEach(cleanup)
@@ -15,7 +16,7 @@ const file = (size: number, name: string, type = 'application/octet-stream') => 
 
 function renderUploads(extra: UseS3UploadOptions = {}) {
   const stub = stubUploader()
-  const rendered = renderHook(() => useS3Upload({ uploader: stub.uploader, queue: createQueue(4), ...extra }))
+  const rendered = renderHook(() => useS3Upload({ queue: createQueue(4), ...extra }), { wrapper: stub.wrapper })
   return { ...stub, hook: rendered.result }
 }
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '../../engine/errors.ts'
 import { createQueue } from '../../engine/http/queue.ts'
 import type { UploadResult } from '../../engine/index.ts'
-import { usePresignedUpload, useS3Upload } from '../../src/useS3Upload.ts'
+import { useS3Upload } from '../../src/useS3Upload.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'
 
 afterEach(() => {
@@ -19,13 +19,16 @@ const result: UploadResult = { url: 'http://127.0.0.1:9000/uploads/k', bucket: '
 /** Marks a rejection as expected now; the test still awaits the promise itself afterwards. */
 const handled = <T,>(promise: Promise<T>) => (promise.catch(() => {}), promise)
 
-function renderUploads(hook = useS3Upload, extra: Parameters<typeof useS3Upload>[0] = {}) {
+function renderUploads(extra: Parameters<typeof useS3Upload>[0] = {}) {
   const stub = stubUploader()
   let renders = 0
-  const rendered = renderHook(() => {
-    renders++
-    return hook({ uploader: stub.uploader, queue: createQueue(4), ...extra })
-  })
+  const rendered = renderHook(
+    () => {
+      renders++
+      return useS3Upload({ queue: createQueue(4), ...extra })
+    },
+    { wrapper: stub.wrapper },
+  )
   return { ...stub, ...rendered, renders: () => renders }
 }
 
@@ -132,7 +135,7 @@ describe('useS3Upload with a stubbed upload', () => {
   })
 
   it('a paused upload gives its start slot to a waiting one, and takes one again before it runs on', async () => {
-    const { result: hook, uploader, calls } = renderUploads(useS3Upload, { queue: createQueue(1) })
+    const { result: hook, uploader, calls } = renderUploads({ queue: createQueue(1) })
     act(() => {
       // Four files start at once per queue; the fifth waits for one of them to end or pause.
       for (let i = 0; i < 5; i++) void hook.current.uploadToS3(file(10, `f${i}.jpg`)).catch(() => {})
@@ -149,7 +152,7 @@ describe('useS3Upload with a stubbed upload', () => {
   })
 
   it('aborting an upload still waiting for its turn ends it without ever starting it', async () => {
-    const { result: hook, uploader } = renderUploads(useS3Upload, { queue: createQueue(1) })
+    const { result: hook, uploader } = renderUploads({ queue: createQueue(1) })
     let fifth!: Promise<UploadResult>
     act(() => {
       // Four files start at once per queue; the fifth waits for one of them to end.
@@ -189,7 +192,7 @@ describe('useS3Upload with a stubbed upload', () => {
   // Regression (issue 11): while a request waited to be retried, the bar froze with no word why.
   it('shows an entry as retrying while the engine waits to try again, and uploading once bytes move past the mark', async () => {
     const onRetry = vi.fn()
-    const { result: hook, calls } = renderUploads(useS3Upload, { onRetry })
+    const { result: hook, calls } = renderUploads({ onRetry })
     act(() => void hook.current.uploadToS3(file(1000)).catch(() => {}))
     const { onProgress, onRetry: engineOnRetry } = calls[0]!.options
     act(() => onProgress!({ loaded: 400, total: 1000 }))
@@ -207,10 +210,10 @@ describe('useS3Upload with a stubbed upload', () => {
   })
 
   it("maps next-s3-upload's endpoint.request onto engine options, over the hook's own", () => {
-    const { result: hook, calls } = renderUploads(useS3Upload, {
-      endpoint: '/api/hook-endpoint',
-      body: { album: 'a', from: 'hook' },
-      headers: { 'x-hook': '1' },
+    const { result: hook, calls } = renderUploads({
+      api: '/api/hook-endpoint',
+      apiBody: { album: 'a', from: 'hook' },
+      apiHeaders: { 'x-hook': '1' },
     })
     act(() => {
       void hook.current.uploadToS3(file(10)).catch(() => {})
@@ -221,29 +224,35 @@ describe('useS3Upload with a stubbed upload', () => {
         })
         .catch(() => {})
     })
-    // The hook's deprecated `body`/`headers` still work; the engine gets the names that say where they go.
     expect(calls[0]!.options).toMatchObject({
-      endpoint: '/api/hook-endpoint',
-      strategy: 'token',
+      api: '/api/hook-endpoint',
+      strategy: 'presigned',
       apiBody: { album: 'a', from: 'hook' },
       apiHeaders: { 'x-hook': '1' },
     })
     expect(calls[1]!.options).toMatchObject({
-      endpoint: '/api/other',
+      api: '/api/other',
       apiBody: { album: 'a', from: 'call' },
       apiHeaders: { 'x-hook': '1', 'x-csrf': 't' },
       retry: { limit: 4 },
     })
   })
 
-  it('usePresignedUpload asks for presigned mode; a call can still choose its strategy', () => {
-    const { result: hook, calls } = renderUploads(usePresignedUpload)
+  it('asks for presigned mode by default (the engine is told, not left to its own default); the hook or a call can choose token', () => {
+    const { result: hook, calls } = renderUploads()
     act(() => {
       void hook.current.uploadToS3(file(10)).catch(() => {})
       void hook.current.uploadToS3(file(10), { strategy: 'token' }).catch(() => {})
     })
     expect(calls[0]!.options.strategy).toBe('presigned')
     expect(calls[1]!.options.strategy).toBe('token')
+
+    const { result: tokenHook, calls: tokenCalls } = renderUploads({ strategy: 'token' })
+    act(() => {
+      void tokenHook.current.uploadToS3(file(10)).catch(() => {})
+      void tokenHook.current.uploadToS3(file(10), { strategy: 'presigned' }).catch(() => {})
+    })
+    expect(tokenCalls.map((c) => c.options.strategy)).toEqual(['token', 'presigned'])
   })
 
   it('keeps uploadToS3, resetFiles, openFileDialog and FileInput stable across renders', () => {

@@ -185,7 +185,7 @@ describe('SSE-C through upload()', () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch')
     await expect(
       upload(new Blob(['secret']), { strategy: 'presigned', api: 'http://127.0.0.1:9/api', ...sseCustomerKey(new Uint8Array(32)) }),
-    ).rejects.toThrow('updraft: objectHeaders and partHeaders (SSE-C, tags) need token mode')
+    ).rejects.toThrow("updraft: objectHeaders and partHeaders (SSE-C, tags) need strategy: 'token'")
     expect(fetchSpy).not.toHaveBeenCalled()
     fetchSpy.mockRestore()
   })

@@ -1,11 +1,11 @@
 'use client'
 
-import { usePresignedUpload } from 'updraft-s3/react'
+import { useS3Upload } from 'updraft-s3/react'
 
-// next-s3-upload's hook, in presigned mode: the route signs every request to storage, so the
-// page never holds a key. `useS3Upload` is the same hook in token mode (needs an STS).
+// next-s3-upload's hook, presigned by default: the route signs every request to storage, so the
+// page never holds a key. `useS3Upload({ strategy: 'token' })` asks for token mode (needs an STS).
 export default function Page() {
-  const { FileInput, openFileDialog, uploadToS3, files } = usePresignedUpload()
+  const { FileInput, openFileDialog, uploadToS3, files } = useS3Upload()
 
   const onFiles = (picked: File[]) => {
     for (const file of picked) uploadToS3(file).catch(() => {}) // failures show in `files`

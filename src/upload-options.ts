@@ -1,0 +1,56 @@
+import type { Queue, UploadOptions } from '../engine/index.ts'
+import type { MetadataOf, Strategy } from '../protocol/wire.ts'
+
+// The hooks' option types, apart from the hook: the list controls (upload-controls.ts) take the
+// per-upload options too, and importing them from the hook's file made the two files import each
+// other.
+
+/** Refuses a file before any request (an Error says why), or lets it through (undefined). */
+export type FileCheck = (file: File) => Error | undefined
+
+/** Defaults for every `uploadToS3` call of one hook: any engine option, plus the hook's own. */
+export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onProgress' | 'pauseSignal' | 'strategy'> {
+  /**
+   * 'presigned': the endpoint presigns every request to storage, so the page holds no credentials
+   * and ships no SigV4 signing; it works on every S3-compatible store. 'token': the endpoint
+   * issues short-lived credentials for one key and the page signs its own requests; it needs an
+   * STS, which R2, B2 and many other stores lack.
+   * @default 'presigned'
+   */
+  strategy?: Strategy
+  /**
+   * The connection budget shared by this hook's uploads. Default: one queue of 4 shared by every
+   * hook on the page, so many files never open more than 4 connections to storage together.
+   */
+  queue?: Queue
+  /**
+   * Runs on each file `addFiles` gets, before any request: an Error lists the file as refused
+   * with it, and nothing is sent. `useS3Dropzone` passes the endpoint's limits here
+   * (src/file-checks.ts). @default none: the endpoint alone decides
+   */
+  check?: FileCheck
+  /** Ask before the page is left or reloaded while uploads run. @default true */
+  warnBeforeLeaving?: boolean
+}
+
+/**
+ * Per-upload options: next-s3-upload's `endpoint.request` form (its names kept: `url`, `body`,
+ * `headers`), plus any engine option but `pauseSignal` (the entry's `pause()` and `resume()`).
+ */
+export interface UploadToS3Options<Handler = unknown>
+  extends Omit<UploadOptions<MetadataOf<Handler>>, 'api' | 'apiBody' | 'apiHeaders' | 'queue' | 'pauseSignal'> {
+  /**
+   * Where and what to ask your upload API for this upload, in next-s3-upload's form (its names
+   * kept, so its calls move over unchanged). @default the hook's `api`, `apiBody`, `apiHeaders`
+   */
+  endpoint?: {
+    request?: {
+      /** @default the hook's `api`, else '/api/s3-upload' */
+      url?: string
+      /** Merged into the upload request, over the hook's `apiBody`. */
+      body?: Record<string, unknown>
+      /** Sent to your API only, over the hook's `apiHeaders`. */
+      headers?: HeadersInit
+    }
+  }
+}
