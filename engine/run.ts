@@ -15,13 +15,13 @@ export interface UploadRun<O = TransferOptions & ApiOptions> {
    * Storage may be committing the object: CompleteMultipartUpload is sent, or a single PUT's last
    * byte has left. From then on an abort waits for the outcome, which is the truth.
    */
-  completing: boolean
+  completing?: boolean
   /** Background work (cleanup) that `onCleanup` waits for. */
   readonly cleanups: Array<Promise<unknown>>
   /** Pauses (the caller's, and waits for the network); only with a `pauseSignal`. */
   readonly gate: Gate | undefined
-  /** Parts already stored, and the record of this upload; only with `resume` (set once it has a record). */
-  journal: PartJournal | undefined
+  /** Parts already stored, and the record of this upload; only with `resume`. */
+  journal?: PartJournal
 }
 
 /**
@@ -60,7 +60,7 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
  */
 export function createRun<O extends TransferOptions & ApiOptions>(given: O): UploadRun<O> {
   const options = resolveOptions(given)
-  return { options, completing: false, cleanups: [], gate: options.pauseSignal?.gate(options), journal: undefined }
+  return { options, cleanups: [], gate: options.pauseSignal?.gate(options) }
 }
 
 /**

@@ -17,17 +17,17 @@ import type { UploadBody } from './flow/body.ts'
  * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
- * @throws {@link ApiError} the endpoint refused (`message` is its own `error` text: too
- * large, type not allowed, not authorized) or still failed (5xx, 429) after `maxAttempts`.
+ * @throws {@link ApiError} your upload API refused (`message` is its own `error` text: too
+ * large, type not allowed, not authorized) or still failed (5xx, 429) after `retry.limit` retries.
  * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
- * `EntityTooSmall`, …), or still failed after `maxAttempts`.
+ * `EntityTooSmall`, …), or still failed after `retry.limit` retries.
  * @throws {@link NetworkError} a request got no reply (offline, a CORS refusal, a stall of
  * `stallTimeout`) on every attempt.
  * @throws {@link UploadAbortedError} (`name` `'AbortError'`, message `Upload aborted`) `signal`
  * aborted before storage committed the object; cleanup goes on in the background (`onCleanup`).
  * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
  * `ExposeHeaders: ETag`).
- * @throws `RangeError`, `TypeError` an invalid option (`partConcurrency: 0`, `maxAttempts: 1.5`,
+ * @throws `RangeError`, `TypeError` an invalid option (`partConcurrency: 0`, `retry: { limit: 1.5 }`,
  * …): a bug in the calling code, deliberately not an `UploadError`.
  *
  * Every error arrives as the promise's rejection, never thrown synchronously.

@@ -1,7 +1,8 @@
 import type { ObjectLocation } from '../protocol/object-url.ts'
 import { planParts } from '../protocol/parts.ts'
 import type { UploadResult } from '../protocol/wire.ts'
-import { type Bytes, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './flow/body.ts'
+import { type Bytes, isBytes, sizeOf, type UploadBody, withBody } from './flow/body.ts'
+import type { PartStream } from './flow/stream-body.ts'
 import { UploadError } from './errors.ts'
 import type { TransferOptions } from './options.ts'
 import { putMultipart, putSingle } from './flow/put.ts'
@@ -99,7 +100,7 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'partHeaders' | 
  * @param target - Where and with what credentials, plus any {@link TransferOptions}.
  * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
  * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
- * `InvalidAccessKeyId`, …), or still failed after `maxAttempts`.
+ * `InvalidAccessKeyId`, …), or still failed after `retry.limit` retries.
  * @throws {@link NetworkError} a request got no reply (offline, a CORS refusal, a stall of
  * `stallTimeout`) on every attempt.
  * @throws {@link UploadAbortedError} (`name` `'AbortError'`) `signal` aborted before storage

@@ -338,7 +338,7 @@ describe.each(Object.entries(stores))('upload() through the endpoint with bodies
     records.put = (record) => (recorded.push(record.name), put(record))
     const resume = resumeUploads({ store: records })
     const data = testBytes(11 * MiB, 55)
-    const named = (filename: string) => ({ endpoint, strategy: 'presigned' as const, resume, filename, contentType: 'application/octet-stream' })
+    const named = (filename: string) => ({ api: endpoint, strategy: 'presigned' as const, resume, filename, contentType: 'application/octet-stream' })
     for (const [filename, body] of [['bytes.bin', Buffer.from(data)], ['stream.bin', chunked(data, MiB)], ['blob.bin', new Blob([data])]] as const) {
       const result = await upload(body, { ...named(filename), size: data.length })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))

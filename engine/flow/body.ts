@@ -1,4 +1,5 @@
 import type { ResolvedOptions } from '../options.ts'
+import type { PartStream } from './stream-body.ts'
 
 /**
  * What an upload may send: a `Blob` (a `File`), bytes in memory (a `Uint8Array`, so a Node
@@ -10,29 +11,6 @@ export type UploadBody = Blob | Uint8Array | ReadableStream<Uint8Array> | AsyncI
 
 /** A body the engine can cut anywhere without reading it: parts are `Blob.slice` or `subarray` views, never copies. */
 export type Bytes = Blob | Uint8Array
-
-/**
- * A stream body longer than one part, read part by part as slots free up (engine/flow/stream-body.ts,
- * loaded only when a stream is given).
- */
-export interface PartStream {
-  /** The `size` the caller declared; undefined when the length is known only at the stream's end. */
-  readonly length: number | undefined
-  /** Bytes read from the stream so far. */
-  readonly received: number
-  /**
-   * The next `partSize` bytes (fewer: the last part), or undefined once the stream has ended.
-   * Rejects with a `BodyError` when the stream fails or breaks its declared `size`.
-   */
-  next(partSize: number): Promise<Uint8Array | undefined>
-  /**
-   * The whole rest of a stream of declared `size`, which the endpoint chose to take as one PUT.
-   * Rejects with an `UploadError` when the length is unknown (only a multipart upload can take it).
-   */
-  whole(): Promise<Uint8Array>
-  /** Stops reading and releases the stream (the upload failed or was aborted). */
-  cancel(): void
-}
 
 /** A Blob, or anything shaped like one (tests pass Blob-shaped bodies that allocate nothing). */
 export const isBlob = (body: unknown): body is Blob => !(body instanceof Uint8Array) && typeof (body as Blob)?.slice === 'function'

@@ -6,7 +6,8 @@ import {
   type PresignedReply,
   type UploadResult,
 } from '../../protocol/wire.ts'
-import { type Bytes, isBytes, type PartStream, sizeOf, slice } from './body.ts'
+import { type Bytes, isBytes, sizeOf, slice } from './body.ts'
+import type { PartStream } from './stream-body.ts'
 import { completeAtApi } from './confirm.ts'
 import { postToApi } from '../http/api.ts'
 import { UploadError } from '../errors.ts'

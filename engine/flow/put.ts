@@ -1,5 +1,6 @@
 import type { UploadResult } from '../../protocol/wire.ts'
-import { type Bytes, isBytes, type PartStream, sizeOf, slice } from './body.ts'
+import { type Bytes, isBytes, sizeOf, slice } from './body.ts'
+import type { PartStream } from './stream-body.ts'
 import { UploadAbortedError, missingETag } from '../errors.ts'
 import { inBackground, type UploadRun } from '../run.ts'
 import { untilNotPaused } from '../pause/gate.ts'

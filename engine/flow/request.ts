@@ -1,9 +1,10 @@
 import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
-import { type Bytes, isBlob, isBytes, type PartStream, sizeOf, type UploadBody, withBody } from './body.ts'
+import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from './body.ts'
+import type { PartStream } from './stream-body.ts'
 import { postToApi } from '../http/api.ts'
 import type { ApiOptions, TransferOptions } from '../options.ts'
 import type { UploadRun } from '../run.ts'
-import type { Prepared, Resumer } from '../resume/journal.ts'
+import type { Prepared } from '../resume/journal.ts'
 import type { ObjectExtras } from '../upload-object.ts'
 
 /**
@@ -50,6 +51,15 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
    * asking the person to pick it.
    */
   fileHandle?: FileSystemFileHandle
+}
+
+/**
+ * The `resume` option (`resumeUploads()` makes one): runs one upload with a journal, from a record
+ * when there is one. Its method is the engine's business, not the page's.
+ */
+export interface Resumer {
+  /** @internal */
+  run(file: Blob, run: UploadRun, send: (prepared?: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }
 
 /**

@@ -1,7 +1,29 @@
 import { MAX_PARTS } from '../../protocol/limits.ts'
-import type { PartStream } from './body.ts'
 import { BodyError, UploadAbortedError, UploadError } from '../errors.ts'
 import type { ResolvedOptions } from '../options.ts'
+
+/**
+ * A stream body longer than one part, read part by part as slots free up (engine/flow/stream-body.ts,
+ * loaded only when a stream is given).
+ */
+export interface PartStream {
+  /** The `size` the caller declared; undefined when the length is known only at the stream's end. */
+  readonly length: number | undefined
+  /** Bytes read from the stream so far. */
+  readonly received: number
+  /**
+   * The next `partSize` bytes (fewer: the last part), or undefined once the stream has ended.
+   * Rejects with a `BodyError` when the stream fails or breaks its declared `size`.
+   */
+  next(partSize: number): Promise<Uint8Array | undefined>
+  /**
+   * The whole rest of a stream of declared `size`, which the endpoint chose to take as one PUT.
+   * Rejects with an `UploadError` when the length is unknown (only a multipart upload can take it).
+   */
+  whole(): Promise<Uint8Array>
+  /** Stops reading and releases the stream (the upload failed or was aborted). */
+  cancel(): void
+}
 
 // Stream bodies: loaded (a dynamic import in engine/flow/body.ts) only when an upload is given a
 // ReadableStream or an async iterable, so pages that send Files never ship it.

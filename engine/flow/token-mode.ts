@@ -1,5 +1,6 @@
 import { TOKEN_CACHE_CONTROL, type DuplicatesReply, type RefreshReply, type StsCredentials, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
-import type { Bytes, PartStream } from './body.ts'
+import type { Bytes } from './body.ts'
+import type { PartStream } from './stream-body.ts'
 import { serverNow } from '../s3/clock.ts'
 import { completeAtApi } from './confirm.ts'
 import { postToApi } from '../http/api.ts'
@@ -15,9 +16,11 @@ export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000
 export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, contentType: string, run: UploadRun<UploadOptions>): Promise<UploadResult> {
   const { ticket } = reply
   const { options } = run
-  // The object's target: where the reply says it lives (`endpoint` there is the store's URL), and
-  // what the page adds to it. Named field by field: the upload's options also name its API.
+  // The object's target: the upload's options (how requests go, and the opt-ins' objectHeaders,
+  // partHeaders, resolveEndpoint, checksum), where the reply says the object lives (`endpoint`
+  // there is the store's URL: the upload's own API is `api`, another name), and its credentials.
   const target: ObjectTarget = {
+    ...options,
     bucket: reply.bucket,
     key: reply.key,
     region: reply.region,
@@ -27,14 +30,6 @@ export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, conte
     credentials: ticket ? renewableCredentials(reply.token.Credentials, ticket, run) : fromWire(reply.token.Credentials),
     contentType,
     cacheControl: TOKEN_CACHE_CONTROL,
-    objectHeaders: options.objectHeaders,
-    partHeaders: options.partHeaders,
-    resolveEndpoint: options.resolveEndpoint,
-    checksum: options.checksum,
-    // How requests go (CreateSession in the aws-endpoints opt-in sends its own with these).
-    transport: options.transport,
-    retry: options.retry,
-    stallTimeout: options.stallTimeout,
     abortOtherUploads: ticket
       ? (keep) => postToApi<DuplicatesReply>(run, '/duplicates', { ticket, keep }, AbortSignal.timeout(options.cleanupTimeout))
       : undefined,

@@ -56,7 +56,7 @@ export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): P
  * byte has left) the caller's abort cannot undo storage's work, so it does not cancel: the
  * outcome decides what the upload reports.
  */
-export const committing = (run: UploadRun, signal: AbortSignal | undefined) => run.completing && signal === run.options.signal
+export const committing = (run: UploadRun, signal: AbortSignal | undefined) => !!run.completing && signal === run.options.signal
 
 /** A body request of an upload that is held (paused, or waiting for the network) must stop. */
 export const pausing = (run: UploadRun, pausable: boolean | undefined) =>

@@ -39,7 +39,7 @@ export function taggingHeaders(tags: Record<string, string>): ObjectExtras {
  * PutObjectTagging: replaces the tag set of the object `target` names (an object just written
  * with `uploadObject(file, target)`), as `@aws-sdk/lib-storage` tags its uploads. For stores that
  * drop `x-amz-tagging` on multipart uploads. Needs `s3:PutObjectTagging`. Retried as uploads are
- * (`maxAttempts`, `signal`, `transport` of `target`).
+ * (`retry`, `signal`, `transport` of `target`).
  *
  * @param target - The object, its credentials and transfer options, as given to `uploadObject`.
  * @param tags - Tag name → value, at most 10 (S3's limit).

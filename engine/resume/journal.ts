@@ -1,5 +1,4 @@
-import type { PresignedReply, TokenReply, UploadResult } from '../../protocol/wire.ts'
-import type { UploadRun } from '../run.ts'
+import type { PresignedReply, TokenReply } from '../../protocol/wire.ts'
 
 /** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
 export interface Prepared {
@@ -25,13 +24,4 @@ export interface PartJournal {
   started(uploadId: string, partSize: number, partCount: number): void
   /** Storage accepted a part. */
   accepted(partNumber: number, etag: string): void
-}
-
-/**
- * The `resume` option (`resumeUploads()` makes one): runs one upload with a journal, from a record
- * when there is one. Its method is the engine's business, not the page's.
- */
-export interface Resumer {
-  /** @internal */
-  run(file: Blob, run: UploadRun, send: (prepared?: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }

@@ -5,12 +5,13 @@ import {
   type RefreshReply,
   type StoredPart,
   type TokenReply,
+  type UploadResult,
 } from '../../protocol/wire.ts'
 import { postToApi } from '../http/api.ts'
 import { ApiError, S3Error } from '../errors.ts'
-import type { PartJournal, Prepared, Resumer } from './journal.ts'
+import type { PartJournal, Prepared } from './journal.ts'
 import { createRun, type UploadRun } from '../run.ts'
-import type { UploadOptions } from '../flow/request.ts'
+import type { Resumer, UploadOptions } from '../flow/request.ts'
 import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './store.ts'
 import { xmlText } from '../../protocol/xml.ts'
 import { send } from '../http/send.ts'

@@ -24,7 +24,7 @@ export async function fromAPage(file: File, signal: AbortSignal): Promise<string
   }
 }
 
-export const leaner = (file: File) => Promise.all([uploadWithToken(file), uploadPresigned(file, { endpoint: '/uploads' })])
+export const leaner = (file: File) => Promise.all([uploadWithToken(file), uploadPresigned(file, { api: '/uploads' })])
 
 export const withCredentials = (blob: Blob) =>
   uploadObject(blob, {

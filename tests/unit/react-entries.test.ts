@@ -1,6 +1,5 @@
-// The React entries' surface: every name they export is theirs. The engine's errors, results and
-// options are imported from `updraft-s3` (a React page writes two imports, not two copies of each
-// name), and no test seam reaches the public types. api/updraft-s3-react*.api.md pin the rest.
+// The React entries' surface: one upload hook, and no test seam in the public types (that every
+// name is exported once is tests/unit/entry-surface.test.ts). api/updraft-s3-react*.api.md pin the rest.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -8,7 +7,6 @@ import { ROOT } from '../../scripts/build.ts'
 import { publicExports } from '../helpers/public-exports.ts'
 
 const entries = publicExports()
-const REACT = ['updraft-s3/react', 'updraft-s3/react/ui']
 const namesOf = (specifier: string) => {
   const entry = entries.find((candidate) => candidate.specifier === specifier)
   if (!entry) throw new Error(`no entry ${specifier} in package.json exports`)
@@ -16,17 +14,6 @@ const namesOf = (specifier: string) => {
 }
 
 describe('the React entries', () => {
-  it.each(REACT)('%s exports no name another entry exports', (specifier) => {
-    const others = new Map<string, string[]>()
-    for (const other of entries.filter((entry) => entry.specifier !== specifier)) {
-      for (const name of [...other.values, ...other.types]) others.set(name, [...(others.get(name) ?? []), other.specifier])
-    }
-    const shared = namesOf(specifier)
-      .filter((name) => others.has(name))
-      .map((name) => `${name} (also ${others.get(name)!.join(', ')})`)
-    expect(shared).toEqual([])
-  })
-
   it('has one upload hook, presigned by default (usePresignedUpload was the same hook with another default)', () => {
     const names = namesOf('updraft-s3/react')
     expect(names).toContain('useS3Upload')

@@ -4,10 +4,9 @@
 // tiny (the gatherer itself takes any): S3's 5 MiB minimum is checked where an upload plans.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { PartStream } from '../../engine/flow/body.ts'
 import { BodyError, UploadAbortedError } from '../../engine/errors.ts'
 import { resolveOptions } from '../../engine/options.ts'
-import { byteReader, GATHER_BELOW, openStream } from '../../engine/flow/stream-body.ts'
+import { byteReader, GATHER_BELOW, openStream, type PartStream } from '../../engine/flow/stream-body.ts'
 
 async function* chunksOf(data: Uint8Array, sizes: number[]) {
   let at = 0
