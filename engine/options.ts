@@ -165,14 +165,16 @@ export type ResolvedOptions<O = TransferOptions & ApiOptions> = Readonly<
     }
 >
 
+/** What is set of `options`: an option given as `undefined` (a spread of unset ones) gets its default. */
+const defined = (options: object | undefined) => Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined))
+
 /**
  * Fills in the defaults (an option set to `undefined` gets its default too), checks the counts,
  * and freezes the result.
  */
 export function resolveOptions<O extends TransferOptions & ApiOptions>(options: O): ResolvedOptions<O> {
-  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
-  const retry = { ...defaultRetry, ...options.retry }
-  const resolved = { ...defaultOptions, transport: defaultTransport(), ...given, retry } as ResolvedOptions<O>
+  const retry = { ...defaultRetry, ...defined(options.retry) }
+  const resolved = { ...defaultOptions, transport: defaultTransport(), ...defined(options), retry } as ResolvedOptions<O>
   for (const [name, value, least] of [
     ['partConcurrency', resolved.partConcurrency, 1],
     ['retry.limit', retry.limit, 0],

@@ -34,6 +34,9 @@ afterAll(async () => {
   await s3?.stop()
 })
 
+/** Entries for Node only: a page's project never imports them. */
+const SERVER_ENTRIES = ['updraft-s3/server', 'updraft-s3/fastify', 'updraft-s3/esbuild-plugin', 'updraft-s3/node-transport']
+
 describe('the tarball', () => {
   it('holds the built files, package.json and README, and every exports target', async () => {
     const files = await tarballFiles()
@@ -76,12 +79,10 @@ describe('installed into a fresh project', () => {
     expect(stdout).toContain('No check failed.')
   })
 
-  it('type-checks, under strict, a file using every public export and one calling them as users do', async () => {
-    const entries = publicExports()
-    expect(entries.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft-s3', 'updraft-s3/react', 'updraft-s3/server', 'updraft-s3/fastify']))
-    await mkdir(join(project.dir, 'check'))
-    await writeFile(join(project.dir, 'check', 'every-export.ts'), everyExportModule(entries))
-    await copyFile(join(ROOT, 'tests', 'consumer', 'usage.tsx'), join(project.dir, 'check', 'usage.tsx'))
+  /** Type-checks `files` (copied into a folder of their own) under strict, the package's .d.ts files included. */
+  const typeCheck = async (folder: string, files: Record<string, string>, types: string[]) => {
+    await mkdir(join(project.dir, folder))
+    for (const [name, text] of Object.entries(files)) await writeFile(join(project.dir, folder, name), text)
     const tsconfig = {
       compilerOptions: {
         strict: true,
@@ -90,19 +91,31 @@ describe('installed into a fresh project', () => {
         moduleResolution: 'nodenext',
         target: 'es2022',
         lib: ['es2023', 'dom', 'dom.iterable'],
-        types: ['node'],
+        types,
         jsx: 'react-jsx',
         noEmit: true,
       },
-      include: ['check'],
+      include: [folder],
     }
-    await writeFile(join(project.dir, 'tsconfig.check.json'), JSON.stringify(tsconfig))
+    await writeFile(join(project.dir, `tsconfig.${folder}.json`), JSON.stringify(tsconfig))
     const tsc = join(project.dir, 'node_modules', 'typescript', 'bin', 'tsc')
-    const checked = await node(project.dir, [tsc, '-p', 'tsconfig.check.json']).then(
+    return node(project.dir, [tsc, '-p', `tsconfig.${folder}.json`]).then(
       () => 'ok',
       (error: { stdout: string }) => error.stdout,
     )
-    expect(checked).toBe('ok')
+  }
+
+  it('type-checks, under strict, a full-stack project (Node types) using every public export and one calling them as users do', async () => {
+    const entries = publicExports()
+    expect(entries.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft-s3', 'updraft-s3/react', 'updraft-s3/server', 'updraft-s3/fastify']))
+    const usage = await readFile(join(ROOT, 'tests', 'consumer', 'usage.tsx'), 'utf8')
+    expect(await typeCheck('check', { 'every-export.ts': everyExportModule(entries), 'usage.tsx': usage }, ['node'])).toBe('ok')
+  })
+
+  it("type-checks, under strict, a page's project (DOM types, no Node types) using every browser entry's exports", async () => {
+    const browser = publicExports().filter(({ specifier }) => !SERVER_ENTRIES.includes(specifier))
+    expect(browser.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft-s3', 'updraft-s3/presigned', 'updraft-s3/react/ui', 'updraft-s3/protocol']))
+    expect(await typeCheck('page', { 'every-export.ts': everyExportModule(browser) }, [])).toBe('ok')
   })
 
   it('bundles the browser entries to the bytes `npm run size` measures, with no AWS SDK, Fastify or Node built-in', async () => {

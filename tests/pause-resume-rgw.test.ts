@@ -93,8 +93,10 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
     const accepted = puts.filter((put) => put.status === 200).map(partNumberOf).sort((a, b) => a - b)
     expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(resentFinishedBytes(puts)).toBe(0)
-    // The pause cancelled at least one part in flight: sent again, as a whole.
-    expect(puts.length).toBeGreaterThan(7)
+    // Whether the pause caught a part mid-body depends on the link (over loopback both parts in
+    // flight may have wholly left, and their replies then count): a part caught is sent again whole,
+    // one wholly sent never (resentFinishedBytes above). tests/unit/pause-resume.test.ts
+    // pins both, step by step.
     expect(proxy.log.some((entry) => entry.step === 'DELETE ?uploadId' && entry.url.includes(key))).toBe(false)
   })
 

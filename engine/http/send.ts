@@ -79,8 +79,10 @@ export function send(
  * One exchange through the transport, settled by the engine whatever the transport does: a
  * `NetworkError` when nothing moves (no byte out or in) for `stallTimeout` ms, an
  * `UploadAbortedError` as soon as `signal` aborts (unless the upload is committing), a
- * `PausedError` when a `pausable` one's upload pauses. Either way the transport's request is
- * cancelled, and its bytes stop counting.
+ * `PausedError` when a `pausable` one's upload pauses before its body's last byte has left. Either
+ * way the transport's request is cancelled, and its bytes stop counting. A body wholly sent is
+ * storage's to accept: a pause then lets its reply come (else a part storage stored would be sent
+ * again on resume), as the single PUT's commit rule does.
  */
 export function exchange(
   run: UploadRun,
@@ -102,7 +104,10 @@ export function exchange(
   }
   const onAbort = () => committing(run, signal) || fail(new UploadAbortedError())
   const held = pausable ? run.gate?.held : undefined
-  const onPause = () => pausing(run, pausable) && fail(new PausedError('paused'))
+  const { body } = request
+  const size = (body as Blob)?.size ?? (body as Uint8Array)?.byteLength
+  let sent = -1
+  const onPause = () => pausing(run, pausable) && sent < size && fail(new PausedError('paused'))
   return new Promise<HttpResponse>((resolve, reject) => {
     fail = (error) => {
       reject(error)
@@ -117,11 +122,11 @@ export function exchange(
     transport({
         ...request,
         signal: controller.signal,
-        onProgress: (sent) => {
+        onProgress: (bytes) => {
           // Bytes of a cancelled request no longer count (a pause has just reset them to 0).
           if (controller.signal.aborted) return
           moved = Date.now()
-          request.onProgress?.(sent)
+          request.onProgress?.((sent = bytes))
         },
       })
       .then(resolve, reject)

@@ -53,6 +53,30 @@ afterEach(() => {
 })
 
 describe('pause and resume a multipart upload', () => {
+  // Regression (issue 24): a pause cancelled a part whose whole body had reached storage while its
+  // 200 was on the way back, and resume sent it again in full. Its reply is now awaited.
+  it('a part whose last byte has left is not cancelled by a pause: its reply counts, and resume never sends it again', async () => {
+    const { fake, pauses, result } = setup(THREE_PARTS)
+    ;(await next(fake)).respond(200, {}, xml.created())
+    const [first, second] = (await fake.waitForPending(2)).sort((a, b) => a.step.localeCompare(b.step))
+    first!.onProgress?.((first!.body as Blob).size)
+    second!.onProgress?.(MIN_PART_SIZE / 2)
+    pauses.pause()
+    expect(first!.signal!.aborted).toBe(false)
+    expect(second!.signal!.aborted).toBe(true)
+    first!.respond(200, { ETag: `"${first!.step}"` })
+    await settle(STALL * 3)
+    expect(fake.pending).toEqual([])
+
+    pauses.resume()
+    const resent = await fake.waitForPending(2)
+    expect(resent.map((request) => request.step).sort()).toEqual(['PUT ?partNumber=2', 'PUT ?partNumber=3'])
+    resent.forEach(answerPart)
+    ;(await next(fake)).respond(200, {}, xml.completed('"done"'))
+    await result
+    expect(fake.log.filter((step) => step === 'PUT ?partNumber=1')).toHaveLength(1)
+  })
+
   it('pause cancels the parts in flight, starts none, sends no abort; resume sends only what is missing, once', async () => {
     const { fake, pauses, progress, states, result, isSettled, cleanup } = setup(THREE_PARTS)
     ;(await next(fake)).respond(200, {}, xml.created())

@@ -162,6 +162,19 @@ describe('retry policy', () => {
     expect(retried).toEqual([1, 2])
   })
 
+  it('a retry field given as undefined keeps its default, as every other option does', () => {
+    const { retry } = createRun({ retry: { limit: undefined, delay: undefined } }).options
+    expect(retry).toEqual(defaultRetry)
+  })
+
+  it('resolved options are frozen: run state lives on the run, never on them', () => {
+    const run = createRun({ partConcurrency: 2 })
+    expect(Object.isFrozen(run.options)).toBe(true)
+    expect(() => Object.assign(run.options, { partSize: 1 })).toThrow(TypeError)
+    run.completing = true
+    expect(run.options).not.toHaveProperty('completing')
+  })
+
   describe('retry.shouldRetry overrules the built-in rule, within the limit', () => {
     const attempts = async (error: Error, shouldRetry: (error: UploadError, attempt: number) => boolean | undefined) => {
       vi.useFakeTimers()
