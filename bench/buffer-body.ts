@@ -5,7 +5,6 @@ import { type ClientResult, type Contender, runClient } from './lib/child.ts'
 import { fixed, mbps, median, MiB } from './lib/report.ts'
 import { nullSinkStore } from './lib/stores.ts'
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
 const rounds = Number(process.argv[2] ?? 3)
 const size = Number(process.argv[3] ?? 256) * MiB
 const partSize = 8 * MiB

@@ -8,10 +8,6 @@ import { loadAverage, machineLines } from './lib/machine.ts'
 import { markdownSection, type Section } from './lib/report.ts'
 import { runBenchmark } from './lib/run-one.ts'
 
-// The AWS SDK warns, per process, that its 2027 releases will need Node 22: known (Node 20 is
-// pinned, ARCHITECTURE.md), and noise in every table. Children inherit the setting.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
-
 const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const names = args.filter((arg) => !arg.startsWith('--'))

@@ -10,8 +10,6 @@ import { ABORT_MOMENTS, type AbortMoment, type RunRecord, type Scenario, seededR
 import { startRgw } from '../tests/helpers/rgw.ts'
 import { createTestBuckets, rgwStore } from '../tests/helpers/stores.ts'
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
-
 const UPLOADS = Number(process.argv[2] ?? 1000)
 const ABORTS_PER_MOMENT = Number(process.argv[3] ?? 12)
 const SIZES = [0, 1, 4321, MIN_PART_SIZE - 1, MIN_PART_SIZE + 1, 2 * MIN_PART_SIZE + 777, 3 * MIN_PART_SIZE, 23 * MiB]
