@@ -158,6 +158,8 @@ export function typeCheck(list: Snippet[]): string[] {
   const getSourceFile = host.getSourceFile.bind(host)
   host.readFile = (path) => texts.get(path) ?? readFile(path)
   host.fileExists = (path) => texts.has(path) || fileExists(path)
+  const directoryExists = host.directoryExists?.bind(host)
+  host.directoryExists = (path) => [...texts.keys()].some((file) => file.startsWith(`${path}/`)) || (directoryExists?.(path) ?? true)
   host.getSourceFile = (path, language, onError, create) => {
     const text = texts.get(path)
     return text === undefined ? getSourceFile(path, language, onError, create) : ts.createSourceFile(path, text, language, true)
