@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { corsRule } from '../../cli/bucket-rules.ts'
@@ -62,7 +62,7 @@ const generated: Record<string, () => unknown> = {
 
 describe('doc snippets', () => {
   it('finds the snippets (README and docs/)', () => {
-    expect(all.filter((s) => TYPED.has(s.lang)).length).toBeGreaterThan(2)
+    expect(all.filter((s) => TYPED.has(s.lang)).length).toBeGreaterThan(10)
   })
 
   it('quotes files under examples/ exactly', () => {
@@ -93,13 +93,39 @@ describe('doc snippets', () => {
     }
   })
 
+  it('links only to files and headings that exist', () => {
+    const broken: string[] = []
+    for (const doc of [...DOCS, 'CONTRIBUTING.md', 'examples/README.md']) {
+      const text = readFileSync(join(ROOT, doc), 'utf8').replace(/```[\s\S]*?```/g, '')
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue
+        const [path, anchor] = target!.split('#')
+        const file = path ? join(ROOT, dirname(doc), path) : join(ROOT, doc)
+        if (!existsSync(file)) broken.push(`${doc}: ${target} (no such file)`)
+        else if (anchor && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(anchor)) broken.push(`${doc}: ${target} (no such heading)`)
+      }
+    }
+    expect(broken).toEqual([])
+  })
+
   it('type-checks every other TypeScript block under strict against the package sources', () => {
     const checked = all.filter((s) => TYPED.has(s.lang) && !s.marker?.startsWith('quote:'))
-    expect(checked.length).toBeGreaterThan(2)
+    expect(checked.length).toBeGreaterThan(10)
     const errors = typeCheck(checked)
     expect(errors).toEqual([])
   })
 })
+
+/** GitHub's heading anchors (lower case, punctuation dropped, spaces to dashes) and explicit `<a id>`s. */
+function anchors(markdown: string): Set<string> {
+  const ids = new Set<string>()
+  const text = markdown.replace(/```[\s\S]*?```/g, '')
+  for (const [, heading] of text.matchAll(/^#+\s+(.+)$/gm)) {
+    ids.add(heading!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'))
+  }
+  for (const [, id] of text.matchAll(/<a id="([^"]+)">/g)) ids.add(id!)
+  return ids
+}
 
 /** True when `excerpt`'s lines appear in `file` as consecutive lines. */
 function containsLines(file: string, excerpt: string): boolean {
