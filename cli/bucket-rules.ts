@@ -29,11 +29,14 @@ export const corsRule = (origins: string[]) => ({
   MaxAgeSeconds: CORS_MAX_AGE_SECONDS,
 })
 
-/** The S3 API's shape (PutBucketLifecycleConfiguration), as the AWS CLI's `--lifecycle-configuration` takes it. */
-export const lifecycleRule = () => ({
+/**
+ * The S3 API's shape (PutBucketLifecycleConfiguration), as the AWS CLI's `--lifecycle-configuration`
+ * takes it, scoped to the endpoint's `keyPrefix`: the bucket's other multipart uploads are not ours to abort.
+ */
+export const lifecycleRule = (keyPrefix: string) => ({
   ID: LIFECYCLE_RULE_ID,
   Status: 'Enabled' as const,
-  Filter: { Prefix: '' },
+  Filter: { Prefix: keyPrefix },
   AbortIncompleteMultipartUpload: { DaysAfterInitiation: ABORT_INCOMPLETE_AFTER_DAYS },
 })
 
@@ -62,6 +65,8 @@ export interface Target {
   bucket: string
   endpoint?: string
   origins: string[]
+  /** The endpoint's `keyPrefix`: the lifecycle rule covers these keys only. */
+  keyPrefix: string
 }
 
 /** How to set the CORS rule on `provider`: a file and the command that applies it. */
@@ -92,23 +97,23 @@ export function corsFix(provider: Provider, { bucket, endpoint, origins }: Targe
 }
 
 /** How to add the lifecycle rule that aborts forgotten multipart uploads on `provider`. */
-export function lifecycleFix(provider: Provider, { bucket, endpoint }: Target): string {
+export function lifecycleFix(provider: Provider, { bucket, endpoint, keyPrefix }: Target): string {
   switch (provider) {
     case 'aws':
     case 'ceph':
       return (
-        `lifecycle.json:\n${json({ Rules: [lifecycleRule()] })}\n` +
+        `lifecycle.json:\n${json({ Rules: [lifecycleRule(keyPrefix)] })}\n` +
         `aws s3api put-bucket-lifecycle-configuration --bucket ${bucket} --lifecycle-configuration file://lifecycle.json${endpointFlag(endpoint)}\n` +
         `(this replaces the bucket's rules: merge in any you have, or run npx updraft-s3 setup-bucket, which keeps them)`
       )
     case 'r2':
       return (
         `R2 gives new buckets a rule aborting incomplete multipart uploads after 7 days (dashboard: the bucket's Settings, Object lifecycle rules); if it was removed, R2 takes the S3 API's rule:\n` +
-        `lifecycle.json:\n${json({ Rules: [lifecycleRule()] })}\n` +
+        `lifecycle.json:\n${json({ Rules: [lifecycleRule(keyPrefix)] })}\n` +
         `aws s3api put-bucket-lifecycle-configuration --bucket ${bucket} --lifecycle-configuration file://lifecycle.json${endpointFlag(endpoint)}`
       )
     case 'b2':
-      return `b2 bucket update --lifecycle-rule '${JSON.stringify({ fileNamePrefix: '', daysFromStartingToCancelingUnfinishedLargeFiles: ABORT_INCOMPLETE_AFTER_DAYS })}' ${bucket}`
+      return `b2 bucket update --lifecycle-rule '${JSON.stringify({ fileNamePrefix: keyPrefix, daysFromStartingToCancelingUnfinishedLargeFiles: ABORT_INCOMPLETE_AFTER_DAYS })}' ${bucket}`
     case 'minio':
       return `MinIO aborts stale multipart uploads by itself after MINIO_API_STALE_UPLOADS_EXPIRY (default 24h); set it in MinIO's environment to change that.`
   }

@@ -6,10 +6,10 @@ import type { ResolvedConfig } from '../server/config.ts'
 import { serverInfo } from '../server/info.ts'
 import { objectHeaders } from '../server/presigned-urls.ts'
 import { createS3Client } from '../server/storage.ts'
+import { serverKeyPolicyFor } from '../server/key-policy.ts'
 import { createTokenIssuer } from '../server/sts.ts'
 import { abortsIncompleteUploads, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
-import { serverKeyPolicy } from './server-key-policy.ts'
-import { type ProbeReply, storageProbe, type StorageProbe } from './storage-probe.ts'
+import { type ProbeReply, storageProbe, type StorageProbe, storeRefusal } from './storage-probe.ts'
 
 export type Status = 'ok' | 'warn' | 'fail' | 'skip'
 export type CheckName = 'access' | 'clock' | 'cors' | 'expose-etag' | 'lifecycle' | 'least-privilege' | 'sts'
@@ -37,7 +37,7 @@ const WARN_SKEW_MS = 60_000
 /** Runs every check; never throws for what storage answers (a finding says it), only for a bad config. */
 export async function runDoctor(config: ResolvedConfig, { origin, provider }: DoctorOptions): Promise<Finding[]> {
   const probe = storageProbe(config)
-  const target = { bucket: config.bucket, endpoint: config.endpoint, origins: [origin] }
+  const target = { bucket: config.bucket, endpoint: config.endpoint, origins: [origin], keyPrefix: config.keyPrefix }
   const fixes = (make: (p: Provider) => string) => fixesFor(config.endpoint, make, provider)
   const findings: Finding[] = []
 
@@ -91,7 +91,7 @@ async function accessFinding(config: ResolvedConfig, probe: StorageProbe, start:
     InvalidAccessKeyId: 'S3_UPLOAD_KEY is not a key this store knows: copy the access key id again (for R2, B2 and MinIO, an S3 API key of that store).',
     SignatureDoesNotMatch: 'S3_UPLOAD_SECRET does not belong to S3_UPLOAD_KEY: copy the secret again; check S3_UPLOAD_REGION too.',
     RequestTimeTooSkewed: "This machine's clock is off: see the clock finding.",
-    AccessDenied: `The key may not write "${config.bucket}/${config.keyPrefix}*" (RGW also says AccessDenied for a wrong secret). Give it this IAM policy (AWS; MinIO and Ceph bucket policies take the same statements):\n${JSON.stringify(serverKeyPolicy(config.bucket, 'presigned', config.keyPrefix), null, 2)}`,
+    AccessDenied: `The key may not write "${config.bucket}/${config.keyPrefix}*" (RGW also says AccessDenied for a wrong secret). Give it this IAM policy (AWS; MinIO and Ceph bucket policies take the same statements):\n${keyPolicyJson(config)}`,
   }[reply.code ?? ''] ?? `Storage refused CreateMultipartUpload: ${reply.body.slice(0, 300)}`
   const summary = reply.code === 'NoSuchBucket' ? `bucket "${config.bucket}" does not exist` : `storage refused the key's CreateMultipartUpload: ${said(reply)}`
   return { check, status: 'fail', summary, fix }
@@ -126,7 +126,7 @@ export function clockFinding(start: Attempt): Finding {
 }
 
 /** The headers this endpoint's pages send to storage: those its presigned URLs sign, and token mode's SigV4 ones. */
-function pageHeaders(config: ResolvedConfig): string[] {
+export function pageHeaders(config: ResolvedConfig): string[] {
   const headers = Object.keys(objectHeaders(config, 'application/octet-stream')).map((name) => name.toLowerCase())
   return serverInfo(config).token ? [...headers, ...TOKEN_HEADERS] : headers
 }
@@ -139,6 +139,13 @@ async function corsFinding(
   fixes: (make: (p: Provider) => string) => string,
 ): Promise<Finding> {
   const check = 'cors'
+  const refused = await preflightRefusals(probe, origin, headers)
+  if (refused.length === 0) return { check, status: 'ok', summary: `a browser preflight from ${origin} is allowed for ${CORS_METHODS.join(', ')} with the headers uploads send` }
+  return { check, status: 'fail', summary: `the bucket's CORS refuses uploads from ${origin} (${refused.join('; ')})`, fix: fixes(corsFixFor) }
+}
+
+/** A browser's preflight from `origin` for each method uploads use, with `headers`: what storage refuses, empty when it allows all. */
+export async function preflightRefusals(probe: StorageProbe, origin: string, headers: string[]): Promise<string[]> {
   const refused: string[] = []
   for (const method of CORS_METHODS) {
     const preflight = await attempt(() =>
@@ -158,8 +165,7 @@ async function corsFinding(
     else if (!allowMethods.includes(method)) refused.push(`${method}: method not allowed`)
     else if (missingHeaders.length > 0) refused.push(`${method}: headers not allowed: ${missingHeaders.join(', ')}`)
   }
-  if (refused.length === 0) return { check, status: 'ok', summary: `a browser preflight from ${origin} is allowed for ${CORS_METHODS.join(', ')} with the headers uploads send` }
-  return { check, status: 'fail', summary: `the bucket's CORS refuses uploads from ${origin} (${refused.join('; ')})`, fix: fixes(corsFixFor) }
+  return refused
 }
 
 function exposeEtagFinding(start: Attempt, origin: string, corsFixFor: (p: Provider) => string, fixes: (make: (p: Provider) => string) => string): Finding {
@@ -191,6 +197,16 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
     if (name === 'AccessDenied') {
       return { check, status: 'warn', summary: 'the server key may not read lifecycle rules (it does not need to): check them with the bucket owner\'s key, or run npx updraft-s3 setup-bucket with it' }
     }
+    // Only asked once the access check passed: storage takes this key's signatures.
+    const unsupported = storeRefusal(error as Error, 'GetBucketLifecycleConfiguration (reading lifecycle rules)', true)
+    if (unsupported) {
+      return {
+        check,
+        status: 'warn',
+        summary: `${unsupported}. Without a lifecycle rule, parts of uploads nobody finished stay until they are aborted`,
+        fix: `Abort them another way: the endpoint's sweep (createUploadSweeper, or the Fastify plugin's sweepEverySeconds) where the store lists multipart uploads, or what the store documents. A store for development only (s3rver) can be left as it is.`,
+      }
+    }
     return { check, status: 'warn', summary: `could not read lifecycle rules: ${name}: ${(error as Error).message}`.slice(0, 300) }
   } finally {
     client.destroy()
@@ -199,8 +215,7 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
 
 async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe): Promise<Finding> {
   const check = 'least-privilege'
-  const mode = config.sts.mode === 'assume-role' ? 'assume-role' : serverInfo(config).token ? 'federation' : 'presigned'
-  const policy = JSON.stringify(serverKeyPolicy(config.bucket, mode, config.keyPrefix), null, 2)
+  const policy = keyPolicyJson(config)
   // A missing key answers 404 (or a 2xx to DELETE) only to a key allowed to read or delete it; 403 otherwise.
   const allowed = async (send: () => Promise<ProbeReply>) => {
     const { reply } = await attempt(send)
@@ -255,12 +270,14 @@ async function stsFinding(config: ResolvedConfig): Promise<Finding> {
     const mode = config.sts.mode === 'assume-role' ? 'AssumeRole' : 'GetFederationToken'
     return { check, status: 'ok', summary: `STS issues upload credentials (${mode}${credentials.Expiration ? `, valid until ${credentials.Expiration}` : ''})` }
   } catch (error) {
-    const mode = config.sts.mode === 'assume-role' ? 'assume-role' : 'federation'
     return {
       check,
       status: 'fail',
       summary: `STS refused to issue upload credentials: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
-      fix: `The server's key needs (AWS IAM):\n${JSON.stringify(serverKeyPolicy(config.bucket, mode, config.keyPrefix), null, 2)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
+      fix: `The server's key needs (AWS IAM):\n${keyPolicyJson(config)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
     }
   }
 }
+
+/** The server key's policy (server/key-policy.ts), as the startup warning names it. */
+export const keyPolicyJson = (config: ResolvedConfig) => JSON.stringify(serverKeyPolicyFor(config), null, 2)

@@ -48,3 +48,31 @@ export function storageProbe(config: ResolvedConfig): StorageProbe {
     plain: async (method, url, headers = {}) => read(await fetch(url, { method, headers, signal: AbortSignal.timeout(TIMEOUT_MS) })),
   }
 }
+
+/**
+ * Whether storage takes this key's signatures at all: a signed GET of a missing object under
+ * keyPrefix answers 404, or 403 AccessDenied to a key without s3:GetObject, but never a signature
+ * or unknown-key error. What a later signature error on one call means depends on it.
+ */
+export async function keySigns(probe: StorageProbe): Promise<boolean> {
+  const reply = await probe.signed('GET', probe.url()).catch(() => undefined)
+  return !!reply && !BAD_KEY_CODES.includes(reply.code ?? '') && reply.status !== 400
+}
+
+/**
+ * The store, not the key, when a call fails so: it answered NotImplemented or MethodNotAllowed, or
+ * it refused this call's signature although it takes the same key's other signed requests.
+ * s3rver 4 does the latter for every bucket-configuration call (lifecycle, CORS) an AWS SDK
+ * signs. Says what happened in words, or undefined when the key may well be at fault.
+ */
+export function storeRefusal(error: Error, call: string, signs: boolean): string | undefined {
+  const code = error.name
+  if (UNSUPPORTED_CODES.includes(code)) return `this store does not support ${call} (it answered ${code})`
+  if (signs && BAD_KEY_CODES.includes(code)) {
+    return `this store answered ${call} with ${code}, though it accepts this key's signed requests on objects: the key is fine, the store most likely does not support the call`
+  }
+  return undefined
+}
+
+const BAD_KEY_CODES = ['SignatureDoesNotMatch', 'InvalidAccessKeyId']
+const UNSUPPORTED_CODES = ['NotImplemented', 'MethodNotAllowed']

@@ -5,8 +5,9 @@ import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
 import { describeStore } from '../server/info.ts'
 import { createS3Client } from '../server/storage.ts'
 import { PROVIDERS, type Provider } from './bucket-rules.ts'
-import { type Finding, runDoctor } from './doctor.ts'
-import { applyBucketPlan, planBucket } from './setup-bucket.ts'
+import { type Finding, keyPolicyJson, pageHeaders, preflightRefusals, runDoctor } from './doctor.ts'
+import { applyBucketPlan, describePlan, planBucket } from './setup-bucket.ts'
+import { keySigns, storageProbe } from './storage-probe.ts'
 
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
@@ -83,11 +84,17 @@ export async function main(argv: string[], print: (line: string) => void = conso
 
   const client = createS3Client(config)
   try {
-    const plan = await planBucket(client, config.bucket, origins, config.keyPrefix)
+    const probe = storageProbe(config)
+    const headers = pageHeaders(config)
+    const plan = await planBucket(client, config.bucket, origins, config.keyPrefix, {
+      signs: await keySigns(probe),
+      preflightPasses: async (origin) => (await preflightRefusals(probe, origin, headers)).length === 0,
+    })
     print(`updraft-s3 setup-bucket: ${describeStore(config)}\n`)
-    print(`CORS rules (${plan.cors.change === 'add' ? 'adding one' : 'unchanged'}${plan.cors.note ? `; ${plan.cors.note}` : ''}):\n${JSON.stringify({ CORSRules: plan.cors.rules }, null, 2)}\n`)
-    print(`Lifecycle rules (${plan.lifecycle.change === 'add' ? 'adding one' : 'unchanged'}${plan.lifecycle.note ? `; ${plan.lifecycle.note}` : ''}):\n${JSON.stringify({ Rules: plan.lifecycle.rules }, null, 2)}\n`)
-    if (plan.cors.change === 'none' && plan.lifecycle.change === 'none') {
+    for (const block of describePlan(plan)) print(block)
+    // The bucket's owner runs this; the endpoint's own key is the next thing to set up.
+    print(`The endpoint's own key (S3_UPLOAD_KEY) needs only this policy (AWS IAM; MinIO and Ceph bucket policies take the same statements):\n${keyPolicyJson(config)}\n`)
+    if (plan.cors.change !== 'add' && plan.lifecycle.change !== 'add') {
       print('Nothing to change.')
       return 0
     }
@@ -101,7 +108,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
     }
     const lines = await applyBucketPlan(client, config.bucket, plan)
     for (const line of lines) print(line)
-    return lines.every((line) => /applied|unchanged/.test(line)) ? 0 : 1
+    return lines.every((line) => /applied|unchanged|not supported/.test(line)) ? 0 : 1
   } finally {
     client.destroy()
   }

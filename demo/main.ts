@@ -47,7 +47,7 @@ async function main() {
   } else {
     console.log(`  storage   ${running.store} (from S3_UPLOAD_*)`)
     console.log(`  modes     presigned${info.token ? ' and token' : `. Token mode is off: ${info.tokenUnavailableReason}`}`)
-    console.log(`  signing   ${running.presignWith === 'session' ? 'with a session credential that may only upload under the key prefix' : "with the server's own key (no STS): give it only the upload actions (README, Security)"}`)
+    console.log(`  signing   ${running.presignWith === 'session' ? 'with a session credential that may only upload under the key prefix' : "with the server's own key (no STS): give it only the policy npx updraft-s3 doctor prints (server/key-policy.ts)"}`)
   }
   console.log(`  limits    ${DEFAULT_RATE_LIMIT.max} endpoint requests per minute per client`)
   console.log(`  files     ${describeFileLimits(maxFileSize, allowedTypes)}`)

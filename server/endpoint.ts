@@ -6,6 +6,7 @@ import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { describeError } from './errors.ts'
 import { serverInfo } from './info.ts'
 import { checkJsonContentType, readJson } from './json-body.ts'
+import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { listParts } from './list-parts.ts'
 import { abortMultipart, readTicket, signParts, type MultipartContext } from './multipart.ts'
 import { parseAbortRequest, parseCompleteRequest, parsePartsRequest, parseUploadRequest } from './parse-requests.ts'
@@ -161,7 +162,7 @@ function warnServerKeySigning(config: ResolvedConfig) {
   config.logger.warn?.(
     { store: config.endpoint ?? 'AWS S3', bucket: config.bucket },
     `updraft: presigned URLs are signed with the server's own key (${why}). Give that key only ` +
-      `s3:PutObject and s3:AbortMultipartUpload on ${config.bucket}/${config.keyPrefix}* (README, "Security")`,
+      `${describeServerKeyPolicy(serverKeyPolicyFor(config))} (npx updraft-s3 doctor prints this IAM policy)`,
   )
 }
 

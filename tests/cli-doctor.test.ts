@@ -6,6 +6,8 @@ import { CreateBucketCommand, GetBucketCorsCommand, PutBucketCorsCommand, PutBuc
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { clockFinding, type Finding, runDoctor } from '../cli/doctor.ts'
 import { resolveConfig, type UploadHandlerConfig } from '../server/config.ts'
+import { createUploadHandler } from '../server/handler.ts'
+import { describeServerKeyPolicy, type KeyPolicy } from '../server/key-policy.ts'
 import { sdkClient } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
 import { storeConfig, type TestStore } from './helpers/stores.ts'
@@ -74,6 +76,11 @@ describe('on Ceph RGW', () => {
     expect(dry.code).toBe(0)
     expect(dry.output).toContain('"ExposeHeaders"')
     expect(dry.output).toContain('"AbortIncompleteMultipartUpload"')
+    // Issue 23: the rule covered the whole bucket ("Prefix": ""), not the endpoint's keys.
+    expect(dry.output).toContain('"Prefix": "next-s3-uploads/"')
+    expect(dry.output).not.toContain('"Prefix": ""')
+    // Added beside the rule already there, and it says so.
+    expect(dry.output).toContain(`CORS rules: adding one for ${ORIGIN}, beside the 1 rule(s) already there, which stay`)
     expect(dry.output).toContain('Dry run: nothing was changed.')
     expect(statuses(await doctor(storeConfig(bare))).cors).toBe('fail')
 
@@ -93,7 +100,7 @@ describe('on Ceph RGW', () => {
     expect(again).toMatchObject({ code: 0, output: expect.stringContaining('Nothing to change.') })
   })
 
-  it("doctor and setup-bucket agree that a lifecycle rule on the keys' prefix is enough (setup-bucket added a bucket-wide one beside it)", async () => {
+  it("doctor and setup-bucket agree that a lifecycle rule on the keys' prefix is enough", async () => {
     const scoped = { ...rgw, bucket: `doctor-scoped-${Date.now()}` }
     await client.send(new CreateBucketCommand({ Bucket: scoped.bucket }))
     const config = storeConfig(scoped, { keyPrefix: 'uploads/' })
@@ -102,11 +109,11 @@ describe('on Ceph RGW', () => {
 
     expect(statuses(await doctor(config)).lifecycle).toBe('ok')
     const dry = await cli(['setup-bucket', '--origin', ORIGIN, '--key-prefix', 'uploads/', '--dry-run'], config)
-    expect(dry.output).toContain('Lifecycle rules (unchanged)')
+    expect(dry.output).toContain('Lifecycle rules: unchanged')
     // A rule on another prefix does not cover these keys: both say so.
     const elsewhere = storeConfig(scoped, { keyPrefix: 'other/' })
     expect(statuses(await doctor(elsewhere)).lifecycle).toBe('fail')
-    expect((await cli(['setup-bucket', '--origin', ORIGIN, '--key-prefix', 'other/', '--dry-run'], elsewhere)).output).toContain('Lifecycle rules (adding one)')
+    expect((await cli(['setup-bucket', '--origin', ORIGIN, '--key-prefix', 'other/', '--dry-run'], elsewhere)).output).toContain('Lifecycle rules: adding one for keys under other/, beside the 1 rule(s) already there')
   })
 
   it('with assume-role settings, STS issues upload credentials', async () => {
@@ -148,6 +155,51 @@ describe('on s3rver', () => {
   it('finds the missing ExposeHeaders on a bucket whose CORS hides ETag', async () => {
     const findings = await doctor(storeConfig(s3, { bucket: s3.bucketWithoutExposedETag }))
     expect(finding(findings, 'expose-etag')).toMatchObject({ status: 'fail', fix: expect.stringContaining('ExposeHeaders') })
+  })
+
+  // Issue 23: right after the access check passed, "could not read lifecycle rules: SignatureDoesNotMatch …
+  // Check your key and signing method". s3rver answers bucket-configuration calls so; the key is fine.
+  it('says the store does not support reading lifecycle rules, not that the key is wrong', async () => {
+    const lifecycle = finding(await doctor(storeConfig(s3)), 'lifecycle')
+    expect(lifecycle.status).toBe('warn')
+    expect(lifecycle.summary).toContain('the key is fine, the store most likely does not support the call')
+    expect(lifecycle.summary).not.toMatch(/check your key/i)
+  })
+
+  // Issue 23: --dry-run would have replaced the bucket's wildcard rule with one for a single origin.
+  it('setup-bucket keeps a CORS rule it cannot read when a preflight shows it works, and writes no lifecycle rule the store lacks', async () => {
+    for (const args of [['--dry-run'], ['--yes']]) {
+      const { code, output } = await cli(['setup-bucket', '--origin', ORIGIN, ...args], storeConfig(s3))
+      expect(output).toContain(`CORS rules: unchanged. This store answered GetBucketCors with SignatureDoesNotMatch`)
+      expect(output).toContain(`A browser preflight from ${ORIGIN} already passes, so the bucket's rules stay as they are`)
+      expect(output).not.toContain('"CORSRules"')
+      expect(output).toContain('Lifecycle rules: not supported by this store.')
+      expect(output).toContain('Nothing to change.')
+      expect(code).toBe(0)
+    }
+    expect(statuses(await doctor(storeConfig(s3)))).toMatchObject({ cors: 'ok', 'expose-etag': 'ok' })
+  })
+
+  it('still blames the key when the key is wrong', async () => {
+    const wrong = storeConfig(s3, { secretAccessKey: 'not-the-secret' })
+    expect(finding(await doctor(wrong), 'access')).toMatchObject({ status: 'fail', fix: expect.stringContaining('S3_UPLOAD_SECRET does not belong to S3_UPLOAD_KEY') })
+    const { output } = await cli(['setup-bucket', '--origin', ORIGIN, '--dry-run'], wrong)
+    expect(output).toContain('Lifecycle rules: adding one. The current rules could not be read (SignatureDoesNotMatch')
+    expect(output).not.toContain('not supported')
+  })
+
+  it('the startup warning names exactly the policy the doctor prints (server/key-policy.ts)', async () => {
+    const warnings: string[] = []
+    const config = storeConfig(s3, { logger: { error: () => {}, warn: (_obj, msg) => void warnings.push(msg ?? '') } })
+    createUploadHandler(config)
+    expect(warnings).toHaveLength(1)
+    // s3rver lets any key do anything: the least-privilege check warns and prints the policy.
+    const fix = finding(await doctor(config), 'least-privilege').fix ?? ''
+    const printed = JSON.parse(fix.slice(fix.indexOf('{'), fix.lastIndexOf('}') + 1)) as KeyPolicy
+    expect(warnings[0]).toContain(`only ${describeServerKeyPolicy(printed)} `)
+    const actions = printed.Statement.flatMap(({ Action }) => [Action].flat())
+    expect(new Set(warnings[0]!.match(/\b(s3|sts|s3express):\w+/g))).toEqual(new Set(actions))
+    expect(actions).toEqual(['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject', 's3:ListBucketMultipartUploads'])
   })
 
   it('without settings, the command names every missing one and exits 2', async () => {

@@ -218,7 +218,7 @@ describe('on s3rver, which has no STS: the server key signs, and says so', () =>
     const warnings: string[] = []
     createUploadHandler(storeConfig(s3rver, { logger: { error: () => {}, warn: (_obj, msg) => void warnings.push(msg ?? '') } }))
     expect(warnings).toEqual([
-      expect.stringMatching(/signed with the server's own key \(GetFederationToken exists only on AWS STS.*only s3:PutObject and s3:AbortMultipartUpload on uploads\/next-s3-uploads\/\*/),
+      expect.stringMatching(/signed with the server's own key \(GetFederationToken exists only on AWS STS.*only s3:PutObject, s3:AbortMultipartUpload, s3:GetObject, s3:DeleteObject on uploads\/next-s3-uploads\/\*; s3:ListBucketMultipartUploads on uploads /),
     ])
   })
 

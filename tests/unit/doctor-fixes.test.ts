@@ -1,11 +1,10 @@
 // What `updraft-s3 doctor` tells a user to run, per store (cli/bucket-rules.ts), and the rules
 // setup-bucket accepts as already sufficient (cli/setup-bucket.ts).
 import { describe, expect, it } from 'vitest'
-import { corsFix, corsRule, detectProvider, fixesFor, lifecycleFix, PROVIDERS } from '../../cli/bucket-rules.ts'
-import { serverKeyPolicy } from '../../cli/server-key-policy.ts'
+import { corsFix, corsRule, detectProvider, fixesFor, lifecycleFix, lifecycleRule, PROVIDERS } from '../../cli/bucket-rules.ts'
 import { corsRuleAllows } from '../../cli/setup-bucket.ts'
 
-const target = { bucket: 'uploads', endpoint: 'https://s3.example.test', origins: ['https://app.example.test'] }
+const target = { bucket: 'uploads', endpoint: 'https://s3.example.test', origins: ['https://app.example.test'], keyPrefix: 'next-s3-uploads/' }
 
 describe('fixes per store', () => {
   it('tells AWS, R2, B2 and Ceph apart by endpoint; a custom endpoint could be MinIO or Ceph', () => {
@@ -45,23 +44,15 @@ describe('fixes per store', () => {
     expect(lifecycleFix('b2', target)).toContain('daysFromStartingToCancelingUnfinishedLargeFiles')
     expect(lifecycleFix('minio', target)).toContain('MINIO_API_STALE_UPLOADS_EXPIRY')
   })
-})
 
-describe('the server key policy per mode', () => {
-  it('presigned: PutObject and AbortMultipartUpload under the key prefix, reading and deleting there for /complete, listing multipart uploads for the sweep, nothing else', () => {
-    expect(serverKeyPolicy('uploads', 'presigned', 'next-s3-uploads/')).toEqual({
-      Version: '2012-10-17',
-      Statement: [
-        { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*' },
-        { Effect: 'Allow', Action: ['s3:GetObject', 's3:DeleteObject'], Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*' },
-        { Effect: 'Allow', Action: 's3:ListBucketMultipartUploads', Resource: 'arn:aws:s3:::uploads' },
-      ],
-    })
-  })
-  it('token modes add exactly the STS call they make', () => {
-    expect(JSON.stringify(serverKeyPolicy('uploads', 'federation', 'p/'))).toContain('"sts:GetFederationToken"')
-    expect(JSON.stringify(serverKeyPolicy('uploads', 'assume-role', 'p/'))).toContain('"sts:AssumeRole"')
-    expect(JSON.stringify(serverKeyPolicy('uploads', 'assume-role', 'p/'))).not.toContain('GetFederationToken')
+  // Issue 23: the rule said "Prefix": "", aborting every multipart upload in the bucket, not only the endpoint's.
+  it("scopes the lifecycle rule to the endpoint's keyPrefix, never the whole bucket", () => {
+    expect(lifecycleRule('next-s3-uploads/').Filter).toEqual({ Prefix: 'next-s3-uploads/' })
+    for (const provider of ['aws', 'ceph', 'r2'] as const) {
+      expect(lifecycleFix(provider, { ...target, keyPrefix: 'app/uploads/' }), provider).toContain('"Prefix": "app/uploads/"')
+      expect(lifecycleFix(provider, target), provider).not.toContain('"Prefix": ""')
+    }
+    expect(lifecycleFix('b2', { ...target, keyPrefix: 'app/uploads/' })).toContain('"fileNamePrefix":"app/uploads/"')
   })
 })
 
