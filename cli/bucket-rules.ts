@@ -10,7 +10,7 @@ export const CORS_METHODS = ['PUT', 'POST', 'DELETE'] as const
  * (`content-type`, `cache-control`, `x-amz-acl` with `objectAcl`, `content-disposition` with
  * `contentDisposition`: server/presigned-urls.ts `objectHeaders`); token mode signs its own
  * requests and adds the SigV4 headers. Listed, not `*`: R2 refuses `*` in AllowedHeaders.
- * Opt-ins add their own (SSE-C, tagging): see the README.
+ * Opt-ins add their own (SSE-C, tagging): see docs/opt-ins.md.
  */
 export const PRESIGNED_HEADERS = ['content-type', 'cache-control', 'x-amz-acl', 'content-disposition']
 export const TOKEN_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token']

@@ -1,5 +1,5 @@
 // `npm start`: the demo page, the upload endpoint and, unless S3_UPLOAD_* names a store, an
-// embedded s3rver, all on this machine. README.md, "Try it: npm start".
+// embedded s3rver, all on this machine. docs/demo.md.
 import { DEFAULT_RATE_LIMIT } from '../server/fastify.ts'
 import { formatBytes } from '../src/format.ts'
 import { DEFAULT_PORT, EMBEDDED_TOKEN_REASON, startApp } from './app.ts'

@@ -1,5 +1,5 @@
 /**
- * `npm start`'s own settings, from the environment (README, "Try it: npm start"). The endpoint's
+ * `npm start`'s own settings, from the environment (docs/demo.md). The endpoint's
  * store settings are its own S3_UPLOAD_* variables (server/config.ts); these are the demo's.
  */
 import { join } from 'node:path'

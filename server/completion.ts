@@ -117,7 +117,7 @@ async function refuseObject(
   try {
     await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))
   } catch (error) {
-    // Refused all the same; the log says why the object is still there (README: s3:DeleteObject).
+    // Refused all the same; the log says why the object is still there (docs/security.md: s3:DeleteObject).
     logger.error({ err: describeError(error), key }, 'updraft: could not delete an upload that failed verification')
     fate = 'not deleted'
   }

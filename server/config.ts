@@ -105,7 +105,7 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * a `/complete` whose reply it lost, so deduplicate on `uploadId`. Throwing a `RequestError`
    * refuses the upload (its status and message go to the page, the object is deleted); any other
    * error keeps the object and answers 500 with a message saying the upload was not recorded, which
-   * the page retries (README, "Knowing when an upload is done").
+   * the page retries (docs/completion.md).
    */
   onUploadComplete?: (upload: CompletedUpload<Metadata>) => ServerData | Promise<ServerData>
   /**
@@ -168,7 +168,7 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * GetFederationToken) whose policy allows only the upload actions under `keyPrefix`, so a page
    * that adds headers to a URL (`x-amz-copy-source`, …) gets nothing the upload itself did not
    * need. 'server-key': the server's own key, for stores without STS (R2, B2, s3rver): that key
-   * must then be least-privileged (README, "Security"). @default 'session' where the config has an STS, else 'server-key'
+   * must then be least-privileged (docs/security.md). @default 'session' where the config has an STS, else 'server-key'
    */
   presignWith?: PresignWith
   /**

@@ -28,7 +28,7 @@ type Statement = Record<string, unknown>
  * Measured on Ceph RGW 16.2 (tests/security-token-policy.test.ts): these conditions refuse a
  * single PutObject carrying a public canned ACL or a grant header; RGW does not evaluate them for
  * CreateMultipartUpload, and no condition it evaluates matches arbitrary `x-amz-tagging` keys or
- * refuses STS calls (README, "Security" names the deployment rules that close those). On AWS
+ * refuses STS calls (docs/security.md names the deployment rules that close those). On AWS
  * these headers already need permissions the policy does not grant.
  */
 const REFUSED_PUT_HEADERS: Statement[] = [

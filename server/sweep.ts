@@ -27,7 +27,7 @@ const MAX_PAGES = 100
  * older than the ticket lifetime (their tickets have expired, so /complete can no longer finish
  * them). Each one left holds its parts' storage, billed, until aborted. Run it on a schedule
  * (the Fastify plugin's `sweepEverySeconds`, a cron job), or let the bucket do it with a lifecycle
- * rule (README, "Security"). Needs `s3:ListBucketMultipartUploads` on the bucket; s3rver has no
+ * rule (docs/security.md). Needs `s3:ListBucketMultipartUploads` on the bucket; s3rver has no
  * ListMultipartUploads and fails here with its own error.
  *
  * @param config - The handler's config (the same `keyPrefix`, `ticketTtlSeconds` and store); what

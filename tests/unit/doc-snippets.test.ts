@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { corsRule } from '../../cli/bucket-rules.ts'
-import { serverKeyPolicy } from '../../cli/server-key-policy.ts'
+import { serverKeyPolicy } from '../../server/key-policy.ts'
 import { ROOT } from '../../scripts/build.ts'
 
 // Every code block in README.md and docs/*.md that is TypeScript, TSX, JavaScript or JSON is held
@@ -57,7 +57,7 @@ const where = (s: Snippet) => `${s.doc}:${s.line}`
 /** The JSON the docs show that the CLI also applies or prints: one source each. */
 const generated: Record<string, () => unknown> = {
   cors: () => ({ CORSRules: [corsRule(['https://app.example.com'])] }),
-  'server-key-policy presigned': () => serverKeyPolicy('uploads', 'presigned', 'next-s3-uploads/'),
+  'server-key-policy presigned': () => serverKeyPolicy({ bucket: 'uploads', mode: 'presigned', keyPrefix: 'next-s3-uploads/' }),
 }
 
 describe('doc snippets', () => {

@@ -33,7 +33,7 @@ export { compositeChecksum, type ChecksumAlgorithm } from './digest.ts'
  * Uploads carry no checksum unless given one: measured on a null sink (2 cores, 8 MiB parts,
  * queue 4), a checksum costs 0.45-0.65x of the upload's throughput in Chromium and 0.27-0.55x in
  * Node even off the main thread (MD5 the most, then the CRCs and SHA-256), TLS already catches
- * damage on the way, and the algorithm that works depends on the store (README, "Checksums").
+ * damage on the way, and the algorithm that works depends on the store (docs/opt-ins.md).
  *
  * @param algorithm - `'crc32'`, `'crc32c'`, `'sha256'` or `'md5'`.
  * @returns `{ checksum }` to spread into an {@link ObjectTarget} or `upload()`'s options.
