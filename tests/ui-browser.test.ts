@@ -488,11 +488,15 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
         }
       }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'] })
     })
+    // Small files beside a large one that keeps the link busy: each jumps from a sliver to done at once.
+    const large = await files.write('busy-link.bin', 32 * MiB, 96)
     const payloads = [1, 2, 3, 4].map((n) => filePayload(`quick-${n}.txt`, 'text/plain', n * 90_000, 92 + n))
+    await pickFiles(page, [large])
     await pickFiles(page, payloads)
     for (const { name, buffer } of payloads) await expectStored(page, name, buffer)
+    await expectStored(page, 'busy-link.bin', await readFile(large))
     const fullness = await page.evaluate(() => (window as unknown as { fullness: number[] }).fullness)
-    expect(fullness).toHaveLength(8)
+    expect(fullness).toHaveLength(10)
     expect(fullness.map((value) => value.toFixed(3))).toEqual(fullness.map(() => '1.000'))
     await page.close()
   })
@@ -511,7 +515,7 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
     const before = { button: await box(copy), row: await box(row) }
     await copy.click()
     await page.getByRole('status').getByText('Link to copied.txt copied').waitFor()
-    expect(await copy.locator('.updraft-swap > :not(.is-off)').innerText()).toBe('Copied')
+    expect(await copy.innerText()).toBe('Copied') // the word shown (innerText skips what is hidden)
     expect({ button: await box(copy), row: await box(row) }).toEqual(before)
     await page.close()
   })
