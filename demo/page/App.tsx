@@ -63,9 +63,9 @@ export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
             <dt>Accepts</dt>
             <dd>
               {(limits && describeLimits(limits)) ?? (
-                // Long variable names wrap inside themselves in a narrow column: no brackets around them to be left alone on a line.
+                // Long variable names wrap inside themselves in a narrow column: no bracket or full stop after them to be left alone on a line.
                 <>
-                  Any file. Limit them with <code>UPDRAFT_MAX_FILE_SIZE</code> and <code>UPDRAFT_ALLOWED_TYPES</code>.
+                  Any file. Limit them with <code>UPDRAFT_MAX_FILE_SIZE</code> and <code>UPDRAFT_ALLOWED_TYPES</code>
                 </>
               )}
             </dd>
