@@ -11,9 +11,12 @@ import { serveStatic } from './static.ts'
 
 export const DEFAULT_PORT = 3000
 
-/** s3rver cannot issue credentials; the demo shows this where the token switch would be. */
+/**
+ * s3rver cannot issue credentials; the demo shows this where the token switch would be. Worded as
+ * what token mode needs and how to try it: on a first visit nothing is wrong.
+ */
 export const EMBEDDED_TOKEN_REASON =
-  'The embedded local S3 has no STS; set S3_UPLOAD_* and S3_UPLOAD_STS_* to use token mode'
+  'Token mode needs a store with STS, which the embedded s3rver lacks; to try it, point S3_UPLOAD_* and S3_UPLOAD_STS_* at one (AWS, MinIO or Ceph RGW)'
 
 export interface AppOptions {
   /** 0 picks a free port. @default 3000 */

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import S3rver from '@20minutes/s3rver'
 
@@ -56,6 +57,11 @@ export async function startEmbeddedS3({ directory, port = 0, log = () => {} }: E
     directory: folder,
     vhostBuckets: false,
     configureBuckets: [{ name: EMBEDDED_BUCKET, configs: [CORS] }],
+  })
+  // s3rver's listen() leaves a taken port to an unhandled 'error' event: a raw stack and exit.
+  if (port !== 0) await ensurePortFree(port).catch(async (error: unknown) => {
+    if (temporary) await rm(folder, { recursive: true, force: true })
+    throw error
   })
   addAbortMultipartUpload(server, log)
   addListParts(server)
@@ -164,4 +170,13 @@ function addUploadRoute(server: S3rver, method: string, answer: (ctx: KoaContext
     }
   }
   internals.middleware.splice(internals.middleware.length - 1, 0, route)
+}
+
+/** Rejects with Node's own EADDRINUSE error (its `code` and `port`) when 127.0.0.1:`port` is taken. */
+function ensurePortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()))
+  })
 }

@@ -67,8 +67,9 @@ main().catch((error: unknown) => {
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'EADDRINUSE') {
     const port = (error as { port?: number }).port
-    const variable = port !== undefined && String(port) === String(process.env.PORT || DEFAULT_PORT) ? 'PORT' : 'UPDRAFT_S3_PORT'
-    console.error(`updraft: could not start: port ${port ?? '?'} is in use; set ${variable} to another one`)
+    const page = port !== undefined && String(port) === String(process.env.PORT || DEFAULT_PORT)
+    const what = page ? 'the page' : 'the embedded store'
+    console.error(`updraft: could not start: port ${port ?? '?'} (${what}) is in use, perhaps by another npm start; set ${page ? 'PORT' : 'UPDRAFT_S3_PORT'} to another one`)
   } else if (error instanceof TypeError || error instanceof RangeError) {
     // Configuration mistakes: the message says what to fix, no stack needed.
     console.error(`updraft: could not start: ${error.message.replace(/^updraft: /, '')}`)

@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
@@ -79,6 +80,21 @@ describe('npm start', () => {
     })
     process.kill(run.child.pid!, 'SIGTERM')
     await expect.poll(() => groupAlive(run.child.pid!), { timeout: 15_000, interval: 200 }).toBe(false)
+  })
+
+  it("says in one line that the embedded store's port is taken, with the variable to change, and exits 1 (no stack)", async () => {
+    // Another `npm start` (or anything) on the store's port: s3rver used to crash on it with a raw EADDRINUSE stack.
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    const { port } = holder.address() as AddressInfo
+    try {
+      const run = await npmStart({ UPDRAFT_S3_PORT: String(port) })
+      expect(await run.exited).toBe(1)
+      const lines = run.output().split('\n').filter((line) => line.startsWith('updraft:') || /^\s+at /.test(line) || line.includes('EADDRINUSE'))
+      expect(lines).toEqual([`updraft: could not start: port ${port} (the embedded store) is in use, perhaps by another npm start; set UPDRAFT_S3_PORT to another one`])
+    } finally {
+      holder.close()
+    }
   })
 
   it('refuses a setting it cannot read, naming the variable, and exits 1', async () => {

@@ -430,3 +430,141 @@ describe('how it looks, and axe-core', () => {
     await page.close()
   })
 })
+
+describe('rows hold still and tell the truth (issue 23, the demo rough edges)', () => {
+  const DESKTOP = { viewport: { width: 1280, height: 800 } }
+  const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 }
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  const box = async (locator: ReturnType<Page['locator']>) => {
+    const { x, y, width, height } = (await locator.boundingBox())!
+    return { x, y, width, height }
+  }
+  /** Running at 2 MiB/s, far enough along that the row shows a speed and a time left. */
+  async function uploadShowingSpeed(page: Page, name: string, size: number, seed: number) {
+    await network(page, { upload: 2 * MiB })
+    await pickFiles(page, [await files.write(name, size, seed)])
+    const row = rowsOf(page, name)
+    await expect.poll(() => row.innerText(), { timeout: 30_000, interval: 100 }).toMatch(/ left/)
+    return row
+  }
+
+  it('paused, the summary says paused (not a time left that grows); after Resume the row says "Resuming…" until bytes move, never a stale 0 B/s or a long time left', async () => {
+    const page = await newPage(open, DESKTOP)
+    const row = await uploadShowingSpeed(page, 'resumed.bin', 24 * MiB, 91)
+    await row.getByRole('button', { name: 'Pause upload of resumed.bin' }).click()
+    await expect.poll(() => stateOf(row)).toBe('paused')
+    const summary = page.locator('.updraft-summary-text')
+    const whilePaused: string[] = []
+    for (let i = 0; i < 6; i++, await sleep(500)) whilePaused.push(await summary.innerText())
+    for (const text of whilePaused) expect(text.replace(/\s+/g, ' ')).toMatch(/^1 paused \d+% of 24 MiB · paused$/)
+
+    await row.getByRole('button', { name: 'Resume upload of resumed.bin' }).click()
+    const seen: string[] = []
+    await expect
+      .poll(async () => seen[seen.push((await row.locator('.updraft-row-foot').innerText()).replace(/\s+/g, ' ')) - 1], { timeout: 30_000, interval: 100 })
+      .toMatch(/\/s · \d+ s left/)
+    const [, seconds] = / (\d+) s left/.exec(seen.at(-1)!)!
+    console.log(`after Resume: ${seen.filter((text) => text.startsWith('Resuming…')).length} samples "Resuming…", then "${seen.at(-1)}"`)
+    expect(seen.some((text) => text.startsWith('Resuming…'))).toBe(true)
+    expect(seen.filter((text) => / B\/s|min left| h /.test(text))).toEqual([])
+    // About 17 MiB left at 2 MiB/s: seconds, not minutes.
+    expect(Number(seconds)).toBeLessThan(30)
+    await network(page, {})
+    await settle(row)
+    await page.close()
+  })
+
+  it('a row says Done only with its bar full (no bar gliding up under a green "Done")', async () => {
+    const page = await newPage(open, DESKTOP)
+    await page.evaluate(() => {
+      const seen: number[] = ((window as unknown as { fullness: number[] }).fullness = [])
+      const fullness = (row: Element) => row.querySelector('.updraft-bar-fill')!.getBoundingClientRect().width / row.querySelector('.updraft-bar')!.getBoundingClientRect().width
+      new MutationObserver((records) => {
+        for (const { target } of records) {
+          const row = target as HTMLElement
+          if (row.dataset.state !== 'done') continue
+          seen.push(fullness(row))
+          requestAnimationFrame(() => seen.push(fullness(row)))
+        }
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-state'] })
+    })
+    // Small files beside a large one that keeps the link busy: each jumps from a sliver to done at once.
+    const large = await files.write('busy-link.bin', 32 * MiB, 96)
+    const payloads = [1, 2, 3, 4].map((n) => filePayload(`quick-${n}.txt`, 'text/plain', n * 90_000, 92 + n))
+    await pickFiles(page, [large])
+    await pickFiles(page, payloads)
+    for (const { name, buffer } of payloads) await expectStored(page, name, buffer)
+    await expectStored(page, 'busy-link.bin', await readFile(large))
+    const fullness = await page.evaluate(() => (window as unknown as { fullness: number[] }).fullness)
+    expect(fullness).toHaveLength(10)
+    expect(fullness.map((value) => value.toFixed(3))).toEqual(fullness.map(() => '1.000'))
+    await page.close()
+  })
+
+  it.each([
+    { name: 'desktop', options: DESKTOP },
+    { name: 'phone', options: PHONE },
+  ])('$name: "Copy link" → "Copied" keeps the button\'s width and the row\'s size', async ({ options }) => {
+    const page = await newPage(open, options)
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: open.url })
+    const payload = filePayload('copied.txt', 'text/plain', 3_000, 97)
+    await pickFiles(page, [payload])
+    await expectStored(page, 'copied.txt', payload.buffer)
+    const row = rowsOf(page, 'copied.txt')
+    const copy = row.getByRole('button', { name: 'Copy link to copied.txt' })
+    const before = { button: await box(copy), row: await box(row) }
+    await copy.click()
+    await page.getByRole('status').getByText('Link to copied.txt copied').waitFor()
+    expect(await copy.innerText()).toBe('Copied') // the word shown (innerText skips what is hidden)
+    expect({ button: await box(copy), row: await box(row) }).toEqual(before)
+    await page.close()
+  })
+
+  it.each([
+    { name: 'desktop', options: DESKTOP },
+    { name: 'phone', options: PHONE },
+  ])('$name: Cancel leaves the row where it was, focus on Retry in its place, and a double click on Cancel neither removes nor restarts it', async ({ options }) => {
+    const page = await newPage(open, options)
+    const row = await uploadShowingSpeed(page, 'cancelled.bin', 24 * MiB, 98)
+    await row.scrollIntoViewIfNeeded()
+    const rowBefore = await box(row)
+    const cancel = await box(row.getByRole('button', { name: 'Cancel upload of cancelled.bin' }))
+    const [x, y] = [cancel.x + cancel.width / 2, cancel.y + cancel.height / 2]
+    await page.mouse.click(x, y)
+    await expect.poll(() => stateOf(row)).toBe('cancelled')
+    expect(await box(row)).toEqual(rowBefore)
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Retry upload of cancelled.bin')
+    expect(await page.evaluate(([px, py]) => document.elementFromPoint(px!, py!)?.closest('button')?.getAttribute('aria-label'), [x, y])).toBe('Retry upload of cancelled.bin')
+    // The second click of a double click that began on Cancel (the browser counts it as click 2).
+    await page.mouse.down({ clickCount: 2 })
+    await page.mouse.up({ clickCount: 2 })
+    await sleep(300)
+    expect(await rowsOf(page, 'cancelled.bin').count()).toBe(1)
+    expect(await stateOf(row)).toBe('cancelled')
+    await page.close()
+  })
+
+  it('phone: "· 11 s left" stays on one line, and the figures wrap inside the row', async () => {
+    const page = await newPage(open, PHONE)
+    const row = await uploadShowingSpeed(page, 'phone-wrap.bin', 24 * MiB, 99)
+    const lines = await row.locator('.updraft-transfer').evaluate((transfer) => {
+      const walker = document.createTreeWalker(transfer, NodeFilter.SHOW_TEXT)
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const match = /\d+ s left/.exec(node.textContent!)
+        if (!match) continue
+        const range = document.createRange()
+        range.setStart(node, match.index)
+        range.setEnd(node, match.index + match[0].length)
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size
+      }
+      return 0
+    })
+    expect(lines).toBe(1)
+    const [rowBox, barBox, transferBox] = await Promise.all([box(row), box(row.getByRole('progressbar')), box(row.locator('.updraft-transfer'))])
+    expect(barBox.x + barBox.width).toBeLessThanOrEqual(rowBox.x + rowBox.width)
+    expect(transferBox.x + transferBox.width).toBeLessThanOrEqual(rowBox.x + rowBox.width)
+    await row.getByRole('button', { name: 'Cancel upload of phone-wrap.bin' }).click()
+    await settle(row)
+    await page.close()
+  })
+})

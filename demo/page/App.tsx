@@ -61,7 +61,14 @@ export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
               <code>{endpoint}</code>
             </dd>
             <dt>Accepts</dt>
-            <dd>{(limits && describeLimits(limits)) ?? 'Any file (set UPDRAFT_MAX_FILE_SIZE, UPDRAFT_ALLOWED_TYPES)'}</dd>
+            <dd>
+              {(limits && describeLimits(limits)) ?? (
+                // Long variable names wrap inside themselves in a narrow column: no bracket or full stop after them to be left alone on a line.
+                <>
+                  Any file. Limit them with <code>UPDRAFT_MAX_FILE_SIZE</code> and <code>UPDRAFT_ALLOWED_TYPES</code>
+                </>
+              )}
+            </dd>
           </dl>
         </aside>
       </div>

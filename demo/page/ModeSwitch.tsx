@@ -14,7 +14,8 @@ export function ModeSwitch({ mode, onChange, server }: ModeSwitchProps) {
     server.state === 'loading'
       ? 'Checking whether the server can issue tokens…'
       : server.state === 'ready' && !server.info.token
-        ? `Unavailable: ${server.info.tokenUnavailableReason ?? 'the server cannot issue temporary credentials.'}`
+        ? // Information, not an error (muted, no "Unavailable"): on the embedded store, a first visit, nothing is wrong.
+          `Not on this server. ${sentence(server.info.tokenUnavailableReason ?? 'It cannot issue temporary credentials')}`
         : server.state === 'unknown'
           ? `The server did not say whether it can issue tokens (${server.reason}); if it cannot, uploads will fail with its message.`
           : 'The server issues short-lived STS credentials scoped to one key; the page signs its own requests.'
@@ -47,10 +48,13 @@ export function ModeSwitch({ mode, onChange, server }: ModeSwitchProps) {
           aria-describedby="mode-token-note"
         />
         <span className="mode-title">Temporary credentials (token)</span>
-        <span id="mode-token-note" className={`mode-note${tokenAvailable ? '' : ' is-warning'}`}>
+        <span id="mode-token-note" className="mode-note">
           {tokenNote}
         </span>
       </label>
     </fieldset>
   )
 }
+
+/** A reason as a sentence: capital first, full stop last. */
+const sentence = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`

@@ -53,11 +53,15 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
   const { containerRef, rowRef } = useFocusKeeper(returnFocusTo)
 
   const total = overall(files)
-  const rate = useTransferRate(total.sent, total.running > 0 && online)
+  // Paused uploads send nothing: counted in the rate, they made "time left" grow while nothing ran.
+  const sending = online && files.some((entry) => isRunning(entry) && entry.status !== 'paused' && entry.status !== 'waiting-for-network')
+  const rate = useTransferRate(total.sent, sending)
   const percent = total.total > 0 ? Math.floor((100 * total.sent) / total.total) : total.running > 0 ? 0 : 100
-  const left = rate && rate > 0 && total.running > 0 ? formatTimeLeft((total.total - total.sent) / rate) : undefined
+  const left = rate && rate > 0 && sending ? formatTimeLeft((total.total - total.sent) / rate) : !sending && total.paused > 0 ? 'paused' : undefined
+  const figures = `${percent}% of ${formatBytes(total.total)}`
   const summary = [
-    total.running > 0 && `${total.running} uploading`,
+    total.running > total.paused && `${total.running - total.paused} uploading`,
+    total.paused > 0 && `${total.paused} paused`,
     total.done > 0 && `${total.done} done`,
     total.ended > 0 && `${total.ended} not uploaded`,
   ]
@@ -68,7 +72,9 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
     <div className="updraft-list" ref={containerRef}>
       {files.length > 0 && (
         <div className="updraft-summary">
-          {total.files > 0 && (
+          {/* Once nothing is counted (the last upload was cancelled) the bar and its figures keep
+              their space, empty: the rows below do not jump up under the pointer. */}
+          {total.files > 0 ? (
             <div
               className="updraft-bar updraft-overall"
               role="progressbar"
@@ -80,15 +86,20 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
             >
               <div className="updraft-bar-fill" style={{ width: `${percent}%` }} />
             </div>
+          ) : (
+            <div className="updraft-bar updraft-overall updraft-ghost" aria-hidden="true" />
           )}
           <p className="updraft-summary-text">
             <span>{summary}</span>
-            {total.files > 0 && (
-              <span className="updraft-transfer">
-                {percent}% of {formatBytes(total.total)}
-                {left && <> · {left}</>}
-              </span>
-            )}
+            <span className={`updraft-transfer${total.files > 0 ? '' : ' updraft-ghost'}`} aria-hidden={total.files > 0 ? undefined : true}>
+              <span className="updraft-piece">{figures}</span>
+              {left && (
+                <>
+                  {' '}
+                  <span className="updraft-piece">· {left}</span>
+                </>
+              )}
+            </span>
           </p>
           <button
             type="button"

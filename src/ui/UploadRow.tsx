@@ -1,10 +1,10 @@
-import { forwardRef, memo, useEffect, useRef, useState } from 'react'
+import { forwardRef, Fragment, memo, useEffect, useRef, useState } from 'react'
 import type { UploadLimits } from '../file-checks.ts'
 import { formatBytes, formatSpeed, formatTimeLeft } from '../format.ts'
 import { describeError } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 import { FilePreview } from './FilePreview.tsx'
-import { ROW_LABELS, rowState } from './row-state.ts'
+import { ROW_LABELS, type RowState, rowState } from './row-state.ts'
 import { useTransferRate } from './useTransferRate.ts'
 
 export interface UploadRowProps {
@@ -33,6 +33,8 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
   const name = file.name
   const moving = state === 'uploading'
   const rate = useTransferRate(uploaded, moving)
+  const resuming = useResuming(state, rate)
+  const label = resuming ? 'Resuming…' : ROW_LABELS[state]
   const [copied, setCopied] = useState(false)
   const retryRef = useRef<HTMLButtonElement>(null)
   const cancelling = useRef(false)
@@ -56,7 +58,14 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
   }
 
   const percent = Math.floor(progress)
-  const left = rate && rate > 0 && moving ? formatTimeLeft((size - uploaded) / rate) : undefined
+  // Speed and time left only from a sample taken while bytes moved (useTransferRate): never a
+  // stale "0 B/s" or an hour left right after Resume. Paused, resuming or cancelled, the row keeps
+  // how far it got and the speed's place as blank space: it neither shrinks nor moves its buttons
+  // under the pointer.
+  const rateText = rate !== undefined && moving ? [formatSpeed(rate), ...(rate > 0 ? [formatTimeLeft((size - uploaded) / rate)] : [])] : []
+  const lastRate = useRef<string[]>([])
+  if (rateText.length > 0) lastRate.current = rateText
+  const showFigures = isRunning(entry) || state === 'cancelled'
   const serverNote = entry.serverData !== undefined ? describeServerData?.(entry.serverData, file) : undefined
   const message = error && (state === 'failed' || state === 'refused' || state === 'retrying') ? describeError(error, { file, limits, retrying: state === 'retrying' }) : undefined
 
@@ -78,18 +87,17 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             aria-valuemin={0}
             aria-valuemax={100}
             aria-valuenow={percent}
-            aria-valuetext={`${ROW_LABELS[state]}, ${percent}%, ${formatBytes(uploaded)} of ${formatBytes(size)}`}
+            aria-valuetext={`${label}, ${percent}%, ${formatBytes(uploaded)} of ${formatBytes(size)}`}
           >
             <div className="updraft-bar-fill" style={{ width: `${progress}%` }} />
           </div>
         )}
         <p className="updraft-row-foot">
-          <span className="updraft-state">{ROW_LABELS[state]}</span>
-          {isRunning(entry) && (
+          <span className="updraft-state">{label}</span>
+          {showFigures && (
             <span className="updraft-transfer">
-              {percent}% · {formatBytes(uploaded)} of {formatBytes(size)}
-              {rate !== undefined && moving && <> · {formatSpeed(rate)}</>}
-              {left && <> · {left}</>}
+              <Pieces texts={[`${percent}%`, `${formatBytes(uploaded)} of ${formatBytes(size)}`]} />
+              {rateText.length > 0 ? <Pieces texts={rateText} after /> : <Pieces texts={lastRate.current} after ghost />}
             </span>
           )}
           {message && <span className="updraft-message">{message}</span>}
@@ -131,19 +139,37 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             Cancel
           </button>
         )}
+        {/* Ended rows put Remove first: the last place, where Cancel was, goes to Retry or Copy link (neither loses anything) */}
+        {!isRunning(entry) && (
+          <button
+            type="button"
+            className="updraft-button updraft-small updraft-quiet"
+            aria-label={`Remove ${name} from the list`}
+            // detail 2 is the second click of a double click that began on the button before this one
+            onClick={(event) => event.detail < 2 && onRemove(entry.id)}
+          >
+            Remove
+          </button>
+        )}
         {(state === 'failed' || state === 'cancelled') && (
-          <button type="button" ref={retryRef} className="updraft-button updraft-small" aria-label={`Retry upload of ${name}`} onClick={() => onRetry(entry.id)}>
+          <button
+            type="button"
+            ref={retryRef}
+            className="updraft-button updraft-small"
+            aria-label={`Retry upload of ${name}`}
+            // It takes Cancel's place: a double click on Cancel must not start the upload again.
+            onClick={(event) => event.detail < 2 && onRetry(entry.id)}
+          >
             Retry
           </button>
         )}
         {result && (
           <button type="button" className="updraft-button updraft-small" aria-label={`Copy link to ${name}`} onClick={copy}>
-            {copied ? 'Copied' : 'Copy link'}
-          </button>
-        )}
-        {!isRunning(entry) && (
-          <button type="button" className="updraft-button updraft-small updraft-quiet" aria-label={`Remove ${name} from the list`} onClick={() => onRemove(entry.id)}>
-            Remove
+            {/* Both words take the same cell: the button is as wide as the wider one, whichever shows */}
+            <span className="updraft-swap">
+              <span className={copied ? 'is-off' : undefined}>Copy link</span>
+              <span className={copied ? undefined : 'is-off'}>Copied</span>
+            </span>
           </button>
         )}
       </div>
@@ -153,6 +179,48 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
 
 /** Memoised: the list re-renders on every progress tick, a row only when its own props change. */
 export const UploadRow = memo(Row)
+
+/**
+ * "12 MiB of 40 MiB", "· 1.9 MiB/s", "· 11 s left", each kept on one line: a narrow row wraps
+ * between them, never inside one ("11 / s left"). `after` puts a " · " before the first too;
+ * `ghost` keeps their space but shows nothing (aria-hidden).
+ */
+function Pieces({ texts, after = false, ghost = false }: { texts: string[]; after?: boolean; ghost?: boolean }) {
+  if (texts.length === 0) return null
+  // The space before "·" stays outside the piece: it is where the line may break.
+  const pieces = texts.map((text, index) => (
+    <Fragment key={index}>
+      {(index > 0 || after) && ' '}
+      <span className="updraft-piece">{index > 0 || after ? `· ${text}` : text}</span>
+    </Fragment>
+  ))
+  return ghost ? (
+    <span className="updraft-ghost" aria-hidden="true">
+      {pieces}
+    </span>
+  ) : (
+    <>{pieces}</>
+  )
+}
+
+/**
+ * True from Resume until a speed is known again: the engine first re-sends the parts Pause
+ * cancelled, and the count only grows past where it was seconds later. Until then the row says
+ * "Resuming…" rather than a speed it does not have.
+ */
+function useResuming(state: RowState, rate: number | undefined): boolean {
+  const [resuming, setResuming] = useState(false)
+  const previous = useRef(state)
+  useEffect(() => {
+    if (previous.current === 'paused' && (state === 'uploading' || state === 'queued')) setResuming(true)
+    else if (state !== 'uploading' && state !== 'queued') setResuming(false)
+    previous.current = state
+  }, [state])
+  useEffect(() => {
+    if (rate !== undefined) setResuming(false)
+  }, [rate])
+  return resuming && (state === 'uploading' || state === 'queued')
+}
 
 /** The Clipboard API where the page may use it (a secure context), else the old copy command. */
 async function copyText(text: string): Promise<boolean> {

@@ -56,6 +56,8 @@ export interface Overall {
   total: number
   sent: number
   running: number
+  /** Of the running ones, how many the person paused. */
+  paused: number
   done: number
   /** Failed, refused or cancelled. */
   ended: number
@@ -71,6 +73,7 @@ export function overall(entries: UploadEntry[]): Overall {
     total: counted.reduce((sum, entry) => sum + entry.size, 0),
     sent: counted.reduce((sum, entry) => sum + (entry.status === 'done' ? entry.size : entry.uploaded), 0),
     running,
+    paused: counted.filter((entry) => entry.status === 'paused').length,
     done,
     ended: entries.length - counted.length,
   }

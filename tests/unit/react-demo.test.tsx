@@ -26,7 +26,7 @@ describe('demo page', () => {
   it('asks {endpoint}/info once; token unavailable: the option is disabled and says why', async () => {
     const fetch = serveInfo({ token: false, tokenUnavailableReason: 'No STS configured for s3rver', presigned: true, store: 'embedded s3rver' })
     render(<App />, { wrapper: stubUploader().wrapper })
-    expect(await screen.findByText(/No STS configured for s3rver/)).toBeTruthy()
+    expect((await screen.findByText(/No STS configured for s3rver/)).textContent).toBe('Not on this server. No STS configured for s3rver.')
     expect(fetch).toHaveBeenCalledTimes(1)
     expect(fetch).toHaveBeenCalledWith('/api/s3-upload/info', expect.anything())
     expect(tokenRadio().disabled).toBe(true)
