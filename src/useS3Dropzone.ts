@@ -6,7 +6,7 @@ import { type OnUploaded, type S3Upload, useUploads } from './useS3Upload.ts'
 /** Options of {@link useS3Dropzone}: the upload hook's, plus what the dropzone takes. */
 export interface UseS3DropzoneOptions extends UseS3UploadOptions {
   /**
-   * The endpoint's limits (`GET {endpoint}/info` reports them; `useEndpointInfo` asks): files
+   * The endpoint's limits (`GET {endpoint}/info` reports them; `useApiInfo` asks): files
    * breaking them are listed as refused, with the reason, before any request leaves the page,
    * and the file inputs' `accept` follows `allowedTypes`. @default none: the endpoint alone decides
    */
@@ -31,10 +31,10 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
  * Never throws: refused files and failed uploads are entries in `files` with their error.
  * @example
  * ```tsx
- * import { describeError, useEndpointInfo, useS3Dropzone } from 'updraft-s3/react'
+ * import { describeError, useApiInfo, useS3Dropzone } from 'updraft-s3/react'
  *
  * export function Dropzone() {
- *   const info = useEndpointInfo()
+ *   const info = useApiInfo()
  *   const limits = info.state === 'ready' ? info.info : undefined
  *   const { getRootProps, getInputProps, isDragActive, open, files } = useS3Dropzone({ limits })
  *   return (

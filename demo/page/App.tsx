@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react'
 import { resumeUploads } from '../../engine/index.ts'
 import { DEFAULT_ENDPOINT, type Strategy } from '../../protocol/wire.ts'
 import { formatBytes } from '../../src/format.ts'
-import { describeLimits, useEndpointInfo } from '../../src/index.ts'
+import { describeLimits, useApiInfo } from '../../src/index.ts'
 import type { DemoRecord } from '../completions.ts'
 import { UploadDropzone } from '../../src/ui/index.ts'
 import { ModeSwitch } from './ModeSwitch.tsx'
@@ -24,7 +24,7 @@ function describeRecord(serverData: unknown): string | undefined {
  * settings after it. One `/info` call feeds both: token mode on or off, and the limits.
  */
 export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
-  const server = useEndpointInfo(endpoint)
+  const server = useApiInfo(endpoint)
   const [chosenMode, setMode] = useState<Strategy>('presigned')
   // Uploads are recorded in IndexedDB: after a reload the page lists the unfinished ones.
   const resume = useMemo(() => resumeUploads(), [])

@@ -1,10 +1,10 @@
 import type { Strategy } from '../../protocol/wire.ts'
-import type { EndpointInfoState } from '../../src/index.ts'
+import type { ApiInfoState } from '../../src/index.ts'
 
 interface ModeSwitchProps {
   mode: Strategy
   onChange(mode: Strategy): void
-  server: EndpointInfoState
+  server: ApiInfoState
 }
 
 /** Real radio buttons in a fieldset: arrow keys move between them, the legend names the group. */
