@@ -16,7 +16,7 @@ export const DEFAULT_PORT = 3000
  * what token mode needs and how to try it: on a first visit nothing is wrong.
  */
 export const EMBEDDED_TOKEN_REASON =
-  'Token mode needs a store with STS, which the embedded s3rver lacks; to try it, point S3_UPLOAD_* and S3_UPLOAD_STS_* at one (AWS, MinIO or Ceph RGW)'
+  'Token mode needs a store with STS, which the embedded s3rver lacks; to try it locally, run npm run demo:rgw (Ceph RGW with STS), or point S3_UPLOAD_* and S3_UPLOAD_STS_* at AWS or Ceph RGW'
 
 export interface AppOptions {
   /** 0 picks a free port. @default 3000 */
