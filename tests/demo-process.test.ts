@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os'
 import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { uploadObject } from '../engine/index.ts'
+import { readObject, sdkClient } from './helpers/s3-client.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const started: Array<{ child: ChildProcess; dataDir: string }> = []
@@ -19,9 +21,12 @@ afterEach(async () => {
 })
 
 /** `npm start` in its own process group (as a terminal runs a job), on free ports and a fresh data folder. */
-async function npmStart(env: Record<string, string> = {}) {
+const npmStart = (env: Record<string, string> = {}) => npmRun('start', env)
+
+/** `npm run <script>` as npmStart runs `npm start`. */
+async function npmRun(script: string, env: Record<string, string> = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'updraft-npm-start-'))
-  const child = spawn('npm', ['start'], {
+  const child = spawn('npm', ['run', script], {
     cwd: ROOT,
     detached: true,
     env: { ...process.env, PORT: '0', UPDRAFT_S3_PORT: '0', UPDRAFT_DATA_DIR: dataDir, ...env },
@@ -101,5 +106,27 @@ describe('npm start', () => {
     const run = await npmStart({ UPDRAFT_MAX_FILE_SIZE: 'lots' })
     expect(await run.exited).toBe(1)
     expect(run.output()).toContain("updraft: could not start: UPDRAFT_MAX_FILE_SIZE must be a size such as 31457280, 30MiB or 500KB, got 'lots'")
+  })
+})
+
+describe('npm run store', () => {
+  it('runs the embedded store alone and prints the settings that point an app at it: an object written with them reads back', async () => {
+    const run = await npmRun('store')
+    await expect.poll(run.output, { timeout: 90_000, interval: 200 }).toContain('Press Ctrl-C to stop.')
+    const settings = Object.fromEntries([...run.output().matchAll(/\b(S3_UPLOAD_[A-Z_]+)=(\S+)/g)].map(([, name, value]) => [name!, value!]))
+    expect(Object.keys(settings).sort()).toEqual(
+      ['S3_UPLOAD_BUCKET', 'S3_UPLOAD_ENDPOINT', 'S3_UPLOAD_FORCE_PATH_STYLE', 'S3_UPLOAD_KEY', 'S3_UPLOAD_REGION', 'S3_UPLOAD_SECRET', 'S3_UPLOAD_TICKET_SECRET'].sort(),
+    )
+    const store = {
+      endpoint: settings.S3_UPLOAD_ENDPOINT!,
+      region: settings.S3_UPLOAD_REGION!,
+      credentials: { accessKeyId: settings.S3_UPLOAD_KEY!, secretAccessKey: settings.S3_UPLOAD_SECRET! },
+    }
+    const bytes = new TextEncoder().encode(`written through the printed settings ${crypto.randomUUID()}`)
+    await uploadObject(new Blob([bytes]), { ...store, bucket: settings.S3_UPLOAD_BUCKET!, key: 'store-check.txt', forcePathStyle: true })
+    expect(await readObject(sdkClient(store), settings.S3_UPLOAD_BUCKET!, 'store-check.txt')).toEqual(bytes)
+
+    process.kill(run.child.pid!, 'SIGTERM')
+    await expect.poll(() => groupAlive(run.child.pid!), { timeout: 15_000, interval: 200 }).toBe(false)
   })
 })
