@@ -75,11 +75,11 @@ if (names.length === 0 && !quick) {
   console.error(`wrote ${resultsFile}`)
 }
 if (update) {
-  const [machine, node, , code] = machineLines()
+  const code = machineLines()[3]!.replace(/^Code: /, '')
   const when = started.toISOString().slice(0, 16).replace('T', ' ')
   let results = readFileSync(resultsFile, 'utf8')
   for (const section of sections) {
-    const provenance = `_This section: \`npm run bench -- ${section.name} --update\`, ${when} UTC; ${code}; ${node}; ${machine}; load average at start ${loadBefore}. The other sections keep their own runs._`
+    const provenance = `_From \`npm run bench -- ${section.name} --update\`, ${when} UTC: ${code}, Node ${process.version}, load average at start ${loadBefore}. The machine lines at the top are the full run's; other sections say where they differ._`
     results = spliceSection(results, section, provenance)
   }
   writeFileSync(resultsFile, results)
