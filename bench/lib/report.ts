@@ -83,7 +83,9 @@ export function markdownTable({ title, columns, rows }: Table): string {
 }
 
 export function markdownSection(section: Section): string {
-  const parts = [`## ${section.title}`, ...section.tables.map(markdownTable)]
+  // bench/charts/ sits beside RESULTS.md; GitHub shows the SVG through <img>, the alt text is its title.
+  const charts = section.charts.map(({ name, chart }) => `![${chart.title}](charts/${name}.svg)`)
+  const parts = [`## ${section.title}`, ...charts, ...section.tables.map(markdownTable)]
   if (section.goals.length > 0) {
     parts.push(
       markdownTable({
