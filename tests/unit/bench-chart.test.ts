@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { axisTicks, barChart, type BarChart } from '../../bench/lib/chart.ts'
 import { bundleCharts, networkCharts } from '../../bench/lib/chart-specs.ts'
 import { markdownTable } from '../../bench/lib/report.ts'
-import { parseTables } from '../../bench/lib/results-file.ts'
+import { parseTables, spliceSection } from '../../bench/lib/results-file.ts'
 
 const parse = (svg: string) => {
   const document = new DOMParser().parseFromString(svg, 'image/svg+xml')
@@ -125,5 +125,66 @@ describe('charts from the tables RESULTS.md holds', () => {
       ['Updraft, token mode', 96, 'updraft'],
       ['ceiling: raw node:http PUTs', 97, 'ceiling'],
     ])
+  })
+
+  it('--update replaces one section and its header lines, leaving the other sections as they were', () => {
+    const results = [
+      '# Benchmark results',
+      '',
+      '## Headlines',
+      '',
+      '- Bundle (gzip): old 6.48 KB.',
+      '- Node: 1118 MB/s.',
+      '',
+      '## Goals',
+      '',
+      '| benchmark | goal | figure | status |',
+      '|---|---|---|---|',
+      '| bundle | old goal | 6480 B | MISSED |',
+      '| throughput | fast | 1.41x | met |',
+      '',
+      '## Closing note',
+      '',
+      '- **Missed: old goal** (6480 B). aws4fetch.',
+      '- **Met: fast** (1.41x).',
+      '',
+      '## 1. Bundle',
+      '',
+      '**Bytes shipped**',
+      '',
+      '| bundle | gzip B |',
+      '|---|---:|',
+      '| old | 6480 |',
+      '',
+      '_2 s_',
+      '',
+      '## 2. Node throughput',
+      '',
+      '_From the full run at the top._',
+      '',
+      '**null sink: 256 MiB**',
+      '',
+      '| client | MB/s |',
+      '|---|---:|',
+      '| Updraft | 1118 |',
+      '',
+    ].join('\n')
+    const section = {
+      name: 'bundle',
+      title: '1. Bundle',
+      tables: [{ title: 'Bytes shipped', columns: ['bundle', 'gzip B'], rows: [['new', '7487']] }],
+      goals: [{ goal: 'new goal', figure: '7487 B', met: false, note: 'SigV4.' }],
+      notes: [],
+      headlines: ['Bundle (gzip): new 7.49 KB.'],
+      charts: [],
+      seconds: 4,
+    }
+    const spliced = spliceSection(results, section, '_From a re-run._')
+    expect(spliced).not.toMatch(/6480|6\.48|old|aws4fetch/)
+    expect(spliced).toContain('- Bundle (gzip): new 7.49 KB.\n- Node: 1118 MB/s.')
+    expect(spliced).toContain('| bundle | new goal | 7487 B | MISSED |\n| throughput | fast | 1.41x | met |')
+    expect(spliced).toContain('- **Missed: new goal** (7487 B). SigV4.\n- **Met: fast** (1.41x).')
+    expect(spliced).toContain('## 1. Bundle\n\n_From a re-run._\n\n**Bytes shipped**')
+    expect(spliced.slice(spliced.indexOf('## 2.'))).toBe(results.slice(results.indexOf('## 2.')))
   })
 })
