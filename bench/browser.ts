@@ -1,6 +1,7 @@
 import { type ChromiumBench, type PageContender, type PageMeasurement, startChromiumBench } from './lib/chromium.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
 import { type BenchStore, nullSinkStore, s3rverStore } from './lib/stores.ts'
+import { browserCharts } from './lib/chart-specs.ts'
 
 const CONTENDERS: Array<{ id: PageContender; label: string }> = [
   { id: 'updraft', label: 'Updraft (XHR transport, Blob slices)' },
@@ -58,6 +59,7 @@ export async function checksumCost(
 export const browser: Benchmark = {
   name: 'browser',
   title: '4. Real Chromium',
+  charts: browserCharts,
   async run({ quick, log }) {
     const size = quick ? 12 * MiB : 200 * MiB
     const partSize = quick ? 5 * MiB : 8 * MiB

@@ -7,6 +7,7 @@ import { type ChromiumBench, type PageContender, startChromiumBench } from './li
 import { createLink, type Link, type LinkProfile, type LinkProxy, PROFILES } from './lib/link.ts'
 import { startNullSink, type NullSink } from './lib/null-sink.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, rotate, type Benchmark, type Table } from './lib/report.ts'
+import { networkCharts } from './lib/chart-specs.ts'
 
 type Runtime = 'node' | 'chromium'
 type Id = Contender | PageContender
@@ -85,6 +86,7 @@ interface Measurement {
 export const network: Benchmark = {
   name: 'network',
   title: '7. Emulated networks (Node and Chromium)',
+  charts: networkCharts,
   async run({ quick, log }) {
     const tables: Table[] = []
     const goals: Goal[] = []

@@ -1,6 +1,7 @@
 import { type ClientResult, type Contender, runClient } from './lib/child.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
 import { type BenchStore, nullSinkStore, s3rverStore } from './lib/stores.ts'
+import { throughputCharts } from './lib/chart-specs.ts'
 
 const CONTENDERS: Array<{ id: Contender; label: string }> = [
   { id: 'updraft', label: 'Updraft (Node default transport: node:http)' },
@@ -16,6 +17,7 @@ const CONTENDERS: Array<{ id: Contender; label: string }> = [
 export const throughput: Benchmark = {
   name: 'throughput',
   title: '2. Node throughput',
+  charts: throughputCharts,
   async run({ quick, log }) {
     const size = quick ? 12 * MiB : 256 * MiB
     const partSize = quick ? 5 * MiB : 8 * MiB

@@ -3,6 +3,7 @@
 // `npm run bench`, on a quiet machine).
 import { describe, expect, inject, it } from 'vitest'
 import { benchmarks } from '../bench/benchmarks.ts'
+import { barChart } from '../bench/lib/chart.ts'
 import { isWellFormed, markdownSection } from '../bench/lib/report.ts'
 import { runBenchmark } from '../bench/lib/run-one.ts'
 
@@ -24,6 +25,15 @@ describe('benchmarks on a tiny size', () => {
       }
       for (const table of section.tables) for (const row of table.rows) for (const cell of row) expect(cell).not.toMatch(/NaN|undefined/)
       expect(markdownSection(section)).toContain(`## ${benchmark.title}`)
+      // The charts `npm run bench` writes to bench/charts/, drawn from these tables.
+      if (benchmark.charts) expect(section.charts.length).toBeGreaterThan(0)
+      for (const { name, chart } of section.charts) {
+        const svg = barChart(chart)
+        const bars = chart.groups.flatMap((group) => group.bars)
+        expect(bars.length, name).toBeGreaterThan(0)
+        for (const bar of bars) expect(Number.isFinite(bar.value), `${name}: ${bar.label}`).toBe(true)
+        expect(svg.match(/<rect [^>]*><title>/g), name).toHaveLength(bars.length)
+      }
     },
     180_000,
   )

@@ -38,7 +38,8 @@ export function machineLines(): string[] {
     }
   }
   const commit = quiet('git', ['rev-parse', '--short', 'HEAD'])
-  const dirty = quiet('git', ['status', '--porcelain']) ? ' + uncommitted changes' : ''
+  // The benchmarks' own output is not code: a section re-run after another still measures HEAD.
+  const dirty = quiet('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/RESULTS.md', ':!bench/charts']) ? ' + uncommitted changes' : ''
   return [
     `CPU: ${cpus()[0]?.model ?? '?'} x ${cpus().length} cores; ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Linux ${quiet('uname', ['-r'])}`,
     `Node ${process.version}; ${quiet('/usr/bin/chromium', ['--version'])}; ${quiet('radosgw', ['--version']).replace(/ \([0-9a-f]+\)/, '')}`,

@@ -1,3 +1,5 @@
+import type { ChartFile, ChartSpec } from './chart-specs.ts'
+
 /** What every benchmark returns: Markdown-ready tables, goals with their figures, and notes. */
 export interface Table {
   title: string
@@ -21,6 +23,8 @@ export interface Section {
   notes: string[]
   /** One-line headline ratios for the top of RESULTS.md and the README. */
   headlines: string[]
+  /** Drawn from `tables` by the benchmark's `charts` (bench/lib/chart-specs.ts), for bench/charts/. */
+  charts: ChartFile[]
   seconds: number
 }
 
@@ -44,7 +48,9 @@ export interface BenchContext {
 export interface Benchmark {
   name: string
   title: string
-  run(context: BenchContext): Promise<Omit<Section, 'name' | 'title' | 'seconds'>>
+  run(context: BenchContext): Promise<Omit<Section, 'name' | 'title' | 'seconds' | 'charts'>>
+  /** The charts of its tables: run on a fresh run's tables and on those RESULTS.md holds. */
+  charts?: ChartSpec
 }
 
 export const MiB = 1024 * 1024
@@ -77,7 +83,9 @@ export function markdownTable({ title, columns, rows }: Table): string {
 }
 
 export function markdownSection(section: Section): string {
-  const parts = [`## ${section.title}`, ...section.tables.map(markdownTable)]
+  // bench/charts/ sits beside RESULTS.md; GitHub shows the SVG through <img>, the alt text is its title.
+  const charts = section.charts.map(({ name, chart }) => `![${chart.title}](charts/${name}.svg)`)
+  const parts = [`## ${section.title}`, ...charts, ...section.tables.map(markdownTable)]
   if (section.goals.length > 0) {
     parts.push(
       markdownTable({
