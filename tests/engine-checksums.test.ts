@@ -300,7 +300,7 @@ describe('damage on the way, through the fault proxy: one byte of a body flipped
     try {
       const outcome = await uploadObject(
         new Blob([bytes]),
-        target(key, { endpoint: proxy.url, retry: { delay: 1 }, onRetry: ({ error }) => retried.push(error), ...extra }),
+        target(key, { endpoint: proxy.url, onRetry: ({ error }) => retried.push(error), ...extra, retry: { delay: 1, ...extra.retry } }),
       ).catch((caught: unknown) => caught)
       return { key, outcome, retried, flipped }
     } finally {

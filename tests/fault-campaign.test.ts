@@ -67,6 +67,21 @@ const aborted: fc.Arbitrary<Scenario> = fc
     }
   })
 
+/** One aborted upload per kind and moment, to run before the random ones. */
+const EVERY_MOMENT: Array<[Scenario]> = (['single', 'token', 'presigned'] as const).flatMap((kind) =>
+  MOMENTS[kind].map((abortAt, i): [Scenario] => [
+    {
+      store: 'rgw',
+      mode: kind === 'single' ? 'presigned' : kind,
+      size: kind === 'single' ? SINGLE_SIZES[2]! : MULTIPART_SIZES[1]!,
+      faultRate: 0.1,
+      seed: 1000 + i,
+      leavePartsOnError: false,
+      abortAt,
+    },
+  ]),
+)
+
 /**
  * The stated bound: an abort settles the promise at once, except while the upload commits (then
  * Complete's in-flight attempt and at most one more decide, each cut after a stall). Asserted
@@ -112,7 +127,9 @@ describe('fault campaign', () => {
           expect(record.outcome, JSON.stringify(record)).toBe('success')
         }
       }),
-      { numRuns: 24, seed: SEED, endOnFailure: true },
+      // One example per kind of upload and moment first, so the moments covered do not hang on the
+      // seed (seed 31600693 drew 5 distinct ones in 24 runs and failed the coverage check below).
+      { numRuns: 24, seed: SEED, endOnFailure: true, examples: EVERY_MOMENT },
     )
     expect(seen.size).toBeGreaterThanOrEqual(6)
   })

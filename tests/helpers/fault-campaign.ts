@@ -205,7 +205,7 @@ export async function startCampaign(rgw: RgwStore) {
       apiBody: { run: runPrefix },
       transport: recorder.transport,
       leavePartsOnError: scenario.leavePartsOnError,
-      retry: { limit: MAX_ATTEMPTS - 1 },
+      retry: { ...CAMPAIGN_OPTIONS.retry, limit: MAX_ATTEMPTS - 1 },
       signal: controller.signal,
       onProgress: (event) => {
         progress.push(event)
