@@ -1,21 +1,21 @@
 // `npm start` as a person or a process manager runs it: a real npm process (npm → sh → tsx →
 // node). Its settings come from the environment, and a SIGINT or SIGTERM sent to npm alone stops
 // every process it started (issue 15: the server used to keep running, holding its ports).
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
+import { groupAlive, killGroup, spawnGroup } from './helpers/process-group.ts'
 import { readObject, sdkClient } from './helpers/s3-client.ts'
 
-const ROOT = new URL('..', import.meta.url).pathname
 const started: Array<{ child: ChildProcess; dataDir: string }> = []
 
 afterEach(async () => {
   for (const { child, dataDir } of started.splice(0)) {
-    if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL')
+    killGroup(child)
     await rm(dataDir, { recursive: true, force: true })
   }
 })
@@ -26,33 +26,14 @@ const npmStart = (env: Record<string, string> = {}) => npmRun('start', env)
 /** `npm run <script>` as npmStart runs `npm start`. */
 async function npmRun(script: string, env: Record<string, string> = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'updraft-npm-start-'))
-  const child = spawn('npm', ['run', script], {
-    cwd: ROOT,
-    detached: true,
-    env: { ...process.env, PORT: '0', UPDRAFT_S3_PORT: '0', UPDRAFT_DATA_DIR: dataDir, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  started.push({ child, dataDir })
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, output: () => output, exited }
+  const run = spawnGroup('npm', ['run', script], { ...process.env, PORT: '0', UPDRAFT_S3_PORT: '0', UPDRAFT_DATA_DIR: dataDir, ...env })
+  started.push({ child: run.child, dataDir })
+  return run
 }
 
 async function untilReady(run: Awaited<ReturnType<typeof npmStart>>): Promise<string> {
   await expect.poll(run.output, { timeout: 90_000, interval: 200 }).toContain('Press Ctrl-C to stop.')
   return /Updraft demo: (http:\/\/\S+)/.exec(run.output())![1]!
-}
-
-/** Whether any process of the group led by `pid` is still there. */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 describe('npm start', () => {

@@ -1,35 +1,22 @@
 // `npm run demo:rgw` (demo/rgw.ts, docs/local-token-mode.md): the demo on a throwaway Ceph RGW with
 // STS, where token mode works; without Ceph, one plain line and the install command.
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { dirname } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { upload } from '../engine/index.ts'
+import { groupAlive, killGroup, spawnGroup } from './helpers/process-group.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 
-const ROOT = new URL('..', import.meta.url).pathname
 const started: ChildProcess[] = []
 
 afterEach(() => {
-  for (const child of started.splice(0)) if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL')
+  for (const child of started.splice(0)) killGroup(child)
 })
 
 function run(command: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(command, args, { cwd: ROOT, detached: true, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  started.push(child)
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, output: () => output, exited }
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0)
-    return true
-  } catch {
-    return false
-  }
+  const demo = spawnGroup(command, args, { ...process.env, PORT: '0', ...env })
+  started.push(demo.child)
+  return demo
 }
 
 describe('npm run demo:rgw', () => {

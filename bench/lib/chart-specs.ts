@@ -53,10 +53,7 @@ export const throughputCharts: ChartSpec = (tables) => {
     if (!table) continue
     const bars = rows(table)
       .filter((row) => row.get('queue') === '4')
-      .map((row): Bar => {
-        const share = 100 * number(row.get('vs fetch ceiling'))
-        return { label: shortName(row.get('client')), value: share, text: `${Math.round(share)}% · ${row.get('MB/s')} MB/s`, kind: kindOf(row.get('client')) }
-      })
+      .map((row) => shareBar(row, 'vs fetch ceiling'))
     if (bars.length > 0) groups.push({ title: `Node to ${store}, queue 4`, bars })
   }
   if (groups.length === 0) return []
@@ -78,15 +75,18 @@ export const throughputCharts: ChartSpec = (tables) => {
   ]
 }
 
+/** A client's bar as its share of a ceiling (the ratio in `column`), with its rate beside it. */
+function shareBar(row: Row, column: string): Bar {
+  const share = 100 * number(row.get(column))
+  return { label: shortName(row.get('client')), value: share, text: `${Math.round(share)}% · ${row.get('MB/s')} MB/s`, kind: kindOf(row.get('client')) }
+}
+
 /** Section 4: Chromium, as a share of raw parallel XHR PUTs. */
 export const browserCharts: ChartSpec = (tables) => {
   const groups: BarGroup[] = []
   for (const table of tables.filter((table) => /^Chromium to [^,]+:/.test(table.title))) {
     const store = /^Chromium to ([^:]+):/.exec(table.title)![1]!
-    const bars = rows(table).map((row): Bar => {
-      const share = 100 * number(row.get('vs raw XHR ceiling'))
-      return { label: shortName(row.get('client')), value: share, text: `${Math.round(share)}% · ${row.get('MB/s')} MB/s`, kind: kindOf(row.get('client')) }
-    })
+    const bars = rows(table).map((row) => shareBar(row, 'vs raw XHR ceiling'))
     groups.push({ title: `Chromium to ${store}`, bars })
   }
   if (groups.length === 0) return []
@@ -174,8 +174,11 @@ const kindOf = (client: string): Bar['kind'] => (client.startsWith('Updraft') ? 
 
 const find = (tables: readonly Table[], title: RegExp) => tables.find((table) => title.test(table.title))
 
+/** A table row whose cells are read by column name. */
+type Row = { get(column: string): string }
+
 /** A table's rows with cells by column name (tables name their columns; their order may change). */
-function rows(table: Table) {
+function rows(table: Table): Row[] {
   return table.rows.map((row) => ({
     get(column: string): string {
       const index = table.columns.indexOf(column)
