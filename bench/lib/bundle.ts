@@ -186,8 +186,9 @@ export const BUDGETS = [
   // every row on every progress tick): +56 B. Issue 14's directory-bucket session hook: +15 B measured.
   // Issue 23's rows that hold still and tell the truth ("Resuming…" until bytes move again, the
   // paused summary, widths that do not change on Copy or Cancel, done only with a full bar, a
-  // double click that cannot remove or restart a row, unbreakable figures): 18638 B measured.
-  { entry: 'ui', goal: 16200, limit: 18643, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
+  // double click that cannot remove or restart a row, unbreakable figures): 18638 B measured. A rate only from a whole second of moving bytes (no
+  // "16 KiB/s · 23 min left" on a 2 MiB/s link right after Resume): 18672 B measured.
+  { entry: 'ui', goal: 16200, limit: 18677, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
   // An opt-in, off every base path: pages that import it pay for it. Issue 14: 2110 B with the
   // hashing on the calling thread; the worker that takes the hashing off a page's main thread (its
   // pool, the fallback, its program as source text, Node's timers unreferenced) made it 2961 B

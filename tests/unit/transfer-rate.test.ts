@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { createRateMeter } from '../../src/ui/useTransferRate.ts'
+
+const KiB = 1024
+const MiB = 1024 * KiB
+
+describe('createRateMeter (the speed a row shows)', () => {
+  it('after Resume, gives no rate while the count stands still, and its first rate is the link speed, not a window that began before bytes moved', () => {
+    // Found by CI: bytes started to move late in a sample (16 KiB in it), and the row showed
+    // "16 KiB/s · 23 min left" on a 2 MiB/s link.
+    const meter = createRateMeter(0, 10 * MiB)
+    expect(meter(1000, 10 * MiB)).toBeUndefined()
+    expect(meter(2000, 10 * MiB)).toBeUndefined()
+    expect(meter(3000, 10 * MiB + 16 * KiB)).toBeUndefined()
+    const first = meter(4000, 12 * MiB + 16 * KiB)!
+    expect(first).toBe(2 * MiB)
+    expect(meter(5000, 14 * MiB + 16 * KiB)).toBe(2 * MiB)
+  })
+
+  it('waits again when the count goes back (a cancelled part sent again from 0)', () => {
+    const meter = createRateMeter(0, 10 * MiB)
+    expect(meter(1000, 9 * MiB)).toBeUndefined()
+    expect(meter(2000, 9 * MiB)).toBeUndefined()
+    expect(meter(3000, 10 * MiB)).toBeUndefined()
+    expect(meter(4000, 11 * MiB)).toBe(MiB)
+  })
+
+  it('once moving, a stall shows as a falling rate over the last 5 s, down to 0', () => {
+    const meter = createRateMeter(0, 0)
+    meter(1000, MiB)
+    for (let s = 2; s <= 6; s++) expect(meter(s * 1000, s * MiB)).toBe(MiB)
+    const falling = [7, 8, 9, 10, 11].map((s) => meter(s * 1000, 6 * MiB))
+    for (let i = 1; i < falling.length; i++) expect(falling[i]).toBeLessThan(falling[i - 1]!)
+    expect(falling.at(-1)).toBe(0)
+  })
+})
