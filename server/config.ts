@@ -2,6 +2,7 @@ import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
 import type { Route } from './routes.ts'
+import { normalizeAllowance, type ObjectExtrasAllowance } from './stored-extras.ts'
 
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
 export interface Logger {
@@ -179,6 +180,16 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   /** A Content-Disposition signed into every presigned upload, e.g. 'attachment' (browsers then download, never render). @default none */
   contentDisposition?: string
   /**
+   * What `/complete` lets an object carry beyond what the endpoint issued. It refuses (422) and
+   * deletes an object holding any header the upload was not issued — `x-amz-meta-*`, object tags,
+   * `x-amz-website-redirect-location`, `Content-Encoding`, `Content-Language`, `Expires`, a
+   * Content-Disposition other than `contentDisposition` — which RGW and s3rver store when a page
+   * adds them to a presigned URL, and any store keeps from token-mode requests. Name here the tags
+   * and `x-amz-meta-*` names your own token-mode pages send (`taggingHeaders`, `objectHeaders`).
+   * @default none: no tags, no `x-amz-meta-*`
+   */
+  allowedObjectExtras?: ObjectExtrasAllowance
+  /**
    * Origins (`https://app.example.com`) whose pages may call this endpoint from another origin;
    * the handler answers their CORS preflight. Any other cross-site request is refused (403): same-
    * origin pages and servers (no `Origin`) need no entry. @default none
@@ -340,6 +351,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   resolved.path = mountPath(resolved.path)
   checkKeyPrefix(resolved.keyPrefix)
   checkContentDisposition(resolved.contentDisposition)
+  resolved.allowedObjectExtras = normalizeAllowance(resolved.allowedObjectExtras)
   for (const origin of resolved.allowedOrigins ?? []) checkOrigin(origin)
   checkNumber('multipartThreshold', resolved.multipartThreshold, 0)
   checkNumber('partSize', resolved.partSize, MIN_PART_SIZE)
