@@ -25,6 +25,14 @@ export interface StsConfig {
   endpoint?: string
   /** The role to assume; required for 'assume-role'. @default process.env.S3_UPLOAD_ROLE_ARN */
   roleArn?: string
+  /**
+   * Whether the store reads IAM policy variables in a session policy, so a token policy can name a
+   * key holding `*`, `?` or `$` literally (`${*}`). Without them (Ceph RGW 16.2 reads `${*}` as
+   * those four characters) token mode refuses such keys (400) rather than issue credentials for a
+   * key nobody issued; presigned mode takes any key.
+   * @default true on AWS (no `endpoint`, or an amazonaws.com one), false on any other store
+   */
+  policyVariables?: boolean
 }
 
 /**
@@ -216,7 +224,7 @@ export interface ResolvedConfig
   extends Required<Pick<UploadHandlerConfig, 'accessKeyId' | 'secretAccessKey' | 'bucket' | 'region'>>,
     Omit<UploadHandlerConfig, 'accessKeyId' | 'secretAccessKey' | 'bucket' | 'region' | 'sts' | 'logger'> {
   forcePathStyle: boolean
-  sts: { mode: StsMode; endpoint?: string; roleArn?: string }
+  sts: { mode: StsMode; endpoint?: string; roleArn?: string; policyVariables: boolean }
   multipartThreshold: number
   partSize: number
   partUrlExpiresIn: number
@@ -318,6 +326,9 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   if (mode !== 'federation' && mode !== 'assume-role') {
     throw new TypeError(`updraft: sts.mode must be 'federation' or 'assume-role', got '${String(mode)}'`)
   }
+  if (sts.policyVariables !== undefined && typeof sts.policyVariables !== 'boolean') {
+    throw new TypeError(`updraft: sts.policyVariables must be true or false, got ${JSON.stringify(sts.policyVariables)}`)
+  }
 
   const withDefaults = { ...defaultConfig, ...definedOnly(config) }
   const resolved: ResolvedConfig = {
@@ -334,6 +345,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
       roleArn: present(sts.roleArn),
       // RGW and MinIO answer STS on the storage endpoint; AWS federation has its own.
       endpoint: present(sts.endpoint) ?? (mode === 'assume-role' ? pick('endpoint') : undefined),
+      policyVariables: sts.policyVariables ?? isAws(pick('endpoint') ?? 'https://s3.amazonaws.com'),
     },
     // Filled in below, once the store is known.
     presignWith: 'server-key',

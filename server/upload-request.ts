@@ -9,7 +9,7 @@ import type { ValidUploadRequest } from './parse-requests.ts'
 import type { createPutPresigner } from './presigned-urls.ts'
 import { RequestError } from './request-error.ts'
 import { checkLimits } from './request-limits.ts'
-import type { IssueToken } from './sts.ts'
+import { checkTokenKey, type IssueToken } from './sts.ts'
 import { signUploadTicket } from './ticket.ts'
 
 /** What answering an upload request needs, built once per endpoint (server/endpoint.ts). */
@@ -51,6 +51,8 @@ export async function answerUploadRequest(
   const { bucket, region, endpoint } = config
 
   if (input.strategy === 'token') {
+    // Before anything is created: a key the store's policies cannot name exactly is refused here.
+    checkTokenKey(key, config.sts.policyVariables)
     // Asked (createMultipart), the multipart upload is created here, next to the store, while
     // the credentials are issued: the page's own CreateMultipartUpload would cost it a round trip.
     const creating = input.createMultipart
