@@ -56,7 +56,7 @@ export async function answerUploadRequest(
     // Asked (createMultipart), the multipart upload is created here, next to the store, while
     // the credentials are issued: the page's own CreateMultipartUpload would cost it a round trip.
     const creating = input.createMultipart
-      ? createUpload(s3, { Bucket: bucket, Key: key, ContentType: contentType, CacheControl: TOKEN_CACHE_CONTROL })
+      ? createUpload(s3, { Bucket: bucket, Key: key, ContentType: contentType, CacheControl: TOKEN_CACHE_CONTROL }, config.logger)
       : undefined
     const [issued, created] = await Promise.allSettled([issueToken(key), creating])
     if (issued.status === 'rejected') {
