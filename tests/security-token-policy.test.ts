@@ -9,10 +9,13 @@
 import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import {
+  AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
   UploadPartCommand,
+  UploadPartCopyCommand,
   GetObjectCommand,
   GetObjectTaggingCommand,
   ListMultipartUploadsCommand,
@@ -111,6 +114,23 @@ describe('token credentials on RGW: one upload, nothing more', () => {
     const status = await statusOf(s3With(credentials).send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: 'hello', ...extra })))
     expect(status).toBe(403)
     expect(await anonymousStatus(reply.bucket, reply.key)).toBe(403)
+  })
+
+  it('they cannot copy another object in (CopyObject, UploadPartCopy), from this bucket or another: 403, nothing stored', async () => {
+    const secretBucket = `copy-${randomUUID().slice(0, 8)}`
+    await admin.send(new CreateBucketCommand({ Bucket: secretBucket }))
+    await admin.send(new PutObjectCommand({ Bucket: secretBucket, Key: 'secret.txt', Body: 'top secret' }))
+    const sibling = `next-s3-uploads/${randomUUID()}/secret.txt`
+    await admin.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: sibling, Body: 'a sibling upload' }))
+    const { reply, credentials } = await token()
+    const page = s3With(credentials)
+    for (const source of [`${secretBucket}/secret.txt`, `${rgw.bucket}/${sibling}`]) {
+      expect(await statusOf(page.send(new CopyObjectCommand({ Bucket: reply.bucket, Key: reply.key, CopySource: source })))).toBe(403)
+      const { UploadId } = await page.send(new CreateMultipartUploadCommand({ Bucket: reply.bucket, Key: reply.key }))
+      expect(await statusOf(page.send(new UploadPartCopyCommand({ Bucket: reply.bucket, Key: reply.key, UploadId, PartNumber: 1, CopySource: source })))).toBe(403)
+      await page.send(new AbortMultipartUploadCommand({ Bucket: reply.bucket, Key: reply.key, UploadId }))
+    }
+    await expect(readObject(admin, reply.bucket, reply.key)).rejects.toMatchObject({ name: 'NoSuchKey' })
   })
 
   it('the plain upload they exist for still works, and stays private', async () => {
