@@ -5,6 +5,7 @@ export { createUploadHandler, type UploadHandler } from './handler.ts'
 export type { Route } from './routes.ts'
 export { createUploadSweeper, type SweepOptions, type SweepReport } from './sweep.ts'
 export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl, CompletedUpload, MetadataValidator } from './config.ts'
+export type { ObjectExtrasAllowance } from './stored-extras.ts'
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'
 export { RequestError } from './request-error.ts'
 // The wire protocol's types, for clients written by hand (ARCHITECTURE.md "Wire protocol").
