@@ -1,9 +1,33 @@
 import type { UploadResult } from '../protocol/wire.ts'
 import { callBack } from './callback.ts'
-import { UploadAbortedError } from './errors.ts'
+import { UploadAbortedError, type UploadError } from './errors.ts'
 import { type ApiOptions, resolveOptions, type ResolvedOptions, type TransferOptions } from './options.ts'
-import type { Gate } from './pause/gate.ts'
 import type { PartJournal } from './resume/journal.ts'
+
+/**
+ * How an opt-in takes part in one upload: the hooks it puts on the run, which the engine calls at
+ * fixed points and skips when absent. Their code lives in the opt-in's module, so a page that
+ * does not use the opt-in ships none of it: `pauseSignal` installs `hold`, `lost` and `end`
+ * (engine/pause/pause.ts), `resume` installs `journal` (engine/resume/resume.ts).
+ */
+export interface RunHooks {
+  /**
+   * Runs one body request (a single PUT, a part) until it ends other than by a pause: `send` gets
+   * the signal that aborts, with the pause as its reason, when the upload is held; after each
+   * hold it waits for the upload to run again and starts `send` afresh (with a fresh retry
+   * budget). `onHeld` hears each hold (the bytes in flight stop counting).
+   */
+  hold?<T>(send: (held: AbortSignal) => Promise<T>, signal: AbortSignal | undefined, onHeld: () => void): Promise<T>
+  /**
+   * A request's network errors outlasted its retries: resolves once it may try again with a fresh
+   * budget (the network is back), or rejects (with `error`, or a body request's `held` reason).
+   */
+  lost?(error: UploadError, signal: AbortSignal | undefined, held: AbortSignal | undefined): Promise<void>
+  /** The upload has settled (its cleanup may run on): nothing waits any more. */
+  end?(): void
+  /** Parts already stored, and the record of this upload. */
+  journal?: PartJournal
+}
 
 /**
  * One upload while it runs: its options, resolved once and frozen, and everything that changes
@@ -18,10 +42,8 @@ export interface UploadRun<O = TransferOptions & ApiOptions> {
   completing?: boolean
   /** Background work (cleanup) that `onCleanup` waits for. */
   readonly cleanups: Array<Promise<unknown>>
-  /** Pauses (the caller's, and waits for the network); only with a `pauseSignal`. */
-  readonly gate: Gate | undefined
-  /** Parts already stored, and the record of this upload; only with `resume`. */
-  journal?: PartJournal
+  /** What the opt-ins given to this upload add to it. */
+  readonly hooks: RunHooks
 }
 
 /**
@@ -40,7 +62,7 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
   const { signal } = options
   const work = upload(run)
   const over = () => {
-    run.gate?.dispose()
+    run.hooks.end?.()
     Promise.all(run.cleanups).then((errors) => callBack(options.onCleanup, errors.find((error) => error !== undefined)))
   }
   work.then(over, over)
@@ -60,7 +82,7 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
  */
 export function createRun<O extends TransferOptions & ApiOptions>(given: O): UploadRun<O> {
   const options = resolveOptions(given)
-  return { options, cleanups: [], gate: options.pauseSignal?.gate(options) }
+  return { options, cleanups: [], hooks: { ...options.pauseSignal?.hooks(options) } }
 }
 
 /**
@@ -75,3 +97,9 @@ export function inBackground(run: UploadRun, task: () => Promise<unknown>): void
     ),
   )
 }
+
+/**
+ * A body request's hold (see {@link RunHooks.hold}) stops it, unless the upload is committing (a
+ * single PUT whose last byte has left: storage may be writing the object).
+ */
+export const isHeld = (run: UploadRun, held: AbortSignal | undefined) => held?.aborted && !run.completing

@@ -3,7 +3,6 @@ import { type Bytes, isBytes, sizeOf, slice } from './body.ts'
 import type { PartStream } from './stream-body.ts'
 import { UploadAbortedError, missingETag } from '../errors.ts'
 import { inBackground, type UploadRun } from '../run.ts'
-import { untilNotPaused } from '../pause/gate.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from '../http/queue.ts'
 import { send, type Signer } from '../http/send.ts'
@@ -29,7 +28,7 @@ export async function putSingle(
   result: (etag: string, reply: HttpResponse) => UploadResult | Promise<UploadResult>,
   run: UploadRun,
 ): Promise<UploadResult> {
-  const { signal, queue, onProgress } = run.options
+  const { signal, onProgress } = run.options
   const size = sizeOf(file)
   const progress = trackProgress(() => size, onProgress)
   const onSent = (bytes: number) => {
@@ -38,14 +37,8 @@ export async function putSingle(
     if (bytes === size) run.completing = true
     progress.sent(1, bytes)
   }
-  const put = () => send(run, sign, { body: file, signal, onSent, pausable: true })
   // A pause cancels the PUT (S3 cannot keep half an object): it is sent again whole on resume.
-  const response = await untilNotPaused(
-    run.gate,
-    signal,
-    () => (queue ? queue.run(put, signal) : put()),
-    () => progress.sent(1, 0),
-  )
+  const response = await bodyRequest(run, signal, (held) => send(run, sign, { body: file, signal, onSent, held }), () => progress.sent(1, 0))
   run.completing = true
   progress.done()
   return result(response.header('ETag') ?? '', response)
@@ -58,7 +51,7 @@ export async function putSingle(
  * (`run.cleanups`) while the upload rejects at once.
  */
 export async function putMultipart(body: Bytes | PartStream, upload: MultipartUpload, run: UploadRun): Promise<UploadResult> {
-  const { options, journal } = run
+  const { options, hooks: { journal } } = run
   const { partSize } = upload
   const bytes = isBytes(body) && body
   const progress = trackProgress(() => (bytes ? sizeOf(bytes) : (body as PartStream).length ?? (body as PartStream).received), options.onProgress)
@@ -94,12 +87,12 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
     }
   }
 
-  const uploadPart = async (partNumber: number, part: Bytes) => {
+  const uploadPart = async (partNumber: number, part: Bytes, held?: AbortSignal) => {
     const response = await send(run, (refused) => upload.signPart(partNumber, part, refused), {
       body: part,
       signal,
       onSent: (sent) => progress.sent(partNumber, sent),
-      pausable: true,
+      held,
     })
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
@@ -110,16 +103,10 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
 
   try {
     if (options.signal?.aborted) throw new UploadAbortedError()
-    const { queue } = options
     // A paused part leaves the shared queue (others may use its slot) and waits for resume; a
     // stream's part is kept meanwhile, to be sent again.
     await runPool(options.partConcurrency, next, ([n, part]) =>
-      untilNotPaused(
-        run.gate,
-        signal,
-        () => (queue ? queue.run(() => uploadPart(n, part), signal) : uploadPart(n, part)),
-        () => progress.sent(n, 0),
-      ),
+      bodyRequest(run, signal, (held) => uploadPart(n, part, held), () => progress.sent(n, 0)),
     )
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
     run.completing = true
@@ -133,4 +120,15 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
   } finally {
     options.signal?.removeEventListener('abort', cancel)
   }
+}
+
+/**
+ * One body request (a single PUT, a part): in a slot of the shared `queue` when there is one, and
+ * held by a pause (the `hold` hook) when the upload has a `pauseSignal`. `onHeld`: a pause
+ * stopped it (its bytes in flight no longer count).
+ */
+function bodyRequest<T>(run: UploadRun, signal: AbortSignal | undefined, task: (held?: AbortSignal) => Promise<T>, onHeld: () => void): Promise<T> {
+  const { queue } = run.options
+  const queued = (held?: AbortSignal) => (queue ? queue.run(() => task(held), signal) : task(held))
+  return run.hooks.hold ? run.hooks.hold(queued, signal, onHeld) : queued()
 }

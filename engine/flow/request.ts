@@ -58,8 +58,11 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
  * when there is one. Its method is the engine's business, not the page's.
  */
 export interface Resumer {
-  /** @internal */
-  run(file: Blob, run: UploadRun, send: (prepared?: Prepared) => Promise<UploadResult>): Promise<UploadResult>
+  /**
+   * @internal Sends the upload with the run's `journal` hook installed: from a record's reply
+   * when there is one, else from `request()` (the endpoint's).
+   */
+  run(file: Blob, run: UploadRun, request: () => Promise<Prepared>, send: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }
 
 /**
@@ -100,7 +103,7 @@ export async function requestUpload(file: Bytes | PartStream, run: UploadRun<Upl
 
 /**
  * Every entry's path after its checks: the endpoint's reply (or, with `resume`, one rebuilt from
- * a record), then `sendWith` moves the bytes. The journal hears the reply, for the record.
+ * a record), then `sendWith` moves the bytes.
  */
 export async function prepareAndSend(
   file: UploadBody,
@@ -111,13 +114,10 @@ export async function prepareAndSend(
   if (!isBlob(file) && !(options.filename && options.contentType)) {
     throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options (a File has its own)')
   }
-  return withBody(file, options, (body) => {
-    const send = async (recalled?: Prepared) => {
-      const prepared = recalled ?? (await requestUpload(body, run))
-      run.journal?.replied(prepared)
-      return sendWith(prepared, body)
-    }
+  return withBody(file, options, async (body) => {
+    const request = () => requestUpload(body, run)
+    const send = (prepared: Prepared) => sendWith(prepared, body)
     // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
-    return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, send) : send()
+    return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, request, send) : send(await request())
   })
 }
