@@ -17,7 +17,12 @@ export const isBlob = (body: unknown): body is Blob => !(body instanceof Uint8Ar
 
 export const isBytes = (body: unknown): body is Bytes => body instanceof Uint8Array || isBlob(body)
 
-export const sizeOf = (body: Bytes) => (body instanceof Uint8Array ? body.byteLength : body.size)
+/** A body's length in bytes; a stream's declared `size`, undefined when it has none. */
+export function sizeOf(body: Bytes): number
+export function sizeOf(body: Bytes | PartStream): number | undefined
+export function sizeOf(body: Bytes | PartStream) {
+  return (body as Blob).size ?? (body as Uint8Array).byteLength
+}
 
 /** A view of `[start, end)`: `subarray` for bytes (Uint8Array's `slice` would copy them). */
 export const slice = (body: Bytes, start: number, end: number) => (body instanceof Uint8Array ? body.subarray(start, end) : body.slice(start, end))

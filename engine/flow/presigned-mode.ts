@@ -46,7 +46,7 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
   const { ticket, partSize, partCount: count } = reply
   const bytes = isBytes(file) && file
   // Undefined: a stream of unknown length, whose reply has no partCount (its parts end with the stream).
-  const size = bytes ? sizeOf(bytes) : (file as PartStream).length
+  const size = sizeOf(file)
   // The endpoint's plan as it stands (planParts would choose a part size of its own). A plan that
   // does not fit the file (or has no partCount: that is for a body of unknown length, and a Blob's
   // is known) fails the first signing, inside the upload, so what the endpoint created is still aborted.

@@ -2,6 +2,7 @@ import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBytes, sizeOf, slice } from './body.ts'
 import type { PartStream } from './stream-body.ts'
 import { UploadAbortedError, missingETag } from '../errors.ts'
+import { onAbort } from '../callback.ts'
 import { inBackground, type UploadRun } from '../run.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from '../http/queue.ts'
@@ -54,12 +55,11 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
   const { options, hooks: { journal } } = run
   const { partSize } = upload
   const bytes = isBytes(body) && body
-  const progress = trackProgress(() => (bytes ? sizeOf(bytes) : (body as PartStream).length ?? (body as PartStream).received), options.onProgress)
+  const progress = trackProgress(() => sizeOf(body) ?? (body as PartStream).received, options.onProgress)
   // One failed part cancels its siblings through this controller, as the caller's abort does.
   const controller = new AbortController()
   const { signal } = controller
-  const cancel = () => controller.abort()
-  options.signal?.addEventListener('abort', cancel)
+  const stop = onAbort(options.signal, () => controller.abort())
   const etags: string[] = []
   let next: () => Promise<[number, Bytes] | undefined> | [number, Bytes] | undefined
   if (bytes) {
@@ -118,7 +118,7 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
     if (!options.leavePartsOnError) inBackground(run, () => upload.abort(AbortSignal.timeout(options.cleanupTimeout)))
     throw options.signal?.aborted ? new UploadAbortedError() : error
   } finally {
-    options.signal?.removeEventListener('abort', cancel)
+    stop()
   }
 }
 

@@ -78,7 +78,7 @@ export async function requestUpload(file: Bytes | PartStream, run: UploadRun<Upl
   options.checksum?.(options)
   const contentType = options.contentType ?? (file as Blob).type
   // A stream's length is known when declared; else only at its end (UNKNOWN-SIZE-CONTRACT.md).
-  const size = isBytes(file) ? sizeOf(file) : file.length
+  const size = sizeOf(file)
   const body = {
     // First, so a `metadata` field of endpointBody (the same field) is not dropped.
     metadata: options.metadata,
@@ -112,7 +112,7 @@ export async function prepareAndSend(
 ): Promise<UploadResult> {
   const { options } = run
   if (!isBlob(file) && !(options.filename && options.contentType)) {
-    throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options (a File has its own)')
+    throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options')
   }
   return withBody(file, options, async (body) => {
     const request = () => requestUpload(body, run)

@@ -8,7 +8,7 @@ import type { ResolvedOptions } from '../options.ts'
  */
 export interface PartStream {
   /** The `size` the caller declared; undefined when the length is known only at the stream's end. */
-  readonly length: number | undefined
+  readonly size: number | undefined
   /** Bytes read from the stream so far. */
   readonly received: number
   /**
@@ -195,7 +195,7 @@ export async function openStream(
   // Parts are read only as slots free up, so a fast stream waits (backpressure).
   let ahead: Promise<Uint8Array | undefined> | undefined
   return {
-    length: size,
+    size,
     get received() {
       return reader.received
     },

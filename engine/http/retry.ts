@@ -1,4 +1,4 @@
-import { callBack } from '../callback.ts'
+import { callBack, onAbort } from '../callback.ts'
 import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../errors.ts'
 import { isHeld, type UploadRun } from '../run.ts'
 
@@ -36,18 +36,17 @@ export function retryDelay(retry: number, base: number, retryAfter?: string | nu
   return Math.floor(step / 2 + (random() * step) / 2)
 }
 
-/** Waits `ms`; rejects with `UploadAbortedError` as soon as one of `signals` aborts. */
-export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
+/** Waits `ms`; rejects (the caller says why) as soon as `signal` or `held` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined, held: AbortSignal | undefined): Promise<void> {
+  let stops: Array<() => void> = []
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms)
+    const stop = () => {
       clearTimeout(timer)
-      for (const signal of signals) signal?.removeEventListener('abort', onAbort)
+      reject()
     }
-    const onAbort = () => (done(), reject(new UploadAbortedError()))
-    const timer = setTimeout(() => (done(), resolve()), ms)
-    for (const signal of signals) signal?.addEventListener('abort', onAbort)
-    if (signals.some((signal) => signal?.aborted)) onAbort()
-  })
+    stops = [onAbort(signal, stop), onAbort(held, stop)]
+  }).finally(() => stops.forEach((stop) => stop()))
 }
 
 /**

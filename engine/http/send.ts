@@ -3,6 +3,8 @@ import { committing, isRetryable, withRetries } from './retry.ts'
 import { throwIfS3Error } from '../s3/xml.ts'
 import { type HttpRequest, type HttpResponse, origin } from './transport.ts'
 import { isHeld, type UploadRun } from '../run.ts'
+import { onAbort } from '../callback.ts'
+import { sizeOf } from '../flow/body.ts'
 
 /** A request ready to send: signed headers (token mode) or a presigned URL. */
 export interface SignedRequest {
@@ -101,20 +103,18 @@ export function exchange(
     if (left > 0) timer = setTimeout(watch, left)
     else fail(new NetworkError(`No progress for ${stallTimeout} ms on ${request.method} ${origin(request.url)}`))
   }
-  const onAbort = () => committing(run, signal) || fail(new UploadAbortedError())
   const { body } = request
-  const size = (body as Blob)?.size ?? (body as Uint8Array)?.byteLength
   let sent = -1
-  const onPause = () => isHeld(run, held) && sent < size && fail(held!.reason)
+  let stops: Array<() => void>
   return new Promise<HttpResponse>((resolve, reject) => {
     fail = (error) => {
       reject(error)
       controller.abort()
     }
-    signal?.addEventListener('abort', onAbort)
-    held?.addEventListener('abort', onPause)
-    if (signal?.aborted) onAbort()
-    if (held?.aborted) onPause()
+    stops = [
+      onAbort(signal, () => committing(run, signal) || fail(new UploadAbortedError())),
+      onAbort(held, () => isHeld(run, held) && sent < sizeOf(body as Blob) && fail(held!.reason)),
+    ]
     if (controller.signal.aborted) return
     watch()
     transport({
@@ -130,7 +130,6 @@ export function exchange(
       .then(resolve, reject)
   }).finally(() => {
     clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-    held?.removeEventListener('abort', onPause)
+    for (const stop of stops) stop()
   })
 }

@@ -1,6 +1,6 @@
 import { callBack } from '../callback.ts'
 import { NetworkError, UploadAbortedError, type UploadError } from '../errors.ts'
-import type { RunHooks } from '../run.ts'
+import type { RunHooks } from '../hooks.ts'
 import type { GateOptions, UploadState } from './gate.ts'
 
 /**
