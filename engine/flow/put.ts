@@ -61,26 +61,24 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
   const { signal } = controller
   const stop = onAbort(options.signal, () => controller.abort())
   const etags: string[] = []
+  let n = 0
   let next: () => Promise<[number, Bytes] | undefined> | [number, Bytes] | undefined
   if (bytes) {
-    const size = sizeOf(bytes)
-    const count = Math.ceil(size / partSize)
-    const range = (n: number) => [(n - 1) * partSize, Math.min(n * partSize, size)] as const
+    const count = Math.ceil(sizeOf(bytes) / partSize)
+    // Views clamp at the end: the last part is what is left.
+    const part = (n: number) => slice(bytes, (n - 1) * partSize, n * partSize)
     // Resume: parts storage already holds count as sent and are not sent again.
     journal?.started(upload.uploadId, partSize, count)
-    const missing: number[] = []
-    for (let n = 1; n <= count; n++) {
-      const stored = journal?.stored.get(n)
-      if (!stored) missing.push(n)
-      else {
-        etags[n - 1] = stored
-        progress.finished(n, range(n)[1] - range(n)[0])
-      }
+    journal?.stored.forEach((etag, n) => {
+      etags[n - 1] = etag
+      progress.finished(n, sizeOf(part(n)))
+    })
+    next = () => {
+      do n++
+      while (journal?.stored.has(n))
+      return n > count ? undefined : [n, part(n)]
     }
-    let i = 0
-    next = () => (i < missing.length ? [missing[i]!, slice(bytes, ...range(missing[i++]!))] : undefined)
   } else {
-    let n = 0
     next = async () => {
       const part = await (body as PartStream).next(partSize)
       return part && [++n, part]
