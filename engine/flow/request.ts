@@ -2,7 +2,7 @@ import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } f
 import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from './body.ts'
 import type { PartStream } from './stream-body.ts'
 import { postToApi } from '../http/api.ts'
-import type { ApiOptions, TransferOptions } from '../options.ts'
+import type { ApiOptions, ResolvedOptions, TransferOptions } from '../options.ts'
 import type { UploadRun } from '../run.ts'
 import type { Prepared } from '../resume/journal.ts'
 import type { ObjectExtras } from '../upload-object.ts'
@@ -65,12 +65,15 @@ export interface Resumer {
   run(file: Blob, run: UploadRun, request: () => Promise<Prepared>, send: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }
 
+/** What one mode adds to the upload request (token mode's `createMultipart`), so the other mode's pages never ship it. */
+export type ModeFields = (size: number | undefined, options: ResolvedOptions<UploadOptions>) => { createMultipart?: true }
+
 /**
  * The first request of every upload: the endpoint decides key, bucket and permission. It may
  * create a multipart upload (presigned mode; token mode's `createMultipart`), so an abort lets
  * the request finish (its reply names what to clean up) rather than cancel it.
  */
-export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>) {
+export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields) {
   const { options } = run
   // Every entry names its strategy (upload() fills in DEFAULT_STRATEGY).
   const strategy = options.strategy!
@@ -87,17 +90,14 @@ export async function requestUpload(file: Bytes | PartStream, run: UploadRun<Upl
     filetype: contentType,
     filesize: size,
     sizeUnknown: size === undefined || undefined,
-    // Token mode: the endpoint creates a multipart upload next to its store, two round trips
-    // closer than the page is, unless CreateMultipartUpload must carry headers only the page has.
-    createMultipart:
-      (strategy === 'token' && size! > options.partSize && !(options.checksum || options.objectHeaders || options.partHeaders)) || undefined,
+    ...fields?.(size, options),
     strategy,
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },
   }
   // An endpoint that creates a multipart upload names it in its reply: an abort lets the request
   // finish, so what was created is cleaned up.
-  const reply = await postToApi<TokenReply | PresignedReply>(run, '', body, options.signal, strategy === 'presigned' || body.createMultipart)
+  const reply = await postToApi<TokenReply | PresignedReply>(run, '', body, options.signal, strategy === 'presigned' || !!body.createMultipart)
   return { reply, contentType }
 }
 
@@ -109,13 +109,14 @@ export async function prepareAndSend(
   file: UploadBody,
   run: UploadRun<UploadOptions>,
   sendWith: (prepared: Prepared, body: Bytes | PartStream) => Promise<UploadResult>,
+  fields?: ModeFields,
 ): Promise<UploadResult> {
   const { options } = run
   if (!isBlob(file) && !(options.filename && options.contentType)) {
     throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options')
   }
   return withBody(file, options, async (body) => {
-    const request = () => requestUpload(body, run)
+    const request = () => requestUpload(body, run, fields)
     const send = (prepared: Prepared) => sendWith(prepared, body)
     // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
     return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, request, send) : send(await request())
