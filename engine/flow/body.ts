@@ -30,17 +30,20 @@ export const slice = (body: Bytes, start: number, end: number) => (body instance
 /**
  * Runs `send` with the body as the engine sends it: a Blob or bytes as they are; a stream read up
  * to one part first, which becomes bytes when the stream ends within it (one PUT), else a
- * {@link PartStream}. The stream module is imported only for a stream, so pages that upload Files
- * never ship it. A stream is released whenever the upload fails.
+ * {@link PartStream}. Anything but a Blob goes through the body module (engine/flow/stream-body.ts,
+ * a chunk of its own), imported only then, so pages that upload Files never ship it; it also
+ * checks that a `named` upload (one through the endpoint) of bytes or a stream names them. A
+ * stream is released whenever the upload fails.
  */
 export async function withBody<T>(
   body: UploadBody,
-  options: ResolvedOptions & { size?: number },
+  options: ResolvedOptions & { size?: number; filename?: string; contentType?: string },
   send: (body: Bytes | PartStream) => Promise<T>,
+  named?: boolean,
 ): Promise<T> {
-  if (isBytes(body)) return send(body)
-  const { openStream } = await import('./stream-body.ts')
-  const opened = await openStream(body, options)
+  if (isBlob(body)) return send(body)
+  const { openBody } = await import('./stream-body.ts')
+  const opened = await openBody(body, options, named)
   return isBytes(opened) ? send(opened) : send(opened).catch((error: unknown) => {
     opened.cancel()
     throw error

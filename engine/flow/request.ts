@@ -112,13 +112,10 @@ export async function prepareAndSend(
   fields?: ModeFields,
 ): Promise<UploadResult> {
   const { options } = run
-  if (!isBlob(file) && !(options.filename && options.contentType)) {
-    throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options')
-  }
   return withBody(file, options, async (body) => {
     const request = () => requestUpload(body, run, fields)
     const send = (prepared: Prepared) => sendWith(prepared, body)
     // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
     return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, request, send) : send(await request())
-  })
+  }, true)
 }
