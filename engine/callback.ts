@@ -14,3 +14,13 @@ export function callBack<A extends unknown[]>(callback: ((...args: A) => unknown
     })
   }
 }
+
+/**
+ * Calls `listener` once `signal` aborts, at once if it already has; returns what stops listening.
+ * Every abort the engine watches goes through here: one way to add, check and remove.
+ */
+export function onAbort(signal: AbortSignal | undefined, listener: () => void): () => void {
+  signal?.addEventListener('abort', listener)
+  if (signal?.aborted) listener()
+  return () => signal?.removeEventListener('abort', listener)
+}

@@ -104,5 +104,5 @@ export const isUploadError = (error: unknown): error is UploadError => error ins
 /** Cross-origin replies hide every header not listed in the bucket's CORS `ExposeHeaders`. */
 export const missingETag = (partNumber: number) =>
   new UploadError(
-    `Part ${partNumber} was uploaded but its ETag is not readable: add "ETag" to the bucket's CORS ExposeHeaders (ExposeHeaders: ETag)`,
+    `Part ${partNumber} was uploaded but its ETag is not readable: add "ETag" to the bucket's CORS ExposeHeaders`,
   )

@@ -1,9 +1,8 @@
 import type { UploadResult } from '../protocol/wire.ts'
-import { callBack } from './callback.ts'
+import { callBack, onAbort } from './callback.ts'
 import { UploadAbortedError } from './errors.ts'
+import type { RunHooks } from './hooks.ts'
 import { type ApiOptions, resolveOptions, type ResolvedOptions, type TransferOptions } from './options.ts'
-import type { Gate } from './pause/gate.ts'
-import type { PartJournal } from './resume/journal.ts'
 
 /**
  * One upload while it runs: its options, resolved once and frozen, and everything that changes
@@ -18,10 +17,8 @@ export interface UploadRun<O = TransferOptions & ApiOptions> {
   completing?: boolean
   /** Background work (cleanup) that `onCleanup` waits for. */
   readonly cleanups: Array<Promise<unknown>>
-  /** Pauses (the caller's, and waits for the network); only with a `pauseSignal`. */
-  readonly gate: Gate | undefined
-  /** Parts already stored, and the record of this upload; only with `resume`. */
-  journal?: PartJournal
+  /** What the opt-ins given to this upload add to it. */
+  readonly hooks: RunHooks
 }
 
 /**
@@ -40,17 +37,13 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
   const { signal } = options
   const work = upload(run)
   const over = () => {
-    run.gate?.dispose()
+    run.hooks.end?.()
     Promise.all(run.cleanups).then((errors) => callBack(options.onCleanup, errors.find((error) => error !== undefined)))
   }
   work.then(over, over)
   return new Promise<UploadResult>((resolve, reject) => {
-    const onAbort = () => run.completing || reject(new UploadAbortedError())
-    signal?.addEventListener('abort', onAbort)
-    if (signal?.aborted) onAbort()
-    work
-      .then(resolve, (error) => reject(signal?.aborted ? new UploadAbortedError() : error))
-      .finally(() => signal?.removeEventListener('abort', onAbort))
+    const stop = onAbort(signal, () => run.completing || reject(new UploadAbortedError()))
+    work.then(resolve, (error) => reject(signal?.aborted ? new UploadAbortedError() : error)).finally(stop)
   })
 }
 
@@ -60,7 +53,7 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
  */
 export function createRun<O extends TransferOptions & ApiOptions>(given: O): UploadRun<O> {
   const options = resolveOptions(given)
-  return { options, cleanups: [], gate: options.pauseSignal?.gate(options) }
+  return { options, cleanups: [], hooks: { ...options.pauseSignal?.hooks(options) } }
 }
 
 /**
@@ -75,3 +68,9 @@ export function inBackground(run: UploadRun, task: () => Promise<unknown>): void
     ),
   )
 }
+
+/**
+ * A body request's hold (see {@link RunHooks.hold}) stops it, unless the upload is committing (a
+ * single PUT whose last byte has left: storage may be writing the object).
+ */
+export const isHeld = (run: UploadRun, held: AbortSignal | undefined) => held?.aborted && !run.completing

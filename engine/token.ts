@@ -1,6 +1,6 @@
 import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './flow/confirm.ts'
-import { sendWithToken } from './flow/token-mode.ts'
+import { sendWithToken, tokenFields } from './flow/token-mode.ts'
 import { prepareAndSend, type UploadOptions } from './flow/request.ts'
 import { runUpload } from './run.ts'
 import type { UploadBody } from './flow/body.ts'
@@ -48,6 +48,7 @@ export function uploadWithToken<Handler = unknown>(
   return runUpload({ ...options, strategy: 'token' as const }, async (run) => {
     return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
       confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, run), reply, run),
+      tokenFields,
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

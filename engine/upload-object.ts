@@ -143,11 +143,11 @@ export interface CreatedUpload {
 
 /** `uploadObject` inside an upload that is already running (token mode), perhaps on an upload the endpoint `created`. */
 export async function putObject(file: Bytes | PartStream, target: ObjectTarget, run: UploadRun, created?: CreatedUpload): Promise<UploadResult> {
-  const { options, journal } = run
+  const { options, hooks: { journal } } = run
   const bytes = isBytes(file) && file
   // A stream is longer than one part: its own length when declared raises the part size as needed.
   // A resumed upload keeps its record's part size.
-  const plan = planParts(bytes ? sizeOf(bytes) : ((file as PartStream).length ?? 0), journal?.partSize ?? options.partSize)
+  const plan = planParts(sizeOf(file) ?? 0, journal?.partSize ?? options.partSize)
   const sign = createSigner(target.credentials, target)
   // Empty values (a Blob with no type, no cache-control) are left out rather than sent blank.
   const objectHeaders = Object.fromEntries(

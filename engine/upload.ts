@@ -1,7 +1,7 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './flow/confirm.ts'
 import { sendPresigned } from './flow/presigned-mode.ts'
-import { sendWithToken } from './flow/token-mode.ts'
+import { sendWithToken, tokenFields } from './flow/token-mode.ts'
 import { DEFAULT_STRATEGY, prepareAndSend, type UploadOptions } from './flow/request.ts'
 import { runUpload } from './run.ts'
 import type { UploadBody } from './flow/body.ts'
@@ -72,6 +72,6 @@ export function upload<Handler = unknown>(
         ? sendPresigned(body, reply as PresignedReply, contentType, run)
         : sendWithToken(body, reply as TokenReply, contentType, run))
       return confirmUpload(sent, reply, run)
-    })
+    }, presigned ? undefined : tokenFields)
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

@@ -14,9 +14,9 @@ const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot:
  */
 const unescapeXml = (text: string) =>
   text.replace(/&(#x?)?(\w+);/g, (entity, numeric: string | undefined, name: string) => {
-    if (!numeric) return XML_ENTITIES[name] ?? entity
-    const code = parseInt(name, numeric === '#x' ? 16 : 10)
-    return code <= 0x10ffff ? String.fromCodePoint(code) : entity
+    // `0x22` and `34` both read as numbers; anything else (or past Unicode's range) stays as it is.
+    const code = numeric ? Number(numeric.replace('#', '0') + name) : NaN
+    return code <= 0x10ffff ? String.fromCodePoint(code) : numeric ? entity : (XML_ENTITIES[name] ?? entity)
   })
 
 /** For text inside an element of a request body (CompleteMultipartUpload's ETags, tag sets). */

@@ -17,7 +17,12 @@ export const isBlob = (body: unknown): body is Blob => !(body instanceof Uint8Ar
 
 export const isBytes = (body: unknown): body is Bytes => body instanceof Uint8Array || isBlob(body)
 
-export const sizeOf = (body: Bytes) => (body instanceof Uint8Array ? body.byteLength : body.size)
+/** A body's length in bytes; a stream's declared `size`, undefined when it has none. */
+export function sizeOf(body: Bytes): number
+export function sizeOf(body: Bytes | PartStream): number | undefined
+export function sizeOf(body: Bytes | PartStream) {
+  return (body as Blob).size ?? (body as Uint8Array).byteLength
+}
 
 /** A view of `[start, end)`: `subarray` for bytes (Uint8Array's `slice` would copy them). */
 export const slice = (body: Bytes, start: number, end: number) => (body instanceof Uint8Array ? body.subarray(start, end) : body.slice(start, end))
@@ -25,17 +30,20 @@ export const slice = (body: Bytes, start: number, end: number) => (body instance
 /**
  * Runs `send` with the body as the engine sends it: a Blob or bytes as they are; a stream read up
  * to one part first, which becomes bytes when the stream ends within it (one PUT), else a
- * {@link PartStream}. The stream module is imported only for a stream, so pages that upload Files
- * never ship it. A stream is released whenever the upload fails.
+ * {@link PartStream}. Anything but a Blob goes through the body module (engine/flow/stream-body.ts,
+ * a chunk of its own), imported only then, so pages that upload Files never ship it; it also
+ * checks that a `named` upload (one through the endpoint) of bytes or a stream names them. A
+ * stream is released whenever the upload fails.
  */
 export async function withBody<T>(
   body: UploadBody,
-  options: ResolvedOptions & { size?: number },
+  options: ResolvedOptions & { size?: number; filename?: string; contentType?: string },
   send: (body: Bytes | PartStream) => Promise<T>,
+  named?: boolean,
 ): Promise<T> {
-  if (isBytes(body)) return send(body)
-  const { openStream } = await import('./stream-body.ts')
-  const opened = await openStream(body, options)
+  if (isBlob(body)) return send(body)
+  const { openBody } = await import('./stream-body.ts')
+  const opened = await openBody(body, options, named)
   return isBytes(opened) ? send(opened) : send(opened).catch((error: unknown) => {
     opened.cancel()
     throw error

@@ -46,7 +46,7 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
   const { ticket, partSize, partCount: count } = reply
   const bytes = isBytes(file) && file
   // Undefined: a stream of unknown length, whose reply has no partCount (its parts end with the stream).
-  const size = bytes ? sizeOf(bytes) : (file as PartStream).length
+  const size = sizeOf(file)
   // The endpoint's plan as it stands (planParts would choose a part size of its own). A plan that
   // does not fit the file (or has no partCount: that is for a body of unknown length, and a Blob's
   // is known) fails the first signing, inside the upload, so what the endpoint created is still aborted.
@@ -54,7 +54,6 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
     size !== undefined &&
     count !== Math.ceil(size / partSize) &&
     new UploadError(`The endpoint planned ${count ?? 'no'} parts of ${partSize} bytes for a ${size}-byte file`)
-  const range = (n: number) => [(n - 1) * partSize, Math.min(n * partSize, size!)] as const
   // Part URLs are fetched in batches just ahead of need, so none sits long enough to expire,
   // however long the upload runs. A batch never asks for more than one /parts call may sign.
   // Only parts whose length follows from the plan, and whose bytes are at hand when a checksum
@@ -62,16 +61,15 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
   const ahead = bytes || (size !== undefined && !checksums)
   const batchSize = ahead ? Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST) : 1
   const pending = new Map<number, string | Promise<string>>()
-  // The first parts' URLs came with the reply (from endpoints that send them). For a stream of
-  // unknown length each is bound to exactly `partSize` bytes: a shorter last part asks for its own.
-  const fromReply = new Set<number>()
-  // The reply's URLs sign no Content-MD5: with a checksum, every URL comes from /parts, which signs it.
-  if (!checksums) for (const n in reply.urls) pending.set(+n, reply.urls[n]!), fromReply.add(+n)
+  // The first parts' URLs came with the reply (from endpoints that send them), kept as they are
+  // (those from /parts are promises). The reply's URLs sign no Content-MD5: with a checksum, every
+  // URL comes from /parts, which signs it.
+  if (!checksums) for (const n in reply.urls) pending.set(+n, reply.urls[n]!)
 
   const fetchBatch = (first: number, body?: Bytes) => {
     const partNumbers: number[] = []
     for (let n = first; !(n > count!) && partNumbers.length < batchSize; n++) if (!pending.has(n)) partNumbers.push(n)
-    const bodyOf = (n: number) => (n === first && body) || slice(bytes as Bytes, ...range(n))
+    const bodyOf = (n: number) => (n === first && body) || slice(bytes as Bytes, (n - 1) * partSize, n * partSize)
     // With checksum('md5') each part's MD5 is signed into its URL: hashed first, one part at a time
     // (one part in memory). An endpoint that ignores them still gets a PUT storage verifies.
     const batch = (async () => {
@@ -101,7 +99,11 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
     // one with a bare 403): a refused URL is worth one fresh one.
     async signPart(partNumber, body, refused) {
       if (misplanned) throw misplanned
-      if (refused || (size === undefined && sizeOf(body) !== partSize && fromReply.delete(partNumber))) pending.delete(partNumber)
+      // For a stream of unknown length the reply's URLs are bound to exactly `partSize` bytes: a
+      // shorter last part asks for its own.
+      if (refused || (size === undefined && sizeOf(body) !== partSize && pending.get(partNumber) === reply.urls?.[partNumber])) {
+        pending.delete(partNumber)
+      }
       if (!pending.has(partNumber)) fetchBatch(partNumber, body)
       // The next batch is asked for while as many parts as run at once are still to go on this
       // one, so no part waits on a /parts round trip.

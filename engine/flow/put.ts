@@ -2,8 +2,8 @@ import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBytes, sizeOf, slice } from './body.ts'
 import type { PartStream } from './stream-body.ts'
 import { UploadAbortedError, missingETag } from '../errors.ts'
+import { onAbort } from '../callback.ts'
 import { inBackground, type UploadRun } from '../run.ts'
-import { untilNotPaused } from '../pause/gate.ts'
 import { trackProgress } from './progress.ts'
 import { runPool } from '../http/queue.ts'
 import { send, type Signer } from '../http/send.ts'
@@ -29,7 +29,7 @@ export async function putSingle(
   result: (etag: string, reply: HttpResponse) => UploadResult | Promise<UploadResult>,
   run: UploadRun,
 ): Promise<UploadResult> {
-  const { signal, queue, onProgress } = run.options
+  const { signal, onProgress } = run.options
   const size = sizeOf(file)
   const progress = trackProgress(() => size, onProgress)
   const onSent = (bytes: number) => {
@@ -38,14 +38,8 @@ export async function putSingle(
     if (bytes === size) run.completing = true
     progress.sent(1, bytes)
   }
-  const put = () => send(run, sign, { body: file, signal, onSent, pausable: true })
   // A pause cancels the PUT (S3 cannot keep half an object): it is sent again whole on resume.
-  const response = await untilNotPaused(
-    run.gate,
-    signal,
-    () => (queue ? queue.run(put, signal) : put()),
-    () => progress.sent(1, 0),
-  )
+  const response = await bodyRequest(run, signal, (held) => send(run, sign, { body: file, signal, onSent, held }), () => progress.sent(1, 0))
   run.completing = true
   progress.done()
   return result(response.header('ETag') ?? '', response)
@@ -58,48 +52,45 @@ export async function putSingle(
  * (`run.cleanups`) while the upload rejects at once.
  */
 export async function putMultipart(body: Bytes | PartStream, upload: MultipartUpload, run: UploadRun): Promise<UploadResult> {
-  const { options, journal } = run
+  const { options, hooks: { journal } } = run
   const { partSize } = upload
   const bytes = isBytes(body) && body
-  const progress = trackProgress(() => (bytes ? sizeOf(bytes) : (body as PartStream).length ?? (body as PartStream).received), options.onProgress)
+  const progress = trackProgress(() => sizeOf(body) ?? (body as PartStream).received, options.onProgress)
   // One failed part cancels its siblings through this controller, as the caller's abort does.
   const controller = new AbortController()
   const { signal } = controller
-  const cancel = () => controller.abort()
-  options.signal?.addEventListener('abort', cancel)
+  const stop = onAbort(options.signal, () => controller.abort())
   const etags: string[] = []
+  let n = 0
   let next: () => Promise<[number, Bytes] | undefined> | [number, Bytes] | undefined
   if (bytes) {
-    const size = sizeOf(bytes)
-    const count = Math.ceil(size / partSize)
-    const range = (n: number) => [(n - 1) * partSize, Math.min(n * partSize, size)] as const
+    const count = Math.ceil(sizeOf(bytes) / partSize)
+    // Views clamp at the end: the last part is what is left.
+    const part = (n: number) => slice(bytes, (n - 1) * partSize, n * partSize)
     // Resume: parts storage already holds count as sent and are not sent again.
     journal?.started(upload.uploadId, partSize, count)
-    const missing: number[] = []
-    for (let n = 1; n <= count; n++) {
-      const stored = journal?.stored.get(n)
-      if (!stored) missing.push(n)
-      else {
-        etags[n - 1] = stored
-        progress.finished(n, range(n)[1] - range(n)[0])
-      }
+    journal?.stored.forEach((etag, n) => {
+      etags[n - 1] = etag
+      progress.finished(n, sizeOf(part(n)))
+    })
+    next = () => {
+      do n++
+      while (journal?.stored.has(n))
+      return n > count ? undefined : [n, part(n)]
     }
-    let i = 0
-    next = () => (i < missing.length ? [missing[i]!, slice(bytes, ...range(missing[i++]!))] : undefined)
   } else {
-    let n = 0
     next = async () => {
       const part = await (body as PartStream).next(partSize)
       return part && [++n, part]
     }
   }
 
-  const uploadPart = async (partNumber: number, part: Bytes) => {
+  const uploadPart = async (partNumber: number, part: Bytes, held?: AbortSignal) => {
     const response = await send(run, (refused) => upload.signPart(partNumber, part, refused), {
       body: part,
       signal,
       onSent: (sent) => progress.sent(partNumber, sent),
-      pausable: true,
+      held,
     })
     const etag = response.header('ETag')
     if (!etag) throw missingETag(partNumber)
@@ -110,16 +101,10 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
 
   try {
     if (options.signal?.aborted) throw new UploadAbortedError()
-    const { queue } = options
     // A paused part leaves the shared queue (others may use its slot) and waits for resume; a
     // stream's part is kept meanwhile, to be sent again.
     await runPool(options.partConcurrency, next, ([n, part]) =>
-      untilNotPaused(
-        run.gate,
-        signal,
-        () => (queue ? queue.run(() => uploadPart(n, part), signal) : uploadPart(n, part)),
-        () => progress.sent(n, 0),
-      ),
+      bodyRequest(run, signal, (held) => uploadPart(n, part, held), () => progress.sent(n, 0)),
     )
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
     run.completing = true
@@ -131,6 +116,17 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
     if (!options.leavePartsOnError) inBackground(run, () => upload.abort(AbortSignal.timeout(options.cleanupTimeout)))
     throw options.signal?.aborted ? new UploadAbortedError() : error
   } finally {
-    options.signal?.removeEventListener('abort', cancel)
+    stop()
   }
+}
+
+/**
+ * One body request (a single PUT, a part): in a slot of the shared `queue` when there is one, and
+ * held by a pause (the `hold` hook) when the upload has a `pauseSignal`. `onHeld`: a pause
+ * stopped it (its bytes in flight no longer count).
+ */
+function bodyRequest<T>(run: UploadRun, signal: AbortSignal | undefined, task: (held?: AbortSignal) => Promise<T>, onHeld: () => void): Promise<T> {
+  const { queue } = run.options
+  const queued = (held?: AbortSignal) => (queue ? queue.run(() => task(held), signal) : task(held))
+  return run.hooks.hold ? run.hooks.hold(queued, signal, onHeld) : queued()
 }

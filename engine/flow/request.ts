@@ -2,7 +2,7 @@ import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } f
 import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from './body.ts'
 import type { PartStream } from './stream-body.ts'
 import { postToApi } from '../http/api.ts'
-import type { ApiOptions, TransferOptions } from '../options.ts'
+import type { ApiOptions, ResolvedOptions, TransferOptions } from '../options.ts'
 import type { UploadRun } from '../run.ts'
 import type { Prepared } from '../resume/journal.ts'
 import type { ObjectExtras } from '../upload-object.ts'
@@ -58,16 +58,22 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
  * when there is one. Its method is the engine's business, not the page's.
  */
 export interface Resumer {
-  /** @internal */
-  run(file: Blob, run: UploadRun, send: (prepared?: Prepared) => Promise<UploadResult>): Promise<UploadResult>
+  /**
+   * @internal Sends the upload with the run's `journal` hook installed: from a record's reply
+   * when there is one, else from `request()` (the endpoint's).
+   */
+  run(file: Blob, run: UploadRun, request: () => Promise<Prepared>, send: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }
+
+/** What one mode adds to the upload request (token mode's `createMultipart`), so the other mode's pages never ship it. */
+export type ModeFields = (size: number | undefined, options: ResolvedOptions<UploadOptions>) => { createMultipart?: true }
 
 /**
  * The first request of every upload: the endpoint decides key, bucket and permission. It may
  * create a multipart upload (presigned mode; token mode's `createMultipart`), so an abort lets
  * the request finish (its reply names what to clean up) rather than cancel it.
  */
-export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>) {
+export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields) {
   const { options } = run
   // Every entry names its strategy (upload() fills in DEFAULT_STRATEGY).
   const strategy = options.strategy!
@@ -75,7 +81,7 @@ export async function requestUpload(file: Bytes | PartStream, run: UploadRun<Upl
   options.checksum?.(options)
   const contentType = options.contentType ?? (file as Blob).type
   // A stream's length is known when declared; else only at its end (UNKNOWN-SIZE-CONTRACT.md).
-  const size = isBytes(file) ? sizeOf(file) : file.length
+  const size = sizeOf(file)
   const body = {
     // First, so a `metadata` field of endpointBody (the same field) is not dropped.
     metadata: options.metadata,
@@ -84,40 +90,32 @@ export async function requestUpload(file: Bytes | PartStream, run: UploadRun<Upl
     filetype: contentType,
     filesize: size,
     sizeUnknown: size === undefined || undefined,
-    // Token mode: the endpoint creates a multipart upload next to its store, two round trips
-    // closer than the page is, unless CreateMultipartUpload must carry headers only the page has.
-    createMultipart:
-      (strategy === 'token' && size! > options.partSize && !(options.checksum || options.objectHeaders || options.partHeaders)) || undefined,
+    ...fields?.(size, options),
     strategy,
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },
   }
   // An endpoint that creates a multipart upload names it in its reply: an abort lets the request
   // finish, so what was created is cleaned up.
-  const reply = await postToApi<TokenReply | PresignedReply>(run, '', body, options.signal, strategy === 'presigned' || body.createMultipart)
+  const reply = await postToApi<TokenReply | PresignedReply>(run, '', body, options.signal, strategy === 'presigned' || !!body.createMultipart)
   return { reply, contentType }
 }
 
 /**
  * Every entry's path after its checks: the endpoint's reply (or, with `resume`, one rebuilt from
- * a record), then `sendWith` moves the bytes. The journal hears the reply, for the record.
+ * a record), then `sendWith` moves the bytes.
  */
 export async function prepareAndSend(
   file: UploadBody,
   run: UploadRun<UploadOptions>,
   sendWith: (prepared: Prepared, body: Bytes | PartStream) => Promise<UploadResult>,
+  fields?: ModeFields,
 ): Promise<UploadResult> {
   const { options } = run
-  if (!isBlob(file) && !(options.filename && options.contentType)) {
-    throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options (a File has its own)')
-  }
-  return withBody(file, options, (body) => {
-    const send = async (recalled?: Prepared) => {
-      const prepared = recalled ?? (await requestUpload(body, run))
-      run.journal?.replied(prepared)
-      return sendWith(prepared, body)
-    }
+  return withBody(file, options, async (body) => {
+    const request = () => requestUpload(body, run, fields)
+    const send = (prepared: Prepared) => sendWith(prepared, body)
     // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
-    return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, send) : send()
-  })
+    return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, request, send) : send(await request())
+  }, true)
 }

@@ -8,7 +8,7 @@ import type { ResolvedOptions } from '../options.ts'
  */
 export interface PartStream {
   /** The `size` the caller declared; undefined when the length is known only at the stream's end. */
-  readonly length: number | undefined
+  readonly size: number | undefined
   /** Bytes read from the stream so far. */
   readonly received: number
   /**
@@ -148,6 +148,22 @@ export function byteReader(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
  * PUT; a longer one becomes a {@link PartStream}, read part by part from its start. `size`, when
  * given, is checked against what the stream gives.
  */
+/**
+ * A body that is not a Blob, as the engine sends it: bytes as they are, a stream opened (see
+ * {@link openStream}). `named`: an upload through the endpoint, which builds the key from a
+ * filename and signs a content type, and only a File carries its own.
+ */
+export function openBody(
+  body: Uint8Array | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  options: ResolvedOptions & { size?: number; filename?: string; contentType?: string },
+  named?: boolean,
+): Promise<Uint8Array | PartStream> {
+  if (named && !(options.filename && options.contentType)) {
+    throw new TypeError('updraft: upload() of bytes or a stream needs the filename and contentType options')
+  }
+  return body instanceof Uint8Array ? Promise.resolve(body) : openStream(body, options)
+}
+
 export async function openStream(
   source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
   { size, partSize, signal }: ResolvedOptions & { size?: number },
@@ -195,7 +211,7 @@ export async function openStream(
   // Parts are read only as slots free up, so a fast stream waits (backpressure).
   let ahead: Promise<Uint8Array | undefined> | undefined
   return {
-    length: size,
+    size,
     get received() {
       return reader.received
     },

@@ -4,10 +4,18 @@ import type { PartStream } from './stream-body.ts'
 import { serverNow } from '../s3/clock.ts'
 import { completeAtApi } from './confirm.ts'
 import { postToApi } from '../http/api.ts'
-import type { UploadOptions } from './request.ts'
+import type { ModeFields, UploadOptions } from './request.ts'
 import type { UploadRun } from '../run.ts'
 import type { Credentials } from '../s3/sign.ts'
 import { type ObjectTarget, putObject } from '../upload-object.ts'
+
+/**
+ * Token mode's field of the upload request: the endpoint creates a multipart upload next to its
+ * store, two round trips closer than the page is, unless CreateMultipartUpload must carry headers
+ * only the page has.
+ */
+export const tokenFields: ModeFields = (size, options) =>
+  size! > options.partSize && !(options.checksum || options.objectHeaders || options.partHeaders) ? { createMultipart: true } : {}
 
 /** Credentials are refreshed this long before they expire (in the servers' clock). */
 export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000

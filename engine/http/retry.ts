@@ -1,7 +1,6 @@
-import { callBack } from '../callback.ts'
+import { callBack, onAbort } from '../callback.ts'
 import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../errors.ts'
-import type { UploadRun } from '../run.ts'
-import { PausedError } from '../pause/gate.ts'
+import { isHeld, type UploadRun } from '../run.ts'
 
 /** Backoff never waits longer than this between two attempts… */
 const MAX_BACKOFF_MS = 10_000
@@ -37,18 +36,17 @@ export function retryDelay(retry: number, base: number, retryAfter?: string | nu
   return Math.floor(step / 2 + (random() * step) / 2)
 }
 
-/** Waits `ms`; rejects with `UploadAbortedError` as soon as one of `signals` aborts. */
-export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
+/** Waits `ms`; rejects (the caller says why) as soon as `signal` or `held` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined, held: AbortSignal | undefined): Promise<void> {
+  let stops: Array<() => void> = []
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms)
+    const stop = () => {
       clearTimeout(timer)
-      for (const signal of signals) signal?.removeEventListener('abort', onAbort)
+      reject()
     }
-    const onAbort = () => (done(), reject(new UploadAbortedError()))
-    const timer = setTimeout(() => (done(), resolve()), ms)
-    for (const signal of signals) signal?.addEventListener('abort', onAbort)
-    if (signals.some((signal) => signal?.aborted)) onAbort()
-  })
+    stops = [onAbort(signal, stop), onAbort(held, stop)]
+  }).finally(() => stops.forEach((stop) => stop()))
 }
 
 /**
@@ -58,49 +56,43 @@ export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): P
  */
 export const committing = (run: UploadRun, signal: AbortSignal | undefined) => !!run.completing && signal === run.options.signal
 
-/** A body request of an upload that is held (paused, or waiting for the network) must stop. */
-export const pausing = (run: UploadRun, pausable: boolean | undefined) =>
-  !!pausable && !!run.gate?.held.aborted && !committing(run, run.options.signal)
-
 /**
  * Calls `attemptOnce()` again, up to `retry.limit` times, while it fails in a way worth retrying
  * (`retry.shouldRetry`, else {@link isRetryable}). Once
  * `signal` aborts nothing new starts, except while committing: then the outcome must be known
  * before the upload reports, so one more attempt may start after the abort, at once.
- * `pausable` (body requests): a pause ends it with `PausedError`, backoff included, so no retry
- * is spent while paused. With `waitForNetwork`, network errors past the budget wait for the
- * network (a body request pauses) and then get a fresh budget.
+ * `held` (body requests, with a `pauseSignal`): its abort ends the request with its reason,
+ * backoff included, so no retry is spent while paused. Network errors past the budget go to the
+ * `lost` hook (`waitForNetwork`), which may let the request try again with a fresh budget.
  */
 export async function withRetries<T>(
   run: UploadRun,
   signal: AbortSignal | undefined,
   attemptOnce: () => Promise<T>,
-  pausable?: boolean,
+  held?: AbortSignal,
 ): Promise<T> {
   const { retry, onRetry } = run.options
   let afterAbort = 0
   for (let attempt = 1; ; attempt++) {
     try {
       if (signal?.aborted && !(committing(run, signal) && !afterAbort++)) throw new UploadAbortedError()
-      if (pausing(run, pausable)) throw new PausedError('paused')
+      if (isHeld(run, held)) throw held!.reason
       return await attemptOnce()
     } catch (error) {
       if (signal?.aborted && !committing(run, signal)) throw new UploadAbortedError()
-      // The caller's predicate sees the engine's own errors only: a bug (a TypeError) is never retried.
-      const again = error instanceof UploadError && !(error instanceof PausedError) && (retry.shouldRetry?.(error, attempt) ?? isRetryable(error))
-      if (!again) throw error
+      // The caller's predicate sees the engine's own errors only: a bug (a TypeError) is never
+      // retried, nor a hold (its reason is no UploadError).
+      if (!(error instanceof UploadError && (retry.shouldRetry?.(error, attempt) ?? isRetryable(error)))) throw error
       if (attempt > retry.limit) {
-        // Once the upload has settled (its cleanup runs on) the gate no longer waits.
-        if (!(error instanceof NetworkError && run.gate?.networkLost())) throw error
-        if (pausable) throw new PausedError('waiting for the network')
-        await run.gate!.wait(signal)
+        if (!run.hooks.lost) throw error
+        await run.hooks.lost(error, signal, held)
         attempt = 0
         continue
       }
       const delay = retryDelay(attempt, retry.delay, (error as ApiError).retryAfter)
       callBack(onRetry, { attempt, delay, error })
-      await sleep(delay, signal, pausable ? run.gate?.held : undefined).catch(() => {
-        if (pausing(run, pausable)) throw new PausedError('paused')
+      await sleep(delay, signal, held).catch(() => {
+        if (isHeld(run, held)) throw held!.reason
         if (!committing(run, signal)) throw new UploadAbortedError()
       })
     }

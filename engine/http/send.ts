@@ -1,9 +1,10 @@
 import { NetworkError, S3Error, UploadAbortedError } from '../errors.ts'
-import { PausedError } from '../pause/gate.ts'
-import { committing, isRetryable, pausing, withRetries } from './retry.ts'
+import { committing, isRetryable, withRetries } from './retry.ts'
 import { throwIfS3Error } from '../s3/xml.ts'
 import { type HttpRequest, type HttpResponse, origin } from './transport.ts'
-import type { UploadRun } from '../run.ts'
+import { isHeld, type UploadRun } from '../run.ts'
+import { onAbort } from '../callback.ts'
+import { sizeOf } from '../flow/body.ts'
 
 /** A request ready to send: signed headers (token mode) or a presigned URL. */
 export interface SignedRequest {
@@ -34,8 +35,8 @@ export interface SendOptions {
    * reply, 5xx), a NoSuchUpload means that attempt ended the upload, and counts as success.
    */
   endsUpload?: boolean
-  /** A body request (a part, a single PUT): a pause cancels it with `PausedError` (see withRetries). */
-  pausable?: boolean
+  /** A body request's hold (see `RunHooks.hold`): its abort stops the request, with its reason. */
+  held?: AbortSignal
 }
 
 /**
@@ -49,19 +50,19 @@ const isRefusal = (error: unknown): error is S3Error =>
 export function send(
   run: UploadRun,
   sign: Signer,
-  { body, signal, onSent, linger, endsUpload, pausable }: SendOptions,
+  { body, signal, onSent, linger, endsUpload, held }: SendOptions,
 ): Promise<HttpResponse> {
   let unknown = false
   const attempt = async (refused?: S3Error): Promise<HttpResponse> => {
     onSent?.(0)
     try {
       const request = { ...(await sign(refused)), body, onProgress: onSent }
-      return throwIfS3Error(await exchange(run, request, linger ? undefined : signal, pausable))
+      return throwIfS3Error(await exchange(run, request, linger ? undefined : signal, held))
     } catch (error) {
       if (refused || !isRefusal(error)) throw error
       // Signing again is a new request: none after an abort (a lingering Create's refusal included).
       if (signal?.aborted && !committing(run, signal)) throw new UploadAbortedError()
-      if (pausing(run, pausable)) throw new PausedError('paused')
+      if (isHeld(run, held)) throw held!.reason
       return attempt(error)
     }
   }
@@ -71,15 +72,15 @@ export function send(
       unknown ||= isRetryable(error)
       throw error
     }),
-    pausable,
+    held,
   )
 }
 
 /**
  * One exchange through the transport, settled by the engine whatever the transport does: a
  * `NetworkError` when nothing moves (no byte out or in) for `stallTimeout` ms, an
- * `UploadAbortedError` as soon as `signal` aborts (unless the upload is committing), a
- * `PausedError` when a `pausable` one's upload pauses before its body's last byte has left. Either
+ * `UploadAbortedError` as soon as `signal` aborts (unless the upload is committing), the hold's
+ * reason when `held` aborts (the upload paused) before its body's last byte has left. Either
  * way the transport's request is cancelled, and its bytes stop counting. A body wholly sent is
  * storage's to accept: a pause then lets its reply come (else a part storage stored would be sent
  * again on resume), as the single PUT's commit rule does.
@@ -88,7 +89,7 @@ export function exchange(
   run: UploadRun,
   request: HttpRequest,
   signal: AbortSignal | undefined,
-  pausable?: boolean,
+  held?: AbortSignal,
 ): Promise<HttpResponse> {
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout>
@@ -102,21 +103,18 @@ export function exchange(
     if (left > 0) timer = setTimeout(watch, left)
     else fail(new NetworkError(`No progress for ${stallTimeout} ms on ${request.method} ${origin(request.url)}`))
   }
-  const onAbort = () => committing(run, signal) || fail(new UploadAbortedError())
-  const held = pausable ? run.gate?.held : undefined
   const { body } = request
-  const size = (body as Blob)?.size ?? (body as Uint8Array)?.byteLength
   let sent = -1
-  const onPause = () => pausing(run, pausable) && sent < size && fail(new PausedError('paused'))
+  let stops: Array<() => void>
   return new Promise<HttpResponse>((resolve, reject) => {
     fail = (error) => {
       reject(error)
       controller.abort()
     }
-    signal?.addEventListener('abort', onAbort)
-    held?.addEventListener('abort', onPause)
-    if (signal?.aborted) onAbort()
-    if (held?.aborted) onPause()
+    stops = [
+      onAbort(signal, () => committing(run, signal) || fail(new UploadAbortedError())),
+      onAbort(held, () => isHeld(run, held) && sent < sizeOf(body as Blob) && fail(held!.reason)),
+    ]
     if (controller.signal.aborted) return
     watch()
     transport({
@@ -132,7 +130,6 @@ export function exchange(
       .then(resolve, reject)
   }).finally(() => {
     clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-    held?.removeEventListener('abort', onPause)
+    for (const stop of stops) stop()
   })
 }

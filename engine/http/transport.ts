@@ -1,4 +1,5 @@
 import { NetworkError, UploadAbortedError } from '../errors.ts'
+import { onAbort } from '../callback.ts'
 import type { Transport } from './types.ts'
 
 export type { HttpRequest, HttpResponse, Transport } from './types.ts'
@@ -13,8 +14,7 @@ export const xhrTransport: Transport = (request) =>
     const { signal, onProgress } = request
     if (signal?.aborted) return reject(new UploadAbortedError())
     const xhr = new XMLHttpRequest()
-    const onAbort = () => xhr.abort()
-    const settle = () => signal?.removeEventListener('abort', onAbort)
+    let settle: () => void
     let sent = 0
     xhr.open(request.method, request.url)
     for (const [name, value] of Object.entries(request.headers ?? {})) xhr.setRequestHeader(name, value)
@@ -35,7 +35,7 @@ export const xhrTransport: Transport = (request) =>
       settle()
       reject(new UploadAbortedError())
     }
-    signal?.addEventListener('abort', onAbort, { once: true })
+    settle = onAbort(signal, () => xhr.abort())
     xhr.send((request.body ?? null) as XMLHttpRequestBodyInit | null)
   })
 

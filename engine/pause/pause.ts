@@ -1,6 +1,7 @@
 import { callBack } from '../callback.ts'
-import { UploadAbortedError } from '../errors.ts'
-import type { Gate, GateOptions, UploadState } from './gate.ts'
+import { NetworkError, UploadAbortedError, type UploadError } from '../errors.ts'
+import type { RunHooks } from '../hooks.ts'
+import type { GateOptions, UploadState } from './gate.ts'
 
 /**
  * The signal half of a `PauseController`, passed to an upload as `pauseSignal`: `paused`, and
@@ -10,8 +11,11 @@ import type { Gate, GateOptions, UploadState } from './gate.ts'
 export class PauseSignal extends EventTarget {
   readonly paused: boolean = false
 
-  /** @internal How an upload watches this signal (and the network, with `waitForNetwork`). */
-  gate(options: GateOptions): Gate {
+  /**
+   * @internal How an upload watches this signal (and the network, with `waitForNetwork`): the
+   * run's pause hooks, so pages that never pause ship none of this machinery.
+   */
+  hooks(options: GateOptions): RunHooks {
     return createGate(this, options)
   }
 }
@@ -54,10 +58,19 @@ export class PauseController {
 const NETWORK_PROBE_MS = 10_000
 
 /**
- * One upload's pause state: held while the caller pauses it or while it waits for the network.
- * `held` aborts when it becomes held, so requests that may pause (the body requests) listen to it.
+ * The reason a body request stops when its upload is held: never retried (it is no
+ * `UploadError`), and never reaching the caller (the `hold` hook catches it and waits).
  */
-function createGate(pauseSignal: PauseSignal, { waitForNetwork, onStateChange }: GateOptions): Gate {
+class PausedError extends Error {
+  override name = 'PausedError'
+}
+
+/**
+ * One upload's pause state, as the run's hooks: held while the caller pauses it or while it waits
+ * for the network. `held` aborts (with a {@link PausedError}) when it becomes held, so body
+ * requests, which listen to it, stop; it is renewed when the upload runs again.
+ */
+function createGate(pauseSignal: PauseSignal, { waitForNetwork, onStateChange }: GateOptions): RunHooks {
   let offline = false
   let held = new AbortController()
   let probe: ReturnType<typeof setTimeout> | undefined
@@ -69,7 +82,7 @@ function createGate(pauseSignal: PauseSignal, { waitForNetwork, onStateChange }:
   const update = () => {
     const next: UploadState = pauseSignal.paused ? 'paused' : offline ? 'waiting-for-network' : 'running'
     if (next === state) return
-    if (state === 'running') held.abort()
+    if (state === 'running') held.abort(new PausedError(next))
     state = next
     if (next === 'running') {
       held = new AbortController()
@@ -98,36 +111,45 @@ function createGate(pauseSignal: PauseSignal, { waitForNetwork, onStateChange }:
   if (waitForNetwork && globalThis.navigator?.onLine === false) offline = true
   update()
 
+  /** Resolves once the upload runs (at once if it does); rejects when `signal` aborts first. */
+  const wait = (signal?: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted || disposed) return reject(new UploadAbortedError())
+      if (state === 'running') return resolve()
+      const waiter = {
+        wake: () => (done(), resolve()),
+        cancel: () => (done(), reject(new UploadAbortedError())),
+      }
+      const done = () => {
+        waiters.delete(waiter)
+        signal?.removeEventListener('abort', waiter.cancel)
+      }
+      waiters.add(waiter)
+      signal?.addEventListener('abort', waiter.cancel)
+    })
+
   return {
-    /** Aborts once the upload pauses or loses the network; renewed when it runs again. */
-    get held(): AbortSignal {
-      return held.signal
+    async hold(send, signal, onHeld) {
+      for (;;) {
+        await wait(signal)
+        try {
+          return await send(held.signal)
+        } catch (error) {
+          if (!(error instanceof PausedError)) throw error
+          onHeld()
+        }
+      }
     },
-    /** Network errors outlasted the retries: wait for the network. False when not waiting for it. */
-    networkLost(): boolean {
-      if (!waitForNetwork || disposed) return false
+    // Network errors outlasted the retries: with `waitForNetwork`, wait for the network (a body
+    // request stops as if paused, and starts again with the upload). Once the upload has settled
+    // (its cleanup runs on) nothing waits any more.
+    lost(error: UploadError, signal, requestHeld) {
+      if (!(waitForNetwork && !disposed && error instanceof NetworkError)) throw error
       setOffline(true)
-      return true
+      if (requestHeld) throw requestHeld.reason
+      return wait(signal)
     },
-    /** Resolves once the upload runs (at once if it does); rejects when `signal` aborts first. */
-    wait(signal?: AbortSignal): Promise<void> {
-      return new Promise((resolve, reject) => {
-        if (signal?.aborted || disposed) return reject(new UploadAbortedError())
-        if (state === 'running') return resolve()
-        const waiter = {
-          wake: () => (done(), resolve()),
-          cancel: () => (done(), reject(new UploadAbortedError())),
-        }
-        const done = () => {
-          waiters.delete(waiter)
-          signal?.removeEventListener('abort', waiter.cancel)
-        }
-        waiters.add(waiter)
-        signal?.addEventListener('abort', waiter.cancel)
-      })
-    },
-    /** The upload has settled: nothing waits any more (a wait with no signal would never end). */
-    dispose() {
+    end() {
       disposed = true
       for (const waiter of waiters) waiter.cancel()
       clearTimeout(probe)

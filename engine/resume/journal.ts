@@ -18,8 +18,6 @@ export interface PartJournal {
   partSize?: number
   /** Part number → ETag of the parts storage holds: not sent again. */
   stored: Map<number, string>
-  /** The endpoint's reply, for the record. */
-  replied(prepared: Prepared): void
   /** The multipart upload exists on storage. */
   started(uploadId: string, partSize: number, partCount: number): void
   /** Storage accepted a part. */

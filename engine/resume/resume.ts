@@ -89,7 +89,7 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
       await store.delete(record.fingerprint)
     },
 
-    async run(file, run, sendUpload) {
+    async run(file, run, request, sendUpload) {
       const options = run.options as UploadRun<UploadOptions>['options']
       let api: string
       let fingerprint: string
@@ -101,7 +101,7 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
       } catch {
         // No WebCrypto (a page served over plain http), no usable store (private browsing), a
         // relative `api` outside a page (the upload says what to set): upload, without resume.
-        return sendUpload()
+        return sendUpload(await request())
       }
       const strategy = options.strategy!
       const journal = createJournal(file, fingerprint, api, strategy, options, store, maxAge)
@@ -117,8 +117,10 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
           await store.delete(fingerprint).catch(() => {})
         }
       }
-      run.journal = journal
+      run.hooks.journal = journal
       try {
+        // The endpoint's reply (or the record's), for the record.
+        journal.replied((prepared ??= await request()))
         const result = await sendUpload(prepared)
         await journal.forget()
         return result
@@ -191,7 +193,11 @@ const fromWire = ({ AccessKeyId, SecretAccessKey, SessionToken }: TokenReply['to
   sessionToken: SessionToken,
 })
 
-type Journal = PartJournal & { forget(): Promise<void> }
+type Journal = PartJournal & {
+  /** The endpoint's reply (or one rebuilt from the record), for the record. */
+  replied(prepared: Prepared): void
+  forget(): Promise<void>
+}
 
 /**
  * Records this upload as it goes: once storage has created it (and only with a ticket to carry it

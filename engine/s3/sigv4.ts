@@ -1,3 +1,5 @@
+import { rfc3986 } from '../../protocol/object-url.ts'
+
 /**
  * A request to sign for S3 with SigV4 in the Authorization header. The body is not hashed here:
  * `headers['x-amz-content-sha256']` names the payload (UNSIGNED-PAYLOAD in the engine).
@@ -71,6 +73,3 @@ const hmacKey = (raw: BufferSource) => crypto.subtle.importKey('raw', raw, { nam
 const hmac = (key: CryptoKey, data: string) => crypto.subtle.sign('HMAC', key, utf8(data))
 
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
-
-/** SigV4's URI encoding of a query key or value: every character but A-Z a-z 0-9 - _ . ~ escaped. */
-const rfc3986 = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)

@@ -60,7 +60,7 @@ describe('stream gatherer', () => {
             return
           }
           expect(data.length).toBeGreaterThan(partSize)
-          expect(opened.length).toBe(declared ? data.length : undefined)
+          expect(opened.size).toBe(declared ? data.length : undefined)
           const parts = await allParts(opened, partSize)
           expect(parts.slice(0, -1).every((part) => part.length === partSize)).toBe(true)
           expect(parts.at(-1)!.length).toBeGreaterThan(0)
