@@ -1,6 +1,7 @@
 // `npx updraft-s3 doctor`: checks, with the endpoint's own settings (S3_UPLOAD_*), what uploads from a
 // page need from storage, and says for each finding what to change on the store in use.
 import { GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3'
+import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import { xmlText } from '../protocol/xml.ts'
 import type { ResolvedConfig } from '../server/config.ts'
 import { serverInfo } from '../server/info.ts'
@@ -9,10 +10,11 @@ import { createS3Client } from '../server/storage.ts'
 import { serverKeyPolicyFor } from '../server/key-policy.ts'
 import { createTokenIssuer } from '../server/sts.ts'
 import { abortsIncompleteUploads, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
+import { diagnosePresignPreflight, presignPreflights } from './presign-check.ts'
 import { type ProbeReply, storageProbe, type StorageProbe, storeRefusal } from './storage-probe.ts'
 
 export type Status = 'ok' | 'warn' | 'fail' | 'skip'
-export type CheckName = 'access' | 'clock' | 'cors' | 'expose-etag' | 'lifecycle' | 'least-privilege' | 'sts'
+export type CheckName = 'access' | 'clock' | 'cors' | 'presign' | 'expose-etag' | 'lifecycle' | 'least-privilege' | 'sts'
 
 export interface Finding {
   check: CheckName
@@ -46,11 +48,12 @@ export async function runDoctor(config: ResolvedConfig, { origin, provider }: Do
   findings.push(access, clockFinding(start))
   if (access.status === 'fail') {
     // Nothing more to learn about a bucket the key cannot reach.
-    for (const check of ['cors', 'expose-etag', 'lifecycle', 'least-privilege'] as const) {
+    for (const check of ['cors', 'presign', 'expose-etag', 'lifecycle', 'least-privilege'] as const) {
       findings.push({ check, status: 'skip', summary: 'needs the access check to pass first' })
     }
   } else {
     findings.push(await corsFinding(probe, origin, pageHeaders(config), (p) => corsFix(p, target), fixes))
+    findings.push(await presignFinding(config, origin, fixes((p) => corsFix(p, target))))
     findings.push(exposeEtagFinding(start, origin, (p) => corsFix(p, target), fixes))
     findings.push(await lifecycleFinding(config, (p) => lifecycleFix(p, target), fixes))
     findings.push(await leastPrivilegeFinding(config, probe))
@@ -166,6 +169,22 @@ export async function preflightRefusals(probe: StorageProbe, origin: string, hea
     else if (missingHeaders.length > 0) refused.push(`${method}: headers not allowed: ${missingHeaders.join(', ')}`)
   }
   return refused
+}
+
+/** A real preflight for URLs signed as the endpoint signs them (cli/presign-check.ts). */
+async function presignFinding(config: ResolvedConfig, origin: string, corsFixText: string): Promise<Finding> {
+  const check = 'presign'
+  if (isDirectoryBucket(config.bucket)) return { check, status: 'skip', summary: 'a directory bucket: its URLs are signed with CreateSession sessions' }
+  try {
+    return diagnosePresignPreflight(config, origin, await presignPreflights(config, origin), corsFixText)
+  } catch (error) {
+    return {
+      check,
+      status: 'fail',
+      summary: `could not sign a URL as the endpoint does, or send its preflight: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
+      fix: config.presignWith === 'session' ? 'See the sts finding: the session credential that signs presigned URLs comes from STS.' : 'Check that this machine can reach storage.',
+    }
+  }
 }
 
 function exposeEtagFinding(start: Attempt, origin: string, corsFixFor: (p: Provider) => string, fixes: (make: (p: Provider) => string) => string): Finding {

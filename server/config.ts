@@ -168,7 +168,13 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * GetFederationToken) whose policy allows only the upload actions under `keyPrefix`, so a page
    * that adds headers to a URL (`x-amz-copy-source`, …) gets nothing the upload itself did not
    * need. 'server-key': the server's own key, for stores without STS (R2, B2, s3rver): that key
-   * must then be least-privileged (docs/security.md). @default 'session' where the config has an STS, else 'server-key'
+   * must then be least-privileged (docs/security.md).
+   * Left unset on a store other than AWS that has an STS, URLs are signed by the session unless
+   * storage refuses the browser's CORS preflight for a session-signed URL (Ceph RGW 16.2 answers
+   * 403 SignatureDoesNotMatch, so no page could upload): checked once, on the first presigned
+   * request, and then the server key signs, with a warning saying why. Set 'session' to keep
+   * the session signer regardless (uploads from Node only, on such a store).
+   * @default 'session' where the config has an STS (on a store other than AWS: unless storage refuses its preflight), else 'server-key'
    */
   presignWith?: PresignWith
   /**
@@ -215,6 +221,12 @@ export interface ResolvedConfig
   path: string
   keyPrefix: string
   presignWith: PresignWith
+  /**
+   * presignWith was left to its default, 'session', on a store other than AWS: the signer falls
+   * back to the server key where storage refuses the CORS preflight of session-signed URLs
+   * (server/session-signer.ts). AWS answers preflights without checking the signature.
+   */
+  presignFallback: boolean
   objectAcl: CannedAcl | undefined
   /** Whether /complete checks first bytes (`UploadHandlerConfig.checkFileSignatures`). */
   checkFileSignatures: boolean
@@ -281,6 +293,7 @@ export function configFromEnv(env: Env = processEnv()): UploadHandlerConfig {
     forcePathStyle: /^(1|true|yes)$/i.test(env.S3_UPLOAD_FORCE_PATH_STYLE ?? ''),
     sts,
     ticketSecret: present(env.S3_UPLOAD_TICKET_SECRET),
+    presignWith: present(env.S3_UPLOAD_PRESIGN_WITH) as PresignWith | undefined,
   }
 }
 
@@ -326,16 +339,20 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     },
     // Filled in below, once the store is known.
     presignWith: 'server-key',
+    presignFallback: false,
     objectAcl: undefined,
   }
   const noSts = stsUnavailableReason(resolved)
-  if (config.presignWith === 'session' && noSts !== undefined) {
+  const presignWith = config.presignWith ?? fromEnv.presignWith
+  if (presignWith === 'session' && noSts !== undefined) {
     throw new TypeError(`updraft: presignWith 'session' needs an STS, and this config has none: ${noSts}`)
   }
-  if (config.presignWith !== undefined && config.presignWith !== 'session' && config.presignWith !== 'server-key') {
-    throw new TypeError(`updraft: presignWith must be 'session' or 'server-key', got '${String(config.presignWith)}'`)
+  if (presignWith !== undefined && presignWith !== 'session' && presignWith !== 'server-key') {
+    throw new TypeError(`updraft: presignWith must be 'session' or 'server-key', got '${String(presignWith)}' (presignWith or S3_UPLOAD_PRESIGN_WITH)`)
   }
-  resolved.presignWith = config.presignWith ?? (noSts === undefined ? 'session' : 'server-key')
+  resolved.presignWith = presignWith ?? (noSts === undefined ? 'session' : 'server-key')
+  // Only a default may change its mind, and only where a store other than AWS answers preflights.
+  resolved.presignFallback = presignWith === undefined && resolved.presignWith === 'session' && resolved.endpoint !== undefined && !isAws(resolved.endpoint)
   resolved.objectAcl = resolveObjectAcl(config.objectAcl, resolved.endpoint)
   resolved.path = mountPath(resolved.path)
   checkKeyPrefix(resolved.keyPrefix)

@@ -3,7 +3,10 @@ import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
 import { createDirectorySigner } from './directory-signer.ts'
 import { describeError } from './errors.ts'
-import { createS3Client } from './storage.ts'
+import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
+import { describePreflight, refusesSessionPreflight, sendPreflight } from './preflight-check.ts'
+import { objectHeaders } from './presigned-urls.ts'
+import { createS3Client, storageObjectUrl } from './storage.ts'
 import { createQueryPresigner, MAX_EXPIRES_IN, type Presign } from './sigv4.ts'
 import { createCredentialIssuer, presignPolicy, type IssueCredentials } from './sts.ts'
 
@@ -15,6 +18,8 @@ export const PRESIGNER_SESSION_SECONDS = 60 * 60
 export const PRESIGNER_REFRESH_BEFORE_SECONDS = 30 * 60
 /** How long a credential must still be good for to stand in when its renewal fails. */
 const FALLBACK_MIN_SECONDS = 5 * 60
+/** The Origin of the preflight check when `allowedOrigins` names none: any origin shows whether the signature is checked. */
+export const PREFLIGHT_CHECK_ORIGIN = 'https://updraft-preflight-check.invalid'
 
 /**
  * What signs the URLs the endpoint hands to pages (config.presignWith):
@@ -24,6 +29,8 @@ const FALLBACK_MIN_SECONDS = 5 * 60
  *   them), so a page adding `x-amz-copy-source` to a URL signed with the server's own key had a
  *   copy made with the server's rights; signed with this credential, it finds none.
  * - 'server-key': the server's own key, for stores without STS.
+ * - 'session' by default on a store other than AWS (`presignFallback`): the session, unless
+ *   storage refuses the browser's CORS preflight for its URLs, then the server key (below).
  * A directory bucket (`--x-s3`) takes neither: its URLs are signed with CreateSession sessions
  * (server/directory-signer.ts).
  * One STS call per half hour, shared by every request waiting on it.
@@ -32,15 +39,85 @@ export function createSessionSigner(
   config: ResolvedConfig,
   issue: IssueCredentials = createCredentialIssuer(config),
   s3?: S3Client,
+  checkPreflight: typeof sendPreflight = sendPreflight,
 ): () => Promise<Presign> {
   // A directory bucket is signed for with CreateSession sessions, whatever presignWith says.
   if (isDirectoryBucket(config.bucket)) return createDirectorySigner(config, s3 ?? createS3Client(config))
-  if (config.presignWith === 'server-key') {
-    const presign = createQueryPresigner(config, config.region)
-    const signer: Presign = (request) => presign({ ...request, expiresIn: Math.min(request.expiresIn, MAX_EXPIRES_IN) })
-    return async () => signer
+  const serverKey = serverKeySigner(config)
+  if (config.presignWith === 'server-key') return async () => serverKey
+  const session = createStsSigner(config, issue)
+  return config.presignFallback ? withPreflightFallback(config, session, serverKey, checkPreflight) : session
+}
+
+/** The server's own key, each URL cut to SigV4's 7 days. */
+export function serverKeySigner(config: ResolvedConfig): Presign {
+  const presign = createQueryPresigner(config, config.region)
+  return (request) => presign({ ...request, expiresIn: Math.min(request.expiresIn, MAX_EXPIRES_IN) })
+}
+
+/**
+ * The default on a store other than AWS: the session signs, unless storage refuses the browser's
+ * preflight for a session-signed URL where it allows the server key's (Ceph RGW 16.2:
+ * server/preflight-check.ts). Checked once, on the first request, with a URL signed as uploads
+ * are (no object is written: a preflight is an OPTIONS request); storage out of reach leaves it
+ * undecided, and the next request checks again. The choice is logged, once, with why.
+ */
+function withPreflightFallback(
+  config: ResolvedConfig,
+  session: () => Promise<Presign>,
+  serverKey: Presign,
+  checkPreflight: typeof sendPreflight,
+): () => Promise<Presign> {
+  let choice: 'session' | 'server-key' | undefined
+  let checking: Promise<void> | undefined
+
+  async function check(signer: Presign) {
+    const origin = config.allowedOrigins?.[0] ?? PREFLIGHT_CHECK_ORIGIN
+    const headers = objectHeaders(config, 'application/octet-stream')
+    const request = {
+      method: 'PUT',
+      url: storageObjectUrl({ ...config, key: `${config.keyPrefix}updraft-preflight-check` }),
+      headers: { ...headers, 'Content-Length': '1' },
+      expiresIn: 60,
+    }
+    const names = Object.keys(headers)
+    try {
+      const [bySession, byKey] = await Promise.all([checkPreflight(signer(request), origin, names), checkPreflight(serverKey(request), origin, names)])
+      choice = refusesSessionPreflight(bySession, byKey) ? 'server-key' : 'session'
+      if (choice === 'server-key') warnPreflightFallback(config, describePreflight(bySession))
+    } catch (error) {
+      config.logger.warn?.({ err: describeError(error) }, 'updraft: could not check how storage answers a preflight for presigned URLs; signing with the session, checking again on the next request')
+    }
   }
 
+  // Read through a function: `choice` changes while a request awaits the check.
+  const chosen = () => choice
+  return async () => {
+    if (chosen() === 'server-key') return serverKey
+    const signer = await session()
+    if (chosen() === undefined) {
+      checking ??= check(signer).finally(() => {
+        checking = undefined
+      })
+      await checking
+    }
+    return chosen() === 'server-key' ? serverKey : signer
+  }
+}
+
+/** One line, once: why the server key signs although the config has an STS, and what that key must then be. */
+function warnPreflightFallback(config: ResolvedConfig, answer: string) {
+  config.logger.warn?.(
+    { store: config.endpoint, bucket: config.bucket },
+    `updraft: presigned URLs are signed with the server's own key: storage answered the browser's CORS preflight for a URL ` +
+      `signed by the STS session with ${answer} (as Ceph RGW 16.2 does), so no page could upload with it. Give that key only ` +
+      `${describeServerKeyPolicy(serverKeyPolicyFor(config))} (npx updraft-s3 doctor prints this IAM policy); ` +
+      `presignWith: 'session' keeps the session signer, for uploads from Node only`,
+  )
+}
+
+/** The cached STS session credential, renewed when it has less than 30 minutes left. */
+function createStsSigner(config: ResolvedConfig, issue: IssueCredentials): () => Promise<Presign> {
   const policy = presignPolicy(config.bucket, config.keyPrefix)
   let current: { signer: Presign; expires: number } | undefined
   let renewing: Promise<{ signer: Presign; expires: number }> | undefined

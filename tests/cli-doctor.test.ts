@@ -20,7 +20,7 @@ const finding = (findings: Finding[], check: Finding['check']) => findings.find(
 const doctor = (config: UploadHandlerConfig) => runDoctor(resolveConfig(config, {}), { origin: ORIGIN })
 
 /** The `updraft-s3` command as the bin runs it, with only these S3_UPLOAD_* settings. */
-async function cli(args: string[], config: UploadHandlerConfig): Promise<{ code: number; output: string }> {
+async function cli(args: string[], config: UploadHandlerConfig, more: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   const env: Record<string, string> = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('S3_UPLOAD_'))) as Record<string, string>
   const settings = {
     S3_UPLOAD_KEY: config.accessKeyId,
@@ -30,7 +30,7 @@ async function cli(args: string[], config: UploadHandlerConfig): Promise<{ code:
     S3_UPLOAD_ENDPOINT: config.endpoint,
     S3_UPLOAD_FORCE_PATH_STYLE: config.forcePathStyle ? 'true' : undefined,
   }
-  for (const [name, value] of Object.entries(settings)) if (value !== undefined) env[name] = value
+  for (const [name, value] of Object.entries({ ...settings, ...more })) if (value !== undefined) env[name] = value
   return run(process.execPath, ['--import', 'tsx', 'cli/bin.ts', ...args], { env: env as NodeJS.ProcessEnv, timeout: 60_000 }).then(
     ({ stdout }) => ({ code: 0, output: stdout }),
     (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
@@ -56,6 +56,7 @@ describe('on Ceph RGW', () => {
       access: 'ok',
       clock: 'ok',
       cors: 'fail',
+      presign: 'fail', // the same missing CORS rule, met by a URL signed as the endpoint signs
       'expose-etag': 'fail',
       lifecycle: 'fail',
       'least-privilege': 'warn', // the owner's key can list, and read and delete anywhere
@@ -119,6 +120,24 @@ describe('on Ceph RGW', () => {
   it('with assume-role settings, STS issues upload credentials', async () => {
     const findings = await doctor(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn } }))
     expect(finding(findings, 'sts')).toMatchObject({ status: 'ok', summary: expect.stringContaining('AssumeRole') })
+  })
+
+  it("with an STS and presignWith: 'session', the presign check meets RGW's refusal of the preflight and names it and the fix; the default, and 'server-key', pass it", async () => {
+    const sts = { mode: 'assume-role' as const, roleArn: rgw.roleArn }
+    const session = finding(await doctor(storeConfig(rgw, { sts, presignWith: 'session' })), 'presign')
+    expect(session.status).toBe('fail')
+    expect(session.summary).toContain("refuses the browser's CORS preflight for URLs signed by the STS session (OPTIONS → 403 SignatureDoesNotMatch, no Access-Control-Allow-Origin)")
+    expect(session.fix).toContain("Leave presignWith unset (and S3_UPLOAD_PRESIGN_WITH), so the endpoint signs with the server's key on this store, or set presignWith: 'server-key'")
+
+    const byDefault = finding(await doctor(storeConfig(rgw, { sts })), 'presign')
+    expect(byDefault.status).toBe('warn')
+    expect(byDefault.summary).toContain("the endpoint signs presigned URLs with the server's key on this store")
+    expect(finding(await doctor(storeConfig(rgw, { sts, presignWith: 'server-key' })), 'presign').status).toBe('ok')
+
+    // The command, with the settings as environment: FAIL, and exit 1.
+    const { code, output } = await cli(['doctor', '--origin', ORIGIN], storeConfig(rgw), { S3_UPLOAD_STS_MODE: 'assume-role', S3_UPLOAD_ROLE_ARN: rgw.roleArn, S3_UPLOAD_PRESIGN_WITH: 'session' })
+    expect(output).toMatch(/FAIL {2}presign +storage refuses the browser's CORS preflight for URLs signed by the STS session/)
+    expect(code).toBe(1)
   })
 
   it('a missing bucket, or a wrong secret, fails the access check and says what to change', async () => {

@@ -17,6 +17,8 @@ const config = resolveConfig({
   region: 'us-east-1',
   endpoint: 'http://127.0.0.1:9',
   sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/uploader' },
+  // Named, so no preflight check runs (that fallback: tests/unit/presign-preflight.test.ts).
+  presignWith: 'session',
   logger: { error: (obj) => void errors.push(obj) },
 })
 
