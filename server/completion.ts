@@ -9,6 +9,7 @@ import { hasFileSignature, matchesFileSignature } from './file-signatures.ts'
 import { completeMultipart, type MultipartContext } from './multipart.ts'
 import { RequestError } from './request-error.ts'
 import { storageObjectUrl } from './storage.ts'
+import { unissuedExtras } from './stored-extras.ts'
 import { CLOCK_MARGIN_SECONDS, type Ticket, type UploadClaims } from './ticket.ts'
 
 /** What the server learned from storage about an upload's object. */
@@ -48,7 +49,7 @@ export async function completeUpload(
 /**
  * The object as storage holds it, or a refusal: none there (404: the upload never happened), one
  * written before the ticket was issued (409: not this upload's, left alone), or one that breaks
- * what was declared (deleted, then 413/422). In token mode, where credentials cannot bind size or
+ * what was declared or carries what was not issued (server/stored-extras.ts): deleted, then 413/422. In token mode, where credentials cannot bind size or
  * type, this is where both are enforced. An upload of unknown length (`sizeUnknown`) has no size
  * to equal: here it is held to `maxFileSize`, whatever storage accepted.
  */
@@ -75,6 +76,14 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
   if (!sizeUnknown && size !== filesize) await refuse(422, `it holds ${size} bytes, not the ${filesize} declared`)
   if (config.maxFileSize !== undefined && size > config.maxFileSize) await refuse(413, `it holds ${size} bytes, over the limit of ${config.maxFileSize}`)
   if (!sameType(storedType, contentType)) await refuse(422, `its Content-Type is '${storedType}', not the '${contentType}' issued`)
+  const extras = unissuedExtras(head, config)
+  if (extras.length > 0) {
+    await refuse(
+      422,
+      `it carries ${extras.join(', ')}, which this upload was not issued: send only the headers the endpoint's reply lists ` +
+        '(a token-mode page’s own tags and x-amz-meta-* go in the server’s allowedObjectExtras)',
+    )
+  }
   const essence = parseMediaType(contentType).essence
   if (config.checkFileSignatures && hasFileSignature(essence)) {
     const first = size === 0 ? new Uint8Array() : await firstBytes(s3, bucket, key)

@@ -3,6 +3,7 @@ import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
 import type { ServerCredentials } from './credentials.ts'
 import type { Route } from './routes.ts'
+import { normalizeAllowance, type ObjectExtrasAllowance } from './stored-extras.ts'
 import { deriveTicketSecret } from './ticket.ts'
 
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
@@ -26,6 +27,14 @@ export interface StsConfig {
   endpoint?: string
   /** The role to assume; required for 'assume-role'. @default process.env.S3_UPLOAD_ROLE_ARN */
   roleArn?: string
+  /**
+   * Whether the store reads IAM policy variables in a session policy, so a token policy can name a
+   * key holding `*`, `?` or `$` literally (`${*}`). Without them (Ceph RGW 16.2 reads `${*}` as
+   * those four characters) token mode refuses such keys (400) rather than issue credentials for a
+   * key nobody issued; presigned mode takes any key.
+   * @default true on AWS (no `endpoint`, or an amazonaws.com one), false on any other store
+   */
+  policyVariables?: boolean
 }
 
 /**
@@ -206,6 +215,16 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   /** A Content-Disposition signed into every presigned upload, e.g. 'attachment' (browsers then download, never render). @default none */
   contentDisposition?: string
   /**
+   * What `/complete` lets an object carry beyond what the endpoint issued. It refuses (422) and
+   * deletes an object holding any header the upload was not issued — `x-amz-meta-*`, object tags,
+   * `x-amz-website-redirect-location`, `Content-Encoding`, `Content-Language`, `Expires`, a
+   * Content-Disposition other than `contentDisposition` — which RGW and s3rver store when a page
+   * adds them to a presigned URL, and any store keeps from token-mode requests. Name here the tags
+   * and `x-amz-meta-*` names your own token-mode pages send (`taggingHeaders`, `objectHeaders`).
+   * @default none: no tags, no `x-amz-meta-*`
+   */
+  allowedObjectExtras?: ObjectExtrasAllowance
+  /**
    * Origins (`https://app.example.com`) whose pages may call this endpoint from another origin;
    * the handler answers their CORS preflight. Any other cross-site request is refused (403): same-
    * origin pages and servers (no `Origin`) need no entry. @default none
@@ -236,7 +255,7 @@ export interface ResolvedConfig
   /** Whether `credentials` is a static key given in the config or the environment. */
   staticKey: boolean
   forcePathStyle: boolean
-  sts: { mode: StsMode; endpoint?: string; roleArn?: string }
+  sts: { mode: StsMode; endpoint?: string; roleArn?: string; policyVariables: boolean }
   multipartThreshold: number
   partSize: number
   partUrlExpiresIn: number
@@ -363,6 +382,9 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   if (mode !== 'federation' && mode !== 'assume-role') {
     throw new TypeError(`updraft: sts.mode must be 'federation' or 'assume-role', got '${String(mode)}'`)
   }
+  if (sts.policyVariables !== undefined && typeof sts.policyVariables !== 'boolean') {
+    throw new TypeError(`updraft: sts.policyVariables must be true or false, got ${JSON.stringify(sts.policyVariables)}`)
+  }
 
   // The key is `credentials` from here on.
   const { accessKeyId: _id, secretAccessKey: _secret, credentials: _given, ...settings } = config
@@ -381,6 +403,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
       roleArn: present(sts.roleArn),
       // RGW and MinIO answer STS on the storage endpoint; AWS federation has its own.
       endpoint: present(sts.endpoint) ?? (mode === 'assume-role' ? pick('endpoint') : undefined),
+      policyVariables: sts.policyVariables ?? isAws(pick('endpoint') ?? 'https://s3.amazonaws.com'),
     },
     // Filled in below, once the store is known.
     presignWith: 'server-key',
@@ -402,6 +425,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   resolved.path = mountPath(resolved.path)
   checkKeyPrefix(resolved.keyPrefix)
   checkContentDisposition(resolved.contentDisposition)
+  resolved.allowedObjectExtras = normalizeAllowance(resolved.allowedObjectExtras)
   for (const origin of resolved.allowedOrigins ?? []) checkOrigin(origin)
   checkNumber('multipartThreshold', resolved.multipartThreshold, 0)
   checkNumber('partSize', resolved.partSize, MIN_PART_SIZE)

@@ -8,6 +8,7 @@ export { createRedisThrottle, type RedisThrottleOptions } from './redis-throttle
 export type { RedisClient } from './redis.ts'
 export type { ServerCredentials } from './credentials.ts'
 export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl, CompletedUpload, MetadataValidator } from './config.ts'
+export type { ObjectExtrasAllowance } from './stored-extras.ts'
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'
 export { RequestError } from './request-error.ts'
 // The wire protocol's types, for clients written by hand (ARCHITECTURE.md "Wire protocol").

@@ -18,7 +18,8 @@ import {
   type PartsRequest,
   type PresignedMultipartReply,
 } from '../protocol/wire.ts'
-import type { ResolvedConfig } from './config.ts'
+import type { Logger, ResolvedConfig } from './config.ts'
+import { abortLostCreates } from './lost-creates.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
 import { RequestError } from './request-error.ts'
 import { checkCompleteParts, checkPartNumbers, checkPartSizes, checkUnknownSizeCompleteParts, checkUnknownSizePartNumbers } from './request-limits.ts'
@@ -44,14 +45,18 @@ export async function startMultipart(
 ): Promise<PresignedMultipartReply> {
   const plan = filesize === undefined ? unknownSizePlan(config) : knownSizePlan(filesize, config.partSize)
   // The server's own request: the page adds nothing to it. The same headers a single PUT signs.
-  const uploadId = await createUpload(s3, {
-    Bucket: config.bucket,
-    Key: key,
-    ContentType: contentType,
-    CacheControl: PRESIGNED_CACHE_CONTROL,
-    ACL: config.objectAcl,
-    ContentDisposition: config.contentDisposition,
-  })
+  const uploadId = await createUpload(
+    s3,
+    {
+      Bucket: config.bucket,
+      Key: key,
+      ContentType: contentType,
+      CacheControl: PRESIGNED_CACHE_CONTROL,
+      ACL: config.objectAcl,
+      ContentDisposition: config.contentDisposition,
+    },
+    config.logger,
+  )
   const claims: TicketClaims = {
     bucket: config.bucket,
     key,
@@ -77,10 +82,20 @@ export async function startMultipart(
   }
 }
 
-/** CreateMultipartUpload with the server's key: the new upload's id. */
-export async function createUpload(s3: S3Client, input: CreateMultipartUploadCommandInput): Promise<string> {
+/**
+ * CreateMultipartUpload with the server's key: the new upload's id. When the SDK had to retry it
+ * (a reply lost on the way), the uploads earlier attempts may have made on the key are aborted
+ * before the id is handed out (server/lost-creates.ts).
+ */
+export async function createUpload(s3: S3Client, input: CreateMultipartUploadCommandInput, logger: Logger): Promise<string> {
+  const started = Date.now()
   const created = await s3.send(new CreateMultipartUploadCommand(input))
   if (!created.UploadId) throw new Error('updraft: CreateMultipartUpload answered without an UploadId')
+  if ((created.$metadata.attempts ?? 1) > 1) {
+    const { Bucket: bucket, Key: key } = input as { Bucket: string; Key: string }
+    const where = { bucket, key, keep: created.UploadId, callMs: Date.now() - started }
+    await abortLostCreates(s3, where, (uploadId) => abortUpload(s3, bucket, key, uploadId), logger)
+  }
   return created.UploadId
 }
 

@@ -45,9 +45,29 @@ const REFUSED_PUT_HEADERS: Statement[] = [
  * headers above refused. Built as a list of statements so another Allow adds cleanly.
  * Kept compact (see MAX_SESSION_POLICY_LENGTH).
  */
-export function uploadPolicy(bucket: string, key: string, resumable = false): string {
+export function uploadPolicy(bucket: string, key: string, resumable = false, policyVariables = true): string {
   const actions = resumable ? RESUME_ACTIONS : UPLOAD_ACTIONS
+  checkTokenKey(key, policyVariables)
   return policyDocument([allow(actions, objectArn(bucket, escapePolicyWildcards(key))), ...REFUSED_PUT_HEADERS])
+}
+
+/**
+ * A key token credentials can be scoped to on this store, or a 400 saying what to change. IAM
+ * reads `*` and `?` in a Resource as wildcards and `${…}` as a policy variable: a key holding one
+ * can be named exactly only with the `${*}`-style escapes, which stores without policy variables
+ * (Ceph RGW 16.2, `sts.policyVariables: false`) read literally — there the credentials would
+ * allow `custom/a${*}b.png`, a key nobody issued. So on such stores the key is refused before
+ * anything is created or issued, never written in a form the store reads differently.
+ */
+export function checkTokenKey(key: string, policyVariables: boolean): void {
+  const wildcard = key.match(/[*?$]/)?.[0]
+  if (policyVariables || wildcard === undefined) return
+  throw new RequestError(
+    400,
+    `The object key ${JSON.stringify(key)} holds '${wildcard}', which token credentials cannot name on this store: it has no IAM policy ` +
+      `variables to write it literally, so the policy would name another key. Upload with strategy 'presigned', or have the server's key ` +
+      `callback return keys without * ? $ (sanitizeFilename drops them)`,
+  )
 }
 
 /**
@@ -70,8 +90,8 @@ function denyPut(condition: Record<string, unknown>): Statement {
 /**
  * IAM treats `*` and `?` in a Resource as wildcards; `${*}`, `${?}` and `${$}` are the literal
  * characters (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html).
- * Default keys never contain them; a custom key that does gets the escape, which fails closed on
- * stores without policy variables (RGW then denies the upload instead of allowing a pattern).
+ * Default keys never contain them; a custom key that does gets the escape where the store reads
+ * policy variables (AWS), and is refused elsewhere (checkTokenKey).
  */
 const escapePolicyWildcards = (key: string) => key.replace(/[*?$]/g, (c) => `\${${c}}`)
 
@@ -123,7 +143,8 @@ export function createCredentialIssuer(config: ResolvedConfig, credentials: Serv
 
 /** Temporary credentials for one upload: `uploadPolicy` on the one key, for an hour. */
 export function createTokenIssuer(config: ResolvedConfig, issue = createCredentialIssuer(config)): IssueToken {
-  return async (key) => toWire(await issue(uploadPolicy(config.bucket, key, config.resumable), ROLE_SESSION_NAME, TOKEN_DURATION_SECONDS))
+  return async (key) =>
+    toWire(await issue(uploadPolicy(config.bucket, key, config.resumable, config.sts.policyVariables), ROLE_SESSION_NAME, TOKEN_DURATION_SECONDS))
 }
 
 function complete(credentials: Credentials | undefined): SessionCredentials {

@@ -9,7 +9,7 @@ import type { ValidUploadRequest } from './parse-requests.ts'
 import type { createPutPresigner } from './presigned-urls.ts'
 import { RequestError } from './request-error.ts'
 import { checkLimits } from './request-limits.ts'
-import type { IssueToken } from './sts.ts'
+import { checkTokenKey, type IssueToken } from './sts.ts'
 import { signUploadTicket } from './ticket.ts'
 
 /** What answering an upload request needs, built once per endpoint (server/endpoint.ts). */
@@ -51,10 +51,12 @@ export async function answerUploadRequest(
   const { bucket, region, endpoint } = config
 
   if (input.strategy === 'token') {
+    // Before anything is created: a key the store's policies cannot name exactly is refused here.
+    checkTokenKey(key, config.sts.policyVariables)
     // Asked (createMultipart), the multipart upload is created here, next to the store, while
     // the credentials are issued: the page's own CreateMultipartUpload would cost it a round trip.
     const creating = input.createMultipart
-      ? createUpload(s3, { Bucket: bucket, Key: key, ContentType: contentType, CacheControl: TOKEN_CACHE_CONTROL })
+      ? createUpload(s3, { Bucket: bucket, Key: key, ContentType: contentType, CacheControl: TOKEN_CACHE_CONTROL }, config.logger)
       : undefined
     const [issued, created] = await Promise.allSettled([issueToken(key), creating])
     if (issued.status === 'rejected') {

@@ -9,23 +9,29 @@
 import http from 'node:http'
 import { randomUUID } from 'node:crypto'
 import {
+  AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
   UploadPartCommand,
+  UploadPartCopyCommand,
   GetObjectCommand,
   GetObjectTaggingCommand,
+  ListMultipartUploadsCommand,
   PutObjectCommand,
   PutPublicAccessBlockCommand,
   S3Client,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3'
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
+import { uploadPolicy } from '../server/sts.ts'
 import { createRole, RGW_TEST_USER_ARN } from './helpers/rgw-iam.ts'
-import { sdkClient } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { storeConfig } from './helpers/stores.ts'
 
 const rgw = inject('rgw')
@@ -108,6 +114,23 @@ describe('token credentials on RGW: one upload, nothing more', () => {
     const status = await statusOf(s3With(credentials).send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: 'hello', ...extra })))
     expect(status).toBe(403)
     expect(await anonymousStatus(reply.bucket, reply.key)).toBe(403)
+  })
+
+  it('they cannot copy another object in (CopyObject, UploadPartCopy), from this bucket or another: 403, nothing stored', async () => {
+    const secretBucket = `copy-${randomUUID().slice(0, 8)}`
+    await admin.send(new CreateBucketCommand({ Bucket: secretBucket }))
+    await admin.send(new PutObjectCommand({ Bucket: secretBucket, Key: 'secret.txt', Body: 'top secret' }))
+    const sibling = `next-s3-uploads/${randomUUID()}/secret.txt`
+    await admin.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: sibling, Body: 'a sibling upload' }))
+    const { reply, credentials } = await token()
+    const page = s3With(credentials)
+    for (const source of [`${secretBucket}/secret.txt`, `${rgw.bucket}/${sibling}`]) {
+      expect(await statusOf(page.send(new CopyObjectCommand({ Bucket: reply.bucket, Key: reply.key, CopySource: source })))).toBe(403)
+      const { UploadId } = await page.send(new CreateMultipartUploadCommand({ Bucket: reply.bucket, Key: reply.key }))
+      expect(await statusOf(page.send(new UploadPartCopyCommand({ Bucket: reply.bucket, Key: reply.key, UploadId, PartNumber: 1, CopySource: source })))).toBe(403)
+      await page.send(new AbortMultipartUploadCommand({ Bucket: reply.bucket, Key: reply.key, UploadId }))
+    }
+    await expect(readObject(admin, reply.bucket, reply.key)).rejects.toMatchObject({ name: 'NoSuchKey' })
   })
 
   it('the plain upload they exist for still works, and stays private', async () => {
@@ -203,5 +226,74 @@ describe('RGW 16.2 gaps the deployment rules exist for (if one fails, RGW change
     await s3With(credentials).send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: 'x', Tagging: 'who=mallory' }))
     const tags = await admin.send(new GetObjectTaggingCommand({ Bucket: reply.bucket, Key: reply.key }))
     expect(tags.TagSet).toEqual([{ Key: 'who', Value: 'mallory' }])
+  })
+})
+
+// Issue 24, item 5: a custom key() returning `custom/a*b.png` went into the token policy as
+// `custom/a${*}b.png`, IAM's escape for a literal `*`. RGW 16.2 has no policy variables and read
+// it literally: the issued credentials could write `a${*}b.png`, a key nobody issued. On a store
+// without policy variables (sts.policyVariables, false unless the store is AWS) such keys are now
+// refused for token mode before anything is created or issued.
+describe('token mode on RGW: a key with * ? $ is refused, never widened', () => {
+  const uuid = () => randomUUID().slice(0, 8)
+  const request = (body: Record<string, unknown>) =>
+    new Request('http://app.test/api/s3-upload', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ filename: 'a.png', filetype: 'image/png', filesize: 5, ...body }),
+    })
+  const handlerFor = (key: string, extra: UploadHandlerConfig = {}) =>
+    createUploadHandler(storeConfig(rgw, { key: () => key, ...extra, sts: { mode: 'assume-role', roleArn: rgw.roleArn, ...extra.sts } }))
+
+  it.each(['custom/a*b.png', 'custom/a?b.png', 'custom/cost$5.png', 'custom/a${*}b.png'])(
+    "%s: 400 at the endpoint, saying what to change; nothing created, nothing written",
+    async (template) => {
+      const key = template.replace('custom/', `custom/${uuid()}/`)
+      for (const createMultipart of [false, true]) {
+        const response = await handlerFor(key)(request({ strategy: 'token', ...(createMultipart && { filesize: 6 * 1024 * 1024, createMultipart }) }))
+        expect(response.status).toBe(400)
+        const { error } = (await response.json()) as { error: string }
+        expect(error).toMatch(/holds '[*?$]', which token credentials cannot name on this store: it has no IAM policy variables.*strategy 'presigned'.*without \* \? \$/)
+      }
+      const listed = await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))
+      expect(listed.Uploads ?? []).toEqual([])
+      await expect(readObject(admin, rgw.bucket, key)).rejects.toMatchObject({ name: 'NoSuchKey' })
+    },
+  )
+
+  it('the same key in presigned mode lands on exactly that key, byte-exact (a URL names one key, whatever it holds)', async () => {
+    const key = `next-s3-uploads/${uuid()}/a*b?c$d.png`
+    const response = await handlerFor(key)(request({ strategy: 'presigned' }))
+    expect(response.status).toBe(200)
+    const reply = (await response.json()) as { url: string; headers: Record<string, string>; key: string }
+    const bytes = testBytes(5, 241)
+    expect((await fetch(reply.url, { method: 'PUT', body: bytes, headers: reply.headers })).status).toBe(200)
+    expect(sha256(await readObject(admin, rgw.bucket, key))).toBe(sha256(bytes))
+  })
+
+  it("the widening itself, pinned on RGW: the escaped policy AWS needs (sts.policyVariables: true) lets the credentials write 'a${*}b.png', and not 'a*b.png'", async () => {
+    const key = `custom/${uuid()}/a*b.png`
+    const response = await handlerFor(key, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, policyVariables: true } })(request({ strategy: 'token' }))
+    expect(response.status).toBe(200)
+    const { token } = (await response.json()) as TokenReply
+    const page = s3With({ accessKeyId: token.Credentials.AccessKeyId, secretAccessKey: token.Credentials.SecretAccessKey, sessionToken: token.Credentials.SessionToken })
+    expect(await statusOf(page.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: key.replace('*', '${*}'), Body: 'x' })))).toBe(200)
+    expect(await statusOf(page.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: key, Body: 'x' })))).toBe(403)
+  })
+
+  it("with RGW's default every token policy names its key literally: credentials write that key and no other (fast-check over custom keys)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.stringMatching(/^[a-z0-9 !_.'()+=,;@&~-]{1,12}$/), async (name) => {
+        const key = `custom/${uuid()}/${name}`
+        expect(uploadPolicy(rgw.bucket, key, false, false)).toContain(JSON.stringify(`arn:aws:s3:::${rgw.bucket}/${key}`))
+        const response = await handlerFor(key)(request({ strategy: 'token' }))
+        expect(response.status).toBe(200)
+        const { token } = (await response.json()) as TokenReply
+        const page = s3With({ accessKeyId: token.Credentials.AccessKeyId, secretAccessKey: token.Credentials.SecretAccessKey, sessionToken: token.Credentials.SessionToken })
+        expect(await statusOf(page.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: key, Body: 'x' })))).toBe(200)
+        expect(await statusOf(page.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: `${key}x`, Body: 'x' })))).toBe(403)
+      }),
+      { numRuns: 6 },
+    )
   })
 })

@@ -101,7 +101,7 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
 
 /** One raw node:http PUT of `length` bytes, which `write` sends; resolves with the reply's ETag. */
 async function httpPut(url: string, length: number, write: (outgoing: ClientRequest) => void | Promise<void>): Promise<string> {
-  const { request } = await import('node:http')
+  const { request } = url.startsWith('https:') ? await import('node:https') : await import('node:http')
   return new Promise<string>((resolve, reject) => {
     const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(length) } }, (incoming) => {
       incoming.resume()
@@ -176,6 +176,24 @@ async function makeBody(): Promise<Blob> {
   return new Blob(blocks).slice(0, spec.body.size)
 }
 
+/** The inspector's sampling profiler (what `node --cpu-prof` runs), around the timed upload only. */
+async function startProfile() {
+  const { Session } = await import('node:inspector/promises')
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  // 200 µs between samples: ~5000 over a one-second upload (the default 1 ms gives too few).
+  await session.post('Profiler.setSamplingInterval', { interval: 200 })
+  await session.post('Profiler.start')
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop')
+      session.disconnect()
+      return profile
+    },
+  }
+}
+
 /** Resident set now, and the high-water mark since the last reset (Linux /proc, bytes). */
 function memory() {
   const status = readFileSync('/proc/self/status', 'utf8')
@@ -187,7 +205,7 @@ async function main(): Promise<ClientResult> {
   const run = await contenders[spec.contender]()
   const blob = await makeBody()
   // In-memory bytes as a Buffer for these; a file stays a file (updraft-stream reads it as a stream).
-  const asBuffer = ['updraft-buffer', 'updraft-stream', 'http-ceiling-buffer'].includes(spec.contender) && spec.body.kind === 'memory'
+  const asBuffer = (spec.bodyAs === 'buffer' || ['updraft-buffer', 'updraft-stream', 'http-ceiling-buffer'].includes(spec.contender)) && spec.body.kind === 'memory'
   const body = asBuffer ? (Buffer.from(await blob.arrayBuffer()) as unknown as Blob) : blob
   // One small single-PUT upload first: lazy module loading (undici, the SDK's middleware),
   // WebCrypto's first use and JIT are one-time costs of a process, not of an upload.
@@ -197,12 +215,14 @@ async function main(): Promise<ClientResult> {
   // Writing 5 resets VmHWM to the current RSS (Linux >= 4.0), so the peak below is this upload's.
   writeFileSync('/proc/self/clear_refs', '5')
   const idle = memory().rss
+  const profiler = spec.profile ? await startProfile() : undefined
   const cpu = process.cpuUsage()
   const startedAt = Date.now()
   const start = performance.now()
   await run(body)
   const seconds = (performance.now() - start) / 1000
   const used = process.cpuUsage(cpu)
+  if (profiler) writeFileSync(spec.profile!, JSON.stringify(await profiler.stop()))
   return { seconds, bytes: blob.size, cpuSeconds: (used.user + used.system) / 1e6, idleRss: idle, peakRss: memory().peak, startedAt }
 }
 

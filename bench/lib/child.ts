@@ -43,6 +43,12 @@ export interface ClientSpec {
   checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
   /** `updraft` with `checksum` only: `main` takes worker_threads away, so the parts are hashed on the upload's thread (the fallback). */
   checksumThread?: 'worker' | 'main'
+  /** In-memory bytes handed to any contender as a Node `Buffer` instead of a Blob (the `*-buffer` contenders always get one). */
+  bodyAs?: 'buffer'
+  /** A PEM file the child trusts (NODE_EXTRA_CA_CERTS): the self-signed certificate of a TLS store. */
+  ca?: string
+  /** Write a CPU profile of the timed upload alone (node:inspector) to this `.cpuprofile` path. */
+  profile?: string
 }
 
 export interface ClientResult {
@@ -79,6 +85,9 @@ export function clientBundle(name: string): Promise<string> {
         format: 'esm',
         target: 'node20',
         packages: 'external',
+        // A .map beside the bundle, read only by bench/lib/cpu-profile.ts (nothing loads it at run time).
+        sourcemap: 'external',
+        sourcesContent: false,
         logLevel: 'error',
       })
       return outfile
@@ -92,7 +101,8 @@ export function clientBundle(name: string): Promise<string> {
 export async function runClient(spec: ClientSpec, timeoutMs = 300_000): Promise<ClientResult> {
   const file = await clientBundle('node-upload')
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', file, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const env = spec.ca ? { ...process.env, NODE_EXTRA_CA_CERTS: spec.ca } : process.env
+    const child = spawn(process.execPath, ['--expose-gc', file, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'], env })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 
 /**
@@ -10,7 +11,7 @@ import type { AddressInfo } from 'node:net'
  * https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateMultipartUpload.html
  */
 export interface NullSink {
-  /** http://127.0.0.1:PORT; path-style, any bucket, any credentials. */
+  /** http://127.0.0.1:PORT (https:// with `tls`); path-style, any bucket, any credentials. */
   endpoint: string
   /** Body bytes received so far, over every request. */
   readonly bytes: number
@@ -27,7 +28,8 @@ const CORS = {
   'access-control-max-age': '3000',
 }
 
-export async function startNullSink(): Promise<NullSink> {
+/** `tls`: serve HTTPS with this key and certificate (bench/lib/tls-cert.ts makes a self-signed one). */
+export async function startNullSink({ tls }: { tls?: { key: string; cert: string } } = {}): Promise<NullSink> {
   let bytes = 0
   let inFlight = 0
   let peak = 0
@@ -91,13 +93,14 @@ export async function startNullSink(): Promise<NullSink> {
     response.writeHead(200, { ...CORS, 'content-length': '0' }).end()
   }
 
-  const server = createServer({ keepAliveTimeout: 30_000 }, (request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     handle(request, response).catch(() => response.destroy())
-  })
+  }
+  const server = tls ? createTlsServer({ keepAliveTimeout: 30_000, ...tls }, listener) : createServer({ keepAliveTimeout: 30_000 }, listener)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     get bytes() {
       return bytes
     },

@@ -8,6 +8,7 @@ import { startS3rver } from '../../tests/helpers/s3rver.ts'
 import { BUCKET, createTestBuckets } from '../../tests/helpers/stores.ts'
 import type { UploadTarget } from './child.ts'
 import { startNullSink } from './null-sink.ts'
+import { selfSignedCertificate } from './tls-cert.ts'
 import type { RgwAccess } from './report.ts'
 
 /** A store the benchmarks upload to, and how to drop what they uploaded. */
@@ -28,6 +29,26 @@ export async function nullSinkStore(): Promise<BenchStore> {
     target: (key) => ({ endpoint: sink.endpoint, region: 'us-east-1', bucket: BUCKET, key, credentials: ANY_KEYS }),
     discard: async () => {},
     stop: () => sink.stop(),
+  }
+}
+
+/**
+ * The null sink over HTTPS on loopback, with a self-signed certificate made for the run; `ca` is
+ * the file a client must trust (runClient's `ca`). Undefined when no certificate can be made.
+ */
+export async function tlsNullSinkStore(): Promise<(BenchStore & { ca: string }) | undefined> {
+  const certificate = await selfSignedCertificate()
+  if (!certificate) return undefined
+  const sink = await startNullSink({ tls: certificate })
+  return {
+    name: 'null sink',
+    ca: certificate.caFile,
+    target: (key) => ({ endpoint: sink.endpoint, region: 'us-east-1', bucket: BUCKET, key, credentials: ANY_KEYS }),
+    discard: async () => {},
+    async stop() {
+      await sink.stop()
+      await certificate.remove()
+    },
   }
 }
 

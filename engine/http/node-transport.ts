@@ -12,7 +12,8 @@ import type { HttpResponse, Transport } from './transport.ts'
  * ClientRequest went 1.3-1.4x faster on 60% of the CPU, and a 1 GiB file upload grew the process
  * by 40 MiB instead of 103 (bench/RESULTS.md, "Node throughput" and "Memory"). It also reports
  * progress as chunks are handed to the socket, where fetch can only report once at the end.
- * Connections are reused through Node's global agent (keep-alive since Node 19).
+ * Connections are reused through Node's global agent (keep-alive since Node 19). Where its CPU
+ * goes, per GiB and by phase: `npx tsx bench/profile.ts` (bench/RESULTS.md, "Node at the wire's speed").
  *
  * Node already picks it by default (the `node` export condition); import it to be explicit, or
  * when a bundler resolves the engine without that condition. Rejects with `NetworkError` when no
@@ -83,28 +84,50 @@ export const nodeTransport: Transport = (request) =>
   })
 
 /**
- * Writes the body with backpressure: a Blob as Node reads it (a file-backed Blob, `fs.openAsBlob`,
- * reads in 64 KiB chunks, so a part of a file is never held in memory whole); bytes as views of
- * {@link BYTES_PER_WRITE}, handed to the socket without a copy.
+ * Writes the body with backpressure, a window of {@link BYTES_PER_WRITE} at a time: bytes as views,
+ * handed to the socket without a copy; a Blob as Node reads it (a file-backed Blob,
+ * `fs.openAsBlob`, reads in 64 KiB chunks, so a part of a file is never held in memory whole).
+ * Small chunks are held back (corked) until a window is full, so they go out many to a syscall
+ * (writev) instead of one each; the next window is read once Node has handed this one to the socket.
  */
 async function writeBody(outgoing: ClientRequest, body: Blob | Uint8Array | string | undefined, onProgress?: (sent: number) => void) {
   if (typeof body !== 'object') return void outgoing.end(body)
   let sent = 0
+  let held = 0
   // Leaving the loop early (the request torn down) cancels the Blob's reader.
-  for await (const chunk of body instanceof Uint8Array ? views(body) : (body.stream() as unknown as AsyncIterable<Uint8Array>)) {
+  for await (const chunk of body instanceof Uint8Array ? views(body) : streamed(body)) {
     if (outgoing.destroyed) return
-    if (!outgoing.write(chunk)) await drained(outgoing)
+    if (held === 0) outgoing.cork()
+    outgoing.write(chunk)
+    held += chunk.byteLength
     sent += chunk.byteLength
     onProgress?.(sent)
+    if (held < BYTES_PER_WRITE) continue
+    outgoing.uncork()
+    held = 0
+    if (outgoing.writableLength > 0) await drained(outgoing)
   }
+  if (held > 0) outgoing.uncork()
   outgoing.end()
 }
 
-/** Bytes go out in views this long: progress (and the stall watchdog) hear of each. */
+/**
+ * A window: progress (and the stall watchdog) hear of each, so on a slow link it must take well
+ * under `stallTimeout` to send (1 MiB at 1 Mbit/s: 8 s).
+ */
 const BYTES_PER_WRITE = 1024 * 1024
 
 function* views(bytes: Uint8Array) {
   for (let at = 0; at < bytes.byteLength; at += BYTES_PER_WRITE) yield bytes.subarray(at, at + BYTES_PER_WRITE)
+}
+
+/**
+ * A Blob's stream, its chunks cut to views of a window at most: an in-memory Blob made of one
+ * large buffer streams a part as one chunk, which written whole would leave progress silent, and
+ * the stall watchdog blind, until the whole part had left.
+ */
+async function* streamed(blob: Blob) {
+  for await (const chunk of blob.stream() as unknown as AsyncIterable<Uint8Array>) yield* views(chunk)
 }
 
 /** 'drain', or 'close' when the request is torn down meanwhile (its 'error' is handled elsewhere). */

@@ -63,6 +63,8 @@ export interface ProxiedRequest {
   /** `PUT ?partNumber`, `POST ?uploads`, `POST ?uploadId`, `DELETE ?uploadId`, `PUT`, or an endpoint route (`POST /parts`…). */
   step: string
   headers: IncomingMessage['headers']
+  /** Sent by the AWS SDK (the endpoint's own calls to storage and STS), by its user agent. */
+  fromSdk: boolean
 }
 
 export interface FaultProxyOptions {
@@ -72,15 +74,26 @@ export interface FaultProxyOptions {
   kind: 'storage' | 'endpoint'
   /** Called for every request; a fault to inject, or undefined to forward it untouched. */
   decide?: (request: ProxiedRequest) => Fault | undefined
+  /**
+   * Ask `decide` about the AWS SDK's requests too (the endpoint's own CreateMultipartUpload, say).
+   * @default false: they pass untouched
+   */
+  sdk?: boolean
+  /**
+   * Milliseconds to hold a request before handling it (its fault, or forwarding it), as a slow or
+   * congested path does; undefined or 0 handles it at once. A request whose client gave up
+   * meanwhile is dropped, never forwarded.
+   */
+  hold?: (request: ProxiedRequest) => number | undefined
 }
 
 /**
  * A real HTTP proxy on loopback in front of a real server (s3rver, Ceph RGW, or the upload
  * endpoint), injecting faults per request as `decide` says. It forwards the Host header unchanged,
  * which SigV4 signatures cover. Requests from the AWS SDK (the endpoint's own calls to storage
- * and STS) pass untouched: the faults are the page's network, not the server's.
+ * and STS) pass untouched unless `sdk` says otherwise: the faults are the page's network, not the server's.
  */
-export async function startFaultProxy({ target, kind, decide = () => undefined }: FaultProxyOptions) {
+export async function startFaultProxy({ target, kind, decide = () => undefined, sdk = false, hold }: FaultProxyOptions) {
   const upstream = new URL(target)
   const sockets = new Set<Socket>()
   const stats = { requests: 0, faults: {} as Partial<Record<Fault, number>> }
@@ -90,13 +103,21 @@ export async function startFaultProxy({ target, kind, decide = () => undefined }
   const server = createServer((incoming, outgoing) => {
     const step = stepOf(kind, incoming)
     const fromSdk = /aws-sdk/.test(String(incoming.headers['user-agent'] ?? ''))
-    const fault = fromSdk ? undefined : decide({ method: incoming.method ?? 'GET', url: incoming.url ?? '/', step, headers: incoming.headers })
+    const seen: ProxiedRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', step, headers: incoming.headers, fromSdk }
+    const fault = fromSdk && !sdk ? undefined : decide(seen)
     stats.requests++
     if (fault) stats.faults[fault] = (stats.faults[fault] ?? 0) + 1
     const entry: LoggedRequest = { step, url: incoming.url ?? '/', fault, bytes: 0 }
     log.push(entry)
     incoming.on('data', (chunk: Buffer) => (entry.bytes += chunk.length))
-    inject(fault, incoming, outgoing, entry)
+    const held = fromSdk && !sdk ? 0 : (hold?.(seen) ?? 0)
+    if (held <= 0) return inject(fault, incoming, outgoing, entry)
+    incoming.pause()
+    setTimeout(() => {
+      if (incoming.socket.destroyed) return
+      incoming.resume()
+      inject(fault, incoming, outgoing, entry)
+    }, held)
   })
 
   function inject(fault: Fault | undefined, incoming: IncomingMessage, outgoing: ServerResponse, entry: LoggedRequest) {

@@ -83,7 +83,7 @@ describe('resolveConfig', () => {
   it('needs a role for assume-role, and asks STS at the storage endpoint unless told otherwise', () => {
     expect(() => resolveConfig({ sts: { mode: 'assume-role' } }, FULL_ENV)).toThrow('updraft: missing settings: sts.roleArn (S3_UPLOAD_ROLE_ARN)')
     const onRgw = resolveConfig({ endpoint: 'http://rgw:7480', sts: { mode: 'assume-role', roleArn: 'arn:r' } }, FULL_ENV)
-    expect(onRgw.sts).toEqual({ mode: 'assume-role', roleArn: 'arn:r', endpoint: 'http://rgw:7480' })
+    expect(onRgw.sts).toEqual({ mode: 'assume-role', roleArn: 'arn:r', endpoint: 'http://rgw:7480', policyVariables: false })
     const elsewhere = resolveConfig({ endpoint: 'http://rgw:7480', sts: { mode: 'assume-role', roleArn: 'arn:r', endpoint: 'https://sts.example' } }, FULL_ENV)
     expect(elsewhere.sts.endpoint).toBe('https://sts.example')
     // Federation is AWS's alone: never sent to a custom storage endpoint.

@@ -5,6 +5,7 @@ import fc from 'fast-check'
 import { sanitizeKey as nextS3Sanitize } from 'next-s3-upload'
 import { describe, expect, it } from 'vitest'
 import { objectUrl } from '../../protocol/object-url.ts'
+import { resolveConfig } from '../../server/config.ts'
 import { checkKey, defaultKey, sanitizeFilename, sanitizePath } from '../../server/key.ts'
 import { uploadPolicy } from '../../server/sts.ts'
 
@@ -205,5 +206,21 @@ describe('uploadPolicy', () => {
   it('escapes IAM wildcards in custom keys, so they name one object', () => {
     const { Statement } = JSON.parse(uploadPolicy('b', 'a*b?c$d')) as { Statement: Array<{ Resource: string[] }> }
     expect(Statement[0]!.Resource).toEqual(['arn:aws:s3:::b/a${*}b${?}c${$}d'])
+  })
+
+  it('on a store without policy variables, refuses such a key (400) rather than write an escape it reads literally', () => {
+    for (const key of ['custom/a*b.png', 'a?b', 'cost$5', 'a${*}b']) {
+      expect(() => uploadPolicy('b', key, false, false)).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining("Upload with strategy 'presigned'") }))
+    }
+    expect(JSON.parse(uploadPolicy('b', "plain/a b+c!'().png", false, false)).Statement[0].Resource).toEqual(["arn:aws:s3:::b/plain/a b+c!'().png"])
+  })
+
+  it('sts.policyVariables: true on AWS, false on any other store, unless configured; checked', () => {
+    const base = { accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'b', region: 'us-east-1' }
+    expect(resolveConfig(base, {}).sts.policyVariables).toBe(true)
+    expect(resolveConfig({ ...base, endpoint: 'https://s3.eu-west-1.amazonaws.com' }, {}).sts.policyVariables).toBe(true)
+    expect(resolveConfig({ ...base, endpoint: 'http://127.0.0.1:7480' }, {}).sts.policyVariables).toBe(false)
+    expect(resolveConfig({ ...base, endpoint: 'http://127.0.0.1:7480', sts: { policyVariables: true } }, {}).sts.policyVariables).toBe(true)
+    expect(() => resolveConfig({ ...base, sts: { policyVariables: 'no' as never } }, {})).toThrow(new TypeError('updraft: sts.policyVariables must be true or false, got "no"'))
   })
 })

@@ -1,0 +1,155 @@
+// Issue 24, item 6: a CreateMultipartUpload whose reply was lost, then retried, left the first
+// upload behind, unknown to anyone until the sweep or a lifecycle rule ended it (5 in 120 faulted
+// uploads). Where the endpoint creates the upload itself (presigned mode; token mode's
+// createMultipart), its SDK retries such a Create: the endpoint now finds what earlier attempts
+// made on the key and aborts it before answering. Ceph RGW behind the fault proxy, dropping the
+// endpoint's own Create reply once (the request took effect); every object read back.
+import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
+import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
+import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
+import { readObject, sdkClient, sha256, testBytesOf } from './helpers/s3-client.ts'
+import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import type { TestStore } from './helpers/stores.ts'
+
+const MiB = 1024 * 1024
+const rgw = inject('rgw')
+let admin: S3Client
+/** How many of the endpoint's Create replies the proxy still loses. */
+let loseCreates = 0
+
+async function proxied(store: TestStore): Promise<FaultProxy> {
+  return startFaultProxy({
+    target: store.endpoint,
+    kind: 'storage',
+    sdk: true,
+    decide: ({ step, fromSdk }) => (fromSdk && step === 'POST ?uploads' && loseCreates-- > 0 ? 'lose-reply' : undefined),
+  })
+}
+
+function handlerVia(proxy: FaultProxy, store: TestStore, extra: UploadHandlerConfig = {}) {
+  const warnings: string[] = []
+  const handler = createUploadHandler({
+    ...store.credentials,
+    bucket: store.bucket,
+    region: store.region,
+    endpoint: proxy.url,
+    forcePathStyle: true,
+    logger: { error: () => {}, warn: (_obj, msg) => void warnings.push(msg ?? '') },
+    ...extra,
+  })
+  return { handler, warnings }
+}
+
+async function ask<T>(handler: UploadHandler, route: string, body: unknown): Promise<T> {
+  const response = await handler(
+    new Request(`http://app.test/api/s3-upload${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  )
+  const reply = (await response.json()) as T
+  expect(response.status, JSON.stringify(reply)).toBe(200)
+  return reply
+}
+
+/** Multipart uploads open on exactly `key`, asked of RGW directly (not through the proxy). */
+const uploadsOn = async (key: string) =>
+  ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))).Uploads ?? []).filter((upload) => upload.Key === key).map((upload) => upload.UploadId)
+
+/** The page's side of a presigned multipart upload: parts, then /complete; the object read back. */
+async function finish(handler: UploadHandler, started: PresignedMultipartReply, bytes: Uint8Array<ArrayBuffer>) {
+  const partNumbers = Array.from({ length: started.partCount! }, (_, i) => i + 1)
+  const { urls } = await ask<PartsReply>(handler, '/parts', { ticket: started.ticket, partNumbers })
+  const parts = []
+  for (const partNumber of partNumbers) {
+    const body = bytes.subarray((partNumber - 1) * started.partSize, partNumber * started.partSize)
+    const response = await fetch(urls[partNumber]!, { method: 'PUT', body })
+    expect(response.status).toBe(200)
+    parts.push({ partNumber, etag: response.headers.get('etag')! })
+  }
+  await ask(handler, '/complete', { ticket: started.ticket, parts })
+  expect(sha256(await readObject(admin, started.bucket, started.key))).toBe(sha256(bytes))
+}
+
+/** The Creates the proxy saw since log entry `from`: lost, or answered. */
+const createsSince = (proxy: FaultProxy, from: number) =>
+  proxy.log.slice(from).filter((entry) => entry.step === 'POST ?uploads').map((entry) => entry.fault ?? 'answered')
+
+describe('on Ceph RGW, the endpoint’s own Create reply lost once', () => {
+  let proxy: FaultProxy
+  beforeAll(async () => {
+    admin = sdkClient(rgw)
+    proxy = await proxied(rgw)
+  })
+  afterAll(async () => {
+    await proxy?.stop()
+    admin?.destroy()
+  })
+
+  it('presigned multipart: the stray the first attempt made is aborted before the reply; 0 left once complete, bytes exact', async () => {
+    const { handler } = handlerVia(proxy, rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    const before = proxy.log.length
+    loseCreates = 1
+    const bytes = testBytesOf('video/mp4', 11 * MiB, 501)
+    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'clip.mp4', filetype: 'video/mp4', filesize: bytes.length, strategy: 'presigned' })
+    // Storage created two uploads (the first reply lost on the way); one is left, the one handed out.
+    expect(createsSince(proxy, before)).toEqual(['lose-reply', 'answered'])
+    expect(await uploadsOn(started.key)).toEqual([started.uploadId])
+    await finish(handler, started, bytes)
+    expect(await uploadsOn(started.key)).toEqual([])
+  })
+
+  it('token mode, createMultipart: the same, before the credentials go out', async () => {
+    const { handler } = handlerVia(proxy, rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    loseCreates = 1
+    const reply = await ask<TokenReply>(handler, '', { filename: 'big.bin', filetype: 'application/octet-stream', filesize: 11 * MiB, strategy: 'token', createMultipart: true })
+    expect(reply.uploadId).toEqual(expect.any(String))
+    expect(await uploadsOn(reply.key)).toEqual([reply.uploadId])
+    await ask(handler, '/abort', { ticket: reply.ticket }).catch(() => undefined)
+  })
+
+  it('an upload on the same key started before the request is not a stray: left alone', async () => {
+    const key = `next-s3-uploads/shared-${crypto.randomUUID()}/avatar.png`
+    const { handler } = handlerVia(proxy, rgw, { key: () => key, sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    const { UploadId: older } = await admin.send(new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: key }))
+    // Past the window (the call's duration plus a second for stores that keep whole seconds).
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    loseCreates = 1
+    const bytes = testBytesOf('image/png', 6 * MiB, 502)
+    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'avatar.png', filetype: 'image/png', filesize: bytes.length, strategy: 'presigned' })
+    expect((await uploadsOn(key)).sort()).toEqual([older, started.uploadId].sort())
+    await finish(handler, started, bytes)
+    expect(await uploadsOn(key)).toEqual([older])
+  })
+
+  it('a Create answered at once aborts nothing, and lists nothing', async () => {
+    const { handler } = handlerVia(proxy, rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    const before = proxy.log.length
+    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'a.bin', filetype: 'application/octet-stream', filesize: 6 * MiB, strategy: 'presigned' })
+    // One Create, no listing (GET ?uploads) and no abort; the presigning check's preflight (OPTIONS) aside.
+    const steps = proxy.log.slice(before).map((entry) => entry.step)
+    expect(steps.filter((step) => step !== 'OPTIONS')).toEqual(['POST ?uploads'])
+    expect(await uploadsOn(started.key)).toEqual([started.uploadId])
+    await ask(handler, '/abort', { ticket: started.ticket })
+  })
+})
+
+describe('on s3rver, which cannot list multipart uploads', () => {
+  let s3rver: S3rverInstance
+  let proxy: FaultProxy
+  beforeAll(async () => {
+    s3rver = await startS3rver()
+    proxy = await proxied(s3rver)
+  })
+  afterAll(async () => {
+    await proxy?.stop()
+    await s3rver?.stop()
+  })
+
+  it('the upload still goes on; the log says the sweep ends what the lost attempt left', async () => {
+    const { handler, warnings } = handlerVia(proxy, s3rver)
+    loseCreates = 1
+    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'a.bin', filetype: 'application/octet-stream', filesize: 6 * MiB, strategy: 'presigned' })
+    expect(started.uploadId).toEqual(expect.any(String))
+    expect(warnings).toContainEqual(expect.stringMatching(/CreateMultipartUpload was retried.*could not be listed or aborted.*the sweep or a lifecycle rule ends them/))
+  })
+})
