@@ -9,7 +9,8 @@ import { assertInstalled } from './installed.ts'
  * A real load balancer (Debian's `haproxy` 2.6) on loopback in front of several endpoint
  * instances, round robin, as production runs them: each request may land on another instance.
  * It adds `X-Forwarded-For` with the client's address, which the instances trust (`trustProxy`)
- * so that a rate limit counts clients, not the balancer.
+ * so that a rate limit counts clients, not the balancer. Each reply names the instance that
+ * answered in `X-Updraft-Instance` (`i0`, `i1`, …, in the order of `backends`).
  */
 export interface LoadBalancer {
   /** `http://127.0.0.1:PORT` */
@@ -17,9 +18,10 @@ export interface LoadBalancer {
   stop(): Promise<void>
 }
 
-export async function startHaproxy(backends: readonly string[]): Promise<LoadBalancer> {
+/** `port`: where it listens on loopback. @default a free one */
+export async function startHaproxy(backends: readonly string[], port?: number): Promise<LoadBalancer> {
   assertInstalled('haproxy', ['haproxy'], 'apt-get install -y --no-install-recommends haproxy')
-  const port = await freePort()
+  port ??= await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'updraft-haproxy-'))
   const config = join(dir, 'haproxy.cfg')
   writeFileSync(
@@ -40,6 +42,7 @@ export async function startHaproxy(backends: readonly string[]): Promise<LoadBal
       '  default_backend instances',
       'backend instances',
       '  balance roundrobin',
+      '  http-response set-header X-Updraft-Instance %s',
       ...backends.map((origin, i) => `  server i${i} ${new URL(origin).host}`),
       '',
     ].join('\n'),
