@@ -5,6 +5,7 @@
 
 /** A Redis connection as Updraft uses it: ioredis's `eval`. */
 export interface RedisClient {
+  /** EVAL: runs the Lua `script` with its first `numKeys` arguments as keys, the rest as arguments. */
   eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>
 }
 
