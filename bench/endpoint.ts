@@ -6,6 +6,8 @@ import { createQueryPresigner } from '../server/sigv4.ts'
 import { startService } from './lib/child.ts'
 import { fixed, median, MiB, ratio, rotate, type Benchmark, type Goal, type Table } from './lib/report.ts'
 import { nullSinkStore } from './lib/stores.ts'
+import { type LoadBalancer, startHaproxy } from '../tests/helpers/haproxy.ts'
+import { startRedis } from '../tests/helpers/redis.ts'
 
 const KEYS = { accessKeyId: 'AKIDBENCHSERVER', secretAccessKey: 'bench-server-secret' }
 const LOCATION = { bucket: 'uploads', key: 'next-s3-uploads/0b7a4f0e-2c1d-4f43-9d5e-1f6c2a3b4c5d/holiday-video.mp4', region: 'us-east-1' }
@@ -17,18 +19,21 @@ export const endpoint: Benchmark = {
   async run({ quick, log }) {
     const presign = await presignRate({ count: quick ? 200 : 3000, rounds: quick ? 1 : 5, log })
     const load = await loadTest({ seconds: quick ? 1 : 5, rounds: quick ? 1 : 3, log })
+    const scale = await scalingTest({ seconds: quick ? 1 : 5, rounds: quick ? 1 : 3, log })
     presign.goal.note += ` The endpoint signs single-PUT and part URLs alike with it: ${load.rates['presigned PUT']} req/s for a single-PUT URL, ${load.rates['presigned /parts (8 URLs)']} req/s for a /parts call that signs 8 URLs.`
     return {
-      tables: [presign.table, load.table],
+      tables: [presign.table, load.table, scale.table],
       goals: [presign.goal],
       headlines: [
         `Presigning part URLs: ${presign.headline}`,
         `Endpoint (Fastify, 10 connections): ${load.headline}`,
+        `Several instances behind haproxy (presigned PUT): ${scale.headline}`,
       ],
       notes: [
         `Presign rate: UploadPart URLs (partNumber, uploadId, signed content-length, 3600 s), one after another in this process; CPU = user + system time of the loop. Median of ${quick ? 1 : 5} alternating rounds after a warm-up; the ratio is the median of per-round ratios.`,
         'The SDK presigner runs on an S3Client with `requestChecksumCalculation: WHEN_REQUIRED`, as the endpoint configures it (server/presign.ts).',
         'Load: autocannon in this process, the Fastify endpoint in a child process, the STS stand-in (tests/helpers/sts-server.ts, which verifies each SigV4 request) in another: three processes on the 2 cores, so req/s is a floor for a dedicated server.',
+        'Several instances: 1, 2 and 3 endpoint processes (the same Fastify endpoint) behind haproxy 2.6 (round robin, a connection per request to the instance: `option http-server-close`), beside the one process alone; the last row counts every request in one Redis (`rateLimit: { redis }`, with a limit no run reaches), as instances sharing a limit do. On this 2-core machine autocannon, haproxy and the instances share the cores, so added instances cannot add CPU: the rows measure what the balancer and the shared count cost, not how far a real fleet scales.',
         'Rows: token = POST the upload request, the endpoint calls STS GetFederationToken; presigned = POST for a 1 MiB file, one presigned PutObject URL (SDK presigner); parts = POST /parts for 8 part URLs of a multipart ticket (createQueryPresigner + ticket check).',
       ],
     }
@@ -150,6 +155,62 @@ async function loadTest({ seconds, rounds, log }: { seconds: number; rounds: num
     return { table, rates, headline: modes.map((mode) => `${mode.short} ${rate(mode.name)} req/s`).join(', ') + '.' }
   } finally {
     await server.stop()
+    await sts.stop()
+    await s3.stop()
+  }
+}
+
+/** Issue 26: requests per second through a load balancer in front of 1, 2 and 3 instances, beside one process alone. */
+async function scalingTest({ seconds, rounds, log }: { seconds: number; rounds: number; log: (message: string) => void }) {
+  const s3 = await nullSinkStore()
+  const sts = await startService('sts-server', KEYS)
+  const redis = await startRedis()
+  const base = { stsEndpoint: sts.url, s3Endpoint: s3.target('x').endpoint, keys: KEYS }
+  const servers = await Promise.all([1, 2, 3].map(() => startService('endpoint-server', base)))
+  const counted = await Promise.all([1, 2, 3].map(() => startService('endpoint-server', { ...base, redisUrl: redis.url })))
+  const balancers: LoadBalancer[] = []
+  try {
+    const balanced = async (targets: typeof servers) => {
+      const balancer = await startHaproxy(targets.map(({ url }) => url))
+      balancers.push(balancer)
+      return balancer.origin
+    }
+    const setups = [
+      { name: 'one instance, no load balancer', origin: servers[0]!.url },
+      { name: 'haproxy → 1 instance', origin: await balanced(servers.slice(0, 1)) },
+      { name: 'haproxy → 2 instances', origin: await balanced(servers.slice(0, 2)) },
+      { name: 'haproxy → 3 instances', origin: await balanced(servers) },
+      { name: 'haproxy → 3 instances, limit counted in Redis', origin: await balanced(counted) },
+    ]
+    const body = { filename: 'holiday video.mp4', filetype: 'video/mp4', filesize: MiB, strategy: 'presigned' }
+    for (const setup of setups) {
+      const reply = await post(`${setup.origin}/api/s3-upload`, body)
+      if (!reply.ok) throw new Error(`${setup.name}: the endpoint answered ${reply.status} ${await reply.text()}`)
+      await cannon(`${setup.origin}/api/s3-upload`, body, 1)
+    }
+    const results = new Map<string, Result[]>(setups.map(({ name }) => [name, []]))
+    for (let round = 0; round < rounds; round++) {
+      for (const setup of rotate(setups, round)) {
+        const result = await cannon(`${setup.origin}/api/s3-upload`, body, seconds)
+        results.get(setup.name)!.push(result)
+        log(`scaling ${setup.name}: ${fixed(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`)
+      }
+    }
+    const rate = (name: string) => median(results.get(name)!.map((run) => run.requests.average))
+    const alone = rate(setups[0]!.name)
+    const table: Table = {
+      title: `Endpoint instances behind a load balancer: presigned PUT upload requests (10 connections, ${seconds} s per run, median of ${rounds})`,
+      columns: ['setup', 'req/s', 'vs one instance alone', 'p99 ms', 'errors + non-2xx'],
+      rows: setups.map(({ name }) => {
+        const runs = results.get(name)!
+        return [name, fixed(rate(name)), ratio(rate(name) / alone), fixed(median(runs.map((run) => run.latency.p99)), 1), String(runs.reduce((sum, run) => sum + run.errors + run.timeouts + run.non2xx, 0))]
+      }),
+    }
+    return { table, headline: setups.slice(1).map(({ name }) => `${name.replace('haproxy → ', '')} ${fixed(rate(name))} req/s`).join(', ') + ` (one alone ${fixed(alone)}).` }
+  } finally {
+    for (const balancer of balancers) await balancer.stop()
+    for (const server of [...servers, ...counted]) await server.stop()
+    await redis.stop()
     await sts.stop()
     await s3.stop()
   }

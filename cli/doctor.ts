@@ -8,13 +8,14 @@ import { serverInfo } from '../server/info.ts'
 import { objectHeaders } from '../server/presigned-urls.ts'
 import { createS3Client } from '../server/storage.ts'
 import { serverKeyPolicyFor } from '../server/key-policy.ts'
-import { createTokenIssuer } from '../server/sts.ts'
+import { createTokenIssuer, FEDERATION_NEEDS_USER_KEY } from '../server/sts.ts'
+import { credentialSource, credentialsOf, isTemporary, type ResolvedCredentials } from '../server/credentials.ts'
 import { abortsIncompleteUploads, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
 import { diagnosePresignPreflight, presignPreflights } from './presign-check.ts'
 import { type ProbeReply, storageProbe, type StorageProbe, storeRefusal } from './storage-probe.ts'
 
 export type Status = 'ok' | 'warn' | 'fail' | 'skip'
-export type CheckName = 'access' | 'clock' | 'cors' | 'presign' | 'expose-etag' | 'lifecycle' | 'least-privilege' | 'sts'
+export type CheckName = 'credentials' | 'access' | 'clock' | 'cors' | 'presign' | 'expose-etag' | 'lifecycle' | 'least-privilege' | 'sts'
 
 export interface Finding {
   check: CheckName
@@ -38,10 +39,22 @@ const WARN_SKEW_MS = 60_000
 
 /** Runs every check; never throws for what storage answers (a finding says it), only for a bad config. */
 export async function runDoctor(config: ResolvedConfig, { origin, provider }: DoctorOptions): Promise<Finding[]> {
-  const probe = storageProbe(config)
+  const found = await credentialsOf(createS3Client(config))().then(
+    (credentials) => ({ credentials }),
+    (error: Error) => ({ error }),
+  )
+  if ('error' in found) {
+    return [
+      credentialsFinding(config, found),
+      ...(['access', 'clock', 'cors', 'presign', 'expose-etag', 'lifecycle', 'least-privilege', 'sts'] as const).map(
+        (check): Finding => ({ check, status: 'skip', summary: 'needs credentials first' }),
+      ),
+    ]
+  }
+  const probe = storageProbe(config, found.credentials)
   const target = { bucket: config.bucket, endpoint: config.endpoint, origins: [origin], keyPrefix: config.keyPrefix }
   const fixes = (make: (p: Provider) => string) => fixesFor(config.endpoint, make, provider)
-  const findings: Finding[] = []
+  const findings: Finding[] = [credentialsFinding(config, found)]
 
   const start = await attempt(() => probe.signed('POST', probe.url(undefined, '?uploads'), { origin }))
   const access = await accessFinding(config, probe, start, fixes)
@@ -280,6 +293,28 @@ async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe
   }
 }
 
+/** Which credentials the server runs on, from where, and until when (temporary ones renew on their own). */
+export function credentialsFinding(config: ResolvedConfig, found: { credentials: ResolvedCredentials } | { error: Error }): Finding {
+  const check = 'credentials'
+  if ('error' in found) {
+    return {
+      check,
+      status: 'fail',
+      summary: `no credentials found: ${found.error.message}`.slice(0, 400),
+      fix:
+        'Set S3_UPLOAD_KEY and S3_UPLOAD_SECRET (a static key: R2, B2, MinIO, Ceph, or an IAM user on AWS), or run where the AWS SDK finds ' +
+        'credentials (AWS_ACCESS_KEY_ID, AWS_PROFILE, a web identity token, ECS/EKS container credentials, EC2 instance metadata).',
+    }
+  }
+  const { credentials } = found
+  const until = credentials.expiration ? `, temporary, valid until ${credentials.expiration.toISOString()} (renewed before then)` : ''
+  const summary = `key ${credentials.accessKeyId.slice(0, 4)}… from ${credentialSource(credentials)}${until}`
+  if (isTemporary(credentials) && config.sts.mode === 'federation' && serverInfo(config).token) {
+    return { check, status: 'warn', summary: `${summary}; token mode cannot work with them`, fix: FEDERATION_NEEDS_USER_KEY.replace(/^updraft: /, '') }
+  }
+  return { check, status: 'ok', summary }
+}
+
 async function stsFinding(config: ResolvedConfig): Promise<Finding> {
   const check = 'sts'
   const info = serverInfo(config)
@@ -293,7 +328,7 @@ async function stsFinding(config: ResolvedConfig): Promise<Finding> {
       check,
       status: 'fail',
       summary: `STS refused to issue upload credentials: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
-      fix: `The server's key needs (AWS IAM):\n${keyPolicyJson(config)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
+      fix: (error as Error).message === FEDERATION_NEEDS_USER_KEY ? FEDERATION_NEEDS_USER_KEY.replace(/^updraft: /, '') : `The server's key needs (AWS IAM):\n${keyPolicyJson(config)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
     }
   }
 }

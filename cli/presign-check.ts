@@ -5,7 +5,9 @@ import type { ResolvedConfig } from '../server/config.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from '../server/key-policy.ts'
 import { describePreflight, type PreflightReply, refusesSessionPreflight, sendPreflight } from '../server/preflight-check.ts'
 import { createPartPresigner, createPutPresigner } from '../server/presigned-urls.ts'
-import { createSessionSigner, serverKeySigner } from '../server/session-signer.ts'
+import { credentialsOf, serverKeySigner } from '../server/credentials.ts'
+import { createSessionSigner } from '../server/session-signer.ts'
+import { createS3Client } from '../server/storage.ts'
 import type { Presign } from '../server/sigv4.ts'
 import type { TicketClaims } from '../server/ticket.ts'
 
@@ -82,8 +84,8 @@ export async function presignPreflights(config: ResolvedConfig, origin: string):
   const configured = createSessionSigner({ ...config, presignFallback: false })
   const replies = await preflightsFor(config, origin, configured)
   if (signer === 'server-key') return { signer, fallback: false, replies }
-  const serverKey = serverKeySigner(config)
-  return { signer, fallback: config.presignFallback, replies, serverKeyReplies: await preflightsFor(config, origin, async () => serverKey) }
+  const serverKey = serverKeySigner(config.region, credentialsOf(createS3Client(config)))
+  return { signer, fallback: config.presignFallback, replies, serverKeyReplies: await preflightsFor(config, origin, serverKey) }
 }
 
 async function preflightsFor(config: ResolvedConfig, origin: string, signer: () => Promise<Presign>): Promise<PreflightReply[]> {

@@ -1,9 +1,10 @@
-// Raw requests to storage with the server's own key, signed with aws4fetch: the doctor needs to
+// Raw requests to storage with the server's own credentials, signed with aws4fetch: the doctor needs to
 // see statuses, error codes and CORS headers exactly as storage sends them.
 import { AwsClient } from 'aws4fetch'
 import { objectUrl } from '../protocol/object-url.ts'
 import { xmlText } from '../protocol/xml.ts'
 import type { ResolvedConfig } from '../server/config.ts'
+import type { ResolvedCredentials } from '../server/credentials.ts'
 
 export interface ProbeReply {
   status: number
@@ -26,10 +27,11 @@ export interface StorageProbe {
   plain(method: string, url: string, headers?: Record<string, string>): Promise<ProbeReply>
 }
 
-export function storageProbe(config: ResolvedConfig): StorageProbe {
+export function storageProbe(config: ResolvedConfig, credentials: ResolvedCredentials): StorageProbe {
   const client = new AwsClient({
-    accessKeyId: config.accessKeyId,
-    secretAccessKey: config.secretAccessKey,
+    accessKeyId: credentials.accessKeyId,
+    secretAccessKey: credentials.secretAccessKey,
+    ...(credentials.sessionToken ? { sessionToken: credentials.sessionToken } : {}),
     service: 's3',
     region: config.region,
   })

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
 import { describeStore } from '../server/info.ts'
+import { credentialsOf } from '../server/credentials.ts'
 import { createS3Client } from '../server/storage.ts'
 import { PROVIDERS, type Provider } from './bucket-rules.ts'
 import { type Finding, keyPolicyJson, pageHeaders, preflightRefusals, runDoctor } from './doctor.ts'
@@ -84,7 +85,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
 
   const client = createS3Client(config)
   try {
-    const probe = storageProbe(config)
+    const probe = storageProbe(config, await credentialsOf(client)())
     const headers = pageHeaders(config)
     const plan = await planBucket(client, config.bucket, origins, config.keyPrefix, {
       signs: await keySigns(probe),

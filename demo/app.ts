@@ -38,6 +38,8 @@ export interface AppOptions {
   log?: (message: string) => void
   /** Fastify's logger; endpoint failures are logged through it. @default { level: 'warn' } */
   logger?: FastifyServerOptions['logger']
+  /** Behind a load balancer: take the client's address from X-Forwarded-For (Fastify's `trustProxy`). @default false */
+  trustProxy?: FastifyServerOptions['trustProxy']
 }
 
 /** How often a configured store (not the embedded one, which cannot list uploads) is swept of stale multipart uploads. */
@@ -71,7 +73,7 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
   const embedded = resolved ? undefined : await startEmbeddedS3({ directory: options.dataDir, port: options.storePort, log })
   const store = embedded ? `embedded s3rver at ${embedded.endpoint} · bucket ${embedded.bucket}` : describeStore(resolved!)
 
-  const app = Fastify({ logger: options.logger ?? { level: 'warn' }, forceCloseConnections: true })
+  const app = Fastify({ logger: options.logger ?? { level: 'warn' }, forceCloseConnections: true, trustProxy: options.trustProxy ?? false })
   // Recorded in memory, as an app would in its database; a config's own callback takes its place.
   const { records: completed, onUploadComplete } = demoCompletions()
   const withCallback = { onUploadComplete, ...config }

@@ -1,8 +1,10 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
+import type { ServerCredentials } from './credentials.ts'
 import type { Route } from './routes.ts'
 import { normalizeAllowance, type ObjectExtrasAllowance } from './stored-extras.ts'
+import { deriveTicketSecret } from './ticket.ts'
 
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
 export interface Logger {
@@ -82,10 +84,25 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * @default '/api/s3-upload' (next-s3-upload's path)
    */
   path?: string
-  /** @default process.env.S3_UPLOAD_KEY */
+  /**
+   * A static key: an IAM user's (token mode's GetFederationToken needs one), R2's, B2's, MinIO's
+   * or RGW's. Leave it and `secretAccessKey` unset to use `credentials`, or on AWS the SDK's
+   * default chain. @default process.env.S3_UPLOAD_KEY
+   */
   accessKeyId?: string
   /** @default process.env.S3_UPLOAD_SECRET */
   secretAccessKey?: string
+  /**
+   * The server's credentials when they are not a static key: any AWS SDK credential provider
+   * (`fromContainerMetadata()`, `fromWebToken(…)`, `fromIni({ profile })` from
+   * `@aws-sdk/credential-providers`, or your own `async () => ({ accessKeyId, … })`). With none
+   * of `accessKeyId`, `secretAccessKey` and `credentials`, the AWS SDK's default chain is used
+   * (environment, shared config and SSO profiles, web identity tokens, ECS/EKS container
+   * credentials, EC2 instance metadata): how Lambda, ECS, EKS and Vercel's OIDC run. Temporary
+   * credentials need `ticketSecret`, and token mode then needs `sts.mode: 'assume-role'`
+   * (GetFederationToken takes an IAM user's long-term keys only). @default the SDK's default chain
+   */
+  credentials?: ServerCredentials
   /** @default process.env.S3_UPLOAD_BUCKET */
   bucket?: string
   /** @default process.env.S3_UPLOAD_REGION */
@@ -155,7 +172,11 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * @default 3600
    */
   partUrlExpiresIn?: number
-  /** HMAC key for upload tickets; instances behind one load balancer must share it. @default process.env.S3_UPLOAD_TICKET_SECRET, else derived from secretAccessKey */
+  /**
+   * HMAC key for upload tickets; instances behind one load balancer must share it. Required when
+   * the server has no static key (`credentials`, or the SDK's chain): temporary credentials rotate,
+   * and tickets must outlive them. @default process.env.S3_UPLOAD_TICKET_SECRET, else derived from secretAccessKey
+   */
   ticketSecret?: string
   /** How long an upload ticket stays valid: `/complete` (and a multipart upload's `/parts`) must come within it. @default 86400 (24 h) */
   ticketTtlSeconds?: number
@@ -227,8 +248,12 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
 
 /** What the handler runs on: every required setting present and checked. */
 export interface ResolvedConfig
-  extends Required<Pick<UploadHandlerConfig, 'accessKeyId' | 'secretAccessKey' | 'bucket' | 'region'>>,
-    Omit<UploadHandlerConfig, 'accessKeyId' | 'secretAccessKey' | 'bucket' | 'region' | 'sts' | 'logger'> {
+  extends Required<Pick<UploadHandlerConfig, 'bucket' | 'region' | 'ticketSecret'>>,
+    Omit<UploadHandlerConfig, 'accessKeyId' | 'secretAccessKey' | 'credentials' | 'bucket' | 'region' | 'ticketSecret' | 'sts' | 'logger'> {
+  /** The static key, or the provider given; undefined: the AWS SDK's default chain (server/credentials.ts). */
+  credentials: ServerCredentials | undefined
+  /** Whether `credentials` is a static key given in the config or the environment. */
+  staticKey: boolean
   forcePathStyle: boolean
   sts: { mode: StsMode; endpoint?: string; roleArn?: string; policyVariables: boolean }
   multipartThreshold: number
@@ -318,8 +343,6 @@ export function configFromEnv(env: Env = processEnv()): UploadHandlerConfig {
 
 /** Config name → the variable it falls back to, for the "missing settings" message. */
 const REQUIRED = [
-  ['accessKeyId', 'S3_UPLOAD_KEY'],
-  ['secretAccessKey', 'S3_UPLOAD_SECRET'],
   ['bucket', 'S3_UPLOAD_BUCKET'],
   ['region', 'S3_UPLOAD_REGION'],
 ] as const
@@ -335,6 +358,26 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   const sts = { ...fromEnv.sts, ...definedOnly(config.sts ?? {}) }
   const mode = sts.mode ?? 'federation'
   if (mode === 'assume-role' && !present(sts.roleArn)) missing.push('sts.roleArn (S3_UPLOAD_ROLE_ARN)')
+  const accessKeyId = pick('accessKeyId')
+  const secretAccessKey = pick('secretAccessKey')
+  // Half a key is a mistake to name, not a reason to look elsewhere for credentials.
+  if (accessKeyId === undefined && secretAccessKey !== undefined) missing.push('accessKeyId (S3_UPLOAD_KEY), as secretAccessKey is set')
+  if (secretAccessKey === undefined && accessKeyId !== undefined) missing.push('secretAccessKey (S3_UPLOAD_SECRET), as accessKeyId is set')
+  const keys = accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : undefined
+  if (keys && config.credentials !== undefined) {
+    throw new TypeError('updraft: set either a static key (accessKeyId and secretAccessKey, or S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or credentials, not both')
+  }
+  const credentials: ServerCredentials | undefined = keys ?? config.credentials
+  // A key that does not rotate: tickets can be signed with a secret derived from it.
+  const fixed = credentials !== undefined && typeof credentials !== 'function' && !('sessionToken' in credentials && credentials.sessionToken) ? credentials : undefined
+  const ticketSecret = pick('ticketSecret') ?? (fixed ? deriveTicketSecret(fixed.secretAccessKey) : undefined)
+  if (ticketSecret === undefined && accessKeyId === undefined && secretAccessKey === undefined) {
+    missing.push(
+      credentials === undefined
+        ? 'a static key (S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or, with credentials from the AWS SDK\'s chain, ticketSecret (S3_UPLOAD_TICKET_SECRET)'
+        : 'ticketSecret (S3_UPLOAD_TICKET_SECRET), as the credentials are not a static key: tickets must outlive them, on every instance',
+    )
+  }
   if (missing.length > 0) throw new TypeError(`updraft: missing settings: ${missing.join(', ')}`)
   if (mode !== 'federation' && mode !== 'assume-role') {
     throw new TypeError(`updraft: sts.mode must be 'federation' or 'assume-role', got '${String(mode)}'`)
@@ -343,16 +386,18 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     throw new TypeError(`updraft: sts.policyVariables must be true or false, got ${JSON.stringify(sts.policyVariables)}`)
   }
 
-  const withDefaults = { ...defaultConfig, ...definedOnly(config) }
+  // The key is `credentials` from here on.
+  const { accessKeyId: _id, secretAccessKey: _secret, credentials: _given, ...settings } = config
+  const withDefaults = { ...defaultConfig, ...definedOnly(settings) }
   const resolved: ResolvedConfig = {
     ...withDefaults,
-    accessKeyId: pick('accessKeyId') as string,
-    secretAccessKey: pick('secretAccessKey') as string,
+    credentials,
+    staticKey: fixed !== undefined,
+    ticketSecret: ticketSecret!,
     bucket: pick('bucket') as string,
     region: pick('region') as string,
     endpoint: pick('endpoint'),
     forcePathStyle: config.forcePathStyle ?? fromEnv.forcePathStyle ?? false,
-    ticketSecret: pick('ticketSecret'),
     sts: {
       mode,
       roleArn: present(sts.roleArn),

@@ -19,7 +19,8 @@ export function createDirectorySigner(config: ResolvedConfig, s3: S3Client): () 
   storageObjectUrl({ ...config, key: 'k' })
   const sessions = new SessionCache()
   const presigners = new WeakMap<DirectorySession, Presign>()
-  const key = `${config.bucket} ${config.accessKeyId}`
+  // One server, one identity: the bucket is the whole cache key.
+  const key = config.bucket
 
   async function createSession(): Promise<DirectorySession> {
     const { Credentials: c } = await s3.send(new CreateSessionCommand({ Bucket: config.bucket }))

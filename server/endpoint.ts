@@ -2,6 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import { resolveConfig, stsUnavailableReason, type Logger, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
 import { completeUpload } from './completion.ts'
+import { credentialsOf } from './credentials.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { describeError } from './errors.ts'
 import { serverInfo } from './info.ts'
@@ -16,8 +17,8 @@ import { notAuthorized, RequestError } from './request-error.ts'
 import { ROUTES, type Route } from './routes.ts'
 import { createSessionSigner } from './session-signer.ts'
 import { createS3Client } from './storage.ts'
-import { createCredentialIssuer, createTokenIssuer } from './sts.ts'
-import { deriveTicketSecret, verifyTicket } from './ticket.ts'
+import { createCredentialIssuer, createTokenIssuer, FEDERATION_NEEDS_USER_KEY } from './sts.ts'
+import { verifyTicket } from './ticket.ts'
 import { answerUploadRequest, type UploadRequestContext } from './upload-request.ts'
 
 /**
@@ -50,20 +51,26 @@ export interface Endpoint {
 export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
   const resolved = resolveConfig(config)
   const s3 = createS3Client(resolved)
-  const issueCredentials = createCredentialIssuer(resolved)
+  // One credential provider for every call the endpoint makes: its S3 client's (server/credentials.ts).
+  const issueCredentials = createCredentialIssuer(resolved, credentialsOf(s3))
   const issueToken = createTokenIssuer(resolved, issueCredentials)
   const signer = createSessionSigner(resolved, issueCredentials, s3)
   const multipart: MultipartContext = {
     config: resolved,
     s3,
     presignParts: createPartPresigner(resolved, signer),
-    ticketSecret: resolved.ticketSecret ?? deriveTicketSecret(resolved.secretAccessKey),
+    ticketSecret: resolved.ticketSecret,
   }
   const info = serverInfo(resolved)
   const uploads: UploadRequestContext = { config: resolved, s3, info, issueToken, presignPut: createPutPresigner(resolved, signer), multipart }
   const tokenRoutes: TokenRoutesContext = { config: resolved, s3, issueToken, ticketSecret: multipart.ticketSecret }
   // A directory bucket's URLs are signed with CreateSession sessions, never the server's key.
   if (resolved.presignWith === 'server-key' && !isDirectoryBucket(resolved.bucket)) warnServerKeySigning(resolved)
+  // Temporary credentials cannot call GetFederationToken; which ones the chain finds is known only
+  // once asked, so say it now and refuse each token request with the same words (server/sts.ts).
+  if (!resolved.staticKey && resolved.sts.mode === 'federation' && stsUnavailableReason(resolved) === undefined) {
+    resolved.logger.warn?.({ store: resolved.endpoint ?? 'AWS S3' }, `${FEDERATION_NEEDS_USER_KEY}, if they are temporary`)
+  }
   const { allowedOrigins } = resolved
 
   async function answer(request: Request, route: Exclude<Route, 'info'>, logger: Logger): Promise<unknown> {

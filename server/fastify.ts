@@ -9,7 +9,8 @@ import { describeError } from './errors.ts'
 import { checkJsonContentType } from './json-body.ts'
 import { bodyTooLarge, RequestError } from './request-error.ts'
 import { ROUTES, unknownRoute, type Route } from './routes.ts'
-import { sweepStaleUploads } from './sweep.ts'
+import type { RedisClient } from './redis.ts'
+import { sweepStaleUploads, sweepTurn } from './sweep.ts'
 
 /** Options of the {@link s3Upload} plugin: every {@link UploadHandlerConfig} setting, plus the plugin's own. */
 // `path` is the Web handler's mount point; the plugin is mounted at `prefix`, Fastify's word for it.
@@ -27,6 +28,12 @@ export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'>
    * every this many seconds while the app runs; failures are logged. @default off
    */
   sweepEverySeconds?: number
+  /**
+   * Several instances: a Redis they share, so that one sweep runs per `sweepEverySeconds` across
+   * all of them (see `createUploadSweeper`'s `lock`). Share the rate limit too, with
+   * `rateLimit: { ...DEFAULT_RATE_LIMIT, redis }`. @default none: each instance sweeps on its own
+   */
+  sweepLock?: RedisClient
 }
 
 /** The plugin's default `prefix`: `/api/s3-upload`, next-s3-upload's path. */
@@ -51,7 +58,7 @@ const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTION
  */
 const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   app,
-  { prefix = DEFAULT_PREFIX, rateLimit = DEFAULT_RATE_LIMIT, sweepEverySeconds, ...config },
+  { prefix = DEFAULT_PREFIX, rateLimit = DEFAULT_RATE_LIMIT, sweepEverySeconds, sweepLock, ...config },
 ) => {
   const path = (config as UploadHandlerConfig).path
   if (path !== undefined && path.replace(/\/+$/, '') !== prefix.replace(/\/+$/, '')) {
@@ -62,12 +69,12 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   // takes the prefix and keeps the JSON parser, hooks and error handler below to these routes.
   await app.register(
     async (scope) => {
-      if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...rateLimit, global: true })
+      if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...sharedLimit(rateLimit), global: true })
       routes(scope, endpoint, config.logger)
     },
     { prefix },
   )
-  const stopSweeping = sweepEverySeconds === undefined ? undefined : scheduleSweep(endpoint, config.logger ?? app.log, sweepEverySeconds)
+  const stopSweeping = sweepEverySeconds === undefined ? undefined : scheduleSweep(endpoint, config.logger ?? app.log, sweepEverySeconds, sweepLock)
   app.addHook('onClose', async () => {
     await stopSweeping?.()
     endpoint.s3.destroy()
@@ -124,15 +131,27 @@ function tooManyRequests(_request: FastifyRequest, { statusCode, ttl }: { status
   return Object.assign(new Error(`Too many requests: try again in ${Math.max(1, Math.ceil(ttl / 1000))} s`), { statusCode })
 }
 
+/**
+ * A limit counted in Redis (`rateLimit.redis`, @fastify/rate-limit's store) fails open unless told
+ * otherwise: with Redis down, requests go on uncounted rather than answering 500 (the reasons are
+ * createRedisThrottle's). How long a request waits first is the Redis client's to bound
+ * (ioredis: `maxRetriesPerRequest: 1`; docs/operations.md).
+ */
+function sharedLimit(options: RateLimitPluginOptions): RateLimitPluginOptions {
+  return options.redis ? { skipOnError: true, nameSpace: 'updraft:rate:', ...options } : options
+}
+
 /** sweepStaleUploads every `seconds`; a failed sweep is logged and tried again next time. Returns what stops it. */
-function scheduleSweep({ config, s3 }: Endpoint, logger: Logger, seconds: number) {
+function scheduleSweep({ config, s3 }: Endpoint, logger: Logger, seconds: number, lock: RedisClient | undefined) {
   if (!Number.isSafeInteger(seconds) || seconds < 1) {
     throw new RangeError(`updraft: sweepEverySeconds must be a whole number of seconds of at least 1, got ${seconds}`)
   }
   let running: Promise<void> | undefined
+  const turn = lock ? sweepTurn(config, { redis: lock, periodSeconds: seconds }) : async () => true
   const sweep = () => {
     // One at a time: a slow store must not pile sweeps up.
-    running ??= sweepStaleUploads(config, s3)
+    running ??= turn()
+      .then((mine) => (mine ? sweepStaleUploads(config, s3) : undefined))
       .then(() => {}, (error: unknown) => logger.error({ err: describeError(error) }, 'updraft: sweeping stale multipart uploads failed'))
       .finally(() => {
         running = undefined

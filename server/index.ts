@@ -3,7 +3,10 @@
 // parsing are the handler's internals (the CLI and tests import them from their modules).
 export { createUploadHandler, type UploadHandler } from './handler.ts'
 export type { Route } from './routes.ts'
-export { createUploadSweeper, type SweepOptions, type SweepReport } from './sweep.ts'
+export { createUploadSweeper, type SweeperOptions, type SweepOptions, type SweepReport } from './sweep.ts'
+export { createRedisThrottle, type RedisThrottleOptions } from './redis-throttle.ts'
+export type { RedisClient } from './redis.ts'
+export type { ServerCredentials } from './credentials.ts'
 export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl, CompletedUpload, MetadataValidator } from './config.ts'
 export type { ObjectExtrasAllowance } from './stored-extras.ts'
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'

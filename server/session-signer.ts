@@ -7,7 +7,8 @@ import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { describePreflight, refusesSessionPreflight, sendPreflight } from './preflight-check.ts'
 import { objectHeaders } from './presigned-urls.ts'
 import { createS3Client, storageObjectUrl } from './storage.ts'
-import { createQueryPresigner, MAX_EXPIRES_IN, type Presign } from './sigv4.ts'
+import { createQueryPresigner, type Presign } from './sigv4.ts'
+import { credentialsOf, serverKeySigner } from './credentials.ts'
 import { createCredentialIssuer, presignPolicy, type IssueCredentials } from './sts.ts'
 
 /** Shows up in CloudTrail (AWS) and RGW's log as the signer of presigned URLs. */
@@ -42,17 +43,12 @@ export function createSessionSigner(
   checkPreflight: typeof sendPreflight = sendPreflight,
 ): () => Promise<Presign> {
   // A directory bucket is signed for with CreateSession sessions, whatever presignWith says.
-  if (isDirectoryBucket(config.bucket)) return createDirectorySigner(config, s3 ?? createS3Client(config))
-  const serverKey = serverKeySigner(config)
-  if (config.presignWith === 'server-key') return async () => serverKey
+  const client = s3 ?? createS3Client(config)
+  if (isDirectoryBucket(config.bucket)) return createDirectorySigner(config, client)
+  const serverKey = serverKeySigner(config.region, credentialsOf(client))
+  if (config.presignWith === 'server-key') return serverKey
   const session = createStsSigner(config, issue)
   return config.presignFallback ? withPreflightFallback(config, session, serverKey, checkPreflight) : session
-}
-
-/** The server's own key, each URL cut to SigV4's 7 days. */
-export function serverKeySigner(config: ResolvedConfig): Presign {
-  const presign = createQueryPresigner(config, config.region)
-  return (request) => presign({ ...request, expiresIn: Math.min(request.expiresIn, MAX_EXPIRES_IN) })
 }
 
 /**
@@ -65,7 +61,7 @@ export function serverKeySigner(config: ResolvedConfig): Presign {
 function withPreflightFallback(
   config: ResolvedConfig,
   session: () => Promise<Presign>,
-  serverKey: Presign,
+  serverKey: () => Promise<Presign>,
   checkPreflight: typeof sendPreflight,
 ): () => Promise<Presign> {
   let choice: 'session' | 'server-key' | undefined
@@ -82,7 +78,8 @@ function withPreflightFallback(
     }
     const names = Object.keys(headers)
     try {
-      const [bySession, byKey] = await Promise.all([checkPreflight(signer(request), origin, names), checkPreflight(serverKey(request), origin, names)])
+      const byServerKey = await serverKey()
+      const [bySession, byKey] = await Promise.all([checkPreflight(signer(request), origin, names), checkPreflight(byServerKey(request), origin, names)])
       choice = refusesSessionPreflight(bySession, byKey) ? 'server-key' : 'session'
       if (choice === 'server-key') warnPreflightFallback(config, describePreflight(bySession))
     } catch (error) {
@@ -93,7 +90,7 @@ function withPreflightFallback(
   // Read through a function: `choice` changes while a request awaits the check.
   const chosen = () => choice
   return async () => {
-    if (chosen() === 'server-key') return serverKey
+    if (chosen() === 'server-key') return serverKey()
     const signer = await session()
     if (chosen() === undefined) {
       checking ??= check(signer).finally(() => {
@@ -101,7 +98,7 @@ function withPreflightFallback(
       })
       await checking
     }
-    return chosen() === 'server-key' ? serverKey : signer
+    return chosen() === 'server-key' ? serverKey() : signer
   }
 }
 

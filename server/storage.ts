@@ -10,7 +10,8 @@ import type { ResolvedConfig } from './config.ts'
 export function createS3Client(config: ResolvedConfig): S3Client {
   return new S3Client({
     region: config.region,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    // undefined: the SDK's default chain (server/credentials.ts).
+    credentials: config.credentials,
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
     forcePathStyle: config.forcePathStyle,
     // A store that accepts the connection and never answers must not hold the page's request forever.

@@ -1,6 +1,7 @@
 import { AssumeRoleCommand, GetFederationTokenCommand, STSClient, type Credentials } from '@aws-sdk/client-sts'
 import type { StsCredentials } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
+import { isTemporary, type ServerCredentials } from './credentials.ts'
 import { RequestError } from './request-error.ts'
 
 /** next-s3-upload's name for the federated user; shows up in CloudTrail. */
@@ -94,6 +95,12 @@ function denyPut(condition: Record<string, unknown>): Statement {
  */
 const escapePolicyWildcards = (key: string) => key.replace(/[*?$]/g, (c) => `\${${c}}`)
 
+/** Said at startup, by `doctor`, and to a token request, when GetFederationToken cannot work. */
+export const FEDERATION_NEEDS_USER_KEY =
+  "updraft: token mode's GetFederationToken needs an IAM user's long-term key, and the server's credentials are temporary " +
+  "(a role's: Lambda, ECS, EKS, OIDC). Set sts: { mode: 'assume-role', roleArn } (S3_UPLOAD_STS_MODE=assume-role, S3_UPLOAD_ROLE_ARN) " +
+  'with a role those credentials may assume, or give the server a static IAM user key'
+
 export type IssueToken = (key: string) => Promise<StsCredentials>
 
 /** What STS hands out, every field checked present (Expiration may be missing on some stores). */
@@ -107,11 +114,12 @@ export interface SessionCredentials {
 /** Temporary credentials limited by `policy`, from GetFederationToken (AWS) or AssumeRole (AWS, RGW, MinIO). */
 export type IssueCredentials = (policy: string, sessionName: string, durationSeconds: number) => Promise<SessionCredentials>
 
-export function createCredentialIssuer(config: ResolvedConfig): IssueCredentials {
+export function createCredentialIssuer(config: ResolvedConfig, credentials: ServerCredentials | undefined = config.credentials): IssueCredentials {
   const { sts } = config
   const client = new STSClient({
     region: config.region,
-    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    // undefined: the SDK's default chain (server/credentials.ts).
+    credentials,
     ...(sts.endpoint ? { endpoint: sts.endpoint } : {}),
     // An STS that accepts the connection and never answers must not hold the page's request forever.
     requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 },
@@ -124,6 +132,7 @@ export function createCredentialIssuer(config: ResolvedConfig): IssueCredentials
           `over ${MAX_SESSION_POLICY_LENGTH}): use a shorter file name, or strategy 'presigned'`,
       )
     }
+    if (sts.mode === 'federation' && isTemporary(await client.config.credentials())) throw new Error(FEDERATION_NEEDS_USER_KEY)
     const reply =
       sts.mode === 'assume-role'
         ? await client.send(new AssumeRoleCommand({ RoleArn: sts.roleArn, RoleSessionName: name, Policy, DurationSeconds }))

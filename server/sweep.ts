@@ -2,6 +2,7 @@ import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { resolveConfig, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
 import { createS3Client } from './storage.ts'
 import { abortUpload } from './multipart.ts'
+import { type RedisClient, takeLock } from './redis.ts'
 
 /** Options of one sweep (the function {@link createUploadSweeper} returns). */
 export interface SweepOptions {
@@ -11,8 +12,21 @@ export interface SweepOptions {
   olderThanSeconds?: number
 }
 
+/** How {@link createUploadSweeper}'s sweeps are shared by several instances. */
+export interface SweeperOptions {
+  /**
+   * Several instances sweeping on the same schedule: with a Redis they share, one sweep per
+   * `periodSeconds` runs across all of them (a lock with that expiry); the others answer
+   * `{ skipped: true }` at once. Redis down or slow (over 1 s): every instance sweeps, which is
+   * harmless (an upload aborted twice is simply gone) but lists the bucket once per instance.
+   */
+  lock?: { redis: RedisClient; periodSeconds: number }
+}
+
 /** What one sweep did. */
 export interface SweepReport {
+  /** Another instance swept within the period (`SweeperOptions.lock`): this one did nothing. */
+  skipped: boolean
   /** Pending multipart uploads under keyPrefix that were aborted. */
   aborted: number
   /** Pending ones left alone because they are younger than the cut-off. */
@@ -44,10 +58,25 @@ const MAX_PAGES = 100
  * setInterval(() => sweep().then(({ aborted }) => aborted && console.log(`swept ${aborted} stale uploads`), console.error), 3600_000)
  * ```
  */
-export function createUploadSweeper(config?: UploadHandlerConfig): (options?: SweepOptions) => Promise<SweepReport> {
+export function createUploadSweeper(config?: UploadHandlerConfig, { lock }: SweeperOptions = {}): (options?: SweepOptions) => Promise<SweepReport> {
   const resolved = resolveConfig(config)
   const s3 = createS3Client(resolved)
-  return (options) => sweepStaleUploads(resolved, s3, options)
+  const turn = lock ? sweepTurn(resolved, lock) : undefined
+  return async (options) => ((await turn?.()) === false ? { skipped: true, aborted: 0, kept: 0 } : sweepStaleUploads(resolved, s3, options))
+}
+
+/**
+ * Whether this instance sweeps now: it took the lock for this bucket and prefix, which lasts 90%
+ * of a period (so the holder's own next turn finds it free). Redis unreachable: yes, logged.
+ */
+export function sweepTurn(config: ResolvedConfig, { redis, periodSeconds }: NonNullable<SweeperOptions['lock']>): () => Promise<boolean> {
+  const key = `updraft:sweep:${config.bucket}/${config.keyPrefix}`
+  const holder = crypto.randomUUID()
+  return () =>
+    takeLock(redis, key, holder, Math.floor(periodSeconds * 900), 1000).catch((error: unknown) => {
+      config.logger.error({ err: String(error) }, 'updraft: the sweep lock could not reach Redis; sweeping anyway (an upload aborted twice is simply gone)')
+      return true
+    })
 }
 
 export async function sweepStaleUploads(
@@ -56,7 +85,7 @@ export async function sweepStaleUploads(
   { now = Date.now(), olderThanSeconds = config.ticketTtlSeconds }: SweepOptions = {},
 ): Promise<SweepReport> {
   const cutoff = now - olderThanSeconds * 1000
-  const report: SweepReport = { aborted: 0, kept: 0 }
+  const report: SweepReport = { skipped: false, aborted: 0, kept: 0 }
   let markers: { KeyMarker?: string; UploadIdMarker?: string } = {}
   for (let page = 0; page < MAX_PAGES; page++) {
     const listed = await s3.send(new ListMultipartUploadsCommand({ Bucket: config.bucket, Prefix: config.keyPrefix, ...markers }))

@@ -78,7 +78,7 @@ const KIND_OF = new Map(Object.entries(PREFIX).map(([kind, prefix]) => [prefix, 
  * encrypted: the claims are what the page was already told or sent.
  */
 export function signTicket({ kind, ...claims }: Ticket, secret: string): string {
-  const payload = `${PREFIX[kind]}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+  const payload = `${PREFIX[kind]}.${Buffer.from(JSON.stringify({ ...claims, [SECRET_ID]: secretId(secret) })).toString('base64url')}`
   return `${payload}.${mac(payload, secret).toString('base64url')}`
 }
 
@@ -90,10 +90,14 @@ export function verifyTicket(ticket: string, secret: string, bucket: string, now
   const given = Buffer.from(signaturePart, 'base64url')
   const expected = mac(`${prefix}.${claimsPart}`, secret)
   // Constant time, so response timing does not reveal how much of a forged signature was right.
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid()
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    // Signed under another secret (its id says so): another instance, configured differently.
+    const id = parseClaims(kind, claimsPart)?.[SECRET_ID]
+    throw id !== undefined && id !== secretId(secret) ? otherSecret() : invalid()
+  }
 
-  const claims = parseClaims(kind, claimsPart)
-  if (!claims || claims.bucket !== bucket) throw invalid()
+  const { [SECRET_ID]: _id, ...claims } = parseClaims(kind, claimsPart) ?? {}
+  if (!claims.bucket || claims.bucket !== bucket) throw invalid()
   if ((claims.expires as number) * 1000 <= now) throw new RequestError(403, 'The upload ticket has expired: start the upload again')
   return { ...claims, kind } as Ticket
 }
@@ -144,7 +148,20 @@ export const CLOCK_MARGIN_SECONDS = 300
 
 const mac = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest()
 
+/**
+ * Which secret signed a ticket, in the claims: 6 characters of an HMAC of the secret, which says
+ * nothing about it, and lets an instance tell a ticket of an instance with another `ticketSecret`
+ * (a deployment mistake, named in the 403) from a forged or altered one.
+ */
+const SECRET_ID = 'sid'
+const secretId = (secret: string) => createHmac('sha256', secret).update('updraft ticket secret id').digest('base64url').slice(0, 6)
+
 const invalid = () => new RequestError(403, 'The upload ticket is not valid')
+const otherSecret = () =>
+  new RequestError(
+    403,
+    "The upload ticket was not signed with this server's ticketSecret: if several instances serve this API, give them all the same S3_UPLOAD_TICKET_SECRET (ticketSecret)",
+  )
 
 function parseClaims(kind: TicketKind, encoded: string): Record<string, unknown> | undefined {
   let claims: unknown

@@ -53,6 +53,7 @@ describe('on Ceph RGW', () => {
   it('on a new bucket: access and clock pass; CORS, ExposeHeaders and the lifecycle rule fail with the commands that fix them', async () => {
     const findings = await doctor(storeConfig(bare))
     expect(statuses(findings)).toEqual({
+      credentials: 'ok',
       access: 'ok',
       clock: 'ok',
       cors: 'fail',
@@ -224,7 +225,7 @@ describe('on s3rver', () => {
   it('without settings, the command names every missing one and exits 2', async () => {
     const { code, output } = await cli(['doctor'], {})
     expect(code).toBe(2)
-    expect(output).toMatch(/S3_UPLOAD_KEY.*S3_UPLOAD_SECRET.*S3_UPLOAD_BUCKET.*S3_UPLOAD_REGION/s)
+    expect(output).toMatch(/S3_UPLOAD_BUCKET.*S3_UPLOAD_REGION.*S3_UPLOAD_KEY.*S3_UPLOAD_SECRET.*S3_UPLOAD_TICKET_SECRET/s)
   })
 })
 

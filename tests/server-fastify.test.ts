@@ -95,7 +95,7 @@ describe('mounting', () => {
     vi.stubEnv('S3_UPLOAD_BUCKET', '')
     vi.stubEnv('S3_UPLOAD_REGION', '')
     await expect(appWith({})).rejects.toThrow(
-      'updraft: missing settings: secretAccessKey (S3_UPLOAD_SECRET), bucket (S3_UPLOAD_BUCKET), region (S3_UPLOAD_REGION)',
+      'updraft: missing settings: bucket (S3_UPLOAD_BUCKET), region (S3_UPLOAD_REGION), secretAccessKey (S3_UPLOAD_SECRET), as accessKeyId is set',
     )
   })
 })

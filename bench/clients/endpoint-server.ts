@@ -1,10 +1,11 @@
 // The credential endpoint as an app would run it: Fastify with the updraft plugin, nothing else,
 // in a process of its own so the load generator does not share its event loop. Prints its URL.
 import Fastify from 'fastify'
+import { Redis } from 'ioredis'
 import { Agent } from 'node:http'
 import { s3Upload } from '../../server/fastify.ts'
 
-const { stsEndpoint, s3Endpoint, s3Direct, keys } = JSON.parse(process.argv[2] ?? '{}') as {
+const { stsEndpoint, s3Endpoint, s3Direct, keys, redisUrl } = JSON.parse(process.argv[2] ?? '{}') as {
   stsEndpoint: string
   /** Storage as pages reach it: the address in every URL and credential reply the endpoint hands out. */
   s3Endpoint: string
@@ -15,6 +16,8 @@ const { stsEndpoint, s3Endpoint, s3Direct, keys } = JSON.parse(process.argv[2] ?
    */
   s3Direct?: string
   keys: { accessKeyId: string; secretAccessKey: string }
+  /** Count requests in this Redis, as instances sharing a limit do (with a limit no run reaches). */
+  redisUrl?: string
 }
 
 if (s3Direct) {
@@ -39,7 +42,8 @@ await app.register(s3Upload, {
   forcePathStyle: true,
   sts: { mode: 'federation', endpoint: stsEndpoint },
   // The benchmark is one client sending as fast as it can: exactly what the rate limit refuses.
-  rateLimit: false,
+  // With Redis, every request is counted there, under a limit no run reaches: the cost of sharing it.
+  rateLimit: redisUrl ? { max: 1e9, timeWindow: 60_000, redis: new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) } : false,
   logger: { error: (obj: object, msg?: string) => console.error(msg, obj) },
 })
 const url = await app.listen({ port: 0, host: '127.0.0.1' })

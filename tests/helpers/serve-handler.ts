@@ -18,7 +18,8 @@ const SKIPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'conte
  * Every path reaches the handler, as a catch-all route would: the handler itself tells `/parts`,
  * `/complete` and `/abort` from the upload request by the last path segment.
  */
-export async function serveHandler(handler: WebHandler, path = '/api/s3-upload'): Promise<ServedHandler> {
+/** `port`: on loopback. @default a free one */
+export async function serveHandler(handler: WebHandler, path = '/api/s3-upload', port = 0): Promise<ServedHandler> {
   const server = createServer((incoming, outgoing) => {
     toWebRequest(incoming)
       .then(handler)
@@ -29,7 +30,7 @@ export async function serveHandler(handler: WebHandler, path = '/api/s3-upload')
         outgoing.writeHead(502, { 'content-type': 'text/plain' }).end('handler threw')
       })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
     origin,

@@ -53,7 +53,7 @@ describe('configFromEnv', () => {
 describe('resolveConfig', () => {
   it('names every missing setting in one error', () => {
     expect(() => resolveConfig({}, {})).toThrow(
-      'updraft: missing settings: accessKeyId (S3_UPLOAD_KEY), secretAccessKey (S3_UPLOAD_SECRET), bucket (S3_UPLOAD_BUCKET), region (S3_UPLOAD_REGION)',
+      "updraft: missing settings: bucket (S3_UPLOAD_BUCKET), region (S3_UPLOAD_REGION), a static key (S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or, with credentials from the AWS SDK's chain, ticketSecret (S3_UPLOAD_TICKET_SECRET)",
     )
   })
 
@@ -65,7 +65,7 @@ describe('resolveConfig', () => {
 
   it('takes the config first and fills the rest from the environment', () => {
     const resolved = resolveConfig({ bucket: 'mine', endpoint: 'http://s3.local' }, FULL_ENV)
-    expect(resolved).toMatchObject({ accessKeyId: 'AKID', secretAccessKey: 'SECRET', bucket: 'mine', region: 'eu-central-1', endpoint: 'http://s3.local' })
+    expect(resolved).toMatchObject({ credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' }, staticKey: true, bucket: 'mine', region: 'eu-central-1', endpoint: 'http://s3.local' })
   })
 
   it('has the documented defaults', () => {
@@ -104,7 +104,7 @@ describe('resolveConfig', () => {
 describe('createUploadHandler', () => {
   it('fails when it is created, not on the first upload', () => {
     for (const name of Object.keys(FULL_ENV)) vi.stubEnv(name, '')
-    expect(() => createUploadHandler()).toThrow(/^updraft: missing settings: accessKeyId \(S3_UPLOAD_KEY\)/)
+    expect(() => createUploadHandler()).toThrow(/^updraft: missing settings: bucket \(S3_UPLOAD_BUCKET\), region \(S3_UPLOAD_REGION\), a static key/)
   })
 
   it('reads process.env when given no config', () => {

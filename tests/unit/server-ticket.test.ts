@@ -26,6 +26,10 @@ const SECRET = 'ticket-secret'
 
 const verifying = (ticket: string, { secret = SECRET, bucket = 'uploads', now = NOW } = {}) => () => verifyTicket(ticket, secret, bucket, now)
 const INVALID = { status: 403, message: 'The upload ticket is not valid' }
+const OTHER_SECRET = {
+  status: 403,
+  message: "The upload ticket was not signed with this server's ticketSecret: if several instances serve this API, give them all the same S3_UPLOAD_TICKET_SECRET (ticketSecret)",
+}
 const EXPIRED = { status: 403, message: 'The upload ticket has expired: start the upload again' }
 
 describe('tickets', () => {
@@ -51,7 +55,8 @@ describe('tickets', () => {
     const [prefix, body, signature] = ticket.split('.')
     const flipped = signature!.slice(0, 5) + (signature![5] === 'A' ? 'B' : 'A') + signature!.slice(6)
     expect(refusal(verifying(`${prefix}.${body}.${flipped}`))).toEqual(INVALID)
-    expect(refusal(verifying(ticket, { secret: 'other' }))).toEqual(INVALID)
+    // Another secret is named, so that instances configured differently say why (issue 26).
+    expect(refusal(verifying(ticket, { secret: 'other' }))).toEqual(OTHER_SECRET)
     expect(refusal(verifying(ticket, { bucket: 'other-bucket' }))).toEqual(INVALID)
   })
 
@@ -112,7 +117,7 @@ describe('the routes’ readers: readTicket (multipart) and verifyTokenTicket (t
 
   it('a token ticket: another secret, another bucket, expiry', () => {
     const ticket = signTokenTicket(tokenContext, 'mine.bin', NOW)
-    expect(refusal(() => verifyTokenTicket({ ...tokenContext, ticketSecret: 'other' }, ticket, NOW))).toEqual(INVALID)
+    expect(refusal(() => verifyTokenTicket({ ...tokenContext, ticketSecret: 'other' }, ticket, NOW))).toEqual(OTHER_SECRET)
     expect(refusal(() => verifyTokenTicket({ ...tokenContext, config: { ...config, bucket: 'elsewhere' } }, ticket, NOW))).toEqual(INVALID)
     expect(refusal(() => verifyTokenTicket(tokenContext, ticket, NOW + 601_000))).toEqual(EXPIRED)
   })
