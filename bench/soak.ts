@@ -120,7 +120,9 @@ function report() {
   const afterCompletion = aborted.filter(
     (r) => r.abortToSettleMs !== undefined && (r.scenario.abortAt === 'complete-answered' || r.scenario.abortAt === 'single-put-answered'),
   )
-  console.log(`- aborts after storage completed the object that resolved with it: ${count(afterCompletion, (r) => r.outcome === 'success')}/${afterCompletion.length}`)
+  // Where the endpoint completes (presigned multipart), the commit is its call and an abort waits
+  // for it; where the page completes, an abort ends the upload before /complete's verdict (issue 24).
+  console.log(`- aborts after storage completed the object: ${count(afterCompletion, (r) => r.outcome === 'success')} resolved with it, ${count(afterCompletion, (r) => r.outcome === 'failure')} ended with AbortError before /complete, the object left unrecorded (of ${afterCompletion.length})`)
   console.log('')
   console.log('Typed failures of the faulted uploads, by error (message without ids):')
   const kinds: Record<string, number> = {}

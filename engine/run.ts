@@ -17,6 +17,11 @@ export interface UploadRun<O = TransferOptions & ApiOptions> {
   completing?: boolean
   /** Background work (cleanup) that `onCleanup` waits for. */
   readonly cleanups: Array<Promise<unknown>>
+  /**
+   * Transport requests not yet closed, each settling when it has: a body wholly sent when the
+   * upload failed is left to get its reply (http/send.ts), and cleanup waits for it.
+   */
+  readonly open: Set<Promise<unknown>>
   /** What the opt-ins given to this upload add to it. */
   readonly hooks: RunHooks
 }
@@ -53,8 +58,9 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
  */
 export function createRun<O extends TransferOptions & ApiOptions>(given: O): UploadRun<O> {
   const options = resolveOptions(given)
-  return { options, cleanups: [], hooks: { ...options.pauseSignal?.hooks(options) } }
+  return { options, cleanups: [], open: new Set(), hooks: { ...options.pauseSignal?.hooks(options) } }
 }
+
 
 /**
  * Runs cleanup after the upload's own promise has moved on; `onCleanup` learns how it ended.

@@ -7,8 +7,9 @@ import type { UploadRun } from '../run.ts'
  * ticket, where the server verifies the object and its `onUploadComplete` answers `serverData`.
  * A multipart upload the endpoint created (its reply has `uploadId`) was completed there, which
  * did both; a reply with no ticket comes from a next-s3-upload route, which has no `/complete`.
- * Not cancelled by an abort: the bytes are stored, and the endpoint's verdict is what the page
- * must hear.
+ * An abort ends it at once, as any other (AbortError): storage holds the object, but nothing
+ * recorded it, which the app's reconciliation and the lifecycle rule are for (docs/completion.md).
+ * Waiting for the endpoint instead would leave the upload unsettled for as long as it is down.
  */
 export async function confirmUpload(
   result: UploadResult,
@@ -16,7 +17,9 @@ export async function confirmUpload(
   run: UploadRun,
 ): Promise<UploadResult> {
   if (!reply.ticket || reply.uploadId) return result
-  return { ...result, serverData: (await completeAtApi(reply.ticket, run)).serverData }
+  // Storage's commit is over: from here the caller's abort cancels, and `waitForNetwork` waits only until it.
+  run.completing = false
+  return { ...result, serverData: (await completeAtApi(reply.ticket, run, undefined, run.options.signal)).serverData }
 }
 
 /**

@@ -113,7 +113,11 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
     return result
   } catch (error) {
     controller.abort()
-    if (!options.leavePartsOnError) inBackground(run, () => upload.abort(AbortSignal.timeout(options.cleanupTimeout)))
+    if (!options.leavePartsOnError) {
+      // After every part request has closed: a part storage is still receiving could otherwise
+      // land after the abort and leave the upload behind (S3 says to abort again then).
+      inBackground(run, () => Promise.all(run.open).then(() => upload.abort(AbortSignal.timeout(options.cleanupTimeout))))
+    }
     throw options.signal?.aborted ? new UploadAbortedError() : error
   } finally {
     stop()

@@ -93,7 +93,7 @@ export function exchange(
 ): Promise<HttpResponse> {
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout>
-  let fail: (error: Error) => void
+  let fail: (error: Error, linger?: boolean) => void
   // Progress only stamps the time (transports report every chunk): one timer, which on firing
   // waits out whatever is left of the stall timeout since the last byte moved.
   const { stallTimeout, transport } = run.options
@@ -107,29 +107,37 @@ export function exchange(
   let sent = -1
   let stops: Array<() => void>
   return new Promise<HttpResponse>((resolve, reject) => {
-    fail = (error) => {
+    fail = (error, linger) => {
       reject(error)
-      controller.abort()
+      if (!linger) controller.abort()
     }
     stops = [
-      onAbort(signal, () => committing(run, signal) || fail(new UploadAbortedError())),
+      // The caller's abort (or a sibling part's failure) settles the request at once; a body
+      // wholly sent is storage's to store, so its request stays open for its reply, which the
+      // upload's cleanup waits for before AbortMultipartUpload (flow/put.ts).
+      onAbort(signal, () => committing(run, signal) || fail(new UploadAbortedError(), typeof body === 'object' && sent === sizeOf(body as Blob))),
       onAbort(held, () => isHeld(run, held) && sent < sizeOf(body as Blob) && fail(held!.reason)),
     ]
     if (controller.signal.aborted) return
     watch()
-    transport({
-        ...request,
-        signal: controller.signal,
-        onProgress: (bytes) => {
-          // Bytes of a cancelled request no longer count (a pause has just reset them to 0).
-          if (controller.signal.aborted) return
-          moved = Date.now()
-          request.onProgress?.((sent = bytes))
-        },
-      })
+    // Open until the transport settles, the watchdog running till then (a lingering body included).
+    const open = transport({
+      ...request,
+      signal: controller.signal,
+      onProgress: (bytes) => {
+        // Bytes of a cancelled request no longer count (a pause has just reset them to 0).
+        if (controller.signal.aborted) return
+        moved = Date.now()
+        request.onProgress?.((sent = bytes))
+      },
+    })
       .then(resolve, reject)
+      .finally(() => {
+        clearTimeout(timer)
+        run.open.delete(open)
+      })
+    run.open.add(open)
   }).finally(() => {
-    clearTimeout(timer)
     for (const stop of stops) stop()
   })
 }

@@ -253,7 +253,10 @@ export async function startCampaign(rgw: RgwStore) {
     // ListMultipartUploads: cleanup there is expected to fail).
     const ownFailures = serverLog.filter((line) => !(scenario.store === 's3rver' && /^\/(abort|duplicates):/.test(line)))
     violations.push(...ownFailures.map((line) => `the endpoint failed: ${line}`))
-    violations.push(...progressViolations(progress, scenario.size, result !== undefined))
+    // Aborted once storage held the object, before the endpoint's verdict: the bytes were all
+    // stored (100% is true of them), and the upload ended with AbortError (issue 24).
+    const abortedAfterCommit = abortedAt !== undefined && committedBeforeVerdict(recorder.log)
+    violations.push(...progressViolations(progress, scenario.size, result !== undefined, abortedAfterCommit))
 
     let corrupt = false
     if (result) {
@@ -264,7 +267,9 @@ export async function startCampaign(rgw: RgwStore) {
       // The truth: a rejected upload left no object, unless an attempt of its final write had an
       // unknown outcome (no reply) and a later one was refused: then storage may hold it, unknowably.
       const objects = await listObjects(admin, store.bucket, runPrefix)
-      if (objects.length > 0 && !unknowableWrite(recorder.log)) violations.push(`rejected, yet storage holds ${objects.join(', ')}`)
+      if (objects.length > 0 && !unknowableWrite(recorder.log) && !abortedAfterCommit) {
+        violations.push(`rejected, yet storage holds ${objects.join(', ')}`)
+      }
     }
 
     let orphans = 0
@@ -324,7 +329,7 @@ export async function startCampaign(rgw: RgwStore) {
 }
 
 /** Monotonic, within [0, total], reaching total only on success (and then surely). */
-function progressViolations(progress: Array<{ loaded: number; total: number }>, size: number, succeeded: boolean): string[] {
+function progressViolations(progress: Array<{ loaded: number; total: number }>, size: number, succeeded: boolean, abortedAfterCommit: boolean): string[] {
   const violations: string[] = []
   progress.forEach(({ loaded, total }, i) => {
     if (total !== size) violations.push(`progress total ${total}, not ${size}`)
@@ -332,10 +337,18 @@ function progressViolations(progress: Array<{ loaded: number; total: number }>, 
     if (i > 0 && loaded < progress[i - 1]!.loaded) violations.push(`progress went back from ${progress[i - 1]!.loaded} to ${loaded}`)
   })
   const reached = progress.some(({ loaded }) => loaded === size)
-  if (reached && !succeeded) violations.push('progress reached the total, yet the upload failed')
+  if (reached && !succeeded && !abortedAfterCommit) violations.push('progress reached the total, yet the upload failed')
   if (!reached && succeeded) violations.push('the upload succeeded, yet progress never reached the total')
   return violations
 }
+
+/**
+ * Storage answered the page's final write (single PUT, CompleteMultipartUpload): an abort from
+ * then on ends the upload without the endpoint's verdict (issue 24), leaving the object stored
+ * and unrecorded, for the app's reconciliation.
+ */
+const committedBeforeVerdict = (log: WireEntry[]) =>
+  log.some((entry) => !entry.endpoint && ['PUT', 'POST ?uploadId'].includes(entry.step) && entry.status !== undefined && entry.status < 300)
 
 /** The final write (single PUT or Complete) had an attempt with no reply: storage may have done it. */
 const unknowableWrite = (log: WireEntry[]) =>

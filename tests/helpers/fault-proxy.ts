@@ -53,6 +53,9 @@ export interface LoggedRequest {
   status?: number
   /** Body bytes the proxy received from the client. */
   bytes: number
+  /** performance.now() when the proxy received the request, and when storage answered it. */
+  receivedAt: number
+  answeredAt?: number
 }
 
 /** What the fault policy sees of a request. */
@@ -85,6 +88,12 @@ export interface FaultProxyOptions {
    * meanwhile is dropped, never forwarded.
    */
   hold?: (request: ProxiedRequest) => number | undefined
+  /**
+   * Milliseconds by which the last 64 KiB of a request's body reach the server late, as bytes
+   * still in the network do: the rest is forwarded at once, the tail after this long, whether or
+   * not the client has given up meanwhile (storage then finishes a request its client cancelled).
+   */
+  lateTail?: (request: ProxiedRequest) => number | undefined
 }
 
 /**
@@ -93,7 +102,7 @@ export interface FaultProxyOptions {
  * which SigV4 signatures cover. Requests from the AWS SDK (the endpoint's own calls to storage
  * and STS) pass untouched unless `sdk` says otherwise: the faults are the page's network, not the server's.
  */
-export async function startFaultProxy({ target, kind, decide = () => undefined, sdk = false, hold }: FaultProxyOptions) {
+export async function startFaultProxy({ target, kind, decide = () => undefined, sdk = false, hold, lateTail }: FaultProxyOptions) {
   const upstream = new URL(target)
   const sockets = new Set<Socket>()
   const stats = { requests: 0, faults: {} as Partial<Record<Fault, number>> }
@@ -107,9 +116,11 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
     const fault = fromSdk && !sdk ? undefined : decide(seen)
     stats.requests++
     if (fault) stats.faults[fault] = (stats.faults[fault] ?? 0) + 1
-    const entry: LoggedRequest = { step, url: incoming.url ?? '/', fault, bytes: 0 }
+    const entry: LoggedRequest = { step, url: incoming.url ?? '/', fault, bytes: 0, receivedAt: performance.now() }
     log.push(entry)
     incoming.on('data', (chunk: Buffer) => (entry.bytes += chunk.length))
+    const late = fromSdk ? 0 : (lateTail?.(seen) ?? 0)
+    if (late > 0) return forwardWithLateTail(incoming, outgoing, entry, late)
     const held = fromSdk && !sdk ? 0 : (hold?.(seen) ?? 0)
     if (held <= 0) return inject(fault, incoming, outgoing, entry)
     incoming.pause()
@@ -161,6 +172,24 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
     }
   }
 
+  /** See `lateTail`: the body's last 64 KiB go `ms` late, and the server's request is never cut short. */
+  function forwardWithLateTail(incoming: IncomingMessage, outgoing: ServerResponse, entry: LoggedRequest, ms: number) {
+    const TAIL = 64 * 1024
+    const upstreamRequest = forward({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      readAll(answer).then((body) => {
+        entry.status = answer.statusCode
+        entry.answeredAt = performance.now()
+        if (!outgoing.destroyed) outgoing.writeHead(answer.statusCode ?? 502, { ...answer.headers }).end(body)
+      })
+    })
+    upstreamRequest.on('error', () => incoming.socket.destroy())
+    readAll(incoming).then((body) => {
+      const cut = Math.max(0, body.length - TAIL)
+      upstreamRequest.write(body.subarray(0, cut))
+      setTimeout(() => upstreamRequest.end(body.subarray(cut)), ms)
+    })
+  }
+
   /** Forwards the request; `reply` decides what the client gets of storage's answer. */
   function pass(
     incoming: IncomingMessage,
@@ -175,7 +204,10 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
       (answer) => {
         readAll(answer).then((body) => {
           answered = true
-          if (entry) entry.status = answer.statusCode
+          if (entry) {
+            entry.status = answer.statusCode
+            entry.answeredAt = performance.now()
+          }
           reply(answer.statusCode ?? 502, { ...answer.headers }, body)
         })
       },

@@ -1,6 +1,6 @@
 // Issue 12, the engine's side, step by step: once storage accepted the bytes, an upload whose
-// reply carried a ticket ends with POST /complete (retried like any endpoint call, not cancelled
-// by an abort), and its `serverData` is the result's; no ticket (a next-s3-upload route), no call.
+// reply carried a ticket ends with POST /complete (retried like any endpoint call; an abort ends
+// it at once), and its `serverData` is the result's; no ticket (a next-s3-upload route), no call.
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { ApiError, upload, type UploadOptions } from '../../engine/index.ts'
 import { uploadPresigned } from '../../engine/presigned.ts'
@@ -109,14 +109,27 @@ describe('completion after storage accepted the bytes', () => {
     expect(fake.log).toEqual(['POST /', 'PUT', 'POST /complete', 'POST /complete'])
   })
 
-  it('an abort once the bytes are stored waits for the endpoint’s verdict rather than cancel it', async () => {
+  it('an abort while /complete is pending ends the upload at once with AbortError and cancels the call (issue 24: it waited for the verdict, for ever while the endpoint was down)', async () => {
     const { controller, result, next } = setup()
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
     const complete = await next()
     controller.abort()
-    json(complete, { ...completed, serverData: 'kept' })
-    expect((await result).serverData).toBe('kept')
+    await expect(result).rejects.toMatchObject({ name: 'AbortError' })
+    expect(complete.signal?.aborted).toBe(true)
+  })
+
+  it('with waitForNetwork and the endpoint out of reach, an abort during /complete still ends the upload at once', async () => {
+    const { PauseController } = await import('../../engine/index.ts')
+    const { controller, result, next } = setup({ pauseSignal: new PauseController().signal, waitForNetwork: true, retry: { limit: 1, delay: 1 } })
+    json(await next(), putReply())
+    ;(await next()).respond(200, { ETag: '"e"' })
+    // The endpoint is down: every /complete attempt fails on the network, past the retry budget,
+    // and waitForNetwork then waits for the network to come back.
+    for (let i = 0; i < 2; i++) (await next()).fail(lostReply())
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    controller.abort()
+    await expect(result).rejects.toMatchObject({ name: 'AbortError' })
   })
 
   it('types: the server config’s metadata and serverData types reach the page; plain JSON without them', () => {
