@@ -139,9 +139,9 @@ describe('stale multipart uploads are swept (RGW)', () => {
     expect((await pending(prefix)).sort()).toEqual(started.map((upload) => upload.key).sort())
 
     const sweep = createUploadSweeper(config(prefix))
-    expect(await sweep()).toEqual({ aborted: 0, kept: 3 })
+    expect(await sweep()).toEqual({ skipped: false, aborted: 0, kept: 3 })
     // A day (the default ticket lifetime) and a second later: every one is past saving.
-    expect(await sweep({ now: Date.now() + (86_400 + 1) * 1000 })).toEqual({ aborted: 3, kept: 0 })
+    expect(await sweep({ now: Date.now() + (86_400 + 1) * 1000 })).toEqual({ skipped: false, aborted: 3, kept: 0 })
     expect(await pending(prefix)).toEqual([])
     expect(await pending(outside)).toEqual([outside])
   })
