@@ -55,7 +55,7 @@ export function describeError(error: unknown, { file, limits, retrying }: Messag
 function networkMessage(retrying?: boolean): string {
   if (retrying) return 'Connection lost — retrying'
   if (globalThis.navigator?.onLine === false) return "You're offline — reconnect, then retry"
-  return "Storage sent no reply this page can read — most likely it refused the upload (an expired link or a refused signature) and its CORS rules hide error replies. Retry; if it fails again, the site's owner should check storage's CORS rules for error replies, the server's clock and its keys"
+  return "Storage sent no reply this page can read — most likely a refusal (an expired link, a refused signature) its CORS rules hide. Retry; if it fails again, the site's owner should check storage's CORS rules, clock and keys"
 }
 
 function endpointMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {

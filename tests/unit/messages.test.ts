@@ -94,7 +94,7 @@ describe('describeError', () => {
 
   it.each([
     // Past the retries, online: a refusal whose reply CORS hid (Swift's error replies carry no CORS headers) is likelier than the link.
-    [new NetworkError('Failed to fetch'), {}, expect.stringMatching(/^Storage sent no reply this page can read — most likely it refused the upload \(an expired link or a refused signature\) and its CORS rules hide error replies\. Retry; .*CORS rules for error replies, the server's clock and its keys$/)],
+    [new NetworkError('Failed to fetch'), {}, expect.stringMatching(/^Storage sent no reply this page can read — most likely a refusal \(an expired link, a refused signature\) its CORS rules hide\. Retry; .*storage's CORS rules, clock and keys$/)],
     [new NetworkError('Failed to fetch'), { retrying: true }, 'Connection lost — retrying'],
     [new UploadAbortedError(), {}, 'Cancelled'],
     [new ApiError('Forbidden', 403), {}, "The server didn't allow this upload — sign in again, or reload the page"],
