@@ -100,6 +100,9 @@ async function launchFirefox(): Promise<BrowserSession> {
 }
 
 function playwrightPage(page: PlaywrightPage): TestPage {
+  // A listener from the start turns Chromium's file-dialog interception on before any dialog: one
+  // added with the key press that opens it may come too late (a click's round trips hid that).
+  page.on('filechooser', () => {})
   const errors: string[] = []
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()))
   page.on('pageerror', (error) => errors.push(String(error)))
@@ -125,23 +128,25 @@ function puppeteerPage(page: PuppeteerPage): TestPage {
   const errors: string[] = []
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()))
   page.on('pageerror', (error) => errors.push(String(error)))
-  /** Puppeteer uploads files from paths: each pick is written to a folder removed right after. */
+  /**
+   * Puppeteer uploads files from paths, and Firefox reads a picked File from disk only when it
+   * sends it (Playwright hands Chromium the bytes): each pick is written to a folder of its own
+   * that stays until the page closes.
+   */
+  const folders: string[] = []
   async function withFiles<T>(files: FileToPick[], use: (paths: string[]) => Promise<T>): Promise<T> {
     const dir = await mkdtemp(join(tmpdir(), 'updraft-pick-'))
-    try {
-      const paths = await Promise.all(
-        files.map(async (file, i) => {
-          // A folder per file, so two picks of the same name do not overwrite each other.
-          const path = join(dir, String(i))
-          await mkdir(path)
-          await writeFile(join(path, file.name), file.buffer)
-          return join(path, file.name)
-        }),
-      )
-      return await use(paths)
-    } finally {
-      await rm(dir, { recursive: true, force: true })
-    }
+    folders.push(dir)
+    const paths = await Promise.all(
+      files.map(async (file, i) => {
+        // A folder per file, so two files of one name do not overwrite each other.
+        const path = join(dir, String(i))
+        await mkdir(path)
+        await writeFile(join(path, file.name), file.buffer)
+        return join(path, file.name)
+      }),
+    )
+    return use(paths)
   }
   return {
     browser: 'firefox',
@@ -149,7 +154,15 @@ function puppeteerPage(page: PuppeteerPage): TestPage {
     goto: async (url) => void (await page.goto(url)),
     reload: async () => void (await page.reload()),
     evaluate: (fn, arg) => page.evaluate(fn as never, arg) as never,
-    waitForFunction: async (fn, arg, timeout = 30_000) => void (await page.waitForFunction(fn as never, { timeout, polling: 50 }, arg)),
+    // Puppeteer's own waitForFunction over BiDi never passed the argument here (the wait timed
+    // out with the condition true): poll with evaluate instead, every 50 ms.
+    async waitForFunction(fn, arg, timeout = 30_000) {
+      const deadline = Date.now() + timeout
+      while (!(await page.evaluate(fn as never, arg))) {
+        if (Date.now() > deadline) throw new Error(`waitForFunction: ${timeout} ms exceeded`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    },
     async setInputFiles(selector, files) {
       const input = await page.$(selector)
       if (!input) throw new Error(`no element matches ${selector}`)
@@ -163,9 +176,13 @@ function puppeteerPage(page: PuppeteerPage): TestPage {
     async press(key) {
       const keys = key.split('+')
       for (const held of keys.slice(0, -1)) await page.keyboard.down(held as never)
-      await page.keyboard.press(keys.at(-1) as never)
+      // Puppeteer's BiDi keyboard knows the space bar as ' ' only.
+      await page.keyboard.press((keys.at(-1) === 'Space' ? ' ' : keys.at(-1)) as never)
       for (const held of keys.slice(0, -1).reverse()) await page.keyboard.up(held as never)
     },
-    close: () => page.close(),
+    async close() {
+      await page.close()
+      await Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true })))
+    },
   }
 }
