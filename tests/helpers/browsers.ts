@@ -85,16 +85,19 @@ async function launchFirefox(): Promise<BrowserSession> {
     },
   })
   const closers: Array<() => Promise<unknown>> = []
+  /** Folders of picked files; removed with their page, and with the browser for pages a failed test left open. */
+  const folders: string[] = []
   return {
     name: 'firefox',
     async newPage() {
       const context = await browser.createBrowserContext()
       closers.push(() => context.close().catch(() => {}))
-      return puppeteerPage(await context.newPage())
+      return puppeteerPage(await context.newPage(), folders)
     },
     async close() {
       await Promise.all(closers.map((close) => close()))
       await browser.close()
+      await Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true })))
     },
   }
 }
@@ -124,7 +127,7 @@ function playwrightPage(page: PlaywrightPage): TestPage {
   }
 }
 
-function puppeteerPage(page: PuppeteerPage): TestPage {
+function puppeteerPage(page: PuppeteerPage, sessionFolders: string[]): TestPage {
   const errors: string[] = []
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()))
   page.on('pageerror', (error) => errors.push(String(error)))
@@ -137,6 +140,7 @@ function puppeteerPage(page: PuppeteerPage): TestPage {
   async function withFiles<T>(files: FileToPick[], use: (paths: string[]) => Promise<T>): Promise<T> {
     const dir = await mkdtemp(join(tmpdir(), 'updraft-pick-'))
     folders.push(dir)
+    sessionFolders.push(dir)
     const paths = await Promise.all(
       files.map(async (file, i) => {
         // A folder per file, so two files of one name do not overwrite each other.
