@@ -40,10 +40,10 @@ export const lifecycleRule = (keyPrefix: string) => ({
   AbortIncompleteMultipartUpload: { DaysAfterInitiation: ABORT_INCOMPLETE_AFTER_DAYS },
 })
 
-export type Provider = 'aws' | 'r2' | 'b2' | 'minio' | 'ceph'
-export const PROVIDERS: readonly Provider[] = ['aws', 'r2', 'b2', 'minio', 'ceph']
+export type Provider = 'aws' | 'r2' | 'b2' | 'minio' | 'ceph' | 'swift'
+export const PROVIDERS: readonly Provider[] = ['aws', 'r2', 'b2', 'minio', 'ceph', 'swift']
 
-const NAMES: Record<Provider, string> = { aws: 'AWS S3', r2: 'Cloudflare R2', b2: 'Backblaze B2', minio: 'MinIO', ceph: 'Ceph RGW' }
+const NAMES: Record<Provider, string> = { aws: 'AWS S3', r2: 'Cloudflare R2', b2: 'Backblaze B2', minio: 'MinIO', ceph: 'Ceph RGW', swift: 'OpenStack Swift' }
 export const providerName = (provider: Provider) => NAMES[provider]
 
 /** The store behind an endpoint where its host tells; for any other (MinIO, Ceph RGW, …) fixes are shown for both. */
@@ -93,8 +93,18 @@ export function corsFix(provider: Provider, { bucket, endpoint, origins }: Targe
         `MinIO's community edition has no per-bucket CORS (PutBucketCors fails); it allows origins server-wide and exposes ETag by default:\n` +
         `MINIO_API_CORS_ALLOW_ORIGIN=${origins.join(',')}   (in MinIO's environment, then restart it)`
       )
+    case 'swift':
+      return SWIFT_CORS_PLACE + `:\n${swiftCorsConfig(origins)}`
   }
 }
+
+/** Where OpenStack Swift keeps CORS for its S3 API (its PutBucketCors answers 501 NotImplemented). */
+export const SWIFT_CORS_PLACE =
+  "OpenStack Swift's S3 API has no per-bucket CORS (PutBucketCors answers 501 NotImplemented): set it in the proxy's proxy-server.conf, then restart swift-proxy-server. Its error replies carry no CORS headers whatever the config, so a page sees a refused request (an expired URL, a wrong signature) as a network error"
+
+/** The proxy-server.conf lines Swift's S3 API needs for uploads from `origins` (ETag exposed). */
+export const swiftCorsConfig = (origins: string[]) =>
+  `[DEFAULT]\ncors_allow_origin = ${origins.join(' ')}\n# exposes ETag, which multipart uploads read\ncors_expose_headers = etag\n\n[filter:s3api]\ncors_preflight_allow_origin = ${origins.join(',')}`
 
 /** How to add the lifecycle rule that aborts forgotten multipart uploads on `provider`. */
 export function lifecycleFix(provider: Provider, { bucket, endpoint, keyPrefix }: Target): string {
@@ -116,6 +126,8 @@ export function lifecycleFix(provider: Provider, { bucket, endpoint, keyPrefix }
       return `b2 bucket update --lifecycle-rule '${JSON.stringify({ fileNamePrefix: keyPrefix, daysFromStartingToCancelingUnfinishedLargeFiles: ABORT_INCOMPLETE_AFTER_DAYS })}' ${bucket}`
     case 'minio':
       return `MinIO aborts stale multipart uploads by itself after MINIO_API_STALE_UPLOADS_EXPIRY (default 24h); set it in MinIO's environment to change that.`
+    case 'swift':
+      return `OpenStack Swift's S3 API has no lifecycle rules (it reads GET ?lifecycle as a bucket listing and refuses a rule as MalformedXML): abort forgotten uploads under ${keyPrefix} with the endpoint's sweep (createUploadSweeper, or sweepEverySeconds; docs/operations.md) on a schedule.`
   }
 }
 

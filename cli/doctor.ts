@@ -1,6 +1,6 @@
 // `npx updraft-s3 doctor`: checks, with the endpoint's own settings (S3_UPLOAD_*), what uploads from a
 // page need from storage, and says for each finding what to change on the store in use.
-import { GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3'
+import { GetBucketCorsCommand, GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3'
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import { xmlText } from '../protocol/xml.ts'
 import type { ResolvedConfig } from '../server/config.ts'
@@ -10,7 +10,7 @@ import { createS3Client } from '../server/storage.ts'
 import { serverKeyPolicyFor } from '../server/key-policy.ts'
 import { createTokenIssuer, FEDERATION_NEEDS_USER_KEY } from '../server/sts.ts'
 import { credentialSource, credentialsOf, isTemporary, type ResolvedCredentials } from '../server/credentials.ts'
-import { abortsIncompleteUploads, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, TOKEN_HEADERS } from './bucket-rules.ts'
+import { abortsIncompleteUploads, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, providerName, SWIFT_CORS_PLACE, swiftCorsConfig, TOKEN_HEADERS } from './bucket-rules.ts'
 import { diagnosePresignPreflight, presignPreflights } from './presign-check.ts'
 import { type ProbeReply, storageProbe, type StorageProbe, storeRefusal } from './storage-probe.ts'
 
@@ -38,7 +38,7 @@ const MAX_SKEW_MS = 15 * 60_000
 const WARN_SKEW_MS = 60_000
 
 /** Runs every check; never throws for what storage answers (a finding says it), only for a bad config. */
-export async function runDoctor(config: ResolvedConfig, { origin, provider }: DoctorOptions): Promise<Finding[]> {
+export async function runDoctor(config: ResolvedConfig, { origin, provider: given }: DoctorOptions): Promise<Finding[]> {
   const found = await credentialsOf(createS3Client(config))().then(
     (credentials) => ({ credentials }),
     (error: Error) => ({ error }),
@@ -53,10 +53,11 @@ export async function runDoctor(config: ResolvedConfig, { origin, provider }: Do
   }
   const probe = storageProbe(config, found.credentials)
   const target = { bucket: config.bucket, endpoint: config.endpoint, origins: [origin], keyPrefix: config.keyPrefix }
+  const start = await attempt(() => probe.signed('POST', probe.url(undefined, '?uploads'), { origin }))
+  const provider = given ?? (start.reply && storeFromReply(start.reply))
   const fixes = (make: (p: Provider) => string) => fixesFor(config.endpoint, make, provider)
   const findings: Finding[] = [credentialsFinding(config, found)]
 
-  const start = await attempt(() => probe.signed('POST', probe.url(undefined, '?uploads'), { origin }))
   const access = await accessFinding(config, probe, start, fixes)
   findings.push(access, clockFinding(start))
   if (access.status === 'fail') {
@@ -65,9 +66,9 @@ export async function runDoctor(config: ResolvedConfig, { origin, provider }: Do
       findings.push({ check, status: 'skip', summary: 'needs the access check to pass first' })
     }
   } else {
-    findings.push(await corsFinding(probe, origin, pageHeaders(config), (p) => corsFix(p, target), fixes))
+    findings.push(await corsFinding(config, probe, origin, pageHeaders(config), (p) => corsFix(p, target), fixes, provider))
     findings.push(await presignFinding(config, origin, fixes((p) => corsFix(p, target))))
-    findings.push(exposeEtagFinding(start, origin, (p) => corsFix(p, target), fixes))
+    findings.push(exposeEtagFinding(await exposeProbe(probe, start, origin), origin, (p) => corsFix(p, target), fixes))
     findings.push(await lifecycleFinding(config, (p) => lifecycleFix(p, target), fixes))
     findings.push(await leastPrivilegeFinding(config, probe))
   }
@@ -124,6 +125,7 @@ function createBucketFix(provider: Provider, { bucket, region, endpoint }: Resol
     case 'minio':
       return `mc mb ALIAS/${bucket}`
     case 'ceph':
+    case 'swift':
       return `aws s3api create-bucket --bucket ${bucket} --endpoint-url ${endpoint}`
   }
 }
@@ -148,24 +150,81 @@ export function pageHeaders(config: ResolvedConfig): string[] {
 }
 
 async function corsFinding(
+  config: ResolvedConfig,
   probe: StorageProbe,
   origin: string,
   headers: string[],
   corsFixFor: (p: Provider) => string,
   fixes: (make: (p: Provider) => string) => string,
+  provider?: Provider,
 ): Promise<Finding> {
-  const check = 'cors'
   const refused = await preflightRefusals(probe, origin, headers)
-  if (refused.length === 0) return { check, status: 'ok', summary: `a browser preflight from ${origin} is allowed for ${CORS_METHODS.join(', ')} with the headers uploads send` }
-  return { check, status: 'fail', summary: `the bucket's CORS refuses uploads from ${origin} (${refused.join('; ')})`, fix: fixes(corsFixFor) }
+  // A store whose S3 API has no bucket CORS keeps it in its server's config: say where.
+  // (Through the SDK: a raw signed GET ?cors to Swift gets its 501 headers but never the body's end.)
+  const client = createS3Client(config)
+  const bucketCors = await client.send(new GetBucketCorsCommand({ Bucket: config.bucket })).then(
+    () => ({ status: 200 }),
+    (error: Error & { $metadata?: { httpStatusCode?: number } }) => ({ status: error.$metadata?.httpStatusCode ?? 0, code: error.name }),
+  )
+  client.destroy()
+  return corsVerdict({ origin, refused, bucketCors, provider, fix: fixes(corsFixFor) })
 }
+
+/**
+ * The CORS finding from what storage answered: the preflights' refusals, and its reply to
+ * GetBucketCors. A 501 NotImplemented there means CORS is not the bucket's but the server's
+ * (OpenStack Swift's proxy-server.conf, MinIO's environment): the fix says where, and on Swift
+ * the finding warns even when CORS works, as its error replies reach no page.
+ */
+export function corsVerdict({ origin, refused, bucketCors, provider, fix }: {
+  origin: string
+  refused: string[]
+  /** GetBucketCors's outcome: its status, and the error code when it failed. */
+  bucketCors?: { status: number; code?: string }
+  provider?: Provider
+  fix: string
+}): Finding {
+  const check = 'cors'
+  const allowed = `a browser preflight from ${origin} is allowed for ${CORS_METHODS.join(', ')} with the headers uploads send`
+  const noBucketCors = bucketCors?.status === 501 || bucketCors?.code === 'NotImplemented'
+  if (!noBucketCors) {
+    if (refused.length === 0) return { check, status: 'ok', summary: allowed }
+    return { check, status: 'fail', summary: `the bucket's CORS refuses uploads from ${origin} (${refused.join('; ')})`, fix }
+  }
+  const where = provider === 'swift' || provider === 'minio' ? [provider] : (['swift', 'minio'] as const)
+  const serverFix = where
+    .map((store) => (store === 'swift' ? `${SWIFT_CORS_PLACE}:\n${swiftCorsConfig([origin])}` : `${providerName('minio')}:\n${corsFix('minio', { bucket: '', origins: [origin], keyPrefix: '' })}`))
+    .join('\n\n')
+  const store = provider ? providerName(provider) : 'this store'
+  if (refused.length > 0) {
+    return {
+      check,
+      status: 'fail',
+      summary: `${store} refuses uploads from ${origin} (${refused.join('; ')}), and its S3 API has no bucket CORS (GetBucketCors answered ${bucketCors!.status}${bucketCors!.code ? ` ${bucketCors!.code}` : ''}): CORS is set in the server's configuration`,
+      fix: serverFix,
+    }
+  }
+  if (provider !== 'swift') return { check, status: 'ok', summary: `${allowed} (set in the server's configuration: its S3 API has no bucket CORS)` }
+  return {
+    check,
+    status: 'warn',
+    summary: `${allowed}, from Swift's proxy config (its S3 API has no bucket CORS); but Swift's error replies carry no CORS headers, so a page sees a refused upload (an expired URL, a wrong signature, a denied key) only as a network error`,
+    fix: `Nothing to change for uploads that succeed. When a page reports a network error, read Swift's proxy log for the refusal. The CORS settings live here:\n${swiftCorsConfig([origin])}`,
+  }
+}
+
+/** OpenStack Swift names itself in every reply (X-Openstack-Request-Id, X-Trans-Id); other stores do not tell. */
+export const storeFromReply = (reply: ProbeReply): Provider | undefined =>
+  reply.headers.has('x-openstack-request-id') ? 'swift' : undefined
 
 /** A browser's preflight from `origin` for each method uploads use, with `headers`: what storage refuses, empty when it allows all. */
 export async function preflightRefusals(probe: StorageProbe, origin: string, headers: string[]): Promise<string[]> {
   const refused: string[] = []
   for (const method of CORS_METHODS) {
-    const preflight = await attempt(() =>
-      probe.plain('OPTIONS', probe.url(), { origin, 'access-control-request-method': method, 'access-control-request-headers': headers.join(',') }),
+    // To a presigned URL, as a page's preflight goes: Swift's S3 layer takes an OPTIONS for its own
+    // only when the URL carries X-Amz-Credential or the request headers include authorization.
+    const preflight = await attempt(async () =>
+      probe.plain('OPTIONS', await probe.presign(method, probe.url()), { origin, 'access-control-request-method': method, 'access-control-request-headers': headers.join(',') }),
     )
     if (preflight.error) {
       refused.push(`${method}: ${preflight.error.message}`)
@@ -198,6 +257,19 @@ async function presignFinding(config: ResolvedConfig, origin: string, corsFixTex
       fix: config.presignWith === 'session' ? 'See the sts finding: the session credential that signs presigned URLs comes from STS.' : 'Check that this machine can reach storage.',
     }
   }
+}
+
+/**
+ * The reply to read exposed headers from: CreateMultipartUpload's, unless it carries no CORS
+ * headers at all. Swift's S3 layer adds them only to replies its object server makes (a PUT, not
+ * POST ?uploads), so then a signed PUT of an empty probe object asks again; the object is removed.
+ */
+async function exposeProbe(probe: StorageProbe, start: Attempt, origin: string): Promise<Attempt> {
+  if (!start.reply || start.reply.status >= 300 || start.reply.headers.has('access-control-allow-origin')) return start
+  const url = probe.url()
+  const put = await attempt(() => probe.signed('PUT', url, { origin }))
+  await attempt(() => probe.signed('DELETE', url))
+  return put.reply && put.reply.status < 300 ? put : start
 }
 
 function exposeEtagFinding(start: Attempt, origin: string, corsFixFor: (p: Provider) => string, fixes: (make: (p: Provider) => string) => string): Finding {

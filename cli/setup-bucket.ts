@@ -50,7 +50,7 @@ async function planCors({ rules, failure }: Read<CORSRule>, origins: string[], p
     if (passing.length > 0 && passing.every(Boolean)) {
       return { rules: [], change: 'none', note: `${failure.reason}. A browser preflight from ${origins.join(', ')} already passes, so the bucket's rules stay as they are (npx updraft-s3 doctor also checks that ETag is exposed)` }
     }
-    if (failure.unsupported) return { rules: [], change: 'unsupported', note: `${failure.reason}. Nothing is written: set CORS as the store documents (npx updraft-s3 doctor shows the rule)` }
+    if (failure.unsupported) return { rules: [], change: 'unsupported', note: `${failure.reason}. Nothing is written: set CORS as the store documents — MinIO's community edition in MINIO_API_CORS_ALLOW_ORIGIN, OpenStack Swift in its proxy-server.conf (npx updraft-s3 doctor shows the settings)` }
     return { rules: [corsRule(origins)], change: 'add', note: `${failure.reason}. Writing this replaces whatever CORS rules the bucket has` }
   }
   const missing = origins.filter((origin) => !rules.some((rule) => corsRuleAllows(rule, origin)))
@@ -86,7 +86,7 @@ export async function applyBucketPlan(client: S3Client, bucket: string, plan: Bu
   const lines: string[] = []
   if (plan.cors.change === 'add') {
     lines.push(
-      await write(() => client.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: plan.cors.rules } })), 'CORS rules', 'MinIO (community edition) takes CORS origins only from MINIO_API_CORS_ALLOW_ORIGIN in its environment'),
+      await write(() => client.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: plan.cors.rules } })), 'CORS rules', 'MinIO (community edition) takes CORS origins only from MINIO_API_CORS_ALLOW_ORIGIN in its environment; OpenStack Swift only from its proxy-server.conf (cors_allow_origin and cors_expose_headers = etag under [DEFAULT], cors_preflight_allow_origin under [filter:s3api])'),
     )
   } else lines.push(plan.cors.change === 'unsupported' ? 'CORS rules: not supported by this store; nothing written' : 'CORS rules: unchanged')
   if (plan.lifecycle.change === 'add') {

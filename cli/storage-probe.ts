@@ -23,6 +23,8 @@ export interface StorageProbe {
   /** The bucket's own URL (for listing). */
   bucketUrl(query?: string): string
   signed(method: string, url: string, headers?: Record<string, string>): Promise<ProbeReply>
+  /** `url` presigned for `method` (query-string SigV4, as the endpoint's URLs are): what a page's preflight is sent to. */
+  presign(method: string, url: string): Promise<string>
   /** Unsigned, as a browser sends a CORS preflight. */
   plain(method: string, url: string, headers?: Record<string, string>): Promise<ProbeReply>
 }
@@ -47,6 +49,7 @@ export function storageProbe(config: ResolvedConfig, credentials: ResolvedCreden
     bucketUrl: (query = '') => `${objectUrl({ ...location, key: 'x' }).replace(/\/x$/, '/')}${query}`,
     signed: async (method, url, headers = {}) =>
       read(await client.fetch(url, { method, headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) })),
+    presign: async (method, url) => (await client.sign(url, { method, aws: { signQuery: true } })).url,
     plain: async (method, url, headers = {}) => read(await fetch(url, { method, headers, signal: AbortSignal.timeout(TIMEOUT_MS) })),
   }
 }

@@ -13,7 +13,7 @@ import { keySigns, storageProbe } from './storage-probe.ts'
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
 const USAGE = `Usage:
-  npx updraft-s3 doctor [--origin URL] [--provider aws|r2|b2|minio|ceph] [--key-prefix PREFIX]
+  npx updraft-s3 doctor [--origin URL] [--provider aws|r2|b2|minio|ceph|swift] [--key-prefix PREFIX]
       Checks the bucket, key, CORS (a real preflight from URL), lifecycle rules, least privilege,
       STS and clock, and says what to change for each finding. Exits 1 when a check fails.
   npx updraft-s3 setup-bucket [--origin URL]... [--key-prefix PREFIX] [--dry-run] [--yes]

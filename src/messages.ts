@@ -36,7 +36,7 @@ export function describeError(error: unknown, { file, limits, retrying }: Messag
     return refusedType(refusal.essence, error.file.name, refusal.allowedTypes)
   }
   if ((error as Error | undefined)?.name === 'AbortError') return 'Cancelled'
-  if (error instanceof NetworkError) return retrying ? 'Connection lost — retrying' : 'Connection lost'
+  if (error instanceof NetworkError) return networkMessage(retrying)
   // The server's verdict on stored bytes (size, type, file signature) is written for people, and specific.
   if (error instanceof ApiError && error.status === 422) return error.message
   if (error instanceof ApiError) return endpointMessage(error.status, file, limits, retrying)
@@ -44,6 +44,18 @@ export function describeError(error: unknown, { file, limits, retrying }: Messag
   // The engine's own errors (e.g. a bucket CORS rule hiding ETags) are written for people already.
   if (error instanceof UploadError) return error.message
   return `Something went wrong: ${(error as Error | undefined)?.message ?? String(error)}`
+}
+
+/**
+ * A request got no reply the page may read. While retries go on, a dropped connection is the
+ * likely cause. Once they are spent with the browser online, a refusal is likelier: storage that
+ * puts no CORS headers on its error replies (OpenStack Swift never does; R2 and others not on
+ * every one) shows an expired URL or a refused signature to the page as a bare network error.
+ */
+function networkMessage(retrying?: boolean): string {
+  if (retrying) return 'Connection lost — retrying'
+  if (globalThis.navigator?.onLine === false) return "You're offline — reconnect, then retry"
+  return "Storage sent no reply this page can read — most likely a refusal (an expired link, a refused signature) its CORS rules hide. Retry; if it fails again, the site's owner should check storage's CORS rules, clock and keys"
 }
 
 function endpointMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {

@@ -3,6 +3,7 @@ import {
   type ClipboardEvent,
   type CSSProperties,
   type DragEvent,
+  type KeyboardEvent,
   type RefObject,
   type SyntheticEvent,
   useCallback,
@@ -25,8 +26,17 @@ export interface DropzoneOptions {
   inputRef?: RefObject<HTMLInputElement | null>
 }
 
-/** What `getRootProps` adds: drag, drop and paste handlers. Handlers you pass run first; `event.stopPropagation()` in one skips ours. */
+/**
+ * What `getRootProps` adds, as react-dropzone's does: `role="button"` and `tabIndex={0}` (a `role`
+ * or `tabIndex` you pass wins: a root holding its own buttons passes `role: 'group', tabIndex:
+ * undefined`), Space/Enter on the focused root open the file dialog, and drag,
+ * drop and paste handlers. Handlers you pass run first; `event.stopPropagation()` in one skips ours.
+ */
 export interface RootProps {
+  role: string
+  /** 0, or what you pass (`undefined`: not in the tab order). */
+  tabIndex?: number
+  onKeyDown(event: KeyboardEvent<HTMLElement>): void
   onDragEnter(event: DragEvent<HTMLElement>): void
   onDragOver(event: DragEvent<HTMLElement>): void
   onDragLeave(event: DragEvent<HTMLElement>): void
@@ -77,8 +87,9 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
   const rootRef = useRef<HTMLElement | null>(null)
   const setRoot = useCallback((element: HTMLElement | null) => void (rootRef.current = element), [])
   const [isDragActive, setDragActive] = useState(false)
-  // dragenter/dragleave fire for every child crossed: count them to know when the root is left.
-  const depth = useRef(0)
+  // dragenter/dragleave fire for every child crossed, and Firefox fires enter twice on the same
+  // element (react-dropzone's dragTargetsRef): a counter drifts, a set of entered elements does not.
+  const targets = useRef<EventTarget[]>([])
 
   const deliver = useCallback((files: File[]) => {
     if (files.length > 0) latest.current.onFiles(files)
@@ -123,10 +134,20 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
     <P extends object = {}>(props?: P) => {
       const theirs = (props ?? {}) as Partial<RootProps> & object
       const own: RootProps = {
+        role: theirs.role ?? 'button',
+        tabIndex: 'tabIndex' in theirs ? theirs.tabIndex : 0,
+        onKeyDown: compose(theirs.onKeyDown, (event) => {
+          // Only on the root itself: a key on a button or field inside it is theirs.
+          if (event.target !== rootRef.current) return
+          if (event.key === ' ' || event.key === 'Enter') {
+            event.preventDefault() // Space would scroll the page
+            open()
+          }
+        }),
         onDragEnter: compose(theirs.onDragEnter, (event) => {
           if (!carriesFiles(event.dataTransfer)) return
           event.preventDefault()
-          depth.current++
+          if (!targets.current.includes(event.target)) targets.current = [...targets.current, event.target]
           setDragActive(true)
         }),
         onDragOver: compose(theirs.onDragOver, (event) => {
@@ -136,13 +157,15 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
         }),
         onDragLeave: compose(theirs.onDragLeave, (event) => {
           if (!carriesFiles(event.dataTransfer)) return
-          depth.current = Math.max(0, depth.current - 1)
-          if (depth.current === 0) setDragActive(false)
+          // Left: the element the pointer left, and any that is no longer inside the root.
+          const root = event.currentTarget
+          targets.current = targets.current.filter((target) => target !== event.target && root.contains(target as Node))
+          if (targets.current.length === 0) setDragActive(false)
         }),
         onDrop: compose(theirs.onDrop, (event) => {
           if (!carriesFiles(event.dataTransfer)) return
           event.preventDefault()
-          depth.current = 0
+          targets.current = []
           setDragActive(false)
           filesFromDrop(event.dataTransfer).then(deliver, (error: unknown) => latest.current.onError?.(error))
         }),
@@ -156,7 +179,7 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
       }
       return { ...props, ...own } as Omit<P, keyof RootProps> & RootProps
     },
-    [deliver, setRoot],
+    [deliver, setRoot, open],
   )
 
   const getInputProps = useCallback(

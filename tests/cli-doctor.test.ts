@@ -229,6 +229,29 @@ describe('on s3rver', () => {
   })
 })
 
+describe('on OpenStack Swift, whose S3 API has no PutBucketCors (501)', () => {
+  const swift = inject('swift')
+
+  it('recognises Swift, passes the preflight its proxy config allows, and warns that CORS lives in proxy-server.conf and error replies reach no page', async () => {
+    const findings = await doctor(storeConfig(swift))
+    expect(statuses(findings)).toMatchObject({ access: 'ok', clock: 'ok', cors: 'warn', 'expose-etag': 'ok' })
+    const cors = finding(findings, 'cors')
+    expect(cors.summary).toContain("from Swift's proxy config (its S3 API has no bucket CORS)")
+    expect(cors.summary).toContain('only as a network error')
+    expect(cors.fix).toContain(`cors_allow_origin = ${ORIGIN}`)
+    expect(cors.fix).toContain('cors_expose_headers = etag')
+    expect(cors.fix).toContain('[filter:s3api]')
+    // Swift takes no lifecycle rules either: the fix is the endpoint's sweep.
+    expect(finding(findings, 'lifecycle').fix).toContain("OpenStack Swift's S3 API has no lifecycle rules")
+  })
+
+  it('setup-bucket reads the 501 as the store, not the key, and writes no CORS rule when the preflight passes', async () => {
+    const { output } = await cli(['setup-bucket', '--origin', ORIGIN, '--yes'], storeConfig(swift))
+    // Its preflight passes (the proxy config allows the origin): nothing to write, and nothing written.
+    expect(output).toContain('CORS rules: unchanged. This store does not support GetBucketCors (it answered NotImplemented). A browser preflight from')
+  })
+})
+
 describe('the clock check', () => {
   const at = (offsetMs: number) => ({ reply: { status: 200, headers: new Headers({ date: new Date(Date.now() + offsetMs).toUTCString() }), body: '' } })
   it('passes within a minute, warns beyond, fails beyond the 15 minutes storage accepts', () => {

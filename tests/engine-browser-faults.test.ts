@@ -1,10 +1,11 @@
 // Issue 11 in real Chromium: the XHR transport's `ontimeout` was wired but never set, so a request
 // that got no answer hung the upload. Now the engine's stall watchdog cancels the XHR and retries
-// it; an abort settles at once while cleanup runs on. Through the fault proxy, cross-origin, on RGW.
+// it; an abort settles at once while cleanup runs on. Through the fault proxy, cross-origin, on RGW,
+// in Chromium and Firefox ESR.
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
+import { BROWSERS, type TestPage } from './helpers/browsers.ts'
+import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
 import { type Fault, type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
 
@@ -12,8 +13,6 @@ const MiB = 1024 * 1024
 const SIZE = 12 * MiB
 const rgw = inject('rgw')
 const admin = sdkClient(rgw)
-let engine: EnginePage
-let page: Page
 let proxy: FaultProxy
 /** Faults to hand out, in order, to requests of a step (`PUT ?partNumber`, `DELETE ?uploadId`…). */
 let planned: Record<string, Fault[]> = {}
@@ -21,12 +20,9 @@ let planned: Record<string, Fault[]> = {}
 beforeAll(async () => {
   // Preflights (OPTIONS) pass untouched: the faults are on the requests themselves.
   proxy = await startFaultProxy({ target: rgw.endpoint, kind: 'storage', decide: ({ step }) => planned[step]?.shift() })
-  engine = await openEnginePage()
-  page = engine.page
 })
 
 afterAll(async () => {
-  await engine?.close()
   await proxy?.stop()
   admin.destroy()
 })
@@ -44,7 +40,7 @@ interface PageOutcome {
   cleanup?: string
 }
 
-function uploadInPage(key: string, abortAfterBytes?: number): Promise<PageOutcome> {
+function uploadInPage(page: TestPage, key: string, abortAfterBytes?: number): Promise<PageOutcome> {
   const target = { endpoint: proxy.url, region: rgw.region, bucket: rgw.bucket, key, forcePathStyle: true, credentials: rgw.credentials }
   return page.evaluate(
     async ({ target, size, abortAfterBytes }) => {
@@ -87,11 +83,19 @@ function uploadInPage(key: string, abortAfterBytes?: number): Promise<PageOutcom
   )
 }
 
-describe('in Chromium, XHR through a faulty network to RGW', () => {
+describe.each(BROWSERS)('in %s, XHR through a faulty network to RGW', (browser) => {
+  let engine: EnginePageIn
+  let page: TestPage
+  beforeAll(async () => {
+    engine = await openEnginePageIn(browser)
+    page = engine.page
+  })
+  afterAll(() => engine?.close())
+
   it('a part that gets no answer is cancelled after the stall timeout and retried; the object reads back byte-exact', async () => {
-    const key = `browser-faults/stall-${crypto.randomUUID()}.bin`
+    const key = `browser-faults/${browser}/stall-${crypto.randomUUID()}.bin`
     planned = { 'PUT ?partNumber': ['stall', 'stall-mid-reply'] }
-    const outcome = await uploadInPage(key)
+    const outcome = await uploadInPage(page, key)
     expect(outcome.error).toBeUndefined()
     expect(outcome.retries).toBe(2)
     expect(planned['PUT ?partNumber']).toEqual([])
@@ -100,9 +104,9 @@ describe('in Chromium, XHR through a faulty network to RGW', () => {
   })
 
   it('an abort settles at once while AbortMultipartUpload, stalled then answered, cleans up behind it', async () => {
-    const key = `browser-faults/abort-${crypto.randomUUID()}.bin`
+    const key = `browser-faults/${browser}/abort-${crypto.randomUUID()}.bin`
     planned = { 'DELETE ?uploadId': ['stall'] }
-    const outcome = await uploadInPage(key, 2 * MiB)
+    const outcome = await uploadInPage(page, key, 2 * MiB)
     expect(outcome.error).toEqual({ name: 'AbortError', message: 'Upload aborted' })
     // Generous: the bound under test is "at once", not waiting out the stalled cleanup (1.5 s).
     expect(outcome.abortToSettle).toBeLessThan(500)

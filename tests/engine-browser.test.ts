@@ -1,35 +1,36 @@
 // The engine in real Chromium (issue 2, "In real Chromium"): a page served from one loopback
 // port uploads to a store on another, so every request is a cross-origin XHR with a CORS
-// preflight, and the ETag must cross the CORS boundary. Against s3rver and Ceph RGW.
+// preflight, and the ETag must cross the CORS boundary. Against s3rver, Ceph RGW and OpenStack
+// Swift, in Chromium and in Firefox ESR. Swift exposes ETag to every allowed origin (CORS is its
+// proxy's, not the bucket's), so the hidden-ETag case runs on the other two.
 import { randomUUID } from 'node:crypto'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
-import { bundleForBrowser, type BrowserBundle } from './helpers/engine-bundle.ts'
-import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
+import { bundleEngine, bundleForBrowser, type BrowserBundle } from './helpers/engine-bundle.ts'
+import { BROWSER_LABELS, BROWSERS, type TestPage } from './helpers/browsers.ts'
+import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
 import type { TestStore } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 
-let engine: EnginePage
-let bundle: BrowserBundle
 let s3rver: S3rverInstance
-let page: Page
 
 beforeAll(async () => {
-  engine = await openEnginePage()
-  ;({ page, bundle } = engine)
   s3rver = await startS3rver()
 })
 
 afterAll(async () => {
-  await engine?.close()
   await s3rver?.stop()
 })
 
 describe('browser bundle of the engine', () => {
+  let bundle: BrowserBundle
+  beforeAll(async () => {
+    bundle = await bundleEngine()
+  })
+
   it('holds only engine/, the protocol it shares with the server, and aws4fetch; no Node built-in', () => {
     expect(bundle.inputs.length).toBeGreaterThan(0)
     for (const input of bundle.inputs) expect(input).toMatch(/^(engine\/|protocol\/|node_modules\/aws4fetch\/)/)
@@ -41,11 +42,27 @@ describe('browser bundle of the engine', () => {
   })
 })
 
-describe.each(['s3rver', 'rgw'] as const)('in Chromium, cross-origin to %s', (storeName) => {
-  const store = (): TestStore => (storeName === 'rgw' ? inject('rgw') : s3rver)
-  const keyFor = (label: string) => `browser/${storeName}/${label}-${randomUUID()}.bin`
+describe.each(BROWSERS)('in %s', (browser) => {
+  let engine: EnginePageIn
+  let page: TestPage
+  beforeAll(async () => {
+    engine = await openEnginePageIn(browser)
+    ;({ page } = engine)
+  })
+  afterAll(() => engine?.close())
 
-  it('uploads a 20 MiB generated Blob multipart over XHR, with progress, byte-exact', async () => {
+describe.each(['s3rver', 'rgw', 'swift'] as const)(`${BROWSER_LABELS[browser]}, cross-origin to %s`, (storeName) => {
+  const store = (): TestStore => (storeName === 's3rver' ? s3rver : inject(storeName))
+  const keyFor = (label: string) => `browser/${browser}/${storeName}/${label}-${randomUUID()}.bin`
+
+  it.runIf(storeName === 'swift')('multipart signed in the page fails on Swift with a NetworkError: its reply to POST ?uploads carries no CORS headers (presigned mode, where the endpoint starts and completes, works)', async () => {
+    const run = await uploadInPage(page, { ...target(store(), store().bucket, keyFor('multipart')), size: 6 * MiB, seed: 7, retry: { limit: 1, delay: 10 } })
+    expect(run.error).toMatchObject({ name: 'NetworkError', isUploadError: true })
+    expect(run.error?.message).toMatch(/^Network error on POST http:\/\/127\.0\.0\.1:\d+$/)
+    expect(new Set(run.xhr)).toEqual(new Set(['POST ?uploads']))
+  })
+
+  it.skipIf(storeName === 'swift')('uploads a 20 MiB generated Blob multipart over XHR, with progress, byte-exact', async () => {
     const size = 20 * MiB
     const key = keyFor('multipart')
     const run = await uploadInPage(page, { ...target(store(), store().bucket, key), size, seed: 7 })
@@ -77,7 +94,7 @@ describe.each(['s3rver', 'rgw'] as const)('in Chromium, cross-origin to %s', (st
     expect(sha256(await readObject(sdkClient(store()), store().bucket, key))).toBe(expected)
   })
 
-  it('fails multipart to a bucket whose CORS hides ETag, naming ExposeHeaders: ETag', async () => {
+  it.skipIf(storeName === 'swift')('fails multipart to a bucket whose CORS hides ETag, naming ExposeHeaders: ETag', async () => {
     const key = keyFor('no-expose')
     const run = await uploadInPage(page, { ...target(store(), store().bucketWithoutExposedETag, key), size: 6 * MiB, seed: 3 })
 
@@ -86,6 +103,7 @@ describe.each(['s3rver', 'rgw'] as const)('in Chromium, cross-origin to %s', (st
     expect(run.error?.message).toMatch(/ETag/)
     expect(run.xhr).toContain('DELETE ?uploadId') // the failure still cleans up (AbortMultipartUpload)
   })
+})
 })
 
 interface PageRun {
@@ -96,6 +114,7 @@ interface PageRun {
   key: string
   size: number
   seed: number
+  retry?: Engine.RetryOptions
 }
 
 interface PageOutcome {
@@ -132,7 +151,7 @@ function expectProgress(progress: Engine.Progress[], size: number) {
  * anything outside itself). Generates the bytes with testBytes' xorshift, spies on
  * XMLHttpRequest and fetch, and uploads with 5 MiB parts, 4 at a time, default transport.
  */
-const uploadInPage = (page: Page, run: PageRun) =>
+const uploadInPage = (page: TestPage, run: PageRun) =>
   page.evaluate(async (run: PageRun): Promise<PageOutcome> => {
     const { updraft } = window as unknown as { updraft: typeof Engine }
     const bytes = new Uint8Array(run.size)

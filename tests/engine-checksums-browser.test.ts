@@ -10,7 +10,7 @@ import type * as Engine from '../engine/index.ts'
 import type * as Checksums from '../engine/opt-ins/checksums/index.ts'
 import { IDLE_MS } from '../engine/opt-ins/checksums/off-thread.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
-import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
+import { openEnginePage, openEnginePageIn, type EnginePage, type EnginePageIn } from './helpers/engine-page.ts'
 import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
 import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
@@ -160,6 +160,45 @@ describe('checksums in Chromium, cross-origin to Ceph RGW, hashed in a worker', 
     expect(outcome.retried).toEqual(['BadDigest'])
     // Hashed once per part, in the worker: the retry re-sends the digest it had.
     expect(outcome.answered).toBe(3)
+    expect(sha256(await readObject(admin, rgw.bucket, key))).toBe(outcome.sha256)
+  })
+})
+
+// Firefox ESR: the worker made from the opt-in's own code (a Blob URL) hashes there too. One
+// algorithm per kind (MD5's Content-MD5, a CRC's x-amz-checksum-*) and the damaged part: the other
+// algorithms and the idle and CSP cases share the code above and run in Chromium only.
+describe('checksums in Firefox ESR, cross-origin to Ceph RGW, hashed in a worker', () => {
+  let firefox: EnginePageIn
+  // uploadInPage and observeHashing only call evaluate, which both drivers share.
+  const page = () => firefox.page as unknown as Page
+  beforeAll(async () => {
+    firefox = await openEnginePageIn(
+      'firefox',
+      bundleForBrowser({ contents: `export * from './engine/index.ts'; export { checksum } from './engine/opt-ins/checksums/index.ts'` }),
+    )
+    await observeHashing(page())
+  })
+  afterAll(() => firefox?.close())
+
+  for (const algorithm of ['md5', 'crc32c'] as const) {
+    it(`${algorithm}: multipart (11 MiB, 5 MiB parts), every body hashed by the worker, none on the main thread, read back byte-exact`, async () => {
+      const key = `browser-checksums/firefox-${algorithm}-${randomUUID()}.bin`
+      const outcome = await uploadInPage(page(), { target: targetFor(key), size: 11 * MiB, algorithm })
+      expect(outcome.error).toBeUndefined()
+      expect(outcome.headers).toContain(algorithm === 'md5' ? 'content-md5' : `x-amz-checksum-${algorithm}`)
+      expect(outcome.answered).toBe(3)
+      expect(outcome.mainThreadBodyDigests).toBe(0)
+      expect(sha256(await readObject(admin, rgw.bucket, key))).toBe(outcome.sha256)
+    })
+  }
+
+  it('md5: a part damaged on the way is refused (BadDigest) and sent again, read back byte-exact', async () => {
+    const key = `browser-checksums/firefox-flipped-${randomUUID()}.bin`
+    damagePart = 2
+    const outcome = await uploadInPage(page(), { target: targetFor(key, proxy.url), size: 11 * MiB, algorithm: 'md5' })
+    expect(damagePart).toBeUndefined()
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.retried).toEqual(['BadDigest'])
     expect(sha256(await readObject(admin, rgw.bucket, key))).toBe(outcome.sha256)
   })
 })

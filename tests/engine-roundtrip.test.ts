@@ -20,7 +20,7 @@ const SIZES = {
 // The largest body once, sliced for the smaller sizes: each still has distinct content per part.
 const bytes = testBytes(Math.max(...Object.values(SIZES)), 7)
 let s3rver: Awaited<ReturnType<typeof startS3rver>>
-const stores: Record<string, () => TestStore> = { s3rver: () => s3rver, rgw: () => inject('rgw') }
+const stores: Record<string, () => TestStore> = { s3rver: () => s3rver, rgw: () => inject('rgw'), swift: () => inject('swift') }
 
 beforeAll(async () => {
   s3rver = await startS3rver()

@@ -9,6 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
 import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { BROWSER_LABELS, BROWSERS, launchBrowser, type TestPage } from './helpers/browsers.ts'
 import { bundleEngine } from './helpers/engine-bundle.ts'
 import { type FaultProxy, type LoggedRequest, startFaultProxy } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
@@ -47,7 +48,7 @@ afterAll(async () => {
   admin.destroy()
 })
 
-const PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>updraft resume</title>
+const PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>updraft resume</title><link rel="icon" href="data:,">
 <script type="module">import * as updraft from '/engine.js'; window.updraft = updraft</script>`
 
 type Engine = typeof import('../engine/index.ts')
@@ -73,8 +74,8 @@ const partPutsSince = (from: number, key: string) =>
  * goes into the record), and waits until the record holds `parts` parts. The page is then closed
  * by the caller, mid-upload.
  */
-async function startAndWait(page: Page, name: string, seed: number, parts: number) {
-  await page.evaluate(
+async function startAndWait(page: Page | TestPage, name: string, seed: number, parts: number) {
+  await (page as TestPage).evaluate(
     async ({ endpoint, name, seed, size }) => {
       const root = await navigator.storage.getDirectory()
       const handle = await root.getFileHandle(name, { create: true })
@@ -87,9 +88,9 @@ async function startAndWait(page: Page, name: string, seed: number, parts: numbe
     { endpoint: endpoint.endpoint, name, seed, size: SIZE },
   )
   await expect
-    .poll(() => page.evaluate(async () => (await window.updraft.resumeUploads().list())[0]?.parts.length ?? 0), { timeout: 30_000, interval: 20 })
+    .poll(() => (page as TestPage).evaluate(async () => (await window.updraft.resumeUploads().list())[0]?.parts.length ?? 0), { timeout: 30_000, interval: 20 })
     .toBeGreaterThanOrEqual(parts)
-  return page.evaluate(async () => {
+  return (page as TestPage).evaluate(async () => {
     const [record] = await window.updraft.resumeUploads().list()
     return { key: record!.key, uploadId: record!.uploadId, bucket: record!.bucket }
   })
@@ -202,5 +203,42 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
     expect(partPutsSince(before, outcome.result.key)).toHaveLength(PARTS)
     expect(sha256(await readObject(admin, rgw.bucket, outcome.result.key))).toBe(sha256(bytesOf(4)))
     await context.close()
+  })
+})
+
+describe.each(BROWSERS)('resume after a reload, in %s, on RGW', (browser) => {
+  it(`${BROWSER_LABELS[browser]}: the page reloads mid-upload; its IndexedDB record and kept file handle carry the upload on, only the missing parts sent, byte-exact`, async () => {
+    const session = await launchBrowser(browser)
+    try {
+      const page = await session.newPage()
+      await page.goto(`${site.origin}/`)
+      await page.waitForFunction(() => 'updraft' in window)
+      const record = await startAndWait(page, `reloaded-${browser}.bin`, 5, 2)
+      const atReload = proxy.log.length
+      await page.reload() // the upload dies with the page, as a closed tab's does
+      await page.waitForFunction(() => 'updraft' in window)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      // Going away is not cancelling: nothing aborted the upload on storage (Firefox fires abort on
+      // the XHRs a reload cuts; the engine must not read that as the user's abort).
+      expect(proxy.log.slice(atReload).map((entry) => entry.step)).not.toContain('DELETE ?uploadId')
+      const onStorage = await storedParts(record)
+      expect(onStorage.size).toBeGreaterThanOrEqual(1)
+      const before = proxy.log.length
+      const outcome = await page.evaluate(async (endpoint) => {
+        const resume = window.updraft.resumeUploads()
+        const [unfinished] = await resume.list()
+        const result = await window.updraft.upload(await unfinished!.handle!.getFile(), { api: endpoint, strategy: 'presigned', resume })
+        return { result, left: (await resume.list()).length }
+      }, endpoint.endpoint)
+      expect(outcome.result.key).toBe(record.key)
+      expect(outcome.left).toBe(0)
+      const resent = partPutsSince(before, record.key)
+      expect(resent.every((put) => !onStorage.has(partNumberOf(put)))).toBe(true)
+      expect(resent).toHaveLength(PARTS - onStorage.size)
+      expect(sha256(await readObject(admin, rgw.bucket, record.key))).toBe(sha256(bytesOf(5)))
+      expect(page.errors).toEqual([])
+    } finally {
+      await session.close()
+    }
   })
 })

@@ -283,7 +283,8 @@ describe('token mode on RGW: a key with * ? $ is refused, never widened', () => 
 
   it("with RGW's default every token policy names its key literally: credentials write that key and no other (fast-check over custom keys)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.stringMatching(/^[a-z0-9 !_.'()+=,;@&~-]{1,12}$/), async (name) => {
+      // Not '.' or '..': the endpoint refuses dot segments in any key (server/key.ts), which is not this test's subject.
+      fc.asyncProperty(fc.stringMatching(/^[a-z0-9 !_.'()+=,;@&~-]{1,12}$/).filter((name) => name !== '.' && name !== '..'), async (name) => {
         const key = `custom/${uuid()}/${name}`
         expect(uploadPolicy(rgw.bucket, key, false, false)).toContain(JSON.stringify(`arn:aws:s3:::${rgw.bucket}/${key}`))
         const response = await handlerFor(key)(request({ strategy: 'token' }))

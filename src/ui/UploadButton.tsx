@@ -32,7 +32,8 @@ export function UploadButton({ label = 'Upload files', ...props }: UploadButtonP
 
   return (
     <div className={classes('updraft updraft-upload-button', props.className)} data-theme={props.theme}>
-      <div {...getRootProps({ className: `updraft-button-row${isDragActive ? ' is-drag-active' : ''}` })}>
+      {/* The button inside opens the dialog: the row is a group, not a button holding a button (axe: nested-interactive). */}
+      <div {...getRootProps({ className: `updraft-button-row${isDragActive ? ' is-drag-active' : ''}`, role: 'group', tabIndex: undefined })}>
         <button type="button" className="updraft-button updraft-primary" ref={buttonRef} onClick={open} aria-describedby={hint ? `${id}-hint` : undefined}>
           {label}
         </button>

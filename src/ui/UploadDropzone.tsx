@@ -39,7 +39,8 @@ export function UploadDropzone({ title = 'Upload files', folders = true, ...prop
 
   return (
     <section className={classes('updraft updraft-dropzone', props.className)} data-theme={props.theme} aria-labelledby={`${id}-title`}>
-      <div {...getRootProps({ className: `updraft-zone${isDragActive ? ' is-drag-active' : ''}`, onDrop: () => setDropError(undefined) })}>
+      {/* Its real buttons open the dialogs: the zone is a labelled group, not a button holding buttons (axe: nested-interactive), and no extra tab stop. */}
+      <div {...getRootProps({ className: `updraft-zone${isDragActive ? ' is-drag-active' : ''}`, role: 'group', 'aria-labelledby': `${id}-title`, tabIndex: undefined, onDrop: () => setDropError(undefined) })}>
         <svg className="updraft-zone-icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
           <path d="M12 16V4m0 0L7 9m5-5 5 5M4 15v3a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-3" />
         </svg>

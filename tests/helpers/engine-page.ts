@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import { launchChromium } from './browser.ts'
+import { type BrowserName, launchBrowser, type TestPage } from './browsers.ts'
 import { bundleEngine, type BrowserBundle } from './engine-bundle.ts'
 import { startStaticServer } from './static-server.ts'
 
@@ -38,6 +39,39 @@ export async function openEnginePage(bundled?: Promise<BrowserBundle>): Promise<
     origin: site.origin,
     async close() {
       await chromium.close()
+      await site.close()
+    },
+  }
+}
+
+/** The engine's bundle in a page of `browser` (Chromium or Firefox ESR), as `window.updraft`. */
+export interface EnginePageIn {
+  page: TestPage
+  bundle: BrowserBundle
+  origin: string
+  close(): Promise<void>
+}
+
+/** {@link openEnginePage} for either browser, through the cross-browser page (tests/helpers/browsers.ts). */
+export async function openEnginePageIn(browser: BrowserName, bundled?: Promise<BrowserBundle>): Promise<EnginePageIn> {
+  const bundle = await (bundled ?? bundleEngine())
+  const site = await startStaticServer({
+    '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
+    '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
+  })
+  const session = await launchBrowser(browser).catch(async (error: unknown) => {
+    await site.close()
+    throw error
+  })
+  const page = await session.newPage()
+  await page.goto(`${site.origin}/`)
+  await page.waitForFunction(() => 'updraft' in window)
+  return {
+    page,
+    bundle,
+    origin: site.origin,
+    async close() {
+      await session.close()
       await site.close()
     },
   }

@@ -1,14 +1,15 @@
 import { CreateBucketCommand, PutBucketCorsCommand } from '@aws-sdk/client-s3'
 import type { UploadHandlerConfig } from '../../server/index.ts'
 import type { RgwServer } from './rgw.ts'
+import type { SwiftServer } from './swift.ts'
 import { sdkClient, type StoreAccess } from './s3-client.ts'
 
 /** A running S3-compatible store as the tests see it, whichever server it is. */
 export interface TestStore extends StoreAccess {
-  name: 's3rver' | 'rgw'
+  name: 's3rver' | 'rgw' | 'swift'
   /** CORS allows any origin and exposes ETag. */
   bucket: string
-  /** CORS allows any origin but hides ETag from browsers. */
+  /** CORS allows any origin but hides ETag from browsers (on Swift, which cannot hide it, a second bucket that exposes it too). */
   bucketWithoutExposedETag: string
 }
 
@@ -31,6 +32,23 @@ export const rgwStore = (rgw: RgwServer): RgwStore => ({
   bucketWithoutExposedETag: BUCKET_WITHOUT_EXPOSED_ETAG,
   roleArn: rgw.roleArn,
 })
+
+/** The test view of a started Swift (tests/helpers/swift.ts): CORS is its proxy's config, the same for every bucket. */
+export const swiftStore = (swift: SwiftServer): TestStore => ({
+  name: 'swift',
+  endpoint: swift.endpoint,
+  region: swift.region,
+  credentials: { accessKeyId: swift.accessKeyId, secretAccessKey: swift.secretAccessKey },
+  bucket: BUCKET,
+  bucketWithoutExposedETag: BUCKET_WITHOUT_EXPOSED_ETAG,
+})
+
+/** Creates the two test buckets on a store without PutBucketCors (Swift answers 501: CORS is set in its proxy's config). */
+export async function createBucketsWithoutCors(store: StoreAccess): Promise<void> {
+  const client = sdkClient(store)
+  for (const bucket of [BUCKET, BUCKET_WITHOUT_EXPOSED_ETAG]) await client.send(new CreateBucketCommand({ Bucket: bucket }))
+  client.destroy()
+}
 
 /** Creates the two test buckets with their CORS rules, through the S3 API. */
 export async function createTestBuckets(store: StoreAccess): Promise<void> {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { corsFix, corsRule, detectProvider, fixesFor, lifecycleFix, lifecycleRule, PROVIDERS } from '../../cli/bucket-rules.ts'
 import { corsRuleAllows } from '../../cli/setup-bucket.ts'
+import { corsVerdict, storeFromReply } from '../../cli/doctor.ts'
 
 const target = { bucket: 'uploads', endpoint: 'https://s3.example.test', origins: ['https://app.example.test'], keyPrefix: 'next-s3-uploads/' }
 
@@ -67,5 +68,45 @@ describe('an existing CORS rule that already does the job', () => {
     expect(corsRuleAllows({ ...rule, AllowedMethods: ['PUT', 'POST'] }, 'https://app.example.test')).toBe(false)
     expect(corsRuleAllows({ ...rule, ExposeHeaders: [] }, 'https://app.example.test')).toBe(false)
     expect(corsRuleAllows({ ...rule, AllowedHeaders: ['content-type'] }, 'https://app.example.test')).toBe(false)
+  })
+})
+
+describe('a store whose S3 API has no bucket CORS (GetBucketCors 501 NotImplemented)', () => {
+  const origin = 'https://app.example.test'
+  const fix = 'aws s3api put-bucket-cors …'
+  const notImplemented = { status: 501, code: 'NotImplemented' }
+
+  it('tells Swift by the request id header it adds to every reply', () => {
+    const reply = (headers: Record<string, string>) => ({ status: 200, headers: new Headers(headers), body: '' })
+    expect(storeFromReply(reply({ 'x-openstack-request-id': 'tx1', 'x-trans-id': 'tx1' }))).toBe('swift')
+    expect(storeFromReply(reply({ 'x-amz-request-id': 'r1' }))).toBeUndefined()
+  })
+
+  it('a refused preflight on Swift fails with proxy-server.conf settings, not a put-bucket-cors command', () => {
+    const verdict = corsVerdict({ origin, refused: ['PUT: origin not allowed'], bucketCors: notImplemented, provider: 'swift', fix })
+    expect(verdict.status).toBe('fail')
+    expect(verdict.summary).toContain('GetBucketCors answered 501 NotImplemented')
+    expect(verdict.summary).toContain("CORS is set in the server's configuration")
+    expect(verdict.fix).toContain(`cors_allow_origin = ${origin}`)
+    expect(verdict.fix).toContain('cors_expose_headers = etag')
+    expect(verdict.fix).toContain(`[filter:s3api]\ncors_preflight_allow_origin = ${origin}`)
+    expect(verdict.fix).not.toContain('put-bucket-cors')
+  })
+
+  it('an unknown store with a 501 gets both places CORS can live (Swift, MinIO)', () => {
+    const verdict = corsVerdict({ origin, refused: ['PUT: preflight answered HTTP 400'], bucketCors: notImplemented, fix })
+    expect(verdict.fix).toContain('proxy-server.conf')
+    expect(verdict.fix).toContain(`MINIO_API_CORS_ALLOW_ORIGIN=${origin}`)
+  })
+
+  it('on Swift a passing preflight still warns: its error replies carry no CORS headers', () => {
+    const verdict = corsVerdict({ origin, refused: [], bucketCors: notImplemented, provider: 'swift', fix })
+    expect(verdict.status).toBe('warn')
+    expect(verdict.summary).toContain('only as a network error')
+  })
+
+  it('a store with bucket CORS keeps the S3 API fix', () => {
+    expect(corsVerdict({ origin, refused: [], bucketCors: { status: 200 }, fix })).toMatchObject({ status: 'ok' })
+    expect(corsVerdict({ origin, refused: ['x'], bucketCors: { status: 404, code: 'NoSuchCORSConfiguration' }, fix })).toMatchObject({ status: 'fail', fix })
   })
 })

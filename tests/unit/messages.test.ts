@@ -1,7 +1,7 @@
 // Words for people (src/messages.ts), built from the typed errors' fields; and the page's own
 // check of the endpoint's limits (src/file-checks.ts, protocol/file-limits.ts).
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../../engine/errors.ts'
 import { limitRefusal } from '../../protocol/file-limits.ts'
 import { parseUploadRequest } from '../../server/parse-requests.ts'
@@ -93,7 +93,8 @@ describe('describeError', () => {
   })
 
   it.each([
-    [new NetworkError('Failed to fetch'), {}, 'Connection lost'],
+    // Past the retries, online: a refusal whose reply CORS hid (Swift's error replies carry no CORS headers) is likelier than the link.
+    [new NetworkError('Failed to fetch'), {}, expect.stringMatching(/^Storage sent no reply this page can read — most likely a refusal \(an expired link, a refused signature\) its CORS rules hide\. Retry; .*storage's CORS rules, clock and keys$/)],
     [new NetworkError('Failed to fetch'), { retrying: true }, 'Connection lost — retrying'],
     [new UploadAbortedError(), {}, 'Cancelled'],
     [new ApiError('Forbidden', 403), {}, "The server didn't allow this upload — sign in again, or reload the page"],
@@ -111,6 +112,16 @@ describe('describeError', () => {
     [new TypeError('x is not a function'), {}, 'Something went wrong: x is not a function'],
   ])('%s → %j', (error, context, expected) => {
     expect(describeError(error, context)).toEqual(expected)
+  })
+
+  it('past the retries with the browser offline, a network error is the connection, not storage', () => {
+    vi.stubGlobal('navigator', { onLine: false })
+    try {
+      expect(describeError(new NetworkError('Network error on PUT http://127.0.0.1:9'))).toBe("You're offline — reconnect, then retry")
+      expect(describeError(new NetworkError('x'), { retrying: true })).toBe('Connection lost — retrying')
+    } finally {
+      vi.unstubAllGlobals()
+    }
   })
 })
 
