@@ -149,6 +149,30 @@ describe.each(BROWSERS)('in %s', (browser) => {
   })
 })
 
+describe.each(BROWSERS)('window.stop() in %s', (browser) => {
+  let engine: EnginePageIn
+  let page: TestPage
+  beforeAll(async () => {
+    engine = await openEnginePageIn(browser)
+    ;({ page } = engine)
+  })
+  afterAll(() => engine?.close())
+
+  // The XHR transport took any XHR abort for the caller's: window.stop() (and a browser cancelling
+  // requests as a page unloads, as Firefox did in the reload test once in CI) rejected the upload
+  // with AbortError and sent AbortMultipartUpload, destroying what a reload would carry on.
+  it(`${BROWSER_LABELS[browser]}: requests the page's window.stop() aborts are lost requests, retried; the upload completes, nothing is aborted on storage`, async () => {
+    const key = `stop-browser/${browser}/${randomUUID()}.bin`
+    await startInPage(page, { endpoint: proxy.url, region: rgw.region, credentials: rgw.credentials, bucket: rgw.bucket, key, size: SIZE, seed: 28, pauseAt: 1.5 * PART, stopInstead: true })
+    await page.waitForFunction(() => !!(window as unknown as PageWindow).run.finished, undefined, 60_000)
+    const run = await stateOf(page)
+    expect(run.pausedAt, 'window.stop() came mid-upload').toBeLessThan(SIZE)
+    expect(run.finished?.error).toBeUndefined()
+    expect(requestsFor(key).filter((entry) => entry.step === 'DELETE ?uploadId')).toEqual([])
+    expect(sha256(await readObject(reader, rgw.bucket, key))).toBe(sha256(testBytes(SIZE, 28)))
+  })
+})
+
 interface PageRun {
   endpoint: string
   region: string
@@ -159,6 +183,8 @@ interface PageRun {
   seed: number
   /** Bytes of progress after which the page pauses, once. */
   pauseAt: number
+  /** Instead of pausing there, the page calls window.stop(): its requests in flight are aborted, not by the upload. */
+  stopInstead?: boolean
 }
 
 interface PageState {
@@ -215,7 +241,7 @@ const startInPage = (page: TestPage, run: PageRun) =>
       state.fetches++
       return realFetch(...args)
     }
-    const { size: _size, seed: _seed, pauseAt, ...where } = run
+    const { size: _size, seed: _seed, pauseAt, stopInstead, ...where } = run
     updraft
       .uploadObject(new Blob([bytes]), {
         ...where,
@@ -227,7 +253,8 @@ const startInPage = (page: TestPage, run: PageRun) =>
           state.progress.push({ ...progress })
           if (progress.loaded >= pauseAt && state.pausedAt === undefined) {
             state.pausedAt = progress.loaded
-            pauses.pause()
+            if (stopInstead) window.stop()
+            else pauses.pause()
           }
         },
       })

@@ -6,8 +6,8 @@ export type { HttpRequest, HttpResponse, Transport } from './types.ts'
 
 /**
  * XMLHttpRequest, the default in browsers: the only browser API that reports upload progress byte
- * by byte. Rejects with `NetworkError` when no reply comes (offline, CORS), `UploadAbortedError`
- * when the request's signal aborts.
+ * by byte. Rejects with `NetworkError` when no reply comes (offline, CORS, an abort it did not
+ * ask for), `UploadAbortedError` when the request's signal aborts.
  */
 export const xhrTransport: Transport = (request) =>
   new Promise((resolve, reject) => {
@@ -27,13 +27,12 @@ export const xhrTransport: Transport = (request) =>
       settle()
       resolve({ status: xhr.status, header: (name) => xhr.getResponseHeader(name), body: xhr.responseText })
     }
-    xhr.onerror = () => {
+    // An abort this request's signal did not ask for (the page's window.stop(), a browser cancelling
+    // requests as it unloads) is a lost request, retried, never the caller's abort: that would
+    // send AbortMultipartUpload and destroy an upload a reload can carry on.
+    xhr.onerror = xhr.onabort = () => {
       settle()
-      reject(new NetworkError(`Network error on ${request.method} ${origin(request.url)}`))
-    }
-    xhr.onabort = () => {
-      settle()
-      reject(new UploadAbortedError())
+      reject(signal?.aborted ? new UploadAbortedError() : new NetworkError(`Network error on ${request.method} ${origin(request.url)}`))
     }
     settle = onAbort(signal, () => xhr.abort())
     xhr.send((request.body ?? null) as XMLHttpRequestBodyInit | null)
