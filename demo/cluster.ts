@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { startHaproxy } from '../tests/helpers/haproxy.ts'
 import { startRedis } from '../tests/helpers/redis.ts'
+import { storeEnv } from '../tests/helpers/stores.ts'
 import { freePort } from '../tests/helpers/app-process.ts'
 import { ensureDemoBuilt, PROJECT_ROOT } from './build-page.ts'
 import { startEmbeddedS3 } from './embedded-s3.ts'
@@ -27,14 +28,7 @@ async function main() {
     REDIS_URL: redis.url,
     // Every instance must sign tickets with the same secret: an upload started on one is finished on another.
     S3_UPLOAD_TICKET_SECRET: process.env.S3_UPLOAD_TICKET_SECRET ?? randomBytes(32).toString('base64url'),
-    ...(store && {
-      S3_UPLOAD_KEY: store.credentials.accessKeyId,
-      S3_UPLOAD_SECRET: store.credentials.secretAccessKey,
-      S3_UPLOAD_BUCKET: store.bucket,
-      S3_UPLOAD_REGION: store.region,
-      S3_UPLOAD_ENDPOINT: store.endpoint,
-      S3_UPLOAD_FORCE_PATH_STYLE: 'true',
-    }),
+    ...(store && storeEnv(store)),
   }
   const instances: ChildProcess[] = []
   const origins: string[] = []

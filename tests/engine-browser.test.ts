@@ -149,22 +149,14 @@ function expectProgress(progress: Engine.Progress[], size: number) {
 
 /**
  * Runs inside the page (Playwright serialises the function's source, so it must not refer to
- * anything outside itself). Generates the bytes with testBytes' xorshift, spies on
+ * anything outside itself). Generates the bytes with the page's testBytes, spies on
  * XMLHttpRequest and fetch, and uploads with 5 MiB parts, 4 at a time, default transport.
  */
 const uploadInPage = (page: TestPage, run: PageRun) =>
   page.evaluate(async (run: PageRun): Promise<PageOutcome> => {
     const { updraft } = window as unknown as { updraft: typeof Engine }
-    const bytes = new Uint8Array(run.size)
-    const words = new Uint32Array(bytes.buffer, 0, Math.floor(run.size / 4))
-    let x = run.seed >>> 0 || 1
-    for (let i = 0; i < words.length; i++) {
-      x ^= x << 13
-      x ^= x >>> 17
-      x ^= x << 5
-      words[i] = x >>> 0
-    }
-    for (let i = words.length * 4; i < run.size; i++) bytes[i] = i & 0xff
+    // Node's testBytes, installed by the page (tests/helpers/engine-page.ts).
+    const bytes = (window as unknown as { testBytes(size: number, seed: number): Uint8Array<ArrayBuffer> }).testBytes(run.size, run.seed)
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
     const outcome: PageOutcome = {
       sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''),

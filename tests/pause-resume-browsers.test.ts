@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
 import { BROWSER_LABELS, BROWSERS, type TestPage } from './helpers/browsers.ts'
 import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
-import { type FaultProxy, type LoggedRequest, startFaultProxy } from './helpers/fault-proxy.ts'
+import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 
 const MiB = 1024 * 1024
@@ -54,21 +54,9 @@ afterAll(async () => {
 })
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const partNumberOf = (entry: LoggedRequest) => Number(new URL(entry.url, 'http://x').searchParams.get('partNumber'))
 /** What the page sent for `key`, in arrival order (the log also holds CORS preflights). */
 const requestsFor = (key: string, from = 0) => proxy.log.slice(from).filter((entry) => decodeURIComponent(entry.url).includes(key))
 const partPuts = (key: string, from = 0) => requestsFor(key, from).filter((entry) => entry.step === 'PUT ?partNumber')
-
-/** Bytes sent again for parts storage had already accepted (200) earlier: the goal is 0. */
-function resentFinishedBytes(puts: LoggedRequest[]): number {
-  const finished = new Set<number>()
-  let resent = 0
-  for (const put of puts) {
-    if (finished.has(partNumberOf(put))) resent += put.bytes
-    if (put.status === 200) finished.add(partNumberOf(put))
-  }
-  return resent
-}
 
 describe.each(BROWSERS)('in %s', (browser) => {
   let engine: EnginePageIn
@@ -209,7 +197,7 @@ const stateOf = (page: TestPage) =>
 
 /**
  * Runs inside the page (its source is serialised: it must not refer to anything outside itself).
- * Generates the bytes with testBytes' xorshift, counts fetch calls, and starts the upload with 5
+ * Generates the bytes with the page's testBytes, counts fetch calls, and starts the upload with 5
  * MiB parts, 2 at a time, default transport, pausing once progress passes `pauseAt`. The upload
  * runs on; its state is `window.run`, and `window.run.resume()` resumes it.
  */
@@ -217,16 +205,8 @@ const startInPage = (page: TestPage, run: PageRun) =>
   page.evaluate(async (run: PageRun): Promise<void> => {
     const w = window as unknown as PageWindow
     const { updraft } = w
-    const bytes = new Uint8Array(run.size)
-    const words = new Uint32Array(bytes.buffer, 0, Math.floor(run.size / 4))
-    let x = run.seed >>> 0 || 1
-    for (let i = 0; i < words.length; i++) {
-      x ^= x << 13
-      x ^= x >>> 17
-      x ^= x << 5
-      words[i] = x >>> 0
-    }
-    for (let i = words.length * 4; i < run.size; i++) bytes[i] = i & 0xff
+    // Node's testBytes, installed by the page (tests/helpers/engine-page.ts).
+    const bytes = (window as unknown as { testBytes(size: number, seed: number): Uint8Array<ArrayBuffer> }).testBytes(run.size, run.seed)
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
     const pauses = new updraft.PauseController()
     const state: PageWindow['run'] = {

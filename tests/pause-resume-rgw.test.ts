@@ -11,7 +11,7 @@ import { type Strategy } from '../protocol/wire.ts'
 import { type TransferOptions } from '../engine/options.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { type FaultProxy, type LoggedRequest, startFaultProxy } from './helpers/fault-proxy.ts'
+import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { directTarget } from './helpers/stores.ts'
 
@@ -33,20 +33,8 @@ afterAll(async () => {
 /** Part PUTs of `key` the page sent (the endpoint's own SDK calls are left out). */
 const partPuts = (key: string) =>
   proxy.log.filter((entry) => entry.step === 'PUT ?partNumber' && decodeURIComponent(entry.url).includes(key))
-const partNumberOf = (entry: LoggedRequest) => Number(new URL(entry.url, 'http://x').searchParams.get('partNumber'))
 const partPutsSince = (from: number, key: string) => partPuts(key).filter((entry) => proxy.log.indexOf(entry) >= from)
 const accepted = (puts: LoggedRequest[]) => new Set(puts.filter((put) => put.status === 200).map(partNumberOf))
-
-/** Bytes sent again for parts storage had already accepted (200) earlier: the goal is 0. */
-function resentFinishedBytes(puts: LoggedRequest[]): number {
-  const finished = new Set<number>()
-  let resent = 0
-  for (const put of puts) {
-    if (finished.has(partNumberOf(put))) resent += put.bytes
-    if (put.status === 200) finished.add(partNumberOf(put))
-  }
-  return resent
-}
 
 /** Pauses once 1.5 parts have gone, checks that storage then hears nothing, and resumes. */
 function pauseMidway() {

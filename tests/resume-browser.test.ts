@@ -11,7 +11,7 @@ import { createUploadHandler } from '../server/index.ts'
 import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
 import { BROWSER_LABELS, BROWSERS, launchBrowser, type TestPage } from './helpers/browsers.ts'
 import { bundleEngine } from './helpers/engine-bundle.ts'
-import { type FaultProxy, type LoggedRequest, startFaultProxy } from './helpers/fault-proxy.ts'
+import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
 import { serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
 import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
@@ -65,7 +65,6 @@ async function openPage(context: BrowserContext): Promise<Page> {
 /** The test file's bytes, made in the page: seed picks the content, the same in Node (below). */
 const bytesOf = (seed: number) => Uint8Array.from({ length: SIZE }, (_, i) => (i * 31 + seed) % 251)
 
-const partNumberOf = (entry: LoggedRequest) => Number(new URL(entry.url, 'http://x').searchParams.get('partNumber'))
 const partPutsSince = (from: number, key: string) =>
   proxy.log.slice(from).filter((entry) => entry.step === 'PUT ?partNumber' && decodeURIComponent(entry.url).includes(key))
 

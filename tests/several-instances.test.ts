@@ -19,6 +19,7 @@ import { type LoadBalancer, startHaproxy } from './helpers/haproxy.ts'
 import { type GroupProcess, killGroup, spawnGroup } from './helpers/process-group.ts'
 import { type RedisServer, startRedis } from './helpers/redis.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { storeEnv } from './helpers/stores.ts'
 
 const rgw = inject('rgw')
 const PREFIX = '/api/s3-upload'
@@ -33,17 +34,9 @@ let chromium: ChromiumSession | undefined
 let files: TestFiles | undefined
 
 /** The store and what instances share, as each instance's environment. */
-const storeEnv = (): NodeJS.ProcessEnv => ({
+const instanceEnv = (): NodeJS.ProcessEnv => ({
   ...process.env,
-  S3_UPLOAD_KEY: rgw.credentials.accessKeyId,
-  S3_UPLOAD_SECRET: rgw.credentials.secretAccessKey,
-  S3_UPLOAD_BUCKET: rgw.bucket,
-  S3_UPLOAD_REGION: rgw.region,
-  S3_UPLOAD_ENDPOINT: rgw.endpoint,
-  S3_UPLOAD_FORCE_PATH_STYLE: 'true',
-  S3_UPLOAD_STS_MODE: 'assume-role',
-  S3_UPLOAD_ROLE_ARN: rgw.roleArn,
-  S3_UPLOAD_TICKET_SECRET: TICKET_SECRET,
+  ...storeEnv(rgw, { S3_UPLOAD_STS_MODE: 'assume-role', S3_UPLOAD_ROLE_ARN: rgw.roleArn, S3_UPLOAD_TICKET_SECRET: TICKET_SECRET }),
   REDIS_URL: redis.url,
 })
 
@@ -52,7 +45,7 @@ async function cluster(script: string, count = 3): Promise<string> {
   const origins: string[] = []
   for (let i = 0; i < count; i++) {
     const port = await freePort()
-    processes.push(spawnGroup(process.execPath, ['--import', 'tsx', script], { ...storeEnv(), PORT: String(port), UPDRAFT_INSTANCE: `i${i}` }))
+    processes.push(spawnGroup(process.execPath, ['--import', 'tsx', script], { ...instanceEnv(), PORT: String(port), UPDRAFT_INSTANCE: `i${i}` }))
     origins.push(`http://127.0.0.1:${port}`)
   }
   for (const [i, origin] of origins.entries()) await untilUp(origin, processes.at(i - count)!)

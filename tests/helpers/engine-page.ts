@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core'
 import { launchChromium } from './browser.ts'
 import { type BrowserName, launchBrowser, type TestPage } from './browsers.ts'
 import { bundleEngine, type BrowserBundle } from './engine-bundle.ts'
+import { testBytes } from './s3-client.ts'
 import { startStaticServer } from './static-server.ts'
 
 /** The engine's bundle loaded in a real Chromium page, as `window.updraft`. */
@@ -13,8 +14,20 @@ export interface EnginePage {
   close(): Promise<void>
 }
 
+/**
+ * The page loads the engine as `window.updraft`, and gets Node's own `testBytes` as
+ * `window.testBytes` (its source), so a test generates in the page exactly the bytes it reads back.
+ */
 const PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>updraft engine</title>
+<script>window.testBytes = ${testBytes.toString()}</script>
 <script type="module">import * as updraft from '/engine.js'; window.updraft = updraft</script>`
+
+/** The page's site: its HTML and the bundle. */
+const serveEngine = (bundle: BrowserBundle) =>
+  startStaticServer({
+    '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
+    '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
+  })
 
 /**
  * One browser for the whole test file: launching is the slow part. `bundled`: another bundle as
@@ -22,10 +35,7 @@ const PAGE_HTML = `<!doctype html><meta charset="utf-8"><title>updraft engine</t
  */
 export async function openEnginePage(bundled?: Promise<BrowserBundle>): Promise<EnginePage> {
   const bundle = await (bundled ?? bundleEngine())
-  const site = await startStaticServer({
-    '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
-    '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
-  })
+  const site = await serveEngine(bundle)
   const chromium = await launchChromium().catch(async (error: unknown) => {
     await site.close()
     throw error
@@ -55,10 +65,7 @@ export interface EnginePageIn {
 /** {@link openEnginePage} for either browser, through the cross-browser page (tests/helpers/browsers.ts). */
 export async function openEnginePageIn(browser: BrowserName, bundled?: Promise<BrowserBundle>): Promise<EnginePageIn> {
   const bundle = await (bundled ?? bundleEngine())
-  const site = await startStaticServer({
-    '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
-    '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
-  })
+  const site = await serveEngine(bundle)
   const session = await launchBrowser(browser).catch(async (error: unknown) => {
     await site.close()
     throw error

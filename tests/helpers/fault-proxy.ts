@@ -317,3 +317,17 @@ function readAll(stream: IncomingMessage): Promise<Buffer> {
     stream.on('close', () => resolve(Buffer.concat(chunks)))
   })
 }
+
+/** The part number of a logged `PUT ?partNumber`. */
+export const partNumberOf = (entry: LoggedRequest) => Number(new URL(entry.url, 'http://x').searchParams.get('partNumber'))
+
+/** Bytes sent again for parts storage had already accepted (200) earlier: the goal is 0. */
+export function resentFinishedBytes(puts: LoggedRequest[]): number {
+  const finished = new Set<number>()
+  let resent = 0
+  for (const put of puts) {
+    if (finished.has(partNumberOf(put))) resent += put.bytes
+    if (put.status === 200) finished.add(partNumberOf(put))
+  }
+  return resent
+}

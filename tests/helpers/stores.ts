@@ -97,7 +97,7 @@ export const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): 
 })
 
 /** The endpoint's S3_UPLOAD_* settings for a test store, as an app's environment or a worker's bindings. */
-export const storeEnv = (store: TestStore, extra: Record<string, string> = {}): Record<string, string> => ({
+export const storeEnv = (store: Pick<TestStore, 'credentials' | 'bucket' | 'region' | 'endpoint'>, extra: Record<string, string> = {}): Record<string, string> => ({
   S3_UPLOAD_KEY: store.credentials.accessKeyId,
   S3_UPLOAD_SECRET: store.credentials.secretAccessKey,
   S3_UPLOAD_BUCKET: store.bucket,
