@@ -86,10 +86,25 @@ export const node: Benchmark = {
         'CPU s/GiB = user + system CPU of the client process (all its threads, process.cpuUsage) during the upload, per GiB sent. RSS growth = VmHWM during the upload minus RSS just before (a Buffer or in-memory Blob is already resident).',
         'HTTPS: TLS on loopback to the same sink, a self-signed ECDSA P-256 certificate made for the run with `openssl`, trusted by the clients through NODE_EXTRA_CA_CERTS; the sink decrypts in the benchmark\'s process, on the same 2 cores.',
         ...notes,
+        ...PROFILE,
       ],
     }
   },
 }
+
+/**
+ * What the profile of issue 28 found (`npx tsx bench/profile.ts`: inspector sampling of the timed
+ * upload, and `strace -c`), 2026-11-26, before the transport's windows were corked. Kept with the
+ * benchmark so a re-run of `--update` carries it: it says why the rows stand where they do.
+ */
+const PROFILE = [
+  '**Profile** (issue 28, 2026-11-26, before the change; `npx tsx bench/profile.ts` and `strace -c`):',
+  "Buffer: Updraft 0.50 CPU-s/GiB against 0.45 for the raw client. The main thread's time is the socket's write syscalls (about 60% of its busy time); signing (SigV4 on WebCrypto, two async jobs per part) 0.04-0.08 s/GiB; the engine's own JS (queue, retries, send, progress fan-out, XML) under 0.03 s/GiB. Nothing of the engine's is worth cutting at 8 MiB parts.",
+  "In-memory Blob: 1.5 s/GiB, as the raw client over `slice.stream()` (1.4): Node's Blob reader (a fresh ArrayBuffer per chunk, its copy and garbage) is about 0.8 s/GiB of it. No public API reads a Blob without that copy; lib-storage pays it and copies again into its part buffers (3.3 s/GiB).",
+  'File-backed Blob: 2.9 s/GiB. Node reads it 64 KiB at a time on the thread pool, with a statx per read (per 256 MiB: 4134 pread64, 9291 statx, 19k futex hand-offs), and Updraft wrote each 64 KiB chunk to the socket with its own write (4096 writes). Now chunks are held back (corked) to 1 MiB windows: 257 writev. The reads are Node\'s and stay.',
+  'Found on the way: an in-memory Blob made of one buffer streams each part as one chunk, which was written whole; progress (and the stall watchdog) heard nothing until the whole part had left (a 5 MiB step in tests/node-transport-bodies.test.ts). Chunks are now cut to 1 MiB views.',
+  'Before the change, same benchmark (HTTP / HTTPS, median of 5, load average 10-17): Buffer 1.27x / 1.24x raw node:http (0.50 vs 0.45, 0.91 vs 1.19 CPU-s/GiB); Blob 2.14x / 2.01x lib-storage (1.52 vs 3.30, 2.08 vs 4.41); file Blob 1.96x / 2.65x lib-storage (2.93 vs 4.77, 3.25 vs 5.83). MB/s ratios swing by 30% or more between runs on these shared cores; CPU s/GiB by 10-20%.',
+]
 
 const speed = (result: ClientResult) => mbps(result.bytes, result.seconds)
 const cpuPerGiB = (result: ClientResult) => (result.cpuSeconds * GiB) / result.bytes

@@ -68,13 +68,18 @@ export function spliceSection(markdown: string, section: Section, provenance: st
 }
 
 function firstSection(lines: readonly string[]): number {
-  const index = lines.findIndex((line) => /^## \d+\. /.test(line))
+  const index = lines.findIndex((line) => SECTION_HEADING.test(line))
   return index < 0 ? lines.length : index
 }
 
-/** Sections are the `## N. ` headings; the header's own `## Headlines` etc. are not numbered. */
+/**
+ * Sections are the numbered headings, `## 2. ` or `## 2b. ` (one added beside another); the
+ * header's own `## Headlines` etc. are not numbered.
+ */
+const SECTION_HEADING = /^## (\d+[a-z]?\. .+)$/m
+
 function sectionChunks(markdown: string): Array<{ title: string; text: string; start: number; end: number }> {
-  const starts = [...markdown.matchAll(/^## (\d+\. .+)$/gm)].map((match) => ({ title: match[1]!, start: match.index! }))
+  const starts = [...markdown.matchAll(new RegExp(SECTION_HEADING, 'gm'))].map((match) => ({ title: match[1]!, start: match.index! }))
   return starts.map(({ title, start }, i) => {
     const end = i + 1 < starts.length ? starts[i + 1]!.start : markdown.length
     return { title, start, end, text: markdown.slice(start, end) }

@@ -187,4 +187,14 @@ describe('charts from the tables RESULTS.md holds', () => {
     expect(spliced).toContain('## 1. Bundle\n\n_From a re-run._\n\n**Bytes shipped**')
     expect(spliced.slice(spliced.indexOf('## 2.'))).toBe(results.slice(results.indexOf('## 2.')))
   })
+
+  it('--update replaces a lettered section (## 2b.) in place: it was appended as a second copy', () => {
+    const results = ['# Results', '', '## 2. Node', '', 'two', '', '## 2b. Node by body', '', 'old', '', '## 3. Sweep', '', 'three', ''].join('\n')
+    const section = { name: 'node', title: '2b. Node by body', tables: [], goals: [], notes: ['new'], headlines: [], charts: [], seconds: 1 }
+    const spliced = spliceSection(results, section, '_From a re-run._')
+    expect(spliced.match(/^## 2b\./gm)).toHaveLength(1)
+    expect(spliced).not.toContain('old')
+    expect(spliced.indexOf('- new')).toBeGreaterThan(spliced.indexOf('## 2b.'))
+    expect(spliced.indexOf('- new')).toBeLessThan(spliced.indexOf('## 3.'))
+  })
 })
