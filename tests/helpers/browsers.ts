@@ -36,6 +36,8 @@ export interface TestPage {
   setInputFiles(selector: string, files: FileToPick[]): Promise<void>
   /** Runs `open` (a click, a key press) and answers the file dialog it opens with `files`. */
   pickWithDialog(open: () => Promise<void>, files: FileToPick[]): Promise<void>
+  /** Runs `open` and waits for the file dialog it opens, then dismisses it with nothing picked. */
+  dismissDialog(open: () => Promise<void>): Promise<void>
   click(selector: string): Promise<void>
   /** A key as a person presses it: `Tab`, `Shift+Tab`, `Enter`, `Space`, `Escape`. */
   press(key: string): Promise<void>
@@ -121,6 +123,8 @@ function playwrightPage(page: PlaywrightPage): TestPage {
       const [chooser] = await Promise.all([page.waitForEvent('filechooser'), open()])
       await chooser.setFiles(files)
     },
+    // Chromium's dialog is intercepted once a listener is on: nothing to dismiss.
+    dismissDialog: async (open) => void (await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), open()])),
     click: (selector) => page.click(selector),
     press: (key) => page.keyboard.press(key),
     close: () => page.close(),
@@ -175,6 +179,10 @@ function puppeteerPage(page: PuppeteerPage, sessionFolders: string[]): TestPage 
     async pickWithDialog(open, files) {
       const [chooser] = await Promise.all([page.waitForFileChooser({ timeout: 10_000 }), open()])
       await withFiles(files, (paths) => chooser.accept(paths))
+    },
+    async dismissDialog(open) {
+      const [chooser] = await Promise.all([page.waitForFileChooser({ timeout: 10_000 }), open()])
+      await chooser.cancel()
     },
     click: (selector) => page.click(selector),
     async press(key) {
