@@ -2,16 +2,19 @@
 // port uploads to a store on another, so every request is a cross-origin XHR with a CORS
 // preflight, and the ETag must cross the CORS boundary. Against s3rver, Ceph RGW and OpenStack
 // Swift, in Chromium and in Firefox ESR. Swift exposes ETag to every allowed origin (CORS is its
-// proxy's, not the bucket's), so the hidden-ETag case runs on the other two.
+// proxy's, not the bucket's), so the hidden-ETag case runs on the other two; its replies to Create
+// and Complete carry no CORS headers, so there multipart goes through the endpoint (presigned mode).
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
+import { createUploadHandler } from '../server/index.ts'
 import { bundleEngine, bundleForBrowser, type BrowserBundle } from './helpers/engine-bundle.ts'
 import { BROWSER_LABELS, BROWSERS, type TestPage } from './helpers/browsers.ts'
 import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { serveHandler } from './helpers/serve-handler.ts'
+import { storeConfig, type TestStore } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 
@@ -63,6 +66,23 @@ describe.each(['s3rver', 'rgw', 'swift'] as const)(`${BROWSER_LABELS[browser]}, 
     expect(new Set(run.xhr)).toEqual(new Set(['POST ?uploads']))
   })
 
+  if (storeName === 'swift') it('presigned mode on Swift: the endpoint starts and completes, the page PUTs every part to its URL; 11 MiB in 3 parts, byte-exact', async () => {
+    const server = await serveHandler(createUploadHandler(storeConfig(store(), { allowedOrigins: [engine.origin] })))
+    try {
+      const size = 11 * MiB
+      const run = await presignedInPage(page, { api: server.endpoint, size, seed: 13 })
+      expect(run.error).toBeUndefined()
+      // Only part PUTs reach storage from the page: Create and Complete, whose replies carry no CORS headers on Swift, are the endpoint's.
+      expect(run.storage).toEqual(['PUT ?partNumber=1', 'PUT ?partNumber=2', 'PUT ?partNumber=3'])
+      expectProgress(run.progress, size)
+      const expected = sha256(testBytes(size, 13))
+      expect(run.sha256).toBe(expected)
+      expect(sha256(await readObject(sdkClient(store()), store().bucket, run.key!))).toBe(expected)
+    } finally {
+      await server.close()
+    }
+  })
+
   if (storeName !== 'swift') it('uploads a 20 MiB generated Blob multipart over XHR, with progress, byte-exact', async () => {
     const size = 20 * MiB
     const key = keyFor('multipart')
@@ -106,6 +126,41 @@ describe.each(['s3rver', 'rgw', 'swift'] as const)(`${BROWSER_LABELS[browser]}, 
   })
 })
 })
+
+interface PresignedOutcome {
+  key?: string
+  sha256: string
+  progress: Engine.Progress[]
+  /** Every XHR the page sent to storage (not to the endpoint), as `METHOD ?partNumber=N`, sorted. */
+  storage: string[]
+  error?: { name: string; message: string }
+}
+
+/** `upload(file, { api, strategy: 'presigned' })` in the page, with 5 MiB parts; what went to storage is kept. */
+const presignedInPage = (page: TestPage, run: { api: string; size: number; seed: number }) =>
+  page.evaluate(async ({ api, size, seed }): Promise<PresignedOutcome> => {
+    const { updraft } = window as unknown as { updraft: typeof Engine }
+    const bytes = (window as unknown as { testBytes(size: number, seed: number): Uint8Array<ArrayBuffer> }).testBytes(size, seed)
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+    const outcome: PresignedOutcome = { sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''), progress: [], storage: [] }
+    const endpoint = new URL(api).origin
+    const { open } = XMLHttpRequest.prototype
+    XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL) {
+      const parsed = new URL(url, location.href)
+      if (parsed.origin !== endpoint) outcome.storage.push(`${method} ${parsed.searchParams.has('partNumber') ? `?partNumber=${parsed.searchParams.get('partNumber')}` : ''}`)
+      return open.call(this, method, url, true)
+    }
+    try {
+      const file = new File([bytes], 'data.bin', { type: 'application/octet-stream' })
+      outcome.key = (await updraft.upload(file, { api, strategy: 'presigned', partSize: 5 * 1024 * 1024, onProgress: (progress) => outcome.progress.push({ ...progress }) })).key
+    } catch (error) {
+      outcome.error = { name: (error as Error).name, message: (error as Error).message }
+    } finally {
+      XMLHttpRequest.prototype.open = open
+      outcome.storage.sort()
+    }
+    return outcome
+  }, run)
 
 interface PageRun {
   endpoint: string
