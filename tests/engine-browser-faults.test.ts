@@ -5,7 +5,7 @@
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { BROWSERS, type TestPage } from './helpers/browsers.ts'
-import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
+import { useEnginePageIn } from './helpers/engine-page.ts'
 import { type Fault, type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
 
@@ -84,13 +84,8 @@ function uploadInPage(page: TestPage, key: string, abortAfterBytes?: number): Pr
 }
 
 describe.each(BROWSERS)('in %s, XHR through a faulty network to RGW', (browser) => {
-  let engine: EnginePageIn
   let page: TestPage
-  beforeAll(async () => {
-    engine = await openEnginePageIn(browser)
-    page = engine.page
-  })
-  afterAll(() => engine?.close())
+  useEnginePageIn(browser, (engine) => ({ page } = engine))
 
   it('a part that gets no answer is cancelled after the stall timeout and retried; the object reads back byte-exact', async () => {
     const key = `browser-faults/${browser}/stall-${crypto.randomUUID()}.bin`

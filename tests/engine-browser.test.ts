@@ -10,7 +10,7 @@ import type * as Engine from '../engine/index.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { bundleEngine, bundleForBrowser, type BrowserBundle } from './helpers/engine-bundle.ts'
 import { BROWSER_LABELS, BROWSERS, type TestPage } from './helpers/browsers.ts'
-import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
+import { type EnginePageIn, useEnginePageIn } from './helpers/engine-page.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
 import { serveHandler } from './helpers/serve-handler.ts'
@@ -48,11 +48,7 @@ describe('browser bundle of the engine', () => {
 describe.each(BROWSERS)('in %s', (browser) => {
   let engine: EnginePageIn
   let page: TestPage
-  beforeAll(async () => {
-    engine = await openEnginePageIn(browser)
-    ;({ page } = engine)
-  })
-  afterAll(() => engine?.close())
+  useEnginePageIn(browser, (opened) => ({ page } = engine = opened))
 
 describe.each(['s3rver', 'rgw', 'swift'] as const)(`${BROWSER_LABELS[browser]}, cross-origin to %s`, (storeName) => {
   const store = (): TestStore => (storeName === 's3rver' ? s3rver : inject(storeName))

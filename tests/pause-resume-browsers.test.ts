@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
 import { BROWSER_LABELS, BROWSERS, type TestPage } from './helpers/browsers.ts'
-import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
+import { useEnginePageIn } from './helpers/engine-page.ts'
 import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from './helpers/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
 
@@ -59,13 +59,8 @@ const requestsFor = (key: string, from = 0) => proxy.log.slice(from).filter((ent
 const partPuts = (key: string, from = 0) => requestsFor(key, from).filter((entry) => entry.step === 'PUT ?partNumber')
 
 describe.each(BROWSERS)('in %s', (browser) => {
-  let engine: EnginePageIn
   let page: TestPage
-  beforeAll(async () => {
-    engine = await openEnginePageIn(browser)
-    ;({ page } = engine)
-  })
-  afterAll(() => engine?.close())
+  useEnginePageIn(browser, (engine) => ({ page } = engine))
 
   it(`${BROWSER_LABELS[browser]}: pause mid-upload over XHR, storage hears nothing while paused, resume completes byte-exact on RGW`, async () => {
     const key = `pause-browser/${browser}/${randomUUID()}.bin`
@@ -138,13 +133,8 @@ describe.each(BROWSERS)('in %s', (browser) => {
 })
 
 describe.each(BROWSERS)('window.stop() in %s', (browser) => {
-  let engine: EnginePageIn
   let page: TestPage
-  beforeAll(async () => {
-    engine = await openEnginePageIn(browser)
-    ;({ page } = engine)
-  })
-  afterAll(() => engine?.close())
+  useEnginePageIn(browser, (engine) => ({ page } = engine))
 
   // The XHR transport took any XHR abort for the caller's: window.stop() (and a browser cancelling
   // requests as a page unloads, as Firefox did in the reload test once in CI) rejected the upload

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
 import { launchChromium } from './browser.ts'
 import { type BrowserName, launchBrowser, type TestPage } from './browsers.ts'
 import { bundleEngine, type BrowserBundle } from './engine-bundle.ts'
@@ -82,4 +83,17 @@ export async function openEnginePageIn(browser: BrowserName, bundled?: Promise<B
       await site.close()
     },
   }
+}
+
+/**
+ * {@link openEnginePageIn} for the enclosing `describe`: opened before its tests (handed to
+ * `opened`), closed after them.
+ */
+export function useEnginePageIn(browser: BrowserName, opened: (engine: EnginePageIn) => void): void {
+  let engine: EnginePageIn | undefined
+  beforeAll(async () => {
+    engine = await openEnginePageIn(browser)
+    opened(engine)
+  })
+  afterAll(() => engine?.close())
 }
