@@ -45,10 +45,12 @@ export class ApiError extends UploadError {
   declare readonly status: number
   /** The `Retry-After` header of a 429/503 reply (the API's throttle sends one), honoured by the retry policy. */
   declare readonly retryAfter: string | null
+  /** The reply's `code`, for a refusal the engine may act on (`TokenModeUnavailable`); undefined for most. */
+  declare readonly code: string | undefined
 
-  constructor(message: string, status: number, retryAfter: string | null = null) {
+  constructor(message: string, status: number, retryAfter: string | null = null, code?: string) {
     super(message)
-    Object.assign(this, { status, retryAfter })
+    Object.assign(this, { status, retryAfter, code })
   }
 }
 

@@ -1,4 +1,4 @@
-import type { UploadResult } from '../protocol/wire.ts'
+import type { Strategy, UploadResult } from '../protocol/wire.ts'
 import { callBack, onAbort } from './callback.ts'
 import { UploadAbortedError } from './errors.ts'
 import type { RunHooks } from './hooks.ts'
@@ -10,6 +10,11 @@ import { type ApiOptions, resolveOptions, type ResolvedOptions, type TransferOpt
  */
 export interface UploadRun<O = TransferOptions & ApiOptions> {
   readonly options: ResolvedOptions<O>
+  /**
+   * How the upload API is asked for permission: the `strategy` option when named, else token mode
+   * (the protocol's default) unless this page learned that the API has none (engine/flow/request.ts).
+   */
+  strategy?: Strategy
   /**
    * Storage may be committing the object: CompleteMultipartUpload is sent, or a single PUT's last
    * byte has left. From then on an abort waits for the outcome, which is the truth.

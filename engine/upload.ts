@@ -1,15 +1,16 @@
-import type { MetadataOf, PresignedReply, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
+import type { MetadataOf, ServerDataOf, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './flow/confirm.ts'
 import { sendPresigned } from './flow/presigned-mode.ts'
 import { sendWithToken, tokenFields } from './flow/token-mode.ts'
-import { DEFAULT_STRATEGY, prepareAndSend, type UploadOptions } from './flow/request.ts'
+import { prepareAndSend, type UploadOptions } from './flow/request.ts'
 import { runUpload } from './run.ts'
 import type { UploadBody } from './flow/body.ts'
 
 /**
  * Uploads `file` from the page straight to storage. First asks your upload API (`api`, by default
- * `/api/s3-upload`) for permission: presigned URLs (the default, on every store) or short-lived
- * credentials for one key (`strategy: 'token'`, where the server has an STS). Then sends one PUT for a body of up to
+ * `/api/s3-upload`) for permission: short-lived credentials for one key (token mode, the default,
+ * where the server has an STS; an API without one is asked again for presigned URLs, once per page)
+ * or presigned URLs (`strategy: 'presigned'`, on every store). Then sends one PUT for a body of up to
  * `partSize` bytes, or a parallel multipart upload for a larger one, retrying what can be retried
  * and cleaning up a failed or aborted multipart upload in the background. Once storage has the
  * bytes, the endpoint verifies them (`/complete`: size, type, first bytes) and may answer data of
@@ -46,7 +47,6 @@ import type { UploadBody } from './flow/body.ts'
  * const controller = new AbortController() // controller.abort() cancels the upload
  * try {
  *   const { key, url } = await upload(file, {
- *     strategy: 'presigned',
  *     signal: controller.signal,
  *     onProgress: ({ loaded, total }) => console.log(`${Math.round((100 * loaded) / total)}%`),
  *   })
@@ -61,17 +61,11 @@ export function upload<Handler = unknown>(
   file: UploadBody,
   options: UploadOptions<MetadataOf<Handler>> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
-  const presigned = (options.strategy ?? DEFAULT_STRATEGY) === 'presigned'
-  return runUpload({ ...options, strategy: presigned ? ('presigned' as const) : ('token' as const) }, async (run) => {
-    // The API signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
-    if (presigned && (options.objectHeaders || options.partHeaders)) {
-      throw new TypeError("updraft: objectHeaders and partHeaders (SSE-C, tags) need strategy: 'token'")
-    }
-    return prepareAndSend(file, run, async ({ reply, contentType }, body) => {
-      const sent = await (presigned
-        ? sendPresigned(body, reply as PresignedReply, contentType, run)
-        : sendWithToken(body, reply as TokenReply, contentType, run))
+  return runUpload(options, (run) =>
+    prepareAndSend(file, run, async ({ reply, contentType }, body) => {
+      // The reply says which mode the API granted (a page that named none may have been sent presigned).
+      const sent = await ('token' in reply ? sendWithToken(body, reply, contentType, run) : sendPresigned(body, reply, contentType, run))
       return confirmUpload(sent, reply, run)
-    }, presigned ? undefined : tokenFields)
-  }) as Promise<UploadResult<ServerDataOf<Handler>>>
+    }, tokenFields),
+  ) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

@@ -23,6 +23,7 @@ export type {
   ListPartsReply,
   StoredPart,
   InfoReply,
+  ErrorCode,
   ErrorReply,
   UploadTypes,
   MetadataOf,

@@ -287,7 +287,16 @@ export interface InfoReply {
 export interface ErrorReply {
   /** What to change, in plain words; the engine's `ApiError` carries it as its message. */
   error: string
+  /** A refusal a client may act on by itself, named (the engine's `ApiError.code`). */
+  code?: ErrorCode
 }
+
+/**
+ * Refusals a client acts on without a person: `TokenModeUnavailable` answers an upload request
+ * for token mode on a server with no STS (400), and a page that did not name its strategy asks
+ * again in presigned mode.
+ */
+export type ErrorCode = 'TokenModeUnavailable'
 
 /** Cache-Control next-s3-upload puts on objects: public in token mode, not in presigned mode. */
 export const TOKEN_CACHE_CONTROL = 'max-age=630720000, public'

@@ -110,7 +110,7 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
   function refuse(request: Request, error: RequestError): Response {
     const headers = corsHeaders(request, allowedOrigins)
     if (error instanceof ThrottledError) headers['retry-after'] = String(error.seconds)
-    return json({ error: error.message }, error.status, headers)
+    return json({ error: error.message, ...(error.code && { code: error.code }) }, error.status, headers)
   }
 
   return {

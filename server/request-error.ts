@@ -1,4 +1,5 @@
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
+import type { ErrorCode } from '../protocol/wire.ts'
 
 /**
  * A refusal the client caused: the handler answers it as `{ error: message }` with `status`, and
@@ -9,7 +10,7 @@ import { MAX_BODY_BYTES } from '../protocol/limits.ts'
  * ```ts
  * createUploadHandler({
  *   key: (request, filename, body) => {
- *     if (typeof body.albumId !== 'string') throw new RequestError(400, 'albumId is required: send it in endpointBody')
+ *     if (typeof body.albumId !== 'string') throw new RequestError(400, 'albumId is required: send it in apiBody')
  *     return `albums/${body.albumId}/${crypto.randomUUID()}/${sanitizeFilename(filename)}`
  *   },
  * })
@@ -19,10 +20,13 @@ export class RequestError extends Error {
   override name = 'RequestError'
   /** The HTTP status answered: 400, 403, 413, 415, 429, … */
   readonly status: number
+  /** Sent beside `error` when a client may act on the refusal by itself (`ErrorReply.code`). */
+  readonly code: ErrorCode | undefined
 
-  constructor(status: number, message: string) {
+  constructor(status: number, message: string, code?: ErrorCode) {
     super(message)
     this.status = status
+    this.code = code
   }
 }
 

@@ -35,7 +35,11 @@ export async function answerUploadRequest(
   checkLimits(config, input)
   // Refused here, before anything is issued and with no call to an STS that is not there.
   if (input.strategy === 'token' && !info.token) {
-    throw new RequestError(400, `Token mode is not available on this server: ${info.tokenUnavailableReason}. Upload with strategy 'presigned' instead`)
+    throw new RequestError(
+      400,
+      `Token mode is not available on this server: ${info.tokenUnavailableReason}. Upload with strategy 'presigned' instead`,
+      'TokenModeUnavailable',
+    )
   }
   const { filename, contentType, filesize, sizeUnknown } = input
   const metadata = await validateMetadata(config.metadata, input.body.metadata, request)

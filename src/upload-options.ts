@@ -11,11 +11,11 @@ export type FileCheck = (file: File) => Error | undefined
 /** Defaults for every `uploadToS3` call of one hook: any engine option, plus the hook's own. */
 export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onProgress' | 'pauseSignal' | 'strategy'> {
   /**
-   * 'presigned': the endpoint presigns every request to storage, so the page holds no credentials
-   * and ships no SigV4 signing; it works on every S3-compatible store. 'token': the endpoint
-   * issues short-lived credentials for one key and the page signs its own requests; it needs an
-   * STS, which R2, B2 and many other stores lack.
-   * @default 'presigned'
+   * 'token': the endpoint issues short-lived credentials for one key and the page signs its own
+   * requests; it needs an STS, which R2, B2 and many other stores lack. 'presigned': the endpoint
+   * presigns every request to storage, so the page holds no credentials; it works on every
+   * S3-compatible store.
+   * @default 'token'; where the endpoint answers that it has no STS, presigned (asked once per page)
    */
   strategy?: Strategy
   /**

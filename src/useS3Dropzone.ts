@@ -24,8 +24,9 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
 
 /**
  * `useS3Upload` plus `getRootProps`, `getInputProps`, `isDragActive`, `open` and `openFolder`,
- * with files checked against the endpoint's limits before anything is sent. Presigned by
- * default, as `useS3Upload`; pass `strategy: 'token'` for token mode. Dropped and picked
+ * with files checked against the endpoint's limits before anything is sent. Token mode by
+ * default, as `useS3Upload` (presigned where the endpoint has no STS); pass `strategy: 'presigned'`
+ * for presigned mode. Dropped and picked
  * folders are walked, and each file is sent with its path inside the folder as its filename.
  *
  * Never throws: refused files and failed uploads are entries in `files` with their error.

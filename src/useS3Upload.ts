@@ -42,10 +42,11 @@ export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls 
 }
 
 /**
- * next-s3-upload's hook, presigned by default: the endpoint presigns every request to storage, so
- * the page holds no credentials, ships no SigV4 signing, and works with every S3-compatible store.
- * `useS3Upload({ strategy: 'token' })` has the endpoint issue short-lived credentials for one key
- * instead (it needs an STS). `Handler` (`typeof` the server's handler, in one TypeScript project)
+ * next-s3-upload's hook, in token mode by default as its protocol has it: the endpoint issues
+ * short-lived credentials for one key and the page signs its own requests; an endpoint without an
+ * STS answers so, and the page then uploads presigned (asking once per page).
+ * `useS3Upload({ strategy: 'presigned' })` has the endpoint presign every request instead, so the
+ * page holds no credentials and ships no SigV4 signing. `Handler` (`typeof` the server's handler, in one TypeScript project)
  * types `metadata` and each entry's `serverData`. Returns a hidden `FileInput` and
  * `openFileDialog` to pick files, `uploadToS3(file)` to upload one, the `files` list with each
  * upload's progress and status, and list controls (`addFiles`, `retry`, `remove`, `clearEnded`).
@@ -134,8 +135,8 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
         {
           ...hookOptions,
           ...engineOptions,
-          // Said here rather than left to the engine: the hook's default is its own promise.
-          strategy: engineOptions.strategy ?? hookOptions.strategy ?? 'presigned',
+          // Unnamed, the engine's default: token mode, or presigned where the API has no STS.
+          strategy: engineOptions.strategy ?? hookOptions.strategy,
           api: request.url ?? hookOptions.api,
           apiBody: { ...hookOptions.apiBody, ...request.body },
           apiHeaders: { ...hookOptions.apiHeaders, ...headersRecord(request.headers) },

@@ -25,10 +25,10 @@ function describeRecord(serverData: unknown): string | undefined {
  */
 export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
   const server = useApiInfo(endpoint)
-  const [chosenMode, setMode] = useState<Strategy>('presigned')
+  const [chosenMode, setMode] = useState<Strategy>('token')
   // Uploads are recorded in IndexedDB: after a reload the page lists the unfinished ones.
   const resume = useMemo(() => resumeUploads(), [])
-  // Presigned works with every server; token only where the server says it can issue tokens.
+  // Token mode, the protocol's default, where the server can issue tokens; presigned works with every server.
   const mode = server.state === 'ready' && !server.info.token ? 'presigned' : chosenMode
   const limits = server.state === 'ready' ? { maxFileSize: server.info.maxFileSize, allowedTypes: server.info.allowedTypes } : undefined
 

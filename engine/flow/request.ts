@@ -1,4 +1,5 @@
-import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
+import { DEFAULT_ENDPOINT, type JsonObject, type PresignedReply, type Strategy, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
+import { ApiError } from '../errors.ts'
 import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from './body.ts'
 import type { PartStream } from './stream-body.ts'
 import { postToApi } from '../http/api.ts'
@@ -8,11 +9,10 @@ import type { Prepared } from '../resume/journal.ts'
 import type { ObjectExtras } from '../upload-object.ts'
 
 /**
- * The strategy when none is given, everywhere (`upload()`, the hooks, the components): presigned
- * URLs work on every S3-compatible store (token mode needs an STS, which R2, B2 and others lack),
- * and the page then ships no SigV4 code.
+ * Upload APIs this page has heard answer `TokenModeUnavailable` (no STS: the embedded dev store,
+ * R2, B2): uploads that name no strategy go to them presigned at once, for the page's life.
  */
-export const DEFAULT_STRATEGY: Strategy = 'presigned'
+const presignedOnly = new Set<string>()
 
 /**
  * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach your
@@ -28,10 +28,12 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
    */
   metadata?: Metadata
   /**
-   * 'presigned': your API presigns every request (no SigV4 in the page; works on every store).
    * 'token': your API issues short-lived credentials for one key (it needs an STS) and the page
-   * signs its own requests.
-   * @default 'presigned'
+   * signs its own requests. 'presigned': your API presigns every request (no SigV4 in the page;
+   * works on every store).
+   * @default 'token', as the protocol has it; where the API answers that it has no STS, the
+   * upload asks once more, presigned, and this page's later uploads to that API go presigned at once
+   * (one extra round trip, once). A named `'token'` is never changed: the API's refusal is thrown.
    */
   strategy?: Strategy
   /** Extra fields merged into the upload request to your API (never sent to storage), handed to the server's `key` callback. @default none */
@@ -71,26 +73,36 @@ export type ModeFields = (size: number | undefined, options: ResolvedOptions<Upl
 /**
  * The first request of every upload: the endpoint decides key, bucket and permission. It may
  * create a multipart upload (presigned mode; token mode's `createMultipart`), so an abort lets
- * the request finish (its reply names what to clean up) rather than cancel it.
+ * the request finish (its reply names what to clean up) rather than cancel it. An upload that
+ * named no strategy, refused token mode by an API without an STS, asks again presigned.
  */
 export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields) {
-  const { options } = run
-  // Every entry names its strategy (upload() fills in DEFAULT_STRATEGY).
-  const strategy = options.strategy!
+  try {
+    return await askForUpload(file, run, fields)
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === 'TokenModeUnavailable') || !mayChooseStrategy(run.options)) throw error
+    presignedOnly.add(apiOf(run.options))
+    run.strategy = 'presigned'
+    return askForUpload(file, run)
+  }
+}
+
+async function askForUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields) {
+  const { options, strategy } = run
   // The checksum opt-in refuses what the mode cannot carry before the endpoint acts (it may create a multipart upload).
-  options.checksum?.(options)
+  options.checksum?.({ ...options, strategy })
   const contentType = options.contentType ?? (file as Blob).type
-  // A stream's length is known when declared; else only at its end (UNKNOWN-SIZE-CONTRACT.md).
+  // A stream's length is known when declared; else only at its end (`sizeUnknown`, protocol/wire.ts).
   const size = sizeOf(file)
   const body = {
-    // First, so a `metadata` field of endpointBody (the same field) is not dropped.
+    // First, so a `metadata` field of apiBody (the same field) is not dropped.
     metadata: options.metadata,
     ...options.apiBody,
     filename: options.filename ?? (file as File).name ?? 'file',
     filetype: contentType,
     filesize: size,
     sizeUnknown: size === undefined || undefined,
-    ...fields?.(size, options),
+    ...(strategy === 'token' && fields?.(size, options)),
     strategy,
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },
@@ -100,6 +112,19 @@ export async function requestUpload(file: Bytes | PartStream, run: UploadRun<Upl
   const reply = await postToApi<TokenReply | PresignedReply>(run, '', body, options.signal, strategy === 'presigned' || !!body.createMultipart)
   return { reply, contentType }
 }
+
+/**
+ * The strategy the upload starts with: the one named, else token mode, the protocol's default —
+ * or presigned for an API this page knows has no STS. Headers only token mode can carry
+ * (`objectHeaders`, `partHeaders`: SSE-C, tags) keep token mode, and its refusal.
+ */
+function startingStrategy(options: UploadOptions): Strategy {
+  return options.strategy ?? (mayChooseStrategy(options) && presignedOnly.has(apiOf(options)) ? 'presigned' : 'token')
+}
+
+const mayChooseStrategy = (options: UploadOptions) => !options.strategy && !options.objectHeaders && !options.partHeaders
+
+const apiOf = (options: UploadOptions) => options.api ?? DEFAULT_ENDPOINT
 
 /**
  * Every entry's path after its checks: the endpoint's reply (or, with `resume`, one rebuilt from
@@ -112,6 +137,11 @@ export async function prepareAndSend(
   fields?: ModeFields,
 ): Promise<UploadResult> {
   const { options } = run
+  run.strategy = startingStrategy(options)
+  // The API signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
+  if (run.strategy === 'presigned' && (options.objectHeaders || options.partHeaders)) {
+    throw new TypeError("updraft: objectHeaders and partHeaders (SSE-C, tags) need strategy: 'token'")
+  }
   return withBody(file, options, async (body) => {
     const request = () => requestUpload(body, run, fields)
     const send = (prepared: Prepared) => sendWith(prepared, body)

@@ -27,7 +27,7 @@ export function postToApi<T>(
   }
   return withRetries(run, signal, async () => {
     const response = await exchange(run, request, linger ? undefined : signal)
-    let reply: (T & { error?: unknown }) | undefined
+    let reply: (T & { error?: unknown; code?: unknown }) | undefined
     try {
       reply = JSON.parse(response.body)
     } catch {
@@ -41,6 +41,7 @@ export function postToApi<T>(
         String(reply?.error ?? `Upload API ${request.url} answered HTTP ${response.status}${/^[^<]/.test(text) ? `: ${text}` : ''}`),
         response.status,
         response.header('retry-after'),
+        typeof reply?.code === 'string' ? reply.code : undefined,
       )
     }
     return reply

@@ -103,12 +103,13 @@ export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 *
         // relative `api` outside a page (the upload says what to set): upload, without resume.
         return sendUpload(await request())
       }
-      const strategy = options.strategy!
-      const journal = createJournal(file, fingerprint, api, strategy, options, store, maxAge)
+      const journal = createJournal(file, fingerprint, api, options, store, maxAge)
       let prepared: Prepared | undefined
-      if (found?.strategy === strategy) {
+      // A record is carried on in its own mode, which an upload that named none accepts either way.
+      if (found && (!options.strategy || found.strategy === options.strategy)) {
         try {
           prepared = await recall(found, run, journal)
+          run.strategy = found.strategy
         } catch (error) {
           if (!isGone(error)) throw error
           // Aborted or expired on storage, or its ticket expired: start afresh.
@@ -208,7 +209,6 @@ function createJournal(
   file: Blob,
   fingerprint: string,
   api: string,
-  strategy: ResumeRecord['strategy'],
   options: UploadOptions,
   store: ResumeStore,
   maxAge: number,
@@ -232,7 +232,7 @@ function createJournal(
       const { name = 'file', lastModified = 0 } = file as Partial<File>
       record = {
         fingerprint,
-        strategy,
+        strategy: 'token' in reply ? 'token' : 'presigned',
         api,
         bucket: reply.bucket,
         key: reply.key,

@@ -226,7 +226,6 @@ describe('useS3Upload with a stubbed upload', () => {
     })
     expect(calls[0]!.options).toMatchObject({
       api: '/api/hook-endpoint',
-      strategy: 'presigned',
       apiBody: { album: 'a', from: 'hook' },
       apiHeaders: { 'x-hook': '1' },
     })
@@ -238,13 +237,13 @@ describe('useS3Upload with a stubbed upload', () => {
     })
   })
 
-  it('asks for presigned mode by default (the engine is told, not left to its own default); the hook or a call can choose token', () => {
+  it("names no strategy by default, so the engine's default applies (token mode, presigned where the API has no STS); the hook or a call can choose", () => {
     const { result: hook, calls } = renderUploads()
     act(() => {
       void hook.current.uploadToS3(file(10)).catch(() => {})
       void hook.current.uploadToS3(file(10), { strategy: 'token' }).catch(() => {})
     })
-    expect(calls[0]!.options.strategy).toBe('presigned')
+    expect(calls[0]!.options.strategy).toBeUndefined()
     expect(calls[1]!.options.strategy).toBe('token')
 
     const { result: tokenHook, calls: tokenCalls } = renderUploads({ strategy: 'token' })

@@ -1,0 +1,74 @@
+// upload() with no `strategy` asks for token mode, the protocol's default. On a store with an STS
+// (RGW, AssumeRole) it uploads in token mode; where the API has none (s3rver and Swift without
+// one) the API refuses with `code: 'TokenModeUnavailable'`, the upload asks once more presigned,
+// and the page's later uploads to that API go presigned at once. A named 'token' keeps the refusal.
+// Every upload is read back and compared by sha256.
+import { describe, expect, inject, it } from 'vitest'
+import { ApiError, upload, type UploadOptions } from '../engine/index.ts'
+import type { TokenReply } from '../protocol/wire.ts'
+import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+
+const MiB = 1024 * 1024
+const rgw = inject('rgw')
+const swift = inject('swift')
+const { endpointFor, s3rver } = useEndpointFixture()
+
+const fileOf = (bytes: Uint8Array<ArrayBuffer>) => new File([bytes], 'data.bin', { type: 'application/octet-stream' })
+
+describe('upload() with no strategy', () => {
+  it('on RGW with an STS: token mode at once (one upload request, credentials issued), single PUT and multipart, bytes exact', async () => {
+    const { endpoint, calls, client } = await endpointFor(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    for (const [size, seed] of [[200_000, 1], [11 * MiB, 2]] as const) {
+      const bytes = testBytes(size, seed)
+      const result = await upload(fileOf(bytes), { api: endpoint })
+      expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
+    }
+    const requests = calls.filter((call) => call.route === '')
+    expect(requests.map((call) => [call.body.strategy, call.status])).toEqual([['token', 200], ['token', 200]])
+    expect((requests[0]!.reply as TokenReply).token.Credentials.AccessKeyId).not.toBe(rgw.credentials.accessKeyId)
+  })
+
+  describe.each([
+    ['s3rver', () => s3rver()],
+    ['Swift', () => swift],
+  ])('on %s without an STS', (_name, store) => {
+    it('the first upload asks again presigned after one refusal; the next goes presigned at once; bytes exact', async () => {
+      const { endpoint, calls, client } = await endpointFor(store())
+      const first = testBytes(300_000, 3)
+      const second = testBytes(11 * MiB, 4)
+      for (const bytes of [first, second]) {
+        const result = await upload(fileOf(bytes), { api: endpoint, partSize: 5 * MiB })
+        expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
+      }
+      const requests = calls.filter((call) => call.route === '')
+      expect(requests.map((call) => [call.body.strategy, call.status])).toEqual([
+        ['token', 400],
+        ['presigned', 200],
+        ['presigned', 200],
+      ])
+      expect(requests[0]!.reply).toMatchObject({ code: 'TokenModeUnavailable' })
+      // The refused request created nothing: the token fields it sent are not in the presigned one.
+      expect(requests[1]!.body.createMultipart).toBeUndefined()
+    })
+
+    it("strategy: 'token', named, is never changed: the API's sentence reaches the caller and nothing is sent presigned", async () => {
+      const { endpoint, calls } = await endpointFor(store())
+      const failed = await upload(fileOf(testBytes(1000, 5)), { api: endpoint, strategy: 'token' }).catch((error: unknown) => error)
+      expect(failed).toBeInstanceOf(ApiError)
+      expect(failed).toMatchObject({ status: 400, code: 'TokenModeUnavailable' })
+      expect((failed as ApiError).message).toMatch(/^Token mode is not available on this server: .+ Upload with strategy 'presigned' instead$/)
+      expect(calls.map((call) => [call.route, call.body.strategy])).toEqual([['', 'token']])
+    })
+  })
+
+  it('headers only token mode can carry (objectHeaders) keep token mode and its refusal', async () => {
+    const { endpoint, calls } = await endpointFor(s3rver())
+    const options: UploadOptions = { api: endpoint, objectHeaders: { 'x-amz-meta-album': 'a' } }
+    // The API was learned presigned-only by an upload before this one.
+    await upload(fileOf(testBytes(10, 6)), { api: endpoint })
+    const failed = await upload(fileOf(testBytes(10, 7)), options).catch((error: unknown) => error)
+    expect(failed).toMatchObject({ name: 'ApiError', code: 'TokenModeUnavailable' })
+    expect(calls.filter((call) => call.route === '').map((call) => call.body.strategy)).toEqual(['token', 'presigned', 'token'])
+  })
+})
