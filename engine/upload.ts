@@ -3,6 +3,7 @@ import { confirmUpload } from './flow/confirm.ts'
 import { sendPresigned } from './flow/presigned-mode.ts'
 import { sendWithToken, tokenFields } from './flow/token-mode.ts'
 import { prepareAndSend, type UploadOptions } from './flow/request.ts'
+import { defaultStrategy } from './flow/default-strategy.ts'
 import { runUpload } from './run.ts'
 import type { UploadBody } from './flow/body.ts'
 
@@ -66,6 +67,6 @@ export function upload<Handler = unknown>(
       // The reply says which mode the API granted (a page that named none may have been sent presigned).
       const sent = await ('token' in reply ? sendWithToken(body, reply, contentType, run) : sendPresigned(body, reply, contentType, run))
       return confirmUpload(sent, reply, run)
-    }, tokenFields),
+    }, tokenFields, defaultStrategy),
   ) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

@@ -1,5 +1,4 @@
-import { DEFAULT_ENDPOINT, type JsonObject, type PresignedReply, type Strategy, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
-import { ApiError } from '../errors.ts'
+import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from './body.ts'
 import type { PartStream } from './stream-body.ts'
 import { postToApi } from '../http/api.ts'
@@ -7,12 +6,6 @@ import type { ApiOptions, ResolvedOptions, TransferOptions } from '../options.ts
 import type { UploadRun } from '../run.ts'
 import type { Prepared } from '../resume/journal.ts'
 import type { ObjectExtras } from '../upload-object.ts'
-
-/**
- * Upload APIs this page has heard answer `TokenModeUnavailable` (no STS: the embedded dev store,
- * R2, B2): uploads that name no strategy go to them presigned at once, for the page's life.
- */
-const presignedOnly = new Set<string>()
 
 /**
  * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach your
@@ -71,19 +64,28 @@ export interface Resumer {
 export type ModeFields = (size: number | undefined, options: ResolvedOptions<UploadOptions>) => { createMultipart?: true }
 
 /**
+ * How `upload()` chooses its strategy when none is named (flow/default-strategy.ts): entries of one
+ * mode have none of it, so their pages never ship it.
+ */
+export interface StrategyChoice {
+  /** The strategy to ask for first. */
+  start(options: UploadOptions): Strategy
+  /** The API refused the request: true when the run was switched to a strategy worth asking for instead. */
+  refused(error: unknown, run: UploadRun<UploadOptions>): boolean
+}
+
+/**
  * The first request of every upload: the endpoint decides key, bucket and permission. It may
  * create a multipart upload (presigned mode; token mode's `createMultipart`), so an abort lets
- * the request finish (its reply names what to clean up) rather than cancel it. An upload that
- * named no strategy, refused token mode by an API without an STS, asks again presigned.
+ * the request finish (its reply names what to clean up) rather than cancel it. `choice`, when
+ * the upload named no strategy, may ask once more in another mode.
  */
-export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields) {
+export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields, choice?: StrategyChoice) {
   try {
     return await askForUpload(file, run, fields)
   } catch (error) {
-    if (!(error instanceof ApiError && error.code === 'TokenModeUnavailable') || !mayChooseStrategy(run.options)) throw error
-    presignedOnly.add(apiOf(run.options))
-    run.strategy = 'presigned'
-    return askForUpload(file, run)
+    if (!choice?.refused(error, run)) throw error
+    return askForUpload(file, run, fields)
   }
 }
 
@@ -114,36 +116,21 @@ async function askForUpload(file: Bytes | PartStream, run: UploadRun<UploadOptio
 }
 
 /**
- * The strategy the upload starts with: the one named, else token mode, the protocol's default —
- * or presigned for an API this page knows has no STS. Headers only token mode can carry
- * (`objectHeaders`, `partHeaders`: SSE-C, tags) keep token mode, and its refusal.
- */
-function startingStrategy(options: UploadOptions): Strategy {
-  return options.strategy ?? (mayChooseStrategy(options) && presignedOnly.has(apiOf(options)) ? 'presigned' : 'token')
-}
-
-const mayChooseStrategy = (options: UploadOptions) => !options.strategy && !options.objectHeaders && !options.partHeaders
-
-const apiOf = (options: UploadOptions) => options.api ?? DEFAULT_ENDPOINT
-
-/**
  * Every entry's path after its checks: the endpoint's reply (or, with `resume`, one rebuilt from
- * a record), then `sendWith` moves the bytes.
+ * a record), then `sendWith` moves the bytes. An entry of one mode names its strategy; `upload()`
+ * gives a `choice`.
  */
 export async function prepareAndSend(
   file: UploadBody,
   run: UploadRun<UploadOptions>,
   sendWith: (prepared: Prepared, body: Bytes | PartStream) => Promise<UploadResult>,
   fields?: ModeFields,
+  choice?: StrategyChoice,
 ): Promise<UploadResult> {
   const { options } = run
-  run.strategy = startingStrategy(options)
-  // The API signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
-  if (run.strategy === 'presigned' && (options.objectHeaders || options.partHeaders)) {
-    throw new TypeError("updraft: objectHeaders and partHeaders (SSE-C, tags) need strategy: 'token'")
-  }
+  run.strategy = choice?.start(options) ?? options.strategy
   return withBody(file, options, async (body) => {
-    const request = () => requestUpload(body, run, fields)
+    const request = () => requestUpload(body, run, fields, choice)
     const send = (prepared: Prepared) => sendWith(prepared, body)
     // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
     return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, request, send) : send(await request())

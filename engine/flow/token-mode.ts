@@ -6,7 +6,7 @@ import { completeAtApi } from './confirm.ts'
 import { postToApi } from '../http/api.ts'
 import type { ModeFields, UploadOptions } from './request.ts'
 import type { UploadRun } from '../run.ts'
-import type { Credentials } from '../s3/sign.ts'
+import { loadSigner, type Credentials } from '../s3/sign.ts'
 import { type ObjectTarget, putObject } from '../upload-object.ts'
 
 /**
@@ -14,8 +14,12 @@ import { type ObjectTarget, putObject } from '../upload-object.ts'
  * store, two round trips closer than the page is, unless CreateMultipartUpload must carry headers
  * only the page has.
  */
-export const tokenFields: ModeFields = (size, options) =>
-  size! > options.partSize && !(options.checksum || options.objectHeaders || options.partHeaders) ? { createMultipart: true } : {}
+export const tokenFields: ModeFields = (size, options) => {
+  // The signer loads beside the upload request, so it costs no round trip of its own; a failed
+  // load shows when the first request is signed.
+  loadSigner().catch(() => {})
+  return size! > options.partSize && !(options.checksum || options.objectHeaders || options.partHeaders) ? { createMultipart: true } : {}
+}
 
 /** Credentials are refreshed this long before they expire (in the servers' clock). */
 export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000

@@ -2,7 +2,6 @@ import type { ResolvedObject } from '../../protocol/endpoint-rules.ts'
 import { objectUrl, type ObjectLocation } from '../../protocol/object-url.ts'
 import { learnServerTime, serverNow } from './clock.ts'
 import type { S3Error } from '../errors.ts'
-import { signV4 } from './sigv4.ts'
 import type { SignedRequest } from '../http/send.ts'
 
 /** AWS-style credentials that sign requests to storage (SigV4). */
@@ -49,7 +48,7 @@ export type Sign = ((method: string, query?: string, headers?: Record<string, st
 }
 
 /**
- * SigV4 header signing for requests on one object. The body is never hashed (UNSIGNED-PAYLOAD),
+ * SigV4 header signing for requests on one object, through aws4fetch (aws4fetch-signer.ts). The body is never hashed (UNSIGNED-PAYLOAD),
  * so a part is signed without reading it. Signed with the servers' time (see clock.ts); a
  * `RequestTimeTooSkewed` refusal teaches it, and the request is signed again. With `resolveEndpoint`, a
  * refusal naming another region (301 PermanentRedirect, 400 AuthorizationHeaderMalformed) moves
@@ -61,8 +60,8 @@ export function createSigner(credentials: Credentials | CredentialSource, locati
   let at: Located = resolveEndpoint?.(location) ?? { url: objectUrl(location), signingRegion: location.region, signingService: 's3' }
   // A directory bucket's session signs in the caller's credentials' stead (its bucket never moves).
   credentials = at.session ?? credentials
-  // The derived signing key, kept: four HMACs fewer per request.
-  const cache = new Map<string, CryptoKey>()
+  // Derived signing keys, kept: four HMACs fewer per request.
+  const cache = new Map<string, ArrayBuffer>()
   const sign = async (method: string, query = '', headers?: Record<string, string>, refused?: S3Error) => {
     const skewed = refused?.code === 'RequestTimeTooSkewed' && learnServerTime(refused.serverTime)
     const moved = refused && resolveEndpoint?.(location, refused)
@@ -70,6 +69,7 @@ export function createSigner(credentials: Credentials | CredentialSource, locati
     const renewable = typeof credentials === 'function'
     if (refused && !skewed && !moved && !renewable) throw refused
     headers = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers }
+    const { signV4 } = await loadSigner()
     const signed = await signV4({
       ...(renewable ? await (credentials as SessionSource)(!!refused && !skewed && !moved, headers, query) : (credentials as Credentials)),
       method,
@@ -83,4 +83,18 @@ export function createSigner(credentials: Credentials | CredentialSource, locati
     return { method, ...signed }
   }
   return Object.assign(sign, { url: () => at.url })
+}
+
+let loading: Promise<typeof import('./aws4fetch-signer.ts')> | undefined
+
+/**
+ * aws4fetch and its wrapper, imported on first use: a page's bundler makes them a chunk of their
+ * own, which presigned pages never load. Token mode starts loading it beside its upload request
+ * (flow/token-mode.ts), so it costs no round trip of its own. A failed load is tried again next time.
+ */
+export function loadSigner() {
+  return (loading ??= import('./aws4fetch-signer.ts').catch((error: unknown) => {
+    loading = undefined
+    throw error
+  }))
 }
