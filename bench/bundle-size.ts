@@ -74,5 +74,5 @@ function whereBytesGo(title: string, size: BundleSize): Table {
   }
 }
 
-/** `dist/lib/engine/flow/put.js` → `engine/flow/put.js`, `node_modules/x/y.js` → `x/y.js`. */
+/** `dist/lib/engine/s3/put.js` → `engine/s3/put.js`, `node_modules/x/y.js` → `x/y.js`. */
 const shortPath = (path: string) => path.replace(/^(dist\/lib|node_modules)\//, '')

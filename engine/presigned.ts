@@ -1,9 +1,9 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, UploadResult } from '../protocol/wire.ts'
-import { confirmUpload } from './flow/confirm.ts'
-import { sendPresigned } from './flow/presigned-mode.ts'
-import { prepareAndSend, type UploadOptions } from './flow/request.ts'
-import { runUpload } from './run.ts'
-import type { UploadBody } from './flow/body.ts'
+import { confirmUpload } from './modes/confirm.ts'
+import { sendPresigned } from './modes/presigned.ts'
+import { prepareAndSend, type UploadOptions } from './modes/request.ts'
+import { runUpload } from './core/run.ts'
+import type { UploadBody } from './core/body.ts'
 
 /**
  * {@link upload} for presigned mode only: the endpoint presigns every request (one PUT, or each

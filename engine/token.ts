@@ -1,9 +1,9 @@
 import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
-import { confirmUpload } from './flow/confirm.ts'
-import { sendWithToken, tokenFields } from './flow/token-mode.ts'
-import { prepareAndSend, type UploadOptions } from './flow/request.ts'
-import { runUpload } from './run.ts'
-import type { UploadBody } from './flow/body.ts'
+import { confirmUpload } from './modes/confirm.ts'
+import { sendWithToken, tokenFields } from './modes/token.ts'
+import { prepareAndSend, type UploadOptions } from './modes/request.ts'
+import { runUpload } from './core/run.ts'
+import type { UploadBody } from './core/body.ts'
 
 /**
  * {@link upload} for token mode only: the endpoint issues STS credentials allowed to write one

@@ -1,11 +1,11 @@
 import type { MetadataOf, ServerDataOf, UploadResult } from '../protocol/wire.ts'
-import { confirmUpload } from './flow/confirm.ts'
-import { sendPresigned } from './flow/presigned-mode.ts'
-import { sendWithToken, tokenFields } from './flow/token-mode.ts'
-import { prepareAndSend, type UploadOptions } from './flow/request.ts'
-import { defaultStrategy } from './flow/default-strategy.ts'
-import { runUpload } from './run.ts'
-import type { UploadBody } from './flow/body.ts'
+import { confirmUpload } from './modes/confirm.ts'
+import { sendPresigned } from './modes/presigned.ts'
+import { sendWithToken, tokenFields } from './modes/token.ts'
+import { prepareAndSend, type UploadOptions } from './modes/request.ts'
+import { defaultStrategy } from './modes/default-strategy.ts'
+import { runUpload } from './core/run.ts'
+import type { UploadBody } from './core/body.ts'
 
 /**
  * Uploads `file` from the page straight to storage. First asks your upload API (`api`, by default

@@ -2,7 +2,7 @@
 // maps (sources inlined) into dist/lib (tsconfig.build.json); then dist/lib gets a package.json
 // of its own.
 //
-// Why a nested package.json: Node and bundlers resolve `#default-transport` (engine/options.ts)
+// Why a nested package.json: Node and bundlers resolve `#default-transport` (engine/transport/exchange.ts)
 // through the *nearest* package.json of the importing file. The root one maps it onto the .ts
 // sources, which the repository's tests, demo and benchmarks run; the built files find this one,
 // which maps the same conditions onto the built .js files. It also says `type: module` and

@@ -161,7 +161,7 @@ describe('the Vite page and the Fastify server, as installed', () => {
     const scripts = (await readdir(assets)).filter((name) => name.endsWith('.js'))
     expect(scripts.length).toBeGreaterThan(0)
     const codes = await Promise.all(scripts.map((name) => readFile(join(assets, name), 'utf8')))
-    // The engine is in there; its body reader for bytes and streams (engine/flow/stream-body) is a
+    // The engine is in there; its body reader for bytes and streams (engine/core/stream-body) is a
     // chunk of its own, loaded only when a body that is not a Blob is uploaded.
     expect(codes.some((code) => code.includes('/api/s3-upload'))).toBe(true)
     expect(codes.some((code) => /export\{\w+ as openBody\}/.test(code) && !code.includes('/api/s3-upload'))).toBe(true)

@@ -2,11 +2,11 @@ import { parseCreateSession, SESSION_TOKEN_HEADER, SessionCache, type DirectoryS
 import { resolveObjectUrl, type EndpointRules, type ResolvedObject } from '../../protocol/endpoint-rules.ts'
 import { encodeKey, type ObjectLocation } from '../../protocol/object-url.ts'
 import { serverNow } from '../s3/clock.ts'
-import { UploadError, type S3Error } from '../errors.ts'
-import { createRun } from '../run.ts'
-import { send } from '../http/send.ts'
+import { UploadError, type S3Error } from '../core/errors.ts'
+import { createRun } from '../core/run.ts'
+import { send } from '../s3/send.ts'
 import { createSigner, type Credentials, type CredentialSource, type Located } from '../s3/sign.ts'
-import type { ObjectExtras, ObjectTarget } from '../upload-object.ts'
+import type { ObjectExtras, ObjectTarget } from '../s3/object.ts'
 
 export { EndpointRuleError, type EndpointRules } from '../../protocol/endpoint-rules.ts'
 

@@ -1,9 +1,9 @@
 import { escapeXml } from '../../protocol/xml.ts'
-import { createRun } from '../run.ts'
+import { createRun } from '../core/run.ts'
 import { createSigner } from '../s3/sign.ts'
 import { md5, toBase64 } from './md5.ts'
-import { send } from '../http/send.ts'
-import type { ObjectExtras, ObjectTarget } from '../upload-object.ts'
+import { send } from '../s3/send.ts'
+import type { ObjectExtras, ObjectTarget } from '../s3/object.ts'
 
 /**
  * Object tags, an opt-in of `uploadObject`: the `x-amz-tagging` header on PutObject and

@@ -7,14 +7,15 @@ import {
   type TokenReply,
   type UploadResult,
 } from '../../protocol/wire.ts'
-import { postToApi } from '../http/api.ts'
-import { ApiError, S3Error } from '../errors.ts'
-import type { PartJournal, Prepared } from './journal.ts'
-import { createRun, type UploadRun } from '../run.ts'
-import type { Resumer, UploadOptions } from '../flow/request.ts'
+import { postToApi } from '../transport/api.ts'
+import { ApiError, S3Error } from '../core/errors.ts'
+import type { PartJournal } from '../core/run-hooks.ts'
+import type { Prepared } from '../modes/request.ts'
+import { createRun, type UploadRun } from '../core/run.ts'
+import type { Resumer, UploadOptions } from '../modes/request.ts'
 import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './store.ts'
 import { xmlText } from '../../protocol/xml.ts'
-import { send } from '../http/send.ts'
+import { send } from '../s3/send.ts'
 import { createSigner } from '../s3/sign.ts'
 
 /** Where `resumeUploads()` keeps its records, and for how long. */

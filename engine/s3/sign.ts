@@ -1,8 +1,8 @@
 import type { ResolvedObject } from '../../protocol/endpoint-rules.ts'
 import { objectUrl, type ObjectLocation } from '../../protocol/object-url.ts'
 import { learnServerTime, serverNow } from './clock.ts'
-import type { S3Error } from '../errors.ts'
-import type { SignedRequest } from '../http/send.ts'
+import type { S3Error } from '../core/errors.ts'
+import type { SignedRequest } from './send.ts'
 
 /** AWS-style credentials that sign requests to storage (SigV4). */
 export interface Credentials {

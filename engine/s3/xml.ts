@@ -1,6 +1,6 @@
 import { escapeXml, xmlText } from '../../protocol/xml.ts'
-import { S3Error } from '../errors.ts'
-import type { HttpResponse } from '../http/transport.ts'
+import { S3Error } from '../core/errors.ts'
+import type { HttpResponse } from '../transport/transport.ts'
 
 /** Body of CompleteMultipartUpload; `extra[i]` goes into part i + 1's element (its checksum). */
 export const completeXml = (etags: readonly string[], extra?: readonly string[]) =>

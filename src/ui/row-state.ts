@@ -37,7 +37,7 @@ export function rowState(entry: UploadEntry, online: boolean): RowState {
       return 'retrying'
     case 'uploading':
       // The engine holds progress one byte short of the total until storage confirms the upload
-      // (engine/flow/progress.ts), so "every byte sent" is size - 1 here.
+      // (engine/core/progress.ts), so "every byte sent" is size - 1 here.
       return entry.uploaded > 0 && entry.uploaded >= entry.size - 1 ? 'finishing' : 'uploading'
     case 'done':
       return 'done'

@@ -1,5 +1,5 @@
-import { NetworkError, UploadAbortedError } from '../../engine/errors.ts'
-import type { HttpRequest, HttpResponse, Transport } from '../../engine/http/transport.ts'
+import { NetworkError, UploadAbortedError } from '../../engine/core/errors.ts'
+import type { HttpRequest, HttpResponse, Transport } from '../../engine/transport/transport.ts'
 
 /** A request the engine made, held until the test answers it. */
 export interface PendingRequest extends HttpRequest {

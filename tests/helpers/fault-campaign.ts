@@ -7,7 +7,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { isUploadError, upload, type UploadResult } from '../../engine/index.ts'
-import { defaultRetry } from '../../engine/options.ts'
+import { defaultRetry } from '../../engine/core/options.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
 import { type Fault, faultsFor, type FaultProxy, startFaultProxy } from './fault-proxy.ts'

@@ -38,6 +38,17 @@ export function findImportCycles(root: string, folders: readonly string[]): Impo
     }))
 }
 
+/**
+ * Every import from a file under `folder` (relative to `root`) to a file of the project, each as
+ * `[importer, imported]` relative to the root; static, type-only and dynamic alike.
+ */
+export function importsFrom(root: string, folder: string): Array<[string, string]> {
+  const options = compilerOptions(root)
+  return sourceFiles(join(root, folder)).flatMap((file) =>
+    importsOf(file, options).map((imported): [string, string] => [relative(root, file), relative(root, imported)]),
+  )
+}
+
 function importsOf(file: string, options: ts.CompilerOptions): string[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
   const resolved = importedFiles.map(({ fileName }) => ts.resolveModuleName(fileName, file, options, ts.sys).resolvedModule)

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { learnServerTime } from '../../engine/s3/clock.ts'
 import { ApiError, isUploadError, NetworkError, upload, type UploadOptions } from '../../engine/index.ts'
-import { nodeTransport } from '../../engine/http/node-transport.ts'
+import { nodeTransport } from '../../engine/transport/node-transport.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply, TokenReply } from '../../protocol/wire.ts'
 import { lostReply, type PendingRequest, settle, stepThroughTransport, xml } from '../helpers/fake-transport.ts'

@@ -2,10 +2,10 @@
 // Message), which the engine did not take for expiry, so a part URL that sat too long failed the
 // upload instead of being re-asked (found by tests/presigned-part-urls.test.ts on RGW).
 import { describe, expect, it } from 'vitest'
-import { S3Error } from '../../engine/errors.ts'
-import { createRun } from '../../engine/run.ts'
-import { send, type Signer } from '../../engine/http/send.ts'
-import type { Transport } from '../../engine/http/transport.ts'
+import { S3Error } from '../../engine/core/errors.ts'
+import { createRun } from '../../engine/core/run.ts'
+import { send, type Signer } from '../../engine/s3/send.ts'
+import type { Transport } from '../../engine/transport/transport.ts'
 
 const bareDenied = '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message></Message><RequestId>tx1</RequestId></Error>'
 const expiredDenied = '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>'

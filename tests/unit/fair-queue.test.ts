@@ -3,7 +3,7 @@
 // file picked waited at QUEUED 0% for ~4 s while the second took all 4 connections").
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createQueue, type Queue } from '../../engine/http/queue.ts'
+import { createQueue, type Queue } from '../../engine/transport/queue.ts'
 import { createFairQueue } from '../../src/fair-queue.ts'
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0))

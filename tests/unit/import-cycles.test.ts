@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../../scripts/build.ts'
-import { findImportCycles } from '../helpers/import-graph.ts'
+import { findImportCycles, importsFrom } from '../helpers/import-graph.ts'
 
 /**
  * Folders whose import graph must have no cycle, type-only imports included: a cycle means a
@@ -18,6 +18,35 @@ describe('import graph', () => {
       files.length > loop.length - 1 ? `${loop.join(' → ')}, one loop among ${files.join(', ')}` : loop.join(' → '),
     )
     expect(cycles, 'each cycle is a declaration in the wrong module: move it where its concept lives').toEqual([])
+  })
+})
+
+/**
+ * engine/'s folders are layers, bottom first: a folder imports only its own and those below it
+ * (type-only imports too), so one upload reads top-down and nothing calls back up. The entries
+ * (`upload()`, `uploadObject()`, …) sit at engine/'s root, above every folder.
+ */
+const ENGINE_LAYERS = [
+  ['core'], // errors, options, the run and its hooks, bodies, progress, the pause signal
+  ['transport'], // transports, one exchange with its stall watchdog, retries, the connection budget, the upload API's client
+  ['s3'], // signing (aws4fetch), storage requests and their errors, the part loop, one object's steps
+  ['modes'], // asking the upload API, token and presigned mode, /complete
+  ['resume', 'opt-ins'], // what an upload may add: resume after a reload, checksums, SSE-C, tags, AWS's endpoint rules
+]
+
+describe('engine layers', () => {
+  it(`no folder of engine/ imports one above it (${ENGINE_LAYERS.map((layer) => layer.join(' + ')).join(' ← ')} ← the entries)`, () => {
+    const layerOf = (path: string) => {
+      const folder = /^engine\/([^/]+)\//.exec(path)?.[1]
+      if (folder === undefined) return path.startsWith('engine/') ? ENGINE_LAYERS.length : -1
+      const layer = ENGINE_LAYERS.findIndex((folders) => folders.includes(folder))
+      if (layer === -1) throw new Error(`engine/${folder}/ is in no layer of ENGINE_LAYERS: add it where it belongs`)
+      return layer
+    }
+    const upward = importsFrom(ROOT, 'engine')
+      .filter(([importer, imported]) => layerOf(imported) > layerOf(importer))
+      .map(([importer, imported]) => `${importer} → ${imported}`)
+    expect(upward, 'each import runs up a layer: move the declaration down to where its users are').toEqual([])
   })
 })
 

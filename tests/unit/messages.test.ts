@@ -2,7 +2,7 @@
 // check of the endpoint's limits (src/file-checks.ts, protocol/file-limits.ts).
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../../engine/errors.ts'
+import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../../engine/core/errors.ts'
 import { limitRefusal } from '../../protocol/file-limits.ts'
 import { parseUploadRequest } from '../../server/parse-requests.ts'
 import { RequestError } from '../../server/request-error.ts'

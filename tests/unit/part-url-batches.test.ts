@@ -9,7 +9,7 @@ import { MAX_PARTS_PER_REQUEST, MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { parsePartsRequest } from '../../server/parse-requests.ts'
 import { RequestError } from '../../server/request-error.ts'
 import type { PresignedMultipartReply } from '../../protocol/wire.ts'
-import type { Transport } from '../../engine/http/transport.ts'
+import type { Transport } from '../../engine/transport/transport.ts'
 
 const PART_COUNT = 150
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiError, NetworkError, S3Error, UploadError } from '../../engine/errors.ts'
-import { defaultRetry } from '../../engine/options.ts'
-import { createRun } from '../../engine/run.ts'
-import { createQueue, runPool } from '../../engine/http/queue.ts'
-import { isRetryable, retryDelay, withRetries } from '../../engine/http/retry.ts'
+import { ApiError, NetworkError, S3Error, UploadError } from '../../engine/core/errors.ts'
+import { defaultRetry } from '../../engine/core/options.ts'
+import { createRun } from '../../engine/core/run.ts'
+import { createQueue, runPool } from '../../engine/transport/queue.ts'
+import { isRetryable, retryDelay, withRetries } from '../../engine/transport/retry.ts'
 
 const deferred = () => {
   let resolve!: () => void

@@ -2,7 +2,7 @@
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
-import { createQueue } from '../../engine/http/queue.ts'
+import { createQueue } from '../../engine/transport/queue.ts'
 import type { UploadOptions, UploadResult } from '../../engine/index.ts'
 import { uploadWithinBudget } from '../../src/connection-budget.ts'
 import type { Uploader } from '../../src/uploader.ts'

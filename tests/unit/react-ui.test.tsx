@@ -4,8 +4,8 @@
 // storage in Chromium in tests/ui-browser.test.ts.
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { NetworkError } from '../../engine/errors.ts'
-import { createQueue } from '../../engine/http/queue.ts'
+import { NetworkError } from '../../engine/core/errors.ts'
+import { createQueue } from '../../engine/transport/queue.ts'
 import { queuedEntry } from '../../src/upload-list.ts'
 import { UploadButton, UploadDropzone } from '../../src/ui/index.ts'
 import { ROW_LABELS, rowState } from '../../src/ui/row-state.ts'

@@ -3,8 +3,8 @@
 // check that refuses before any request, Retry by calling the upload again, Remove, Clear finished.
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { NetworkError } from '../../engine/errors.ts'
-import { createQueue } from '../../engine/http/queue.ts'
+import { NetworkError } from '../../engine/core/errors.ts'
+import { createQueue } from '../../engine/transport/queue.ts'
 import type { UseS3UploadOptions } from '../../src/upload-options.ts'
 import { useS3Upload } from '../../src/useS3Upload.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { UploadAbortedError } from '../../engine/errors.ts'
+import { UploadAbortedError } from '../../engine/core/errors.ts'
 import { isRunning, queuedEntry, refusedEntry, type UploadEntry, uploadListReducer } from '../../src/upload-list.ts'
 
 const file = (size: number, name = 'a.bin') => new File([new Uint8Array(size)], name)

@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiError } from '../../engine/errors.ts'
-import { createQueue } from '../../engine/http/queue.ts'
+import { ApiError } from '../../engine/core/errors.ts'
+import { createQueue } from '../../engine/transport/queue.ts'
 import type { UploadResult } from '../../engine/index.ts'
 import { useS3Upload } from '../../src/useS3Upload.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'

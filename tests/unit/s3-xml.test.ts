@@ -2,7 +2,7 @@
 // decoded, so ETags and messages came back escaped (`&#34;abc&#34;`), and a Complete built from
 // such ETags was refused.
 import { describe, expect, it } from 'vitest'
-import { S3Error } from '../../engine/errors.ts'
+import { S3Error } from '../../engine/core/errors.ts'
 import { throwIfS3Error } from '../../engine/s3/xml.ts'
 import { xmlText } from '../../protocol/xml.ts'
 

@@ -1,12 +1,12 @@
-// The stream gatherer (engine/flow/stream-body.ts): chunks of any size become parts of exactly
+// The stream gatherer (engine/core/stream-body.ts): chunks of any size become parts of exactly
 // partSize bytes (the last shorter) whose concatenation is the stream; a stream that ends within
 // one part is its bytes; declared sizes are held to; failures are typed. Part sizes here are
 // tiny (the gatherer itself takes any): S3's 5 MiB minimum is checked where an upload plans.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { BodyError, UploadAbortedError } from '../../engine/errors.ts'
-import { resolveOptions } from '../../engine/options.ts'
-import { byteReader, GATHER_BELOW, openStream, type PartStream } from '../../engine/flow/stream-body.ts'
+import { BodyError, UploadAbortedError } from '../../engine/core/errors.ts'
+import { resolveOptions } from '../../engine/core/options.ts'
+import { byteReader, GATHER_BELOW, openStream, type PartStream } from '../../engine/core/stream-body.ts'
 
 async function* chunksOf(data: Uint8Array, sizes: number[]) {
   let at = 0

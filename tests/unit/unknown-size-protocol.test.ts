@@ -6,7 +6,7 @@
 // gets its own from `/parts` with its length in `sizes`; `/complete` ends it, once.
 import { describe, expect, it } from 'vitest'
 import { uploadPresigned } from '../../engine/presigned.ts'
-import type { Transport } from '../../engine/http/transport.ts'
+import type { Transport } from '../../engine/transport/transport.ts'
 import { MiB } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply } from '../../protocol/wire.ts'
 

@@ -1,8 +1,8 @@
-import { NetworkError, UploadAbortedError } from '../errors.ts'
-import { onAbort } from '../callback.ts'
-import type { Transport } from './types.ts'
+import { NetworkError, UploadAbortedError } from '../core/errors.ts'
+import { onAbort } from '../core/callback.ts'
+import type { Transport } from '../core/http.ts'
 
-export type { HttpRequest, HttpResponse, Transport } from './types.ts'
+export type { HttpRequest, HttpResponse, Transport } from '../core/http.ts'
 
 /**
  * XMLHttpRequest, the default in browsers: the only browser API that reports upload progress byte

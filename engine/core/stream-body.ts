@@ -1,9 +1,9 @@
 import { MAX_PARTS } from '../../protocol/limits.ts'
-import { BodyError, UploadAbortedError, UploadError } from '../errors.ts'
-import type { ResolvedOptions } from '../options.ts'
+import { BodyError, UploadAbortedError, UploadError } from './errors.ts'
+import type { ResolvedOptions } from './options.ts'
 
 /**
- * A stream body longer than one part, read part by part as slots free up (engine/flow/stream-body.ts,
+ * A stream body longer than one part, read part by part as slots free up (engine/core/stream-body.ts,
  * loaded only when a stream is given).
  */
 export interface PartStream {
@@ -25,7 +25,7 @@ export interface PartStream {
   cancel(): void
 }
 
-// Stream bodies: loaded (a dynamic import in engine/flow/body.ts) only when an upload is given a
+// Stream bodies: loaded (a dynamic import in engine/core/body.ts) only when an upload is given a
 // ReadableStream or an async iterable, so pages that send Files never ship it.
 
 /**

@@ -1,5 +1,5 @@
 import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError } from '../core/errors.ts'
 import type { StrategyChoice, UploadOptions } from './request.ts'
 
 /**

@@ -1,6 +1,6 @@
-import { callBack, onAbort } from '../callback.ts'
-import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../errors.ts'
-import { isHeld, type UploadRun } from '../run.ts'
+import { callBack, onAbort } from '../core/callback.ts'
+import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../core/errors.ts'
+import { isHeld, type UploadRun } from '../core/run.ts'
 
 /** Backoff never waits longer than this between two attempts… */
 const MAX_BACKOFF_MS = 10_000

@@ -1,6 +1,6 @@
 import type { CompleteReply, UploadResult } from '../../protocol/wire.ts'
-import { postToApi } from '../http/api.ts'
-import type { UploadRun } from '../run.ts'
+import { postToApi } from '../transport/api.ts'
+import type { UploadRun } from '../core/run.ts'
 
 /**
  * Every upload ends at the endpoint once storage holds its bytes: `/complete` with the upload's

@@ -1,10 +1,17 @@
-import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import type { UploadError } from './errors.ts'
-import type { UploadState } from './pause/gate.ts'
-import type { PauseSignal } from './pause/pause.ts'
-import type { Queue } from './http/queue.ts'
-import { defaultTransport } from '#default-transport'
-import type { Transport } from './http/transport.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
+import type { UploadAbortedError, UploadError } from './errors.ts'
+import type { UploadState } from './upload-state.ts'
+import type { PauseSignal } from './pause.ts'
+import type { Transport } from './http.ts'
+
+/** A counting semaphore: at most `concurrency` tasks run at once; others wait their turn in order. */
+export interface Queue {
+  /**
+   * Runs `task` once a slot is free, and frees the slot when it settles.
+   * @throws {@link UploadAbortedError} when `signal` aborts while the task still waits for a slot.
+   */
+  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>
+}
 
 /** What `onProgress` is told as bytes are sent. */
 export interface Progress {
@@ -160,7 +167,6 @@ export const defaultRetry = { limit: 7, delay: 500 }
 export type ResolvedOptions<O = TransferOptions & ApiOptions> = Readonly<
   O &
     typeof defaultOptions & {
-      transport: Transport
       retry: Readonly<typeof defaultRetry & RetryOptions>
     }
 >
@@ -174,7 +180,7 @@ const defined = (options: object | undefined) => Object.fromEntries(Object.entri
  */
 export function resolveOptions<O extends TransferOptions & ApiOptions>(options: O): ResolvedOptions<O> {
   const retry = { ...defaultRetry, ...defined(options.retry) }
-  const resolved = { ...defaultOptions, transport: defaultTransport(), ...defined(options), retry } as ResolvedOptions<O>
+  const resolved = { ...defaultOptions, ...defined(options), retry } as ResolvedOptions<O>
   for (const [name, value, least] of [
     ['partConcurrency', resolved.partConcurrency, 1],
     ['retry.limit', retry.limit, 0],

@@ -1,5 +1,5 @@
-import { callBack } from '../callback.ts'
-import type { Progress } from '../options.ts'
+import { callBack } from './callback.ts'
+import type { Progress } from './options.ts'
 
 /**
  * Sums bytes in flight per part and reports the running total, only upwards: a part that is

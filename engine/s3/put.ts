@@ -1,13 +1,13 @@
 import type { UploadResult } from '../../protocol/wire.ts'
-import { type Bytes, isBytes, sizeOf, slice } from './body.ts'
-import type { PartStream } from './stream-body.ts'
-import { UploadAbortedError, missingETag } from '../errors.ts'
-import { onAbort } from '../callback.ts'
-import { inBackground, type UploadRun } from '../run.ts'
-import { trackProgress } from './progress.ts'
-import { runPool } from '../http/queue.ts'
-import { send, type Signer } from '../http/send.ts'
-import type { HttpResponse } from '../http/transport.ts'
+import { type Bytes, isBytes, sizeOf, slice } from '../core/body.ts'
+import type { PartStream } from '../core/stream-body.ts'
+import { UploadAbortedError, missingETag } from '../core/errors.ts'
+import { onAbort } from '../core/callback.ts'
+import { inBackground, type UploadRun } from '../core/run.ts'
+import { trackProgress } from '../core/progress.ts'
+import { runPool } from '../transport/queue.ts'
+import { send, type Signer } from './send.ts'
+import type { HttpResponse } from '../transport/transport.ts'
 
 /** A multipart upload that storage has already created, and how to sign its steps. */
 export interface MultipartUpload {

@@ -1,11 +1,10 @@
 import type { UploadError } from './errors.ts'
-import type { PartJournal } from './resume/journal.ts'
 
 /**
  * How an opt-in takes part in one upload: the hooks it puts on the run, which the engine calls at
  * fixed points and skips when absent. Their code lives in the opt-in's module, so a page that
  * does not use the opt-in ships none of it: `pauseSignal` installs `hold`, `lost` and `end`
- * (engine/pause/pause.ts), `resume` installs `journal` (engine/resume/resume.ts).
+ * (engine/core/pause.ts), `resume` installs `journal` (engine/resume/resume.ts).
  */
 export interface RunHooks {
   /**
@@ -24,4 +23,22 @@ export interface RunHooks {
   end?(): void
   /** Parts already stored, and the record of this upload. */
   journal?: PartJournal
+}
+
+/**
+ * The part loop's view of resume (engine/resume/resume.ts makes it; without the `resume` option there is
+ * none): parts storage already holds are not sent again, and every step is recorded so another
+ * page can carry the upload on.
+ */
+export interface PartJournal {
+  /** The multipart upload to carry on (token mode skips CreateMultipartUpload). */
+  uploadId?: string
+  /** Its part size, as recorded (token mode plans its own parts: the same plan as the record's). */
+  partSize?: number
+  /** Part number → ETag of the parts storage holds: not sent again. */
+  stored: Map<number, string>
+  /** The multipart upload exists on storage. */
+  started(uploadId: string, partSize: number, partCount: number): void
+  /** Storage accepted a part. */
+  accepted(partNumber: number, etag: string): void
 }

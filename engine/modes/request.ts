@@ -1,11 +1,16 @@
 import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
-import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from './body.ts'
-import type { PartStream } from './stream-body.ts'
-import { postToApi } from '../http/api.ts'
-import type { ApiOptions, ResolvedOptions, TransferOptions } from '../options.ts'
-import type { UploadRun } from '../run.ts'
-import type { Prepared } from '../resume/journal.ts'
-import type { ObjectExtras } from '../upload-object.ts'
+import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from '../core/body.ts'
+import type { PartStream } from '../core/stream-body.ts'
+import { postToApi } from '../transport/api.ts'
+import type { ApiOptions, ResolvedOptions, TransferOptions } from '../core/options.ts'
+import type { UploadRun } from '../core/run.ts'
+import type { ObjectExtras } from '../s3/object.ts'
+
+/** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
+export interface Prepared {
+  reply: TokenReply | PresignedReply
+  contentType: string
+}
 
 /**
  * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach your

@@ -6,15 +6,15 @@ import {
   type PresignedReply,
   type UploadResult,
 } from '../../protocol/wire.ts'
-import { type Bytes, isBytes, sizeOf, slice } from './body.ts'
-import type { PartStream } from './stream-body.ts'
+import { type Bytes, isBytes, sizeOf, slice } from '../core/body.ts'
+import type { PartStream } from '../core/stream-body.ts'
 import { completeAtApi } from './confirm.ts'
-import { postToApi } from '../http/api.ts'
-import { UploadError } from '../errors.ts'
-import type { UploadRun } from '../run.ts'
-import { type MultipartUpload, putMultipart, putSingle } from './put.ts'
+import { postToApi } from '../transport/api.ts'
+import { UploadError } from '../core/errors.ts'
+import type { UploadRun } from '../core/run.ts'
+import { type MultipartUpload, putMultipart, putSingle } from '../s3/put.ts'
 import type { UploadOptions } from './request.ts'
-import type { ChecksumRun } from '../upload-object.ts'
+import type { ChecksumRun } from '../s3/object.ts'
 
 /** Presigned mode: storage requests are signed by the endpoint; this side never holds a key. */
 export async function sendPresigned(

@@ -1,4 +1,4 @@
-import type { ResolvedOptions } from '../options.ts'
+import type { ResolvedOptions } from './options.ts'
 import type { PartStream } from './stream-body.ts'
 
 /**
@@ -30,7 +30,7 @@ export const slice = (body: Bytes, start: number, end: number) => (body instance
 /**
  * Runs `send` with the body as the engine sends it: a Blob or bytes as they are; a stream read up
  * to one part first, which becomes bytes when the stream ends within it (one PUT), else a
- * {@link PartStream}. Anything but a Blob goes through the body module (engine/flow/stream-body.ts,
+ * {@link PartStream}. Anything but a Blob goes through the body module (engine/core/stream-body.ts,
  * a chunk of its own), imported only then, so pages that upload Files never ship it; it also
  * checks that a `named` upload (one through the endpoint) of bytes or a stream names them. A
  * stream is released whenever the upload fails.

@@ -1,4 +1,4 @@
-import type { HttpResponse } from './http/types.ts'
+import type { HttpResponse } from './http.ts'
 
 /** Base class of every error the engine throws on purpose; `isUploadError` tells them apart. */
 export class UploadError extends Error {

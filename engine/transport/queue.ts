@@ -1,13 +1,7 @@
-import { UploadAbortedError } from '../errors.ts'
+import { UploadAbortedError } from '../core/errors.ts'
+import type { Queue } from '../core/options.ts'
 
-/** A counting semaphore: at most `concurrency` tasks run at once; others wait their turn in order. */
-export interface Queue {
-  /**
-   * Runs `task` once a slot is free, and frees the slot when it settles.
-   * @throws {@link UploadAbortedError} when `signal` aborts while the task still waits for a slot.
-   */
-  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>
-}
+export type { Queue } from '../core/options.ts'
 
 /**
  * A connection budget several uploads share: pass it as the `queue` option of each, and every

@@ -1,13 +1,13 @@
 import { TOKEN_CACHE_CONTROL, type DuplicatesReply, type RefreshReply, type StsCredentials, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
-import type { Bytes } from './body.ts'
-import type { PartStream } from './stream-body.ts'
+import type { Bytes } from '../core/body.ts'
+import type { PartStream } from '../core/stream-body.ts'
 import { serverNow } from '../s3/clock.ts'
 import { completeAtApi } from './confirm.ts'
-import { postToApi } from '../http/api.ts'
+import { postToApi } from '../transport/api.ts'
 import type { ModeFields, UploadOptions } from './request.ts'
-import type { UploadRun } from '../run.ts'
+import type { UploadRun } from '../core/run.ts'
 import { loadSigner, type Credentials } from '../s3/sign.ts'
-import { type ObjectTarget, putObject } from '../upload-object.ts'
+import { type ObjectTarget, putObject } from '../s3/object.ts'
 
 /**
  * Token mode's field of the upload request: the endpoint creates a multipart upload next to its

@@ -1,8 +1,8 @@
 import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
-import { ApiError } from '../errors.ts'
-import type { UploadRun } from '../run.ts'
+import { ApiError } from '../core/errors.ts'
+import type { UploadRun } from '../core/run.ts'
 import { withRetries } from './retry.ts'
-import { exchange } from './send.ts'
+import { exchange } from './exchange.ts'
 
 /**
  * POSTs JSON to the upload API (the `api` option, or one of its sub-routes) through the upload's transport, with the

@@ -1,7 +1,7 @@
-import { callBack } from '../callback.ts'
-import { NetworkError, UploadAbortedError, type UploadError } from '../errors.ts'
-import type { RunHooks } from '../hooks.ts'
-import type { GateOptions, UploadState } from './gate.ts'
+import { callBack } from './callback.ts'
+import { NetworkError, UploadAbortedError, type UploadError } from './errors.ts'
+import type { RunHooks } from './run-hooks.ts'
+import type { GateOptions, UploadState } from './upload-state.ts'
 
 /**
  * The signal half of a `PauseController`, passed to an upload as `pauseSignal`: `paused`, and

@@ -1,7 +1,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { NetworkError, UploadAbortedError } from '../errors.ts'
+import { NetworkError, UploadAbortedError } from '../core/errors.ts'
 import type { HttpResponse, Transport } from './transport.ts'
 
 /**

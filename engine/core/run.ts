@@ -1,7 +1,7 @@
-import type { Strategy, UploadResult } from '../protocol/wire.ts'
+import type { Strategy, UploadResult } from '../../protocol/wire.ts'
 import { callBack, onAbort } from './callback.ts'
 import { UploadAbortedError } from './errors.ts'
-import type { RunHooks } from './hooks.ts'
+import type { RunHooks } from './run-hooks.ts'
 import { type ApiOptions, resolveOptions, type ResolvedOptions, type TransferOptions } from './options.ts'
 
 /**
@@ -12,7 +12,7 @@ export interface UploadRun<O = TransferOptions & ApiOptions> {
   readonly options: ResolvedOptions<O>
   /**
    * How the upload API is asked for permission: the `strategy` option when named, else token mode
-   * (the protocol's default) unless this page learned that the API has none (engine/flow/request.ts).
+   * (the protocol's default) unless this page learned that the API has none (engine/modes/request.ts).
    */
   strategy?: Strategy
   /**
