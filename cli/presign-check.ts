@@ -8,7 +8,7 @@ import { createPartPresigner, createPutPresigner } from '../server/presigned-url
 import { credentialsOf, serverKeySigner } from '../server/credentials.ts'
 import { createSessionSigner } from '../server/session-signer.ts'
 import { createS3Client } from '../server/storage.ts'
-import type { Presign } from '../server/sigv4.ts'
+import type { Presign } from '../server/presigner.ts'
 import type { TicketClaims } from '../server/ticket.ts'
 
 /** What the doctor saw: preflights for URLs signed as the endpoint signs them, and, for a session, the same signed by the server key. */

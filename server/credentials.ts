@@ -1,5 +1,5 @@
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3'
-import { createQueryPresigner, MAX_EXPIRES_IN, type Presign } from './sigv4.ts'
+import { createPresigner, MAX_EXPIRES_IN, type Presign } from './presigner.ts'
 
 // The server's own credentials: static keys, a provider the app passes, or (neither set) the AWS
 // SDK's default chain — environment, shared config and SSO profiles, web identity (OIDC) tokens,
@@ -19,8 +19,8 @@ export const credentialsOf = (s3: S3Client) => (): Promise<ResolvedCredentials> 
 /**
  * Presigned URLs signed with the server's own credentials, each cut to what they have left: a URL
  * signed with temporary credentials dies with them (storage answers ExpiredToken), so it says so
- * in X-Amz-Expires, and the engine asks for another. The signing key is derived once per
- * credential and day.
+ * in X-Amz-Expires, and the engine asks for another. One presigner per credential (the SDK caches
+ * the signing key it derives per day).
  */
 export function serverKeySigner(region: string, credentials: () => Promise<ResolvedCredentials>): () => Promise<Presign> {
   const signers = new WeakMap<ResolvedCredentials, Presign>()
@@ -28,9 +28,9 @@ export function serverKeySigner(region: string, credentials: () => Promise<Resol
     const current = await credentials()
     let signer = signers.get(current)
     if (!signer) {
-      const presign = createQueryPresigner(current, region)
+      const presign = createPresigner(current, region)
       const expires = current.expiration?.getTime()
-      signer = (request) => {
+      signer = async (request) => {
         const date = request.date ?? new Date()
         const left = expires === undefined ? MAX_EXPIRES_IN : Math.floor((expires - date.getTime()) / 1000)
         if (left < 1) throw new Error('updraft: the server credentials have expired and were not renewed')

@@ -1,16 +1,17 @@
 import { CreateSessionCommand, type S3Client } from '@aws-sdk/client-s3'
-import { SESSION_SIGNING_SERVICE, SESSION_TOKEN_QUERY, SessionCache, type DirectorySession } from '../protocol/directory-session.ts'
+import { SessionCache, type DirectorySession } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
-import { createQueryPresigner, MAX_EXPIRES_IN, type Presign } from './sigv4.ts'
+import { createPresigner, MAX_EXPIRES_IN, type Presign } from './presigner.ts'
 import { storageObjectUrl } from './storage.ts'
 
 /**
  * Presigning for a directory bucket (S3 Express One Zone): URLs are signed with a CreateSession
  * session of the server's own credentials (service `s3express`, the token as
- * `X-Amz-S3session-Token`, as the AWS SDK's SignatureV4S3Express presigns), the session cached as
- * the engine caches its own (protocol/directory-session.ts: renewed a minute before it expires,
- * purged every 30 s). Sessions last about five minutes, so each URL is cut to what its session has
- * left: at least a minute; the engine asks again for a URL storage refuses as expired.
+ * `X-Amz-S3session-Token`, through the SDK presigner's presignWithCredentials as getSignedUrl
+ * does: server/presigner.ts), the session cached as the engine caches its own
+ * (protocol/directory-session.ts: renewed a minute before it expires, purged every 30 s). Sessions
+ * last about five minutes, so each URL is cut to what its session has left: at least a minute;
+ * the engine asks again for a URL storage refuses as expired.
  * CreateSession goes through the server's S3 client, which signs it as AWS expects.
  * @throws EndpointRuleError when the bucket cannot be addressed as configured (`forcePathStyle` on AWS)
  */
@@ -34,8 +35,8 @@ export function createDirectorySigner(config: ResolvedConfig, s3: S3Client): () 
     const session = await sessions.get(key, createSession)
     let signer = presigners.get(session)
     if (!signer) {
-      const presign = createQueryPresigner(session, config.region, SESSION_SIGNING_SERVICE, SESSION_TOKEN_QUERY)
-      signer = (request) => {
+      const presign = createPresigner(session, config.region, { directorySession: true })
+      signer = async (request) => {
         const date = request.date ?? new Date()
         // A URL outliving its session would be refused as expired: say so in the URL.
         const left = Math.floor((session.expires - date.getTime()) / 1000)

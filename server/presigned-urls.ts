@@ -1,6 +1,6 @@
 import { PRESIGNED_CACHE_CONTROL } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
-import type { Presign } from './sigv4.ts'
+import type { Presign } from './presigner.ts'
 import { storageObjectUrl } from './storage.ts'
 import type { TicketClaims } from './ticket.ts'
 
@@ -30,15 +30,14 @@ export function objectHeaders(config: ResolvedConfig, contentType: string): Reco
 /**
  * Presigned PutObject URLs, as next-s3-upload signs them (3600 s) plus the headers above and the
  * declared size: storage refuses a body of any other length. Signed by `signer`
- * (server/session-signer.ts) with a synchronous presigner: the SDK's takes ~15x the CPU per URL
- * (bench/RESULTS.md, "Endpoint").
+ * (server/session-signer.ts) through the SDK's S3RequestPresigner (server/presigner.ts).
  */
 export function createPutPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
   return async ({ key, contentType, filesize }: { key: string; contentType: string; filesize: number | undefined }): Promise<PresignedPut> => {
     const headers = objectHeaders(config, contentType)
     const signed = filesize === undefined ? headers : { ...headers, 'Content-Length': String(filesize) }
     const presign = await signer()
-    const url = presign({ method: 'PUT', url: storageObjectUrl({ ...config, key }), headers: signed, expiresIn: PRESIGN_EXPIRES_IN })
+    const url = await presign({ method: 'PUT', url: storageObjectUrl({ ...config, key }), headers: signed, expiresIn: PRESIGN_EXPIRES_IN })
     return { url, headers }
   }
 }
@@ -56,7 +55,7 @@ export function createPartPresigner(config: ResolvedConfig, signer: () => Promis
     const date = new Date()
     const urls: Record<string, string> = {}
     for (const [partNumber, length] of lengths) {
-      urls[partNumber] = presign({
+      urls[partNumber] = await presign({
         method: 'PUT',
         url,
         query: { partNumber: String(partNumber), uploadId: claims.uploadId },

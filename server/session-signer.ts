@@ -7,7 +7,7 @@ import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { describePreflight, refusesSessionPreflight, sendPreflight } from './preflight-check.ts'
 import { objectHeaders } from './presigned-urls.ts'
 import { createS3Client, storageObjectUrl } from './storage.ts'
-import { createQueryPresigner, type Presign } from './sigv4.ts'
+import { createPresigner, type Presign } from './presigner.ts'
 import { credentialsOf, serverKeySigner } from './credentials.ts'
 import { createCredentialIssuer, presignPolicy, type IssueCredentials } from './sts.ts'
 
@@ -79,7 +79,10 @@ function withPreflightFallback(
     const names = Object.keys(headers)
     try {
       const byServerKey = await serverKey()
-      const [bySession, byKey] = await Promise.all([checkPreflight(signer(request), origin, names), checkPreflight(byServerKey(request), origin, names)])
+      const [bySession, byKey] = await Promise.all([
+        signer(request).then((url) => checkPreflight(url, origin, names)),
+        byServerKey(request).then((url) => checkPreflight(url, origin, names)),
+      ])
       choice = refusesSessionPreflight(bySession, byKey) ? 'server-key' : 'session'
       if (choice === 'server-key') warnPreflightFallback(config, describePreflight(bySession))
     } catch (error) {
@@ -122,11 +125,11 @@ function createStsSigner(config: ResolvedConfig, issue: IssueCredentials): () =>
   async function renew() {
     const credentials = await issue(policy, PRESIGNER_SESSION_NAME, PRESIGNER_SESSION_SECONDS)
     const expires = credentials.Expiration?.getTime() ?? Date.now() + PRESIGNER_SESSION_SECONDS * 1000
-    const presign = createQueryPresigner(
+    const presign = createPresigner(
       { accessKeyId: credentials.AccessKeyId, secretAccessKey: credentials.SecretAccessKey, sessionToken: credentials.SessionToken },
       config.region,
     )
-    const signer: Presign = (request) => {
+    const signer: Presign = async (request) => {
       const date = request.date ?? new Date()
       // A URL outliving its credentials would be refused by storage as expired: say so in the URL.
       const left = Math.floor((expires - date.getTime()) / 1000)

@@ -1,6 +1,7 @@
 // The Web-standard handler inside workerd (Cloudflare's Workers runtime) through miniflare:
 // bundled as wrangler would, configured from bindings, reaching s3rver and RGW on 127.0.0.1.
-// Needs the `nodejs_compat` flag: the handler signs with node:crypto and uses Buffer.
+// Needs the `nodejs_compat` flag: the handler signs tickets with node:crypto and uses Buffer (its
+// presigner takes the AWS SDK's SHA-256, which the bundle's `browser` condition makes Web Crypto).
 import type { S3Client } from '@aws-sdk/client-s3'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'

@@ -10,7 +10,7 @@ import type { PresignedPutReply } from '../protocol/wire.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, type UploadHandler } from '../server/index.ts'
 import { sendPreflight } from '../server/preflight-check.ts'
-import { createQueryPresigner } from '../server/sigv4.ts'
+import { createPresigner } from '../server/presigner.ts'
 import { presignPolicy } from '../server/sts.ts'
 import { sdkClient } from './helpers/s3-client.ts'
 import { storeConfig } from './helpers/stores.ts'
@@ -38,32 +38,32 @@ const freshKey = () => `next-s3-uploads/${randomUUID()}/probe.txt`
 
 describe('Ceph RGW 16.2: the preflight of a presigned PUT URL, by signer', () => {
   it("signed by the server's key, headers and all: 200 with Access-Control-Allow-Origin (RGW ignores the signature of an OPTIONS for its own users)", async () => {
-    const url = createQueryPresigner(rgw.credentials, rgw.region)({ method: 'PUT', url: objectAt(freshKey()), headers: { ...OBJECT_HEADERS, 'Content-Length': '5' }, expiresIn: 600 })
+    const url = await createPresigner(rgw.credentials, rgw.region)({ method: 'PUT', url: objectAt(freshKey()), headers: { ...OBJECT_HEADERS, 'Content-Length': '5' }, expiresIn: 600 })
     expect(await sendPreflight(url, ORIGIN, HEADER_NAMES)).toEqual({ status: 200, allowOrigin: ORIGIN })
   })
 
   it('signed by an STS session with the token in the query, as SigV4 presigns: 403 SignatureDoesNotMatch, no Access-Control-Allow-Origin; the same PUT from Node is stored', async () => {
     const key = freshKey()
-    const url = createQueryPresigner(session, rgw.region)({ method: 'PUT', url: objectAt(key), headers: { ...OBJECT_HEADERS, 'Content-Length': '5' }, expiresIn: 600 })
+    const url = await createPresigner(session, rgw.region)({ method: 'PUT', url: objectAt(key), headers: { ...OBJECT_HEADERS, 'Content-Length': '5' }, expiresIn: 600 })
     expect(new URL(url).searchParams.get('X-Amz-Security-Token')).toBe(session.sessionToken)
     expect(await sendPreflight(url, ORIGIN, HEADER_NAMES)).toEqual({ status: 403, code: 'SignatureDoesNotMatch', allowOrigin: null })
     expect((await fetch(url, { method: 'PUT', body: 'hello', headers: OBJECT_HEADERS })).status).toBe(200)
   })
 
   it('signed by the session, only Content-Length beside host (a part URL): 403 SignatureDoesNotMatch too', async () => {
-    const url = createQueryPresigner(session, rgw.region)({ method: 'PUT', url: objectAt(freshKey()), query: { partNumber: '1', uploadId: 'x' }, headers: { 'Content-Length': '5242880' }, expiresIn: 600 })
+    const url = await createPresigner(session, rgw.region)({ method: 'PUT', url: objectAt(freshKey()), query: { partNumber: '1', uploadId: 'x' }, headers: { 'Content-Length': '5242880' }, expiresIn: 600 })
     expect(await sendPreflight(url, ORIGIN, [])).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' })
   })
 
   it('signed by the session, host alone: 200 — RGW checks the signature against the headers the preflight carries, so nothing the page must send can be signed', async () => {
-    const url = createQueryPresigner(session, rgw.region)({ method: 'PUT', url: objectAt(freshKey()), expiresIn: 600 })
+    const url = await createPresigner(session, rgw.region)({ method: 'PUT', url: objectAt(freshKey()), expiresIn: 600 })
     expect(await sendPreflight(url, ORIGIN, HEADER_NAMES)).toEqual({ status: 200, allowOrigin: ORIGIN })
   })
 
   it('the session token as a signed header (X-Amz-Security-Token in SignedHeaders, not in the query): 403 AccessDenied to the preflight and to the PUT carrying it', async () => {
     const key = freshKey()
     const { sessionToken, ...keyOnly } = session
-    const url = createQueryPresigner(keyOnly, rgw.region)({
+    const url = await createPresigner(keyOnly, rgw.region)({
       method: 'PUT',
       url: objectAt(key),
       headers: { ...OBJECT_HEADERS, 'Content-Length': '5', 'X-Amz-Security-Token': sessionToken },

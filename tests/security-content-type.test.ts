@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core'
 import type { InfoReply, PresignedPutReply } from '../protocol/wire.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { createQueryPresigner } from '../server/sigv4.ts'
+import { createPresigner } from '../server/presigner.ts'
 import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
 import { storeConfig, type TestStore } from './helpers/stores.ts'
@@ -60,8 +60,8 @@ const payload = (id: string) =>
 
 /** The object opened as a visitor would (a presigned GET, since RGW objects are private); true when its script ran. */
 async function scriptRuns(page: Page, store: TestStore, key: string, id: string): Promise<boolean> {
-  const presign = createQueryPresigner(store.credentials, store.region)
-  const url = presign({ method: 'GET', url: objectUrl({ ...store, bucket: store.bucket, key, forcePathStyle: true }), expiresIn: 300 })
+  const presign = createPresigner(store.credentials, store.region)
+  const url = await presign({ method: 'GET', url: objectUrl({ ...store, bucket: store.bucket, key, forcePathStyle: true }), expiresIn: 300 })
   // A download (Content-Disposition: attachment) aborts the navigation: nothing rendered, nothing ran.
   await page.goto(url, { waitUntil: 'networkidle' }).catch((error: Error) => {
     if (!/ERR_ABORTED|Download is starting/.test(error.message)) throw error

@@ -116,14 +116,14 @@ async function httpPut(url: string, length: number, write: (outgoing: ClientRequ
 
 /**
  * The ceiling: CreateMultipartUpload, then the same slices PUT by `queueSize` plain workers with
- * presigned URLs (one SHA-256 + HMAC each, microseconds), then Complete. No retries, no progress,
+ * presigned URLs (server/presigner.ts, tens of microseconds each), then Complete. No retries, no progress,
  * no checks: what any client must at least spend.
  */
 async function rawMultipart() {
-  const { createQueryPresigner } = await import('../../server/sigv4.ts')
+  const { createPresigner } = await import('../../server/presigner.ts')
   const { objectUrl } = await import('../../protocol/object-url.ts')
   const { target, partSize, queueSize } = spec
-  const presign = createQueryPresigner(target.credentials, target.region)
+  const presign = createPresigner(target.credentials, target.region)
   const url = objectUrl({ ...target, forcePathStyle: true })
   const signed = (method: string, query: Record<string, string>) => presign({ method, url, query, expiresIn: 3600 })
   const putRaw = async (body: Blob, put: (url: string, slice: Blob) => Promise<string>) => {
@@ -131,8 +131,8 @@ async function rawMultipart() {
     const cut = (start: number, end: number) => (body instanceof Uint8Array ? (body.subarray(start, end) as unknown as Blob) : body.slice(start, end))
     const size = body instanceof Uint8Array ? body.byteLength : body.size
     // A body of one part goes as one PUT, as every client sends it.
-    if (size <= partSize) return void (await put(signed('PUT', {}), body))
-    const created = await (await fetch(signed('POST', { uploads: '' }), { method: 'POST' })).text()
+    if (size <= partSize) return void (await put(await signed('PUT', {}), body))
+    const created = await (await fetch(await signed('POST', { uploads: '' }), { method: 'POST' })).text()
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1]
     if (!uploadId) throw new Error(`CreateMultipartUpload failed: ${created.slice(0, 300)}`)
     const count = Math.ceil(size / partSize)
@@ -140,12 +140,12 @@ async function rawMultipart() {
     let next = 1
     const worker = async () => {
       for (let n = next++; n <= count; n = next++) {
-        etags[n - 1] = await put(signed('PUT', { partNumber: String(n), uploadId }), cut((n - 1) * partSize, n * partSize))
+        etags[n - 1] = await put(await signed('PUT', { partNumber: String(n), uploadId }), cut((n - 1) * partSize, n * partSize))
       }
     }
     await Promise.all(Array.from({ length: Math.min(queueSize, count) }, worker))
     const xml = `<CompleteMultipartUpload>${etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${etag.replace(/&/g, '&amp;')}</ETag></Part>`).join('')}</CompleteMultipartUpload>`
-    const completed = await fetch(signed('POST', { uploadId }), { method: 'POST', body: xml })
+    const completed = await fetch(await signed('POST', { uploadId }), { method: 'POST', body: xml })
     const reply = await completed.text()
     if (!completed.ok || reply.includes('<Error>')) throw new Error(`CompleteMultipartUpload failed: ${reply.slice(0, 300)}`)
   }

@@ -6,7 +6,7 @@ import { build } from 'esbuild'
 import type { CDPSession } from 'playwright-core'
 import { chromium as playwright } from 'playwright-core'
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../tests/helpers/browser.ts'
-import { createQueryPresigner } from '../../server/sigv4.ts'
+import { createPresigner } from '../../server/presigner.ts'
 import { objectUrl } from '../../protocol/object-url.ts'
 import { BENCH_DIR, type UploadTarget } from './child.ts'
 
@@ -268,16 +268,16 @@ function forwarder(upstream: string) {
 
 /** Creates the multipart upload and presigns its part and Complete URLs, as a server would. */
 async function presignRaw({ target, size, partSize }: PageJob): Promise<NonNullable<PageJob['raw']>> {
-  const presign = createQueryPresigner(target.credentials, target.region)
+  const presign = createPresigner(target.credentials, target.region)
   const url = objectUrl({ ...target, forcePathStyle: true })
   const signed = (method: string, query: Record<string, string>) => presign({ method, url, query, expiresIn: 3600 })
-  const created = await (await fetch(signed('POST', { uploads: '' }), { method: 'POST' })).text()
+  const created = await (await fetch(await signed('POST', { uploads: '' }), { method: 'POST' })).text()
   const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1]
   if (!uploadId) throw new Error(`CreateMultipartUpload failed: ${created.slice(0, 300)}`)
   const count = Math.ceil(size / partSize)
   return {
-    partUrls: Array.from({ length: count }, (_, i) => signed('PUT', { partNumber: String(i + 1), uploadId })),
-    completeUrl: signed('POST', { uploadId }),
+    partUrls: await Promise.all(Array.from({ length: count }, (_, i) => signed('PUT', { partNumber: String(i + 1), uploadId }))),
+    completeUrl: await signed('POST', { uploadId }),
   }
 }
 

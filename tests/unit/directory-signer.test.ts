@@ -2,16 +2,16 @@
 // the server's own credentials. One CreateSession serves every request in flight and after, until
 // the session has a minute left; URLs are signed as s3express with X-Amz-S3session-Token and
 // never outlive their session. CreateSession goes through the server's S3 client: here an
-// in-memory client answering it (the HTTP flow is tests/server-directory-buckets.test.ts).
+// in-memory client answering it (the HTTP flow is tests/server-directory-buckets.test.ts). The
+// URL is held to getSignedUrl's for the same session (the SDK's S3 Express presigning).
 import { S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resolveConfig } from '../../server/config.ts'
 import { storageObjectUrl } from '../../server/storage.ts'
-import { SESSION_TOKEN_QUERY } from '../../protocol/directory-session.ts'
 import { serverInfo } from '../../server/info.ts'
 import { createSessionSigner } from '../../server/session-signer.ts'
-import { createQueryPresigner } from '../../server/sigv4.ts'
+import { createPresigner } from '../../server/presigner.ts'
 
 const T0 = Date.UTC(2026, 0, 1)
 const FIVE_MINUTES = 5 * 60_000
@@ -49,7 +49,7 @@ describe('presigning for a directory bucket', () => {
   it('signs as s3express with the session, its token as X-Amz-S3session-Token, whatever presignWith says', async () => {
     const { calls, client } = sessionClient()
     const signer = createSessionSigner(config, undefined, client)
-    const signed = new URL((await signer())(request))
+    const signed = new URL(await (await signer())(request))
     expect(calls).toEqual([`CreateSessionCommand ${BUCKET}`])
     expect(signed.searchParams.get('X-Amz-Credential')).toBe('SESSION1/20260101/us-east-1/s3express/aws4_request')
     expect(signed.searchParams.get('X-Amz-S3session-Token')).toBe('token-1')
@@ -65,7 +65,7 @@ describe('presigning for a directory bucket', () => {
     await signer()
     expect(calls).toHaveLength(1)
     vi.setSystemTime(T0 + FIVE_MINUTES - 60_000)
-    const renewed = new URL((await signer())(request))
+    const renewed = new URL(await (await signer())(request))
     expect(calls).toHaveLength(2)
     expect(renewed.searchParams.get('X-Amz-S3session-Token')).toBe('token-2')
   })
@@ -73,9 +73,9 @@ describe('presigning for a directory bucket', () => {
   it('cuts every URL to what its session has left', async () => {
     const { client } = sessionClient()
     const presign = await createSessionSigner(config, undefined, client)()
-    expect(new URL(presign(request)).searchParams.get('X-Amz-Expires')).toBe('300')
-    expect(new URL(presign({ ...request, date: new Date(T0 + 200_000) })).searchParams.get('X-Amz-Expires')).toBe('100')
-    expect(() => presign({ ...request, date: new Date(T0 + FIVE_MINUTES) })).toThrow(/session has expired/)
+    expect(new URL(await presign(request)).searchParams.get('X-Amz-Expires')).toBe('300')
+    expect(new URL(await presign({ ...request, date: new Date(T0 + 200_000) })).searchParams.get('X-Amz-Expires')).toBe('100')
+    await expect(presign({ ...request, date: new Date(T0 + FIVE_MINUTES) })).rejects.toThrow(/session has expired/)
   })
 
   it('refuses at startup a directory bucket on AWS configured path-style (zonal endpoints are virtual-hosted only)', () => {
@@ -109,7 +109,7 @@ describe('a directory-bucket URL equals the AWS SDK\'s (SignatureV4S3Express) fo
       { expiresIn: 300, signingDate: date },
     )
     client.destroy()
-    const actual = createQueryPresigner(session, 'us-west-2', 's3express', SESSION_TOKEN_QUERY)({
+    const actual = await createPresigner(session, 'us-west-2', { directorySession: true })({
       method: 'PUT',
       url: storageObjectUrl({ bucket: 'mybucket--usw2-az1--x-s3', key, region: 'us-west-2' }),
       query: { partNumber: '7', uploadId: 'upload+/=id', 'x-id': 'UploadPart' },
@@ -118,5 +118,9 @@ describe('a directory-bucket URL equals the AWS SDK\'s (SignatureV4S3Express) fo
       date,
     })
     expect(actual).toBe(expected)
+    const query = new URL(actual).searchParams
+    expect(query.get('X-Amz-S3session-Token')).toBe(session.sessionToken)
+    expect(query.get('X-Amz-Credential')).toBe('SESSIONKEY/20240229/us-west-2/s3express/aws4_request')
+    expect(query.get('X-Amz-SignedHeaders')).toBe('content-length;host')
   })
 })

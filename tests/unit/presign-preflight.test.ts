@@ -45,7 +45,7 @@ describe('resolveConfig: presignFallback', () => {
 describe("createSessionSigner: the default's preflight check", () => {
   const issue: IssueCredentials = async () => ({ AccessKeyId: 'ASIASESSION', SecretAccessKey: 's', SessionToken: 'token', Expiration: new Date(Date.now() + 3600_000) })
   const credentialOf = async (signer: ReturnType<typeof createSessionSigner>) =>
-    new URL((await signer())({ method: 'PUT', url: 'http://127.0.0.1:9/uploads/next-s3-uploads/a', expiresIn: 60 })).searchParams.get('X-Amz-Credential')!
+    new URL(await (await signer())({ method: 'PUT', url: 'http://127.0.0.1:9/uploads/next-s3-uploads/a', expiresIn: 60 })).searchParams.get('X-Amz-Credential')!
 
   function setup(answer: (url: string) => PreflightReply | Error) {
     const warnings: string[] = []

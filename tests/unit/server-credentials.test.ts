@@ -10,15 +10,15 @@ describe("the server's credentials", () => {
   it('a URL signed with temporary credentials expires with them, not an hour later', async () => {
     const expiration = new Date(Date.now() + 120_000)
     const presign = await serverKeySigner('us-east-1', async () => ({ accessKeyId: 'ASIA', secretAccessKey: 's', sessionToken: 't', expiration }))()
-    const url = new URL(presign({ ...request, date: new Date(expiration.getTime() - 120_000) }))
+    const url = new URL(await presign({ ...request, date: new Date(expiration.getTime() - 120_000) }))
     expect(url.searchParams.get('X-Amz-Expires')).toBe('120')
     expect(url.searchParams.get('X-Amz-Security-Token')).toBe('t')
-    expect(() => presign({ ...request, date: expiration })).toThrow('updraft: the server credentials have expired and were not renewed')
+    await expect(presign({ ...request, date: expiration })).rejects.toThrow('updraft: the server credentials have expired and were not renewed')
   })
 
   it('a static key signs for as long as asked', async () => {
     const presign = await serverKeySigner('us-east-1', async () => ({ accessKeyId: 'AKIA', secretAccessKey: 's' }))()
-    expect(new URL(presign(request)).searchParams.get('X-Amz-Expires')).toBe('3600')
+    expect(new URL(await presign(request)).searchParams.get('X-Amz-Expires')).toBe('3600')
   })
 
   it('a provider needs a ticketSecret; a static key, as config or as credentials, derives one', () => {

@@ -39,8 +39,8 @@ function fakeSts() {
   return { calls, issue, fail: (value: boolean) => void (failing = value) }
 }
 
-const sign = (presign: Awaited<ReturnType<ReturnType<typeof createSessionSigner>>>) =>
-  new URL(presign({ method: 'PUT', url: 'http://127.0.0.1:9/uploads/next-s3-uploads/a', expiresIn: 3600 })).searchParams
+const sign = async (presign: Awaited<ReturnType<ReturnType<typeof createSessionSigner>>>) =>
+  new URL(await presign({ method: 'PUT', url: 'http://127.0.0.1:9/uploads/next-s3-uploads/a', expiresIn: 3600 })).searchParams
 
 beforeEach(() => {
   vi.useFakeTimers()
@@ -61,7 +61,7 @@ describe('createSessionSigner', () => {
         duration: 3600,
       },
     ])
-    const query = sign(presigners[0]!)
+    const query = await sign(presigners[0]!)
     expect(query.get('X-Amz-Credential')).toMatch(/^ASIA1\//)
     expect(query.get('X-Amz-Security-Token')).toBe('token-1')
   })
@@ -69,12 +69,12 @@ describe('createSessionSigner', () => {
   it('cuts a URL to what the credential has left, and renews once less than 30 minutes are left', async () => {
     const sts = fakeSts()
     const signer = createSessionSigner(config, sts.issue)
-    expect(sign(await signer()).get('X-Amz-Expires')).toBe('3600')
+    expect((await sign(await signer())).get('X-Amz-Expires')).toBe('3600')
     vi.setSystemTime(T0 + 20 * 60 * 1000)
-    expect(sign(await signer()).get('X-Amz-Expires')).toBe(String(40 * 60))
+    expect((await sign(await signer())).get('X-Amz-Expires')).toBe(String(40 * 60))
     expect(sts.calls).toHaveLength(1)
     vi.setSystemTime(T0 + 31 * 60 * 1000)
-    const renewed = sign(await signer())
+    const renewed = await sign(await signer())
     expect(sts.calls).toHaveLength(2)
     expect(renewed.get('X-Amz-Credential')).toMatch(/^ASIA2\//)
     expect(renewed.get('X-Amz-Expires')).toBe('3600')
@@ -86,18 +86,18 @@ describe('createSessionSigner', () => {
     await signer()
     sts.fail(true)
     vi.setSystemTime(T0 + 40 * 60 * 1000)
-    expect(sign(await signer()).get('X-Amz-Credential')).toMatch(/^ASIA1\//)
+    expect((await sign(await signer())).get('X-Amz-Credential')).toMatch(/^ASIA1\//)
     expect(errors).toEqual([expect.objectContaining({ err: expect.objectContaining({ message: 'STS unavailable' }) })])
     vi.setSystemTime(T0 + 56 * 60 * 1000)
     await expect(signer()).rejects.toThrow('STS unavailable')
     sts.fail(false)
-    expect(sign(await signer()).get('X-Amz-Credential')).toMatch(/^ASIA\d\//)
+    expect((await sign(await signer())).get('X-Amz-Credential')).toMatch(/^ASIA\d\//)
   })
 
   it('presignWith server-key signs with the server key, no STS call', async () => {
     const sts = fakeSts()
     const signer = createSessionSigner({ ...config, presignWith: 'server-key' }, sts.issue)
-    const query = sign(await signer())
+    const query = await sign(await signer())
     expect(query.get('X-Amz-Credential')).toMatch(/^AKIDSERVER\//)
     expect(query.has('X-Amz-Security-Token')).toBe(false)
     expect(sts.calls).toEqual([])
