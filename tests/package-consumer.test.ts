@@ -123,7 +123,9 @@ describe('installed into a fresh project', () => {
     for (const [name, entry] of Object.entries(UPDRAFT_ENTRIES)) {
       const installed = await measureBundle(entry, project.dir)
       const repository = await measureBundle(entry, ROOT)
-      expect(installed.gzip, name).toBe(repository.gzip)
+      // The same code; chunk file names (hashes of their paths) may move gzip by a byte or two.
+      expect(installed.min, name).toBe(repository.min)
+      expect(Math.abs(installed.gzip - repository.gzip), name).toBeLessThanOrEqual(8)
       const shipped = installed.inputs.map(({ path }) => path)
       expect(shipped.filter((path) => /@aws-sdk|@smithy|fastify|^node:/.test(path)), name).toEqual([])
       expect(shipped.some((path) => path.includes('node_modules/updraft-s3/dist/lib/')), name).toBe(true)

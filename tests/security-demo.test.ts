@@ -30,6 +30,7 @@ describe('npm start on the embedded store', () => {
       expect(response.statusCode).toBe(400)
       expect(response.json()).toEqual({
         error: `Token mode is not available on this server: ${EMBEDDED_TOKEN_REASON}. Upload with strategy 'presigned' instead`,
+        code: 'TokenModeUnavailable',
       })
     } finally {
       unsubscribe('net.client.socket', record)

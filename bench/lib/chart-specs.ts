@@ -21,7 +21,7 @@ export const bundleCharts: ChartSpec = (tables) => {
     .map((row): Bar & { react: boolean } => {
       const label = row.get('bundle')
       const updraft = label.startsWith('Updraft')
-      const gzip = number(row.get('gzip B'))
+      const gzip = number(row.get('gzip B (with the page)'))
       return { label: shortName(label), value: gzip / 1000, text: `${(gzip / 1000).toFixed(2)} KB`, kind: updraft ? 'updraft' : 'peer', react: /React/.test(label) }
     })
   const groups: BarGroup[] = [

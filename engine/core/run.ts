@@ -15,11 +15,8 @@ export interface UploadRun<O = TransferOptions & ApiOptions> {
    * (the protocol's default) unless this page learned that the API has none (engine/modes/request.ts).
    */
   strategy?: Strategy
-  /**
-   * Storage may be committing the object: CompleteMultipartUpload is sent, or a single PUT's last
-   * byte has left. From then on an abort waits for the outcome, which is the truth.
-   */
-  completing?: boolean
+  /** Where the upload is; see {@link Phase}. The commit rule ({@link abortCancels}, {@link isHeld}) reads it. */
+  phase: Phase
   /** Background work (cleanup) that `onCleanup` waits for. */
   readonly cleanups: Array<Promise<unknown>>
   /**
@@ -47,12 +44,13 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
   const { signal } = options
   const work = upload(run)
   const over = () => {
+    run.phase = 'settled'
     run.hooks.end?.()
     Promise.all(run.cleanups).then((errors) => callBack(options.onCleanup, errors.find((error) => error !== undefined)))
   }
   work.then(over, over)
   return new Promise<UploadResult>((resolve, reject) => {
-    const stop = onAbort(signal, () => run.completing || reject(new UploadAbortedError()))
+    const stop = onAbort(signal, () => abortCancels(run, signal) && reject(new UploadAbortedError()))
     work.then(resolve, (error) => reject(signal?.aborted ? new UploadAbortedError() : error)).finally(stop)
   })
 }
@@ -63,7 +61,7 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
  */
 export function createRun<O extends TransferOptions & ApiOptions>(given: O): UploadRun<O> {
   const options = resolveOptions(given)
-  return { options, cleanups: [], open: new Set(), hooks: { ...options.pauseSignal?.hooks(options) } }
+  return { options, phase: 'requesting', cleanups: [], open: new Set(), hooks: { ...options.pauseSignal?.hooks(options) } }
 }
 
 
@@ -81,7 +79,18 @@ export function inBackground(run: UploadRun, task: () => Promise<unknown>): void
 }
 
 /**
- * A body request's hold (see {@link RunHooks.hold}) stops it, unless the upload is committing (a
- * single PUT whose last byte has left: storage may be writing the object).
+ * Where an upload is: asking the upload API for permission; moving bytes; storage committing the
+ * object (CompleteMultipartUpload sent, or a single PUT's last byte gone); the API verifying it
+ * (`/complete`); over, with only cleanup left in the background.
  */
-export const isHeld = (run: UploadRun, held: AbortSignal | undefined) => held?.aborted && !run.completing
+export type Phase = 'requesting' | 'transferring' | 'committing' | 'confirming' | 'settled'
+
+// The commit rule, in one place: what may an abort or a pause still cancel? Everything, but
+// while storage commits the object: neither can undo that work, so the outcome decides what the
+// upload reports (resolved if storage stored it), and no request of it is cancelled.
+
+/** Whether `signal`'s abort cancels: always for another signal (a sibling part's failure, a cleanup deadline); the caller's, unless committing. */
+export const abortCancels = (run: UploadRun, signal: AbortSignal | undefined) => run.phase !== 'committing' || signal !== run.options.signal
+
+/** Whether a body request's hold (see {@link RunHooks.hold}) stops it now: held, and not committing. */
+export const isHeld = (run: UploadRun, held: AbortSignal | undefined) => !!held?.aborted && run.phase !== 'committing'

@@ -18,7 +18,7 @@ export async function confirmUpload(
 ): Promise<UploadResult> {
   if (!reply.ticket || reply.uploadId) return result
   // Storage's commit is over: from here the caller's abort cancels, and `waitForNetwork` waits only until it.
-  run.completing = false
+  run.phase = 'confirming'
   return { ...result, serverData: (await completeAtApi(reply.ticket, run, undefined, run.options.signal)).serverData }
 }
 

@@ -32,15 +32,16 @@ export async function putSingle(
   const { signal, onProgress } = run.options
   const size = sizeOf(file)
   const progress = trackProgress(() => size, onProgress)
+  run.phase = 'transferring'
   const onSent = (bytes: number) => {
     // Its last byte has left (an empty body's at once): storage may be writing the object, which
     // an abort can no longer stop.
-    if (bytes === size) run.completing = true
+    if (bytes === size) run.phase = 'committing'
     progress.sent(1, bytes)
   }
   // A pause cancels the PUT (S3 cannot keep half an object): it is sent again whole on resume.
   const response = await bodyRequest(run, signal, (held) => send(run, sign, { body: file, signal, onSent, held }), () => progress.sent(1, 0))
-  run.completing = true
+  run.phase = 'committing'
   progress.done()
   return result(response.header('ETag') ?? '', response)
 }
@@ -59,6 +60,7 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
   // One failed part cancels its siblings through this controller, as the caller's abort does.
   const controller = new AbortController()
   const { signal } = controller
+  run.phase = 'transferring'
   const stop = onAbort(options.signal, () => controller.abort())
   const etags: string[] = []
   let n = 0
@@ -107,7 +109,7 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
       bodyRequest(run, signal, (held) => uploadPart(n, part, held), () => progress.sent(n, 0)),
     )
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
-    run.completing = true
+    run.phase = 'committing'
     const result = await upload.complete(etags)
     progress.done()
     return result

@@ -1,8 +1,8 @@
 import { S3Error, UploadAbortedError } from '../core/errors.ts'
 import type { HttpResponse } from '../core/http.ts'
-import { isHeld, type UploadRun } from '../core/run.ts'
+import { abortCancels, isHeld, type UploadRun } from '../core/run.ts'
 import { exchange } from '../transport/exchange.ts'
-import { committing, isRetryable, withRetries } from '../transport/retry.ts'
+import { isRetryable, withRetries } from '../transport/retry.ts'
 import { throwIfS3Error } from './xml.ts'
 
 /** A request ready to send: signed headers (token mode) or a presigned URL. */
@@ -60,7 +60,7 @@ export function send(
     } catch (error) {
       if (refused || !isRefusal(error)) throw error
       // Signing again is a new request: none after an abort (a lingering Create's refusal included).
-      if (signal?.aborted && !committing(run, signal)) throw new UploadAbortedError()
+      if (signal?.aborted && abortCancels(run, signal)) throw new UploadAbortedError()
       if (isHeld(run, held)) throw held!.reason
       return attempt(error)
     }

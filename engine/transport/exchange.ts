@@ -3,8 +3,7 @@ import { sizeOf } from '../core/body.ts'
 import { onAbort } from '../core/callback.ts'
 import { NetworkError, UploadAbortedError } from '../core/errors.ts'
 import type { HttpRequest, HttpResponse } from '../core/http.ts'
-import { isHeld, type UploadRun } from '../core/run.ts'
-import { committing } from './retry.ts'
+import { abortCancels, isHeld, type UploadRun } from '../core/run.ts'
 import { origin } from './transport.ts'
 
 /**
@@ -46,7 +45,7 @@ export function exchange(
       // The caller's abort (or a sibling part's failure) settles the request at once; a body
       // wholly sent is storage's to store, so its request stays open for its reply, which the
       // upload's cleanup waits for before AbortMultipartUpload (flow/put.ts).
-      onAbort(signal, () => committing(run, signal) || fail(new UploadAbortedError(), typeof body === 'object' && sent === sizeOf(body as Blob))),
+      onAbort(signal, () => abortCancels(run, signal) && fail(new UploadAbortedError(), typeof body === 'object' && sent === sizeOf(body as Blob))),
       onAbort(held, () => isHeld(run, held) && sent < sizeOf(body as Blob) && fail(held!.reason)),
     ]
     if (controller.signal.aborted) return

@@ -1,6 +1,6 @@
 import { callBack, onAbort } from '../core/callback.ts'
 import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../core/errors.ts'
-import { isHeld, type UploadRun } from '../core/run.ts'
+import { abortCancels, isHeld, type UploadRun } from '../core/run.ts'
 
 /** Backoff never waits longer than this between two attempts… */
 const MAX_BACKOFF_MS = 10_000
@@ -50,13 +50,6 @@ function sleep(ms: number, signal: AbortSignal | undefined, held: AbortSignal | 
 }
 
 /**
- * While the upload commits (`run.completing`: CompleteMultipartUpload, or a single PUT whose last
- * byte has left) the caller's abort cannot undo storage's work, so it does not cancel: the
- * outcome decides what the upload reports.
- */
-export const committing = (run: UploadRun, signal: AbortSignal | undefined) => !!run.completing && signal === run.options.signal
-
-/**
  * Calls `attemptOnce()` again, up to `retry.limit` times, while it fails in a way worth retrying
  * (`retry.shouldRetry`, else {@link isRetryable}). Once
  * `signal` aborts nothing new starts, except while committing: then the outcome must be known
@@ -75,11 +68,11 @@ export async function withRetries<T>(
   let afterAbort = 0
   for (let attempt = 1; ; attempt++) {
     try {
-      if (signal?.aborted && !(committing(run, signal) && !afterAbort++)) throw new UploadAbortedError()
+      if (signal?.aborted && (abortCancels(run, signal) || afterAbort++)) throw new UploadAbortedError()
       if (isHeld(run, held)) throw held!.reason
       return await attemptOnce()
     } catch (error) {
-      if (signal?.aborted && !committing(run, signal)) throw new UploadAbortedError()
+      if (signal?.aborted && abortCancels(run, signal)) throw new UploadAbortedError()
       // The caller's predicate sees the engine's own errors only: a bug (a TypeError) is never
       // retried, nor a hold (its reason is no UploadError).
       if (!(error instanceof UploadError && (retry.shouldRetry?.(error, attempt) ?? isRetryable(error)))) throw error
@@ -93,7 +86,7 @@ export async function withRetries<T>(
       callBack(onRetry, { attempt, delay, error })
       await sleep(delay, signal, held).catch(() => {
         if (isHeld(run, held)) throw held!.reason
-        if (!committing(run, signal)) throw new UploadAbortedError()
+        if (abortCancels(run, signal)) throw new UploadAbortedError()
       })
     }
   }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiError, NetworkError, S3Error, UploadError } from '../../engine/core/errors.ts'
 import { defaultRetry } from '../../engine/core/options.ts'
-import { createRun } from '../../engine/core/run.ts'
+import { abortCancels, createRun, isHeld, type Phase } from '../../engine/core/run.ts'
 import { createQueue, runPool } from '../../engine/transport/queue.ts'
 import { isRetryable, retryDelay, withRetries } from '../../engine/transport/retry.ts'
 
@@ -171,8 +171,22 @@ describe('retry policy', () => {
     const run = createRun({ partConcurrency: 2 })
     expect(Object.isFrozen(run.options)).toBe(true)
     expect(() => Object.assign(run.options, { partSize: 1 })).toThrow(TypeError)
-    run.completing = true
-    expect(run.options).not.toHaveProperty('completing')
+    run.phase = 'committing'
+    expect(run.options).not.toHaveProperty('phase')
+  })
+
+  it("the commit rule: the caller's abort and a pause cancel in every phase but committing; another signal's abort always", () => {
+    const caller = new AbortController()
+    const run = createRun({ signal: caller.signal })
+    const held = AbortSignal.abort()
+    const sibling = new AbortController().signal
+    const rule = (phase: Phase) => {
+      run.phase = phase
+      return [abortCancels(run, caller.signal), isHeld(run, held), abortCancels(run, sibling)]
+    }
+    for (const phase of ['requesting', 'transferring', 'confirming', 'settled'] as const) expect(rule(phase), phase).toEqual([true, true, true])
+    expect(rule('committing')).toEqual([false, false, true])
+    expect(isHeld(run, undefined)).toBe(false)
   })
 
   describe('retry.shouldRetry overrules the built-in rule, within the limit', () => {
