@@ -1,6 +1,6 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './modes/confirm.ts'
-import { sendPresigned } from './modes/presigned.ts'
+import { presignedFields, sendPresigned } from './modes/presigned.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { runUpload } from './core/run.ts'
 import type { UploadBody } from './core/body.ts'
@@ -49,6 +49,7 @@ export function uploadPresigned<Handler = unknown>(
   return runUpload({ ...options, strategy: 'presigned' as const }, async (run) => {
     return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
       confirmUpload(await sendPresigned(body, reply as PresignedReply, contentType, run), reply, run),
+      { presigned: presignedFields },
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

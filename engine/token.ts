@@ -48,7 +48,7 @@ export function uploadWithToken<Handler = unknown>(
   return runUpload({ ...options, strategy: 'token' as const }, async (run) => {
     return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
       confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, run), reply, run),
-      tokenFields,
+      { token: tokenFields },
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

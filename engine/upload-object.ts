@@ -1,9 +1,10 @@
 import type { UploadResult } from '../protocol/wire.ts'
 import { type UploadBody, withBody } from './core/body.ts'
 import { runUpload } from './core/run.ts'
-import { putObject, type ObjectTarget } from './s3/object.ts'
+import { putObject } from './s3/object.ts'
+import type { ObjectTarget } from './s3/target.ts'
 
-export type { ChecksumRun, ChecksumTarget, ObjectExtras, ObjectTarget } from './s3/object.ts'
+export type { ChecksumRun, ChecksumTarget, ObjectExtras, ObjectTarget } from './s3/target.ts'
 
 /**
  * Uploads `file` to one object with credentials the caller already holds: no endpoint involved

@@ -1,6 +1,6 @@
 import type { MetadataOf, ServerDataOf, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './modes/confirm.ts'
-import { sendPresigned } from './modes/presigned.ts'
+import { presignedFields, sendPresigned } from './modes/presigned.ts'
 import { sendWithToken, tokenFields } from './modes/token.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { defaultStrategy } from './modes/default-strategy.ts'
@@ -67,6 +67,6 @@ export function upload<Handler = unknown>(
       // The reply says which mode the API granted (a page that named none may have been sent presigned).
       const sent = await ('token' in reply ? sendWithToken(body, reply, contentType, run) : sendPresigned(body, reply, contentType, run))
       return confirmUpload(sent, reply, run)
-    }, tokenFields, defaultStrategy),
+    }, { token: tokenFields, presigned: presignedFields }, defaultStrategy),
   ) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

@@ -1,4 +1,5 @@
-import { MAX_OBJECT_SIZE, MAX_PART_SIZE, MAX_PARTS, MIN_PART_SIZE, MiB } from './limits.ts'
+import { MAX_OBJECT_SIZE, MAX_PARTS, MIN_PART_SIZE, MiB } from './limits.ts'
+import { checkPartSize } from './part-size.ts'
 
 /** How a body of `size` bytes splits into parts. Numbers only: part ranges come from `partRange`. */
 export interface PartPlan {
@@ -29,9 +30,7 @@ export function planParts(size: number, partSize = MIN_PART_SIZE): PartPlan {
   if (!Number.isSafeInteger(size) || size < 0 || size > MAX_OBJECT_SIZE) {
     throw new RangeError(`updraft: size must be a whole number of bytes from 0 to 5 TiB, got ${size}`)
   }
-  if (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
-    throw new RangeError(`updraft: partSize must be a whole number from 5 MiB to 5 GiB, got ${partSize}`)
-  }
+  checkPartSize(partSize)
   const smallestAllowed = Math.ceil(size / MAX_PARTS)
   if (partSize < smallestAllowed) partSize = Math.ceil(smallestAllowed / MiB) * MiB
   const count = Math.ceil(size / partSize)

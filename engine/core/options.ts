@@ -1,4 +1,5 @@
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
+import { checkPartSize } from '../../protocol/part-size.ts'
 import type { UploadAbortedError, UploadError } from './errors.ts'
 import type { UploadState } from './upload-state.ts'
 import type { PauseSignal } from './pause.ts'
@@ -189,5 +190,7 @@ export function resolveOptions<O extends TransferOptions & ApiOptions>(options: 
       throw new RangeError(`updraft: ${name} must be a whole number of at least ${least}, got ${value}`)
     }
   }
+  // Here, not only where parts are planned: a body of one part is never planned, and the option is wrong all the same.
+  checkPartSize(resolved.partSize)
   return Object.freeze(resolved)
 }

@@ -4,7 +4,7 @@ import type { PartStream } from '../core/stream-body.ts'
 import { postToApi } from '../transport/api.ts'
 import type { ApiOptions, ResolvedOptions, TransferOptions } from '../core/options.ts'
 import type { UploadRun } from '../core/run.ts'
-import type { ObjectExtras } from '../s3/object.ts'
+import type { ObjectExtras } from '../s3/target.ts'
 
 /** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
 export interface Prepared {
@@ -65,8 +65,15 @@ export interface Resumer {
   run(file: Blob, run: UploadRun, request: () => Promise<Prepared>, send: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }
 
-/** What one mode adds to the upload request (token mode's `createMultipart`), so the other mode's pages never ship it. */
-export type ModeFields = (size: number | undefined, options: ResolvedOptions<UploadOptions>) => { createMultipart?: true }
+/**
+ * What a mode adds to the upload request (token mode's `createMultipart`), given the body's size;
+ * each mode also starts loading, beside the request, the code its reply will need (the signer,
+ * the multipart machinery). Per mode, so the other mode's pages never ship it.
+ */
+export type ModeFields = Partial<Record<Strategy, RequestFields>>
+
+/** One mode's {@link ModeFields}. */
+export type RequestFields = (size: number | undefined, options: ResolvedOptions<UploadOptions>) => { createMultipart?: true }
 
 /**
  * How `upload()` chooses its strategy when none is named (flow/default-strategy.ts): entries of one
@@ -109,7 +116,7 @@ async function askForUpload(file: Bytes | PartStream, run: UploadRun<UploadOptio
     filetype: contentType,
     filesize: size,
     sizeUnknown: size === undefined || undefined,
-    ...(strategy === 'token' && fields?.(size, options)),
+    ...fields?.[strategy!]?.(size, options),
     strategy,
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },

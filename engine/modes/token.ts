@@ -4,21 +4,24 @@ import type { PartStream } from '../core/stream-body.ts'
 import { serverNow } from '../s3/clock.ts'
 import { completeAtApi } from './confirm.ts'
 import { postToApi } from '../transport/api.ts'
-import type { ModeFields, UploadOptions } from './request.ts'
+import type { RequestFields, UploadOptions } from './request.ts'
 import type { UploadRun } from '../core/run.ts'
 import { loadSigner, type Credentials } from '../s3/sign.ts'
-import { type ObjectTarget, putObject } from '../s3/object.ts'
+import { loadMultipart, putObject } from '../s3/object.ts'
+import type { ObjectTarget } from '../s3/target.ts'
 
 /**
  * Token mode's field of the upload request: the endpoint creates a multipart upload next to its
  * store, two round trips closer than the page is, unless CreateMultipartUpload must carry headers
  * only the page has.
  */
-export const tokenFields: ModeFields = (size, options) => {
-  // The signer loads beside the upload request, so it costs no round trip of its own; a failed
-  // load shows when the first request is signed.
+export const tokenFields: RequestFields = (size, options) => {
+  // The code the reply will need loads beside the request, so it costs no round trip of its own;
+  // a failed load shows when that code is first used.
   loadSigner().catch(() => {})
-  return size! > options.partSize && !(options.checksum || options.objectHeaders || options.partHeaders) ? { createMultipart: true } : {}
+  const multipart = !(size! <= options.partSize)
+  if (multipart) loadMultipart().catch(() => {})
+  return multipart && size !== undefined && !(options.checksum || options.objectHeaders || options.partHeaders) ? { createMultipart: true } : {}
 }
 
 /** Credentials are refreshed this long before they expire (in the servers' clock). */

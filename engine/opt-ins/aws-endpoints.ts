@@ -6,7 +6,7 @@ import { UploadError, type S3Error } from '../core/errors.ts'
 import { createRun } from '../core/run.ts'
 import { send } from '../s3/send.ts'
 import { createSigner, type Credentials, type CredentialSource, type Located } from '../s3/sign.ts'
-import type { ObjectExtras, ObjectTarget } from '../s3/object.ts'
+import type { ObjectExtras, ObjectTarget } from '../s3/target.ts'
 
 export { EndpointRuleError, type EndpointRules } from '../../protocol/endpoint-rules.ts'
 

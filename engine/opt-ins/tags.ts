@@ -3,7 +3,7 @@ import { createRun } from '../core/run.ts'
 import { createSigner } from '../s3/sign.ts'
 import { md5, toBase64 } from './md5.ts'
 import { send } from '../s3/send.ts'
-import type { ObjectExtras, ObjectTarget } from '../s3/object.ts'
+import type { ObjectExtras, ObjectTarget } from '../s3/target.ts'
 
 /**
  * Object tags, an opt-in of `uploadObject`: the `x-amz-tagging` header on PutObject and

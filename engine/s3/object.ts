@@ -1,102 +1,17 @@
-import type { ObjectLocation } from '../../protocol/object-url.ts'
-import { planParts } from '../../protocol/parts.ts'
 import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBytes, sizeOf } from '../core/body.ts'
-import type { PartStream } from '../core/stream-body.ts'
-import { UploadError } from '../core/errors.ts'
-import type { TransferOptions } from '../core/options.ts'
-import { putMultipart, putSingle } from './put.ts'
-import { xmlText } from '../../protocol/xml.ts'
-import { completeXml } from './xml.ts'
-import { send } from './send.ts'
-import { inBackground, type UploadRun } from '../core/run.ts'
-import { createSigner, type CredentialSource, type Credentials, type ResolveEndpoint } from './sign.ts'
 import type { HttpResponse } from '../core/http.ts'
-
-/** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
-export interface ObjectTarget extends ObjectLocation, TransferOptions {
-  /** Fixed credentials, or a `CredentialSource` that renews them (token mode refreshes from the endpoint). */
-  credentials: Credentials | CredentialSource
-  /** The object's Content-Type. @default the Blob's own type (none when it has none, or for bytes and streams) */
-  contentType?: string
-  /** The object's Cache-Control. @default none */
-  cacheControl?: string
-  /**
-   * Extra headers, signed, for PutObject and CreateMultipartUpload only: `x-amz-tagging` (see
-   * `taggingHeaders`), `x-amz-meta-*`, `x-amz-storage-class`… Lower-case names; `content-type`
-   * and `cache-control` come from the two options above.
-   */
-  objectHeaders?: Record<string, string>
-  /**
-   * As `objectHeaders`, and on every UploadPart too (never Complete or Abort): the SSE-C headers
-   * S3 wants on each request that carries the object's bytes (see `sseCustomerKey`).
-   */
-  partHeaders?: Record<string, string>
-  /**
-   * Called in the background when CreateMultipartUpload did not succeed at its first attempt: an
-   * attempt whose reply was lost may have created an upload this side never heard of. It should
-   * abort every multipart upload on this key but `keep` (the one in use; undefined when none).
-   * Token mode asks the endpoint to; with your own credentials, list and abort them yourself.
-   */
-  abortOtherUploads?: (keep: string | undefined) => Promise<unknown>
-  /**
-   * Where the object's requests go and how they are signed: `awsEndpoints()` from
-   * `updraft-s3/aws-endpoints` (S3's endpoint rules: FIPS, dual-stack, acceleration, access-point
-   * ARNs, and following a bucket to its region). @default the engine's own rule: virtual-hosted
-   * on AWS, path-style for dotted buckets, IP addresses and `forcePathStyle`
-   */
-  resolveEndpoint?: ResolveEndpoint
-  /**
-   * Per-part checksums, `checksum('crc32c')` from `updraft-s3/checksums`: each body carries its
-   * checksum (Content-MD5 or `x-amz-checksum-*`), so storage refuses bytes damaged on the way.
-   * @default none: a checksum costs 0.27-0.65x of a fast upload's throughput even hashed off the
-   * main thread, and the algorithm a store checks differs (`checksum()` gives the figures)
-   */
-  checksum?: (target: ChecksumTarget) => ChecksumRun
-}
-
-/**
- * What a checksum opt-in is told of the upload: SSE-C changes what an ETag is; presigned URLs sign
- * headers; a directory bucket takes no MD5 (`bucket`: known where this side signs).
- */
-export type ChecksumTarget = Pick<ObjectTarget, 'partHeaders'> & { strategy?: 'token' | 'presigned'; bucket?: string }
-
-/**
- * One upload's checksums, as an opt-in keeps them; the engine only asks for headers and hands
- * over storage's replies. Methods throw an `UploadError` starting `Checksum mismatch` when
- * storage contradicts the bytes sent.
- */
-export interface ChecksumRun {
-  /** Headers of CreateMultipartUpload (the algorithm its parts carry). */
-  create?: Record<string, string>
-  /** The headers carrying the checksum of `body`, part `partNumber` (0: a single PUT); each body is hashed once, whatever its retries. */
-  headers(partNumber: number, body: Blob | Uint8Array): Promise<Record<string, string>>
-  /** Before Complete: checks the parts' ETags; resolves with each part's extra Complete XML. */
-  complete(etags: string[]): Promise<string[] | undefined>
-  /** Checks the reply that stored the object (the single PUT's, Complete's) and its ETag. */
-  stored(reply: HttpResponse, etag: string): Promise<void>
-}
-
-/**
- * What an opt-in module adds to an `ObjectTarget`. Each opt-in fills one field only, so several
- * spread into one target without overwriting each other:
- * `{ ...target, ...sseCustomerKey(key), ...taggingHeaders(tags) }`.
- */
-export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'partHeaders' | 'resolveEndpoint' | 'checksum'>
-
-/** A multipart upload the endpoint created, and ends (token mode's `createMultipart`). */
-export interface CreatedUpload {
-  uploadId: string
-  complete(etags: string[]): Promise<UploadResult>
-}
+import { lazily } from '../core/lazy.ts'
+import type { UploadRun } from '../core/run.ts'
+import type { PartStream } from '../core/stream-body.ts'
+import { putSingle } from './put.ts'
+import { createSigner } from './sign.ts'
+import type { CreatedUpload, ObjectTarget } from './target.ts'
 
 /** `uploadObject` inside an upload that is already running (token mode), perhaps on an upload the endpoint `created`. */
 export async function putObject(file: Bytes | PartStream, target: ObjectTarget, run: UploadRun, created?: CreatedUpload): Promise<UploadResult> {
   const { options, hooks: { journal } } = run
   const bytes = isBytes(file) && file
-  // A stream is longer than one part: its own length when declared raises the part size as needed.
-  // A resumed upload keeps its record's part size.
-  const plan = planParts(sizeOf(file) ?? 0, journal?.partSize ?? options.partSize)
   const sign = createSigner(target.credentials, target)
   // Empty values (a Blob with no type, no cache-control) are left out rather than sent blank.
   const objectHeaders = Object.fromEntries(
@@ -113,47 +28,14 @@ export async function putObject(file: Bytes | PartStream, target: ObjectTarget, 
     return { url: sign.url(), bucket: target.bucket, key: target.key, etag }
   }
 
-  if (bytes && plan.count < 2 && !created) {
+  // A stream is longer than one part; a resumed upload (a record's part size) is multipart.
+  if (bytes && sizeOf(bytes) <= (journal?.partSize ?? options.partSize) && !created) {
     return putSingle(bytes, async (refused) => sign('PUT', '', { ...objectHeaders, ...(await checksums?.headers(0, bytes)) }, refused), result, run)
   }
 
-  let attempts = 0
-  // Resume: the upload a record names is carried on, not created again.
-  let uploadId = journal?.uploadId ?? created?.uploadId
-  if (!uploadId) {
-    try {
-      const created = await send(run, (refused) => (attempts++, sign('POST', '?uploads', { ...objectHeaders, ...checksums?.create }, refused)), {
-        signal: options.signal,
-        linger: true,
-      })
-      uploadId = xmlText(created.body, 'UploadId')
-      if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
-    } finally {
-      const { abortOtherUploads } = target
-      if (abortOtherUploads && (attempts > 1 || (attempts && !uploadId))) inBackground(run, () => abortOtherUploads(uploadId))
-    }
-  }
-  const ofUpload = `uploadId=${encodeURIComponent(uploadId!)}`
-
-  return putMultipart(
-    file,
-    {
-      uploadId: uploadId!,
-      partSize: plan.partSize,
-      signPart: async (partNumber, body, refused) =>
-        sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, { ...target.partHeaders, ...(await checksums?.headers(partNumber, body)) }, refused),
-      async complete(etags) {
-        if (created) return created.complete(etags)
-        const parts = await checksums?.complete(etags)
-        const completed = await send(run, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
-          body: completeXml(etags, parts),
-          signal: options.signal,
-          endsUpload: true,
-        })
-        return result(xmlText(completed.body, 'ETag') ?? '', completed)
-      },
-      abort: (deadline) => send(run, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
-    },
-    run,
-  )
+  const { putParts } = await loadMultipart()
+  return putParts(file, target, run, sign, objectHeaders, checksums, result, created)
 }
+
+/** The multipart machinery (the part loop, and its S3 steps), a chunk of its own: a page whose files all fit one PUT never loads it. */
+export const loadMultipart = lazily(() => import('./multipart.ts'))

@@ -3,6 +3,7 @@ import { objectUrl, type ObjectLocation } from '../../protocol/object-url.ts'
 import { learnServerTime, serverNow } from './clock.ts'
 import type { S3Error } from '../core/errors.ts'
 import type { SignedRequest } from './send.ts'
+import { lazily } from '../core/lazy.ts'
 
 /** AWS-style credentials that sign requests to storage (SigV4). */
 export interface Credentials {
@@ -85,16 +86,8 @@ export function createSigner(credentials: Credentials | CredentialSource, locati
   return Object.assign(sign, { url: () => at.url })
 }
 
-let loading: Promise<typeof import('./aws4fetch-signer.ts')> | undefined
-
 /**
- * aws4fetch and its wrapper, imported on first use: a page's bundler makes them a chunk of their
- * own, which presigned pages never load. Token mode starts loading it beside its upload request
- * (flow/token-mode.ts), so it costs no round trip of its own. A failed load is tried again next time.
+ * aws4fetch and its wrapper, a chunk of their own that presigned pages never load. Token mode
+ * starts loading it beside its upload request (modes/token.ts), so it costs no round trip.
  */
-export function loadSigner() {
-  return (loading ??= import('./aws4fetch-signer.ts').catch((error: unknown) => {
-    loading = undefined
-    throw error
-  }))
-}
+export const loadSigner = lazily(() => import('./aws4fetch-signer.ts'))

@@ -1,12 +1,6 @@
-import { escapeXml, xmlText } from '../../protocol/xml.ts'
+import { xmlText } from '../../protocol/xml.ts'
 import { S3Error } from '../core/errors.ts'
 import type { HttpResponse } from '../transport/transport.ts'
-
-/** Body of CompleteMultipartUpload; `extra[i]` goes into part i + 1's element (its checksum). */
-export const completeXml = (etags: readonly string[], extra?: readonly string[]) =>
-  `<CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${etags
-    .map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag>${extra?.[i] ?? ''}</Part>`)
-    .join('')}</CompleteMultipartUpload>`
 
 /**
  * Throws the S3 error a reply carries: any status >= 300, and also a 200 whose body starts an

@@ -1,7 +1,7 @@
 import { xmlText } from '../../../protocol/xml.ts'
 import { UploadError } from '../../core/errors.ts'
 import { toBase64 } from '../md5.ts'
-import type { ChecksumRun, ChecksumTarget, ObjectExtras } from '../../s3/object.ts'
+import type { ChecksumRun, ChecksumTarget, ObjectExtras } from '../../s3/target.ts'
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, compositeChecksum, toHex } from './digest.ts'
 import { hashBody } from './off-thread.ts'
 
