@@ -4,11 +4,12 @@
 // and the wire types live in `updraft-s3/protocol`. The engine's modules share their helpers by
 // importing each other directly.
 export { upload } from './upload.ts'
-export { uploadObject, type ObjectTarget } from './upload-object.ts'
+export { uploadObject, type ObjectTarget, type ObjectExtras } from './upload-object.ts'
+export type { ObjectLocation } from '../protocol/object-url.ts'
 export type { UploadOptions } from './flow/request.ts'
 export type { UploadBody } from './flow/body.ts'
 export type { UploadResult } from '../protocol/wire.ts'
-export type { Progress, RetryEvent, RetryOptions } from './options.ts'
+export type { ApiOptions, TransferOptions, Progress, RetryEvent, RetryOptions } from './options.ts'
 export { PauseController, PauseSignal } from './pause/pause.ts'
 export type { UploadState } from './pause/gate.ts'
 export { resumeUploads, type ResumeOptions, type ResumeUploads } from './resume/resume.ts'
