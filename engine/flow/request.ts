@@ -5,6 +5,7 @@ import { postToApi } from '../http/api.ts'
 import type { ApiOptions, ResolvedOptions, TransferOptions } from '../options.ts'
 import type { UploadRun } from '../run.ts'
 import type { Prepared } from '../resume/journal.ts'
+import type { ResumeUploads } from '../resume/resume.ts'
 import type { ObjectExtras } from '../upload-object.ts'
 
 /**
@@ -44,25 +45,13 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
    * Resume after a reload: `resumeUploads()` records each multipart upload (IndexedDB in
    * browsers) and carries on one of the same file, re-sending only the parts storage lacks.
    */
-  resume?: Resumer
+  resume?: ResumeUploads
   /**
    * With `resume`: the File System Access handle the file came from (Chromium's
    * `showOpenFilePicker`), kept in the record so a later page can read the file again without
    * asking the person to pick it.
    */
   fileHandle?: FileSystemFileHandle
-}
-
-/**
- * The `resume` option (`resumeUploads()` makes one): runs one upload with a journal, from a record
- * when there is one. Its method is the engine's business, not the page's.
- */
-export interface Resumer {
-  /**
-   * @internal Sends the upload with the run's `journal` hook installed: from a record's reply
-   * when there is one, else from `request()` (the endpoint's).
-   */
-  run(file: Blob, run: UploadRun, request: () => Promise<Prepared>, send: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }
 
 /** What one mode adds to the upload request (token mode's `createMultipart`), so the other mode's pages never ship it. */
