@@ -9,7 +9,7 @@ import { MAX_BODY_BYTES } from '../protocol/limits.ts'
  * ```ts
  * createUploadHandler({
  *   key: (request, filename, body) => {
- *     if (typeof body.albumId !== 'string') throw new RequestError(400, 'albumId is required: send it in endpointBody')
+ *     if (typeof body.albumId !== 'string') throw new RequestError(400, 'albumId is required: send it in apiBody')
  *     return `albums/${body.albumId}/${crypto.randomUUID()}/${sanitizeFilename(filename)}`
  *   },
  * })

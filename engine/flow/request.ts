@@ -72,7 +72,7 @@ export async function requestUpload(file: Bytes | PartStream, run: UploadRun<Upl
   // A stream's length is known when declared; else only at its end (UNKNOWN-SIZE-CONTRACT.md).
   const size = sizeOf(file)
   const body = {
-    // First, so a `metadata` field of endpointBody (the same field) is not dropped.
+    // First, so a `metadata` field of apiBody (the same field) is not dropped.
     metadata: options.metadata,
     ...options.apiBody,
     filename: options.filename ?? (file as File).name ?? 'file',
