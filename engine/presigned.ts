@@ -4,6 +4,7 @@ import { sendPresigned } from './flow/presigned-mode.ts'
 import { prepareAndSend, type UploadOptions } from './flow/request.ts'
 import { runUpload } from './run.ts'
 import type { UploadBody } from './flow/body.ts'
+import { warnUnknownOptions } from './option-names.ts'
 
 /**
  * {@link upload} for presigned mode only: the endpoint presigns every request (one PUT, or each
@@ -46,6 +47,10 @@ export function uploadPresigned<Handler = unknown>(
   file: UploadBody,
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy' | 'objectHeaders' | 'partHeaders'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
+  // Development builds name an option uploadPresigned() does not know; production bundles drop this (option-names.ts).
+  try {
+    if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadPresigned', options)
+  } catch {}
   return runUpload({ ...options, strategy: 'presigned' as const }, async (run) => {
     return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
       confirmUpload(await sendPresigned(body, reply as PresignedReply, contentType, run), reply, run),

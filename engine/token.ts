@@ -4,6 +4,7 @@ import { sendWithToken, tokenFields } from './flow/token-mode.ts'
 import { prepareAndSend, type UploadOptions } from './flow/request.ts'
 import { runUpload } from './run.ts'
 import type { UploadBody } from './flow/body.ts'
+import { warnUnknownOptions } from './option-names.ts'
 
 /**
  * {@link upload} for token mode only: the endpoint issues STS credentials allowed to write one
@@ -45,6 +46,10 @@ export function uploadWithToken<Handler = unknown>(
   file: UploadBody,
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
+  // Development builds name an option uploadWithToken() does not know; production bundles drop this (option-names.ts).
+  try {
+    if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadWithToken', options)
+  } catch {}
   return runUpload({ ...options, strategy: 'token' as const }, async (run) => {
     return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
       confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, run), reply, run),

@@ -12,6 +12,7 @@ import { send } from './http/send.ts'
 import { inBackground, runUpload, type UploadRun } from './run.ts'
 import { createSigner, type CredentialSource, type Credentials, type ResolveEndpoint } from './s3/sign.ts'
 import type { HttpResponse } from './http/transport.ts'
+import { warnUnknownOptions } from './option-names.ts'
 
 /** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
@@ -132,6 +133,10 @@ export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'partHeaders' | 
  * ```
  */
 export function uploadObject(file: UploadBody, target: ObjectTarget): Promise<UploadResult> {
+  // Development builds name an option uploadObject() does not know; production bundles drop this (option-names.ts).
+  try {
+    if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadObject', target)
+  } catch {}
   return runUpload(target, (run) => withBody(file, run.options, (body) => putObject(body, target, run)))
 }
 

@@ -5,6 +5,7 @@ import { sendWithToken, tokenFields } from './flow/token-mode.ts'
 import { DEFAULT_STRATEGY, prepareAndSend, type UploadOptions } from './flow/request.ts'
 import { runUpload } from './run.ts'
 import type { UploadBody } from './flow/body.ts'
+import { warnUnknownOptions } from './option-names.ts'
 
 /**
  * Uploads `file` from the page straight to storage. First asks your upload API (`api`, by default
@@ -61,6 +62,10 @@ export function upload<Handler = unknown>(
   file: UploadBody,
   options: UploadOptions<MetadataOf<Handler>> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
+  // Development builds name an option upload() does not know; production bundles drop this (option-names.ts).
+  try {
+    if (process.env.NODE_ENV !== 'production') warnUnknownOptions('upload', options)
+  } catch {}
   const presigned = (options.strategy ?? DEFAULT_STRATEGY) === 'presigned'
   return runUpload({ ...options, strategy: presigned ? ('presigned' as const) : ('token' as const) }, async (run) => {
     // The API signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
