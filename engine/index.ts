@@ -4,11 +4,12 @@
 // and the wire types live in `updraft-s3/protocol`. The engine's modules share their helpers by
 // importing each other directly.
 export { upload } from './upload.ts'
-export { uploadObject, type ObjectTarget } from './upload-object.ts'
+export { uploadObject, type ObjectTarget, type ObjectExtras } from './upload-object.ts'
+export type { ObjectLocation } from '../protocol/object-url.ts'
 export type { UploadOptions } from './modes/request.ts'
 export type { UploadBody } from './core/body.ts'
 export type { UploadResult } from '../protocol/wire.ts'
-export type { Progress, RetryEvent, RetryOptions } from './core/options.ts'
+export type { ApiOptions, TransferOptions, Progress, RetryEvent, RetryOptions } from './core/options.ts'
 export { PauseController, PauseSignal } from './core/pause.ts'
 export type { UploadState } from './core/upload-state.ts'
 export { resumeUploads, type ResumeOptions, type ResumeUploads } from './resume/resume.ts'

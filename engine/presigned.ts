@@ -3,6 +3,7 @@ import { confirmUpload } from './modes/confirm.ts'
 import { presignedFields, sendPresigned } from './modes/presigned.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { runUpload } from './core/run.ts'
+import { warnUnknownOptions } from './core/option-names.ts'
 import type { UploadBody } from './core/body.ts'
 
 /**
@@ -46,6 +47,10 @@ export function uploadPresigned<Handler = unknown>(
   file: UploadBody,
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy' | 'objectHeaders' | 'partHeaders'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
+  // Development builds name an option uploadPresigned() does not know; production bundles drop this (core/option-names.ts).
+  try {
+    if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadPresigned', options)
+  } catch {}
   return runUpload({ ...options, strategy: 'presigned' as const }, async (run) => {
     return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
       confirmUpload(await sendPresigned(body, reply as PresignedReply, contentType, run), reply, run),

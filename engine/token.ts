@@ -3,6 +3,7 @@ import { confirmUpload } from './modes/confirm.ts'
 import { sendWithToken, tokenFields } from './modes/token.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { runUpload } from './core/run.ts'
+import { warnUnknownOptions } from './core/option-names.ts'
 import type { UploadBody } from './core/body.ts'
 
 /**
@@ -45,6 +46,10 @@ export function uploadWithToken<Handler = unknown>(
   file: UploadBody,
   options: Omit<UploadOptions<MetadataOf<Handler>>, 'strategy'> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
+  // Development builds name an option uploadWithToken() does not know; production bundles drop this (core/option-names.ts).
+  try {
+    if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadWithToken', options)
+  } catch {}
   return runUpload({ ...options, strategy: 'token' as const }, async (run) => {
     return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
       confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, run), reply, run),

@@ -1,6 +1,7 @@
 import type { UploadResult } from '../protocol/wire.ts'
 import { type UploadBody, withBody } from './core/body.ts'
 import { runUpload } from './core/run.ts'
+import { warnUnknownOptions } from './core/option-names.ts'
 import { putObject } from './s3/object.ts'
 import type { ObjectTarget } from './s3/target.ts'
 
@@ -54,6 +55,10 @@ export type { ChecksumRun, ChecksumTarget, ObjectExtras, ObjectTarget } from './
  * ```
  */
 export function uploadObject(file: UploadBody, target: ObjectTarget): Promise<UploadResult> {
+  // Development builds name an option uploadObject() does not know; production bundles drop this (core/option-names.ts).
+  try {
+    if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadObject', target)
+  } catch {}
   return runUpload(target, (run) => withBody(file, run.options, (body) => putObject(body, target, run)))
 }
 

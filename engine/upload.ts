@@ -5,6 +5,7 @@ import { sendWithToken, tokenFields } from './modes/token.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { defaultStrategy } from './modes/default-strategy.ts'
 import { runUpload } from './core/run.ts'
+import { warnUnknownOptions } from './core/option-names.ts'
 import type { UploadBody } from './core/body.ts'
 
 /**
@@ -62,6 +63,10 @@ export function upload<Handler = unknown>(
   file: UploadBody,
   options: UploadOptions<MetadataOf<Handler>> = {},
 ): Promise<UploadResult<ServerDataOf<Handler>>> {
+  // Development builds name an option upload() does not know; production bundles drop this (core/option-names.ts).
+  try {
+    if (process.env.NODE_ENV !== 'production') warnUnknownOptions('upload', options)
+  } catch {}
   return runUpload(options, (run) =>
     prepareAndSend(file, run, async ({ reply, contentType }, body) => {
       // The reply says which mode the API granted (a page that named none may have been sent presigned).

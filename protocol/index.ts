@@ -5,6 +5,7 @@ export type {
   Strategy,
   UploadRequest,
   StsCredentials,
+  LocationReply,
   TokenReply,
   RefreshRequest,
   RefreshReply,

@@ -59,9 +59,13 @@ export interface StsCredentials {
   Expiration?: string
 }
 
-interface LocationReply {
+/** What every reply to an {@link UploadRequest} says of where the object goes: the endpoint chose the key. */
+export interface LocationReply {
+  /** The object's key, as the endpoint built it. */
   key: string
+  /** The bucket's name. */
   bucket: string
+  /** The bucket's region (`auto` for R2). */
   region: string
 }
 

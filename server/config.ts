@@ -276,18 +276,26 @@ export interface ResolvedConfig
   checkFileSignatures: boolean
 }
 
-/** S3's canned ACLs: https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#canned-acl */
-export const CANNED_ACLS = [
-  'private',
-  'public-read',
-  'public-read-write',
-  'authenticated-read',
-  'aws-exec-read',
-  'bucket-owner-read',
-  'bucket-owner-full-control',
-] as const
-/** One of S3's canned ACLs, for `objectAcl`. */
-export type CannedAcl = (typeof CANNED_ACLS)[number]
+/** One of S3's canned ACLs, for `objectAcl`: https://docs.aws.amazon.com/AmazonS3/latest/userguide/acl-overview.html#canned-acl */
+export type CannedAcl =
+  | 'private'
+  | 'public-read'
+  | 'public-read-write'
+  | 'authenticated-read'
+  | 'aws-exec-read'
+  | 'bucket-owner-read'
+  | 'bucket-owner-full-control'
+
+/** The same list at run time, to check `objectAcl`; a Record, so the two cannot drift apart. */
+const CANNED_ACLS: Record<CannedAcl, true> = {
+  private: true,
+  'public-read': true,
+  'public-read-write': true,
+  'authenticated-read': true,
+  'aws-exec-read': true,
+  'bucket-owner-read': true,
+  'bucket-owner-full-control': true,
+}
 
 const defaultConfig = {
   multipartThreshold: MIN_PART_SIZE,
@@ -459,8 +467,8 @@ export const isAws = (endpoint: string) => /(^|\.)amazonaws\.com(\.cn)?$/.test(n
 function resolveObjectAcl(acl: UploadHandlerConfig['objectAcl'], endpoint: string | undefined): CannedAcl | undefined {
   if (acl === false) return undefined
   if (acl === undefined) return endpoint === undefined || isAws(endpoint) ? 'bucket-owner-full-control' : 'private'
-  if (!(CANNED_ACLS as readonly string[]).includes(acl)) {
-    throw new TypeError(`updraft: objectAcl must be false or a canned ACL (${CANNED_ACLS.join(', ')}), got '${String(acl)}'`)
+  if (!Object.hasOwn(CANNED_ACLS, acl)) {
+    throw new TypeError(`updraft: objectAcl must be false or a canned ACL (${Object.keys(CANNED_ACLS).join(', ')}), got '${String(acl)}'`)
   }
   return acl
 }

@@ -1,15 +1,16 @@
 import { type ChangeEvent, forwardRef, type InputHTMLAttributes } from 'react'
 
-type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'onChange' | 'multiple'>
+// Every attribute of an <input> but the three FileInput sets itself. Written out in each interface
+// rather than named: `InputProps` is getInputProps()'s result (useDropzone.ts), one name per concept.
 
 /** One file at a time: `onChange` gets the File (undefined when the dialog was cancelled), as in next-s3-upload. */
-export interface SingleFileInputProps extends InputProps {
+export interface SingleFileInputProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'onChange' | 'multiple'> {
   multiple?: false
   onChange?: (file: File | undefined, event: ChangeEvent<HTMLInputElement>) => void
 }
 
 /** `multiple`: `onChange` gets every picked File, in the order the browser lists them. */
-export interface MultipleFileInputProps extends InputProps {
+export interface MultipleFileInputProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'onChange' | 'multiple'> {
   multiple: true
   onChange?: (files: File[], event: ChangeEvent<HTMLInputElement>) => void
 }

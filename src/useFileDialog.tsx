@@ -1,13 +1,9 @@
 import { type ComponentType, type CSSProperties, type RefObject, useCallback, useRef, useState } from 'react'
 import { FileInput, type FileInputProps } from './FileInput.tsx'
 
-interface InputDefaults {
-  style: CSSProperties
-}
-
 // display:none rather than `hidden`, as next-s3-upload does: page CSS such as
 // `input { display: block }` overrides the `hidden` attribute but not an inline style.
-const inputDefaults: InputDefaults = { style: { display: 'none' } }
+const inputDefaults: { style: CSSProperties } = { style: { display: 'none' } }
 
 /** The file-picking part of the upload hooks' result (next-s3-upload's `FileInput` and `openFileDialog`). */
 export interface FileDialog {
@@ -16,7 +12,7 @@ export interface FileDialog {
   /** Clears the input, then opens the browser's file dialog: picking the same file again fires `onChange` again. */
   openFileDialog(): void
   /** Prop getter (react-dropzone style) for callers rendering `<FileInput>` or their own input. */
-  getInputProps<P extends object = {}>(props?: P): InputDefaults & P & { ref: RefObject<HTMLInputElement | null> }
+  getInputProps<P extends object = {}>(props?: P): { style: CSSProperties } & P & { ref: RefObject<HTMLInputElement | null> }
 }
 
 export function useFileDialog(): FileDialog {

@@ -1,5 +1,5 @@
 import { acceptOf, checkFile, type UploadLimits } from './file-checks.ts'
-import { type Dropzone, type DropzoneOptions, useDropzone } from './useDropzone.ts'
+import { type Dropzone, useDropzone } from './useDropzone.ts'
 import type { UseS3UploadOptions } from './upload-options.ts'
 import { type OnUploaded, type S3Upload, useUploads } from './useS3Upload.ts'
 
@@ -14,9 +14,9 @@ export interface UseS3DropzoneOptions extends UseS3UploadOptions {
   /** What happens to files dropped, pasted or picked. @default `addFiles`: each is checked and uploaded */
   onFiles?: (files: File[]) => void
   /** Also take files pasted anywhere on the page (not into a text field). @default false */
-  pasteAnywhere?: DropzoneOptions['pasteAnywhere']
+  pasteAnywhere?: boolean
   /** A dropped folder could not be read (the browser refused an entry); nothing of that drop is uploaded. @default none */
-  onDropError?: DropzoneOptions['onError']
+  onDropError?: (error: unknown) => void
 }
 
 /** The upload hook with react-dropzone's prop getters: drop (folders too), paste and pick, checked first. */

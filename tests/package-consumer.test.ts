@@ -1,8 +1,9 @@
 // Issue 9, "a consumer test": the package as a user gets it. `npm pack`, installed offline into a
 // fresh copy of examples/fastify (a Vite + React page and a Fastify server), then: the page is
 // built with Vite and uploads through updraft-s3/fastify to s3rver in Chromium; a file using every
-// public export type-checks under `strict`; updraft-s3/server loads in plain Node ESM; and the
-// browser entries, bundled from the installed package, are the bytes `npm run size` measures.
+// public export type-checks under `strict`, the typings refuse what fails at run time, and every
+// type a public signature names can be imported; updraft-s3/server loads in plain Node ESM; and
+// the browser entries, bundled from the installed package, are the bytes `npm run size` measures.
 import { execFile } from 'node:child_process'
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -15,6 +16,7 @@ import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
 import { uploadThroughPage } from './helpers/example-page.ts'
 import { installProject, tarballFiles, type InstalledProject } from './helpers/installed-package.ts'
 import { everyExportModule, publicExports } from './helpers/public-exports.ts'
+import { typesNoEntryExports } from './helpers/reachable-types.ts'
 import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
 import { storeEnv } from './helpers/stores.ts'
 
@@ -112,10 +114,17 @@ describe('installed into a fresh project', () => {
     expect(await typeCheck('check', { 'every-export.ts': everyExportModule(entries), 'usage.tsx': usage }, ['node'])).toBe('ok')
   })
 
-  it("type-checks, under strict, a page's project (DOM types, no Node types) using every browser entry's exports", async () => {
+  it("type-checks, under strict, a page's project (DOM types, no Node types) using every browser entry's exports, and refuses `resume: true`", async () => {
     const browser = publicExports().filter(({ specifier }) => !SERVER_ENTRIES.includes(specifier))
     expect(browser.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft-s3', 'updraft-s3/presigned', 'updraft-s3/react/ui', 'updraft-s3/protocol']))
-    expect(await typeCheck('page', { 'every-export.ts': everyExportModule(browser) }, [])).toBe('ok')
+    // typings.ts: `resume` takes only what resumeUploads() makes (`@ts-expect-error` lines must not
+    // compile), and the types public signatures name are imported by name from their entries.
+    const typings = await readFile(join(ROOT, 'tests', 'consumer', 'typings.ts'), 'utf8')
+    expect(await typeCheck('page', { 'every-export.ts': everyExportModule(browser), 'typings.ts': typings }, [])).toBe('ok')
+  })
+
+  it('names in its public signatures only types one of its entries exports (read from the installed .d.ts files)', () => {
+    expect(typesNoEntryExports(project.dir, 'updraft-s3')).toEqual([])
   })
 
   it('bundles the browser entries to the bytes `npm run size` measures, with no AWS SDK, Fastify or Node built-in', async () => {

@@ -1,3 +1,4 @@
+import type { PresignedReply, TokenReply } from '../../protocol/wire.ts'
 import type { UploadError } from './errors.ts'
 
 /**
@@ -41,4 +42,10 @@ export interface PartJournal {
   started(uploadId: string, partSize: number, partCount: number): void
   /** Storage accepted a part. */
   accepted(partNumber: number, etag: string): void
+}
+
+/** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
+export interface Prepared {
+  reply: TokenReply | PresignedReply
+  contentType: string
 }

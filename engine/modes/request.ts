@@ -4,13 +4,9 @@ import type { PartStream } from '../core/stream-body.ts'
 import { postToApi } from '../transport/api.ts'
 import type { ApiOptions, ResolvedOptions, TransferOptions } from '../core/options.ts'
 import type { UploadRun } from '../core/run.ts'
+import type { Prepared } from '../core/run-hooks.ts'
+import type { ResumeUploads } from '../resume/resume.ts'
 import type { ObjectExtras } from '../s3/target.ts'
-
-/** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
-export interface Prepared {
-  reply: TokenReply | PresignedReply
-  contentType: string
-}
 
 /**
  * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach your
@@ -44,25 +40,13 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
    * Resume after a reload: `resumeUploads()` records each multipart upload (IndexedDB in
    * browsers) and carries on one of the same file, re-sending only the parts storage lacks.
    */
-  resume?: Resumer
+  resume?: ResumeUploads
   /**
    * With `resume`: the File System Access handle the file came from (Chromium's
    * `showOpenFilePicker`), kept in the record so a later page can read the file again without
    * asking the person to pick it.
    */
   fileHandle?: FileSystemFileHandle
-}
-
-/**
- * The `resume` option (`resumeUploads()` makes one): runs one upload with a journal, from a record
- * when there is one. Its method is the engine's business, not the page's.
- */
-export interface Resumer {
-  /**
-   * @internal Sends the upload with the run's `journal` hook installed: from a record's reply
-   * when there is one, else from `request()` (the endpoint's).
-   */
-  run(file: Blob, run: UploadRun, request: () => Promise<Prepared>, send: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult>
 }
 
 /**

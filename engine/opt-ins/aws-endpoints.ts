@@ -8,7 +8,9 @@ import { send } from '../s3/send.ts'
 import { createSigner, type Credentials, type CredentialSource, type Located } from '../s3/sign.ts'
 import type { ObjectExtras, ObjectTarget } from '../s3/target.ts'
 
-export { EndpointRuleError, type EndpointRules } from '../../protocol/endpoint-rules.ts'
+export { EndpointRuleError, type EndpointRules, type ResolvedObject } from '../../protocol/endpoint-rules.ts'
+// The contract between the engine and an endpoint resolver (the `resolveEndpoint` field of an upload's options).
+export type { ResolveEndpoint, Located, SessionSource } from '../s3/sign.ts'
 
 /**
  * S3's endpoint rules, an opt-in of `uploadObject` and of token-mode `upload`: FIPS, dual-stack

@@ -4,19 +4,25 @@ import {
   type PresignedMultipartReply,
   type RefreshReply,
   type StoredPart,
+  type Strategy,
   type TokenReply,
   type UploadResult,
 } from '../../protocol/wire.ts'
-import { postToApi } from '../transport/api.ts'
-import { ApiError, S3Error } from '../core/errors.ts'
-import type { PartJournal } from '../core/run-hooks.ts'
-import type { Prepared } from '../modes/request.ts'
-import { createRun, type UploadRun } from '../core/run.ts'
-import type { Resumer, UploadOptions } from '../modes/request.ts'
-import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './store.ts'
 import { xmlText } from '../../protocol/xml.ts'
+import { ApiError, S3Error } from '../core/errors.ts'
+import type { ApiOptions, TransferOptions } from '../core/options.ts'
+import { createRun, type UploadRun } from '../core/run.ts'
+import type { PartJournal, Prepared } from '../core/run-hooks.ts'
 import { send } from '../s3/send.ts'
 import { createSigner } from '../s3/sign.ts'
+import { postToApi } from '../transport/api.ts'
+import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './store.ts'
+
+/**
+ * What resume reads of an upload's options: `UploadOptions`' fields, named here because
+ * modes/request.ts (`UploadOptions.resume`) imports this module: resume is a layer below the modes.
+ */
+type ResumedOptions = TransferOptions & ApiOptions & { strategy?: Strategy; filename?: string; fileHandle?: FileSystemFileHandle }
 
 /** Where `resumeUploads()` keeps its records, and for how long. */
 export interface ResumeOptions {
@@ -24,20 +30,6 @@ export interface ResumeOptions {
   store?: ResumeStore
   /** How long a record is kept, ms. @default 86 400 000 (24 h: the endpoint's default ticket lifetime) */
   maxAge?: number
-}
-
-/** `resumeUploads()`: the `resume` option of `upload()`, and the page's list of unfinished uploads. */
-export interface ResumeUploads extends Resumer {
-  readonly store: ResumeStore
-  /** Unfinished uploads on record, newest first (expired records are dropped). */
-  list(): Promise<ResumeRecord[]>
-  /**
-   * Aborts a recorded upload on storage (AbortMultipartUpload, through the endpoint's `/abort`
-   * or with fresh token credentials) and forgets it. An upload already gone is forgotten too.
-   * @throws (rejects with) `ApiError`, `S3Error` or `NetworkError` when the abort failed:
-   * the record is kept, to try again.
-   */
-  discard(record: ResumeRecord, options?: Pick<UploadOptions, 'transport' | 'apiHeaders'>): Promise<void>
 }
 
 /**
@@ -61,77 +53,105 @@ export interface ResumeUploads extends Resumer {
  * ```
  */
 export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 * 60_000 }: ResumeOptions = {}): ResumeUploads {
-  const valid = async (record: ResumeRecord | undefined) => {
-    if (record && record.expiresAt > Date.now()) return record
-    if (record) await store.delete(record.fingerprint)
-    return undefined
+  return new ResumeUploads(store, maxAge)
+}
+
+/**
+ * What `resumeUploads()` makes: the `resume` option of `upload()`, and the page's list of
+ * unfinished uploads. Only `resumeUploads()` makes one (a class with private state, so the
+ * typings accept nothing else as `resume`: an object of your own would have no way to run an upload).
+ */
+export class ResumeUploads {
+  /** Where the records are kept. */
+  readonly store: ResumeStore
+  readonly #maxAge: number
+
+  /** @internal `resumeUploads()` makes these. */
+  constructor(store: ResumeStore, maxAge: number) {
+    this.store = store
+    this.#maxAge = maxAge
   }
 
-  return {
-    store,
-    async list() {
-      const records = await Promise.all((await store.list()).map(valid))
-      return records.filter((record) => record !== undefined).sort((a, b) => b.createdAt - a.createdAt)
-    },
+  /** Unfinished uploads on record, newest first (expired records are dropped). */
+  async list(): Promise<ResumeRecord[]> {
+    const records = await Promise.all((await this.store.list()).map((record) => this.#valid(record)))
+    return records.filter((record) => record !== undefined).sort((a, b) => b.createdAt - a.createdAt)
+  }
 
-    async discard(record, options = {}) {
-      const run = createRun({ ...options, api: record.api })
-      const deadline = AbortSignal.timeout(run.options.cleanupTimeout)
+  /**
+   * Aborts a recorded upload on storage (AbortMultipartUpload, through the endpoint's `/abort`
+   * or with fresh token credentials) and forgets it. An upload already gone is forgotten too.
+   * @throws (rejects with) `ApiError`, `S3Error` or `NetworkError` when the abort failed:
+   * the record is kept, to try again.
+   */
+  async discard(record: ResumeRecord, options: Pick<TransferOptions & ApiOptions, 'transport' | 'apiHeaders'> = {}): Promise<void> {
+    const run = createRun({ ...options, api: record.api })
+    const deadline = AbortSignal.timeout(run.options.cleanupTimeout)
+    try {
+      if (record.strategy === 'presigned') await postToApi(run, '/abort', { ticket: record.ticket }, deadline)
+      else {
+        const sign = await tokenSigner(record, run, deadline)
+        const ofUpload = `?uploadId=${encodeURIComponent(record.uploadId)}`
+        await send(run, (refused) => sign('DELETE', ofUpload, undefined, refused), { signal: deadline, endsUpload: true })
+      }
+    } catch (error) {
+      if (!isGone(error)) throw error
+    }
+    await this.store.delete(record.fingerprint)
+  }
+
+  /**
+   * @internal The engine's (modes/request.ts): sends the upload with the run's `journal` hook
+   * installed, from a record's reply when there is one, else from `request()` (the endpoint's).
+   */
+  async run(file: Blob, run: UploadRun<ResumedOptions>, request: () => Promise<Prepared>, sendUpload: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult> {
+    const { store } = this
+    const { options } = run
+    let api: string
+    let fingerprint: string
+    let found: ResumeRecord | undefined
+    try {
+      api = new URL(options.api ?? DEFAULT_ENDPOINT, globalThis.location?.href).href
+      fingerprint = await fileFingerprint(file, api)
+      found = await this.#valid(await store.get(fingerprint))
+    } catch {
+      // No WebCrypto (a page served over plain http), no usable store (private browsing), a
+      // relative `api` outside a page (the upload says what to set): upload, without resume.
+      return sendUpload(await request())
+    }
+    const journal = createJournal(file, fingerprint, api, options, store, this.#maxAge)
+    let prepared: Prepared | undefined
+    // A record is carried on in its own mode, which an upload that named none accepts either way.
+    if (found && (!options.strategy || found.strategy === options.strategy)) {
       try {
-        if (record.strategy === 'presigned') await postToApi(run, '/abort', { ticket: record.ticket }, deadline)
-        else {
-          const sign = await tokenSigner(record, run, deadline)
-          const ofUpload = `?uploadId=${encodeURIComponent(record.uploadId)}`
-          await send(run, (refused) => sign('DELETE', ofUpload, undefined, refused), { signal: deadline, endsUpload: true })
-        }
+        prepared = await recall(found, run, journal)
+        run.strategy = found.strategy
       } catch (error) {
         if (!isGone(error)) throw error
+        // Aborted or expired on storage, or its ticket expired: start afresh.
+        journal.stored.clear()
+        journal.uploadId = journal.partSize = undefined
+        await store.delete(fingerprint).catch(() => {})
       }
-      await store.delete(record.fingerprint)
-    },
+    }
+    run.hooks.journal = journal
+    try {
+      // The endpoint's reply (or the record's), for the record.
+      journal.replied((prepared ??= await request()))
+      const result = await sendUpload(prepared)
+      await journal.forget()
+      return result
+    } catch (error) {
+      // The engine aborted the upload on storage (unless told to leave its parts): nothing to carry on.
+      if (!options.leavePartsOnError) await journal.forget()
+      throw error
+    }
+  }
 
-    async run(file, run, request, sendUpload) {
-      const options = run.options as UploadRun<UploadOptions>['options']
-      let api: string
-      let fingerprint: string
-      let found: ResumeRecord | undefined
-      try {
-        api = new URL(options.api ?? DEFAULT_ENDPOINT, globalThis.location?.href).href
-        fingerprint = await fileFingerprint(file, api)
-        found = await valid(await store.get(fingerprint))
-      } catch {
-        // No WebCrypto (a page served over plain http), no usable store (private browsing), a
-        // relative `api` outside a page (the upload says what to set): upload, without resume.
-        return sendUpload(await request())
-      }
-      const journal = createJournal(file, fingerprint, api, options, store, maxAge)
-      let prepared: Prepared | undefined
-      // A record is carried on in its own mode, which an upload that named none accepts either way.
-      if (found && (!options.strategy || found.strategy === options.strategy)) {
-        try {
-          prepared = await recall(found, run, journal)
-          run.strategy = found.strategy
-        } catch (error) {
-          if (!isGone(error)) throw error
-          // Aborted or expired on storage, or its ticket expired: start afresh.
-          journal.stored.clear()
-          journal.uploadId = journal.partSize = undefined
-          await store.delete(fingerprint).catch(() => {})
-        }
-      }
-      run.hooks.journal = journal
-      try {
-        // The endpoint's reply (or the record's), for the record.
-        journal.replied((prepared ??= await request()))
-        const result = await sendUpload(prepared)
-        await journal.forget()
-        return result
-      } catch (error) {
-        // The engine aborted the upload on storage (unless told to leave its parts): nothing to carry on.
-        if (!options.leavePartsOnError) await journal.forget()
-        throw error
-      }
-    },
+  async #valid(record: ResumeRecord | undefined) {
+    if (record && record.expiresAt > Date.now()) return record
+    if (record) await this.store.delete(record.fingerprint)
+    return undefined
   }
 }
 
@@ -210,7 +230,7 @@ function createJournal(
   file: Blob,
   fingerprint: string,
   api: string,
-  options: UploadOptions,
+  options: ResumedOptions,
   store: ResumeStore,
   maxAge: number,
 ): Journal {

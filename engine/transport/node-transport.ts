@@ -35,7 +35,7 @@ export const nodeTransport: Transport = (request) =>
     // A page resolves '/api/s3-upload' against its own address; Node has none to resolve it against.
     if (!URL.canParse(request.url)) {
       return reject(
-        new TypeError(`updraft: '${request.url}' is not an absolute URL: outside a browser, give the endpoint in full, e.g. endpoint: 'https://app.example.com/api/s3-upload'`),
+        new TypeError(`updraft: '${request.url}' is not an absolute URL: outside a browser, give your upload API's URL in full, e.g. api: 'https://app.example.com/api/s3-upload'`),
       )
     }
     const url = new URL(request.url)

@@ -1,6 +1,5 @@
 import { lazy, Suspense, useId, useRef, useState } from 'react'
 import { describeLimits } from '../messages.ts'
-import type { ResumeUploads } from '../../engine/index.ts'
 import { UploadList } from './UploadList.tsx'
 import { type UploadComponentProps, useUploader } from './useUploader.ts'
 
@@ -71,7 +70,7 @@ export function UploadDropzone({ title = 'Upload files', folders = true, ...prop
         <input {...getInputProps()} />
         {folders && <input {...getInputProps({ directory: true })} />}
       </div>
-      {isResumeUploads(props.resume) && (
+      {props.resume && (
         <Suspense fallback={null}>
           <UnfinishedUploads resume={props.resume} onResume={(file) => void uploads.addFiles([file])} />
         </Suspense>
@@ -85,6 +84,3 @@ export const classes = (base: string, extra: string | undefined) => (extra ? `${
 
 /** Loaded only by pages that resume uploads (a chunk of its own in a page's bundle). */
 const UnfinishedUploads = lazy(() => import('./UnfinishedUploads.tsx').then((module) => ({ default: module.UnfinishedUploads })))
-
-/** `resumeUploads()` (it can list and discard), rather than another `Resumer`. */
-const isResumeUploads = (resume: unknown): resume is ResumeUploads => typeof (resume as ResumeUploads | undefined)?.list === 'function'

@@ -5,7 +5,7 @@ import { describeError } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 import type { S3Upload } from '../useS3Upload.ts'
 import { overall } from './row-state.ts'
-import { UploadRow, type UploadRowProps } from './UploadRow.tsx'
+import { UploadRow } from './UploadRow.tsx'
 import { useOnline } from './useOnline.ts'
 import { useTransferRate } from './useTransferRate.ts'
 
@@ -18,7 +18,7 @@ export interface UploadListProps {
   /** Where focus goes when the list it was in empties (the button that adds files). */
   returnFocusTo: RefObject<HTMLElement | null>
   /** A finished row's note from what the server answered (`UploadComponentProps.describeServerData`). */
-  describeServerData?: UploadRowProps['describeServerData']
+  describeServerData?: (serverData: unknown, file: File) => string | undefined
 }
 
 /**

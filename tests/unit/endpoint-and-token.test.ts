@@ -103,7 +103,7 @@ describe('endpoint calls', () => {
   it('outside a browser, a relative endpoint is refused with what to set, not a bare "Invalid URL"', async () => {
     const failure = upload(new Blob(['x']), { strategy: 'token', transport: nodeTransport })
     await expect(failure).rejects.toBeInstanceOf(TypeError)
-    await expect(failure).rejects.toThrow("updraft: '/api/s3-upload' is not an absolute URL: outside a browser, give the endpoint in full")
+    await expect(failure).rejects.toThrow("updraft: '/api/s3-upload' is not an absolute URL: outside a browser, give your upload API's URL in full, e.g. api: 'https://")
   })
 
   it('a refusal from the endpoint is an ApiError with its own words, never retried', async () => {

@@ -16,12 +16,15 @@ const entries = publicExports()
  */
 const ROOT_ENTRY = [
   'ApiError',
+  'ApiOptions',
   'BodyError',
   'CredentialSource',
   'Credentials',
   'HttpRequest',
   'HttpResponse',
   'NetworkError',
+  'ObjectExtras',
+  'ObjectLocation',
   'ObjectTarget',
   'PauseController',
   'PauseSignal',
@@ -34,6 +37,7 @@ const ROOT_ENTRY = [
   'RetryEvent',
   'RetryOptions',
   'S3Error',
+  'TransferOptions',
   'Transport',
   'UploadAbortedError',
   'UploadBody',

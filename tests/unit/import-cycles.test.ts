@@ -30,8 +30,10 @@ const ENGINE_LAYERS = [
   ['core'], // errors, options, the run and its hooks, bodies, progress, the pause signal
   ['transport'], // transports, one exchange with its stall watchdog, retries, the connection budget, the upload API's client
   ['s3'], // signing (aws4fetch), storage requests and their errors, the part loop, one object's steps
+  // What an upload may add: resume after a reload, checksums, SSE-C, tags, AWS's endpoint rules.
+  // Below the modes: `upload()`'s options (modes/request.ts) name `ResumeUploads` and the opt-ins' types.
+  ['resume', 'opt-ins'],
   ['modes'], // asking the upload API, token and presigned mode, /complete
-  ['resume', 'opt-ins'], // what an upload may add: resume after a reload, checksums, SSE-C, tags, AWS's endpoint rules
 ]
 
 describe('engine layers', () => {

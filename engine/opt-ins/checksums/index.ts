@@ -6,6 +6,8 @@ import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, compositeChecksum, toHex }
 import { hashBody } from './off-thread.ts'
 
 export { compositeChecksum, type ChecksumAlgorithm } from './digest.ts'
+// The contract between the engine and a checksum opt-in (the `checksum` field of an upload's options).
+export type { ChecksumRun, ChecksumTarget } from '../../s3/target.ts'
 
 /**
  * Per-part checksums, an opt-in of `uploadObject` and of `upload` (presigned mode: `'md5'` only):

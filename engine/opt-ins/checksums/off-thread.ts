@@ -11,7 +11,7 @@ import type { HashReply } from './worker.ts'
 export const IN_PLACE_BELOW = 64 * 1024
 /**
  * Workers at most, shared by every upload of the page or process. Two, not one per part in
- * flight: parts are hashed as their turn comes (queueSize at the start, then one as each is
+ * flight: parts are hashed as their turn comes (partConcurrency at the start, then one as each is
  * sent), so two keep ahead of the network while leaving cores to the browser's network process
  * and the page (or to node:http's thread).
  */
