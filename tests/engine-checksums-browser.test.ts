@@ -26,6 +26,8 @@ let damagePart: number | undefined
 /** What the page's hashing did, seen from outside the engine: worker constructions, digests the workers answered, terminations, main-thread SHA-256s of a body's size, CSP violations. */
 interface Hashing {
   created: number
+  /** The most workers alive at once. */
+  mostAlive: number
   answered: number
   terminated: number
   mainThreadBodyDigests: number
@@ -35,12 +37,13 @@ interface Hashing {
 /** Wraps the page's Worker and crypto.subtle.digest before any upload: the engine is not changed to be observed. */
 const observeHashing = (page: Page) =>
   page.evaluate(() => {
-    const hashing: Hashing = { created: 0, answered: 0, terminated: 0, mainThreadBodyDigests: 0, violations: [] }
+    const hashing: Hashing = { created: 0, mostAlive: 0, answered: 0, terminated: 0, mainThreadBodyDigests: 0, violations: [] }
     Object.assign(window, { hashing })
     const NativeWorker = Worker
     window.Worker = class extends NativeWorker {
       constructor(url: string | URL, options?: WorkerOptions) {
         hashing.created++
+        hashing.mostAlive = Math.max(hashing.mostAlive, hashing.created - hashing.terminated)
         super(url, options)
         this.addEventListener('message', (event: MessageEvent) => void (event.data?.digest && hashing.answered++))
       }
@@ -141,7 +144,10 @@ describe('checksums in Chromium, cross-origin to Ceph RGW, hashed in a worker', 
   it('the page has at most two workers, terminated when idle and started again by the next upload', async () => {
     const seen = await hashingOf(engine.page)
     expect(seen.created).toBeGreaterThanOrEqual(1)
-    expect(seen.created).toBeLessThanOrEqual(2)
+    // At once, not in all: the earlier tests' workers may have idled out and been started again
+    // between uploads on a slow machine.
+    expect(seen.mostAlive).toBeGreaterThanOrEqual(1)
+    expect(seen.mostAlive).toBeLessThanOrEqual(2)
     await expect.poll(async () => (await hashingOf(engine.page)).terminated, { timeout: IDLE_MS + 5000, interval: 250 }).toBe(seen.created)
     // The next upload starts a worker again.
     const key = `browser-checksums/after-idle-${randomUUID()}.bin`

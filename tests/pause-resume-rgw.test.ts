@@ -159,7 +159,11 @@ async function leaveAfter(file: File, endpoint: string, strategy: Strategy, stor
     },
   }).catch(() => {})
   await left
-  // The parts in flight at the pause are cancelled; what storage accepted is on record.
+  // The parts in flight at the pause are cancelled, but a part whose body had wholly left is
+  // storage's to accept, and its request stays open for the reply: wait until every part request
+  // has closed (a fixed 300 ms lost that race on a loaded machine), then a moment more for a
+  // cancelled part that reached storage whole and is still being stored.
+  await expect.poll(() => proxy.log.filter((entry) => entry.step === 'PUT ?partNumber').every((entry) => entry.closedAt !== undefined), { timeout: 30_000 }).toBe(true)
   await new Promise((resolve) => setTimeout(resolve, 300))
   const [record] = await resume.list()
   expect(record).toBeDefined()

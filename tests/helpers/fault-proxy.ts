@@ -56,6 +56,8 @@ export interface LoggedRequest {
   /** performance.now() when the proxy received the request, and when storage answered it. */
   receivedAt: number
   answeredAt?: number
+  /** When the exchange ended for the client, answered or cut short: until then, storage may still take the request. */
+  closedAt?: number
 }
 
 /** What the fault policy sees of a request. */
@@ -119,6 +121,7 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
     const entry: LoggedRequest = { step, url: incoming.url ?? '/', fault, bytes: 0, receivedAt: performance.now() }
     log.push(entry)
     incoming.on('data', (chunk: Buffer) => (entry.bytes += chunk.length))
+    outgoing.on('close', () => (entry.closedAt = performance.now()))
     const late = fromSdk ? 0 : (lateTail?.(seen) ?? 0)
     if (late > 0) return forwardWithLateTail(incoming, outgoing, entry, late)
     const held = fromSdk && !sdk ? 0 : (hold?.(seen) ?? 0)
