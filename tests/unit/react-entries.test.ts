@@ -14,7 +14,7 @@ const namesOf = (specifier: string) => {
 }
 
 describe('the React entries', () => {
-  it('has one upload hook, presigned by default (usePresignedUpload was the same hook with another default)', () => {
+  it('has one upload hook (usePresignedUpload was the same hook with another default; `strategy` chooses)', () => {
     const names = namesOf('updraft-s3/react')
     expect(names).toContain('useS3Upload')
     expect(names).not.toContain('usePresignedUpload')

@@ -2,8 +2,9 @@
 
 import { useS3Upload } from 'updraft-s3/react'
 
-// next-s3-upload's hook, presigned by default: the route signs every request to storage, so the
-// page never holds a key. `useS3Upload({ strategy: 'token' })` asks for token mode (needs an STS).
+// next-s3-upload's hook. Token mode by default, as its protocol has it: with an STS the route issues
+// credentials for one key; without one (R2, B2, the local store) the page is told so once and
+// uploads presigned. `useS3Upload({ strategy: 'presigned' })` asks for presigned URLs from the start.
 export default function Page() {
   const { FileInput, openFileDialog, uploadToS3, files } = useS3Upload()
 
