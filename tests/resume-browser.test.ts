@@ -96,6 +96,17 @@ async function startAndWait(page: Page | TestPage, name: string, seed: number, p
 }
 
 /** Parts storage holds for an upload: the truth a resume must respect. */
+/**
+ * After a page closed mid-upload: storage's part list once every part request has closed (a part
+ * whose body had wholly left may still be answered) and a moment more for a part that reached
+ * storage whole as its page went. A fixed 300 ms lost that race on a loaded machine.
+ */
+async function storedPartsOnceSettled(record: { bucket: string; key: string; uploadId: string }) {
+  await expect.poll(() => proxy.log.filter((entry) => entry.step === 'PUT ?partNumber').every((entry) => entry.closedAt !== undefined), { timeout: 30_000 }).toBe(true)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  return storedParts(record)
+}
+
 async function storedParts(record: { bucket: string; key: string; uploadId: string }) {
   const listed = await admin.send(new ListPartsCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }))
   return new Set((listed.Parts ?? []).map((part) => part.PartNumber!))
@@ -107,8 +118,7 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
     const first = await openPage(context)
     const record = await startAndWait(first, 'kept.bin', 1, 2)
     await first.close()
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const onStorage = await storedParts(record)
+    const onStorage = await storedPartsOnceSettled(record)
 
     const before = proxy.log.length
     const second = await openPage(context)
@@ -138,8 +148,7 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
     const first = await openPage(context)
     const record = await startAndWait(first, 'picked.bin', 2, 2)
     await first.close()
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const onStorage = await storedParts(record)
+    const onStorage = await storedPartsOnceSettled(record)
 
     // A different file: same name, size and lastModified (a File made in the page), other bytes.
     const second = await openPage(context)
@@ -220,7 +229,7 @@ describe.each(BROWSERS)('resume after a reload, in %s, on RGW', (browser) => {
       // Going away is not cancelling: nothing aborted the upload on storage (Firefox fires abort on
       // the XHRs a reload cuts; the engine must not read that as the user's abort).
       expect(proxy.log.slice(atReload).map((entry) => entry.step)).not.toContain('DELETE ?uploadId')
-      const onStorage = await storedParts(record)
+      const onStorage = await storedPartsOnceSettled(record)
       expect(onStorage.size).toBeGreaterThanOrEqual(1)
       const before = proxy.log.length
       const outcome = await page.evaluate(async (endpoint) => {
