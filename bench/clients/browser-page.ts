@@ -35,11 +35,18 @@ export async function runPage(upload: PageUpload): Promise<void> {
     await upload(body, job)
     const seconds = (performance.now() - start) / 1000
     clearInterval(probe)
-    const result: PageResult = { seconds, bytes: body.size, startedAt, longestStallMs }
+    const result: PageResult = { seconds, bytes: body.size, startedAt, longestStallMs, resources: job.resourceTimings ? resourcesSince(start) : undefined }
     await post('result', result)
   } catch (error) {
     await post('result', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })
   }
+}
+
+/** What the page fetched from `start` on (its API requests, lazy chunks, storage requests), from Resource Timing. */
+function resourcesSince(start: number): PageResult['resources'] {
+  return (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+    .filter((entry) => entry.startTime >= start)
+    .map((entry) => ({ url: entry.name, startMs: entry.startTime - start, endMs: entry.responseEnd - start }))
 }
 
 /** The file the harness sets on the page's input (bench/lib/chromium.ts, pickFile). */

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
-import { build } from 'esbuild'
+import { join, relative } from 'node:path'
+import { build, type BuildOptions } from 'esbuild'
 import type { CDPSession } from 'playwright-core'
 import { chromium as playwright } from 'playwright-core'
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../tests/helpers/browser.ts'
@@ -26,6 +26,14 @@ export interface PageJob {
   checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
   /** updraft with `checksum` only: `main` hides `Worker` from the page, so the parts are hashed on its main thread (the fallback). */
   checksumThread?: 'worker' | 'main'
+  /**
+   * Load the contender's code-split build (esbuild `splitting`: lazy chunks are files of their own,
+   * fetched when first imported, as a page's bundler ships them) instead of its one-file bundle
+   * (where esbuild inlines every dynamic import). Needs `splitContenders` at start.
+   */
+  split?: boolean
+  /** Report what the page fetched while uploading, from its Resource Timing entries (`PageResult.resources`). */
+  resourceTimings?: boolean
 }
 
 export interface PageResult {
@@ -35,6 +43,16 @@ export interface PageResult {
   bytes: number
   /** Wall-clock time the upload started, ms since the epoch. */
   startedAt: number
+  /** With `resourceTimings`: every fetch the page started after calling the upload, in order. */
+  resources?: PageResource[]
+}
+
+/** One Resource Timing entry, in ms after the page called the upload (the page's own clock). */
+export interface PageResource {
+  url: string
+  startMs: number
+  /** `responseEnd`: its last byte received. */
+  endMs: number
 }
 
 export interface ChromiumBenchOptions {
@@ -44,6 +62,16 @@ export interface ChromiumBenchOptions {
    * before it uploads). Needed by the endpoint contenders.
    */
   apiUpstream?: string
+  /**
+   * Where pages are opened from, given the harness's own origin: e.g. a link proxy in front of it
+   * (bench/lib/link.ts), so the page, its scripts and its same-origin API requests all cross the
+   * link, as a real site's do. @default the harness's origin, on loopback
+   */
+  site?: (origin: string) => Promise<string>
+  /** Contenders to build code-split as well, for jobs with `split`. @default none */
+  splitContenders?: PageContender[]
+  /** Sample every Chromium process's RSS while uploading (20 ms): off where only timing is wanted. @default true */
+  sampleMemory?: boolean
 }
 
 export interface PageMeasurement extends PageResult {
@@ -69,32 +97,48 @@ const SCRIPTS: Record<PageContender, string> = {
   uppy: 'browser-uppy.ts',
 }
 
+const PAGE_BUILD = {
+  bundle: true as const,
+  format: 'esm' as const,
+  platform: 'browser' as const,
+  target: 'es2022',
+  minify: true,
+  write: false as const,
+  logLevel: 'error' as const,
+  // lib-storage's browser build pulls Node polyfills (buffer, stream-browserify).
+  define: { global: 'globalThis', 'process.env.NODE_DEBUG': 'false', 'process.env.NODE_ENV': '"production"' },
+  inject: [join(BENCH_DIR, 'clients', 'browser-process-shim.ts')],
+} satisfies BuildOptions
+
 /** One bundle per contender, so a page holds only its own contender's code. */
 async function bundlePages(): Promise<Record<PageContender, string>> {
   const entries = await Promise.all(
     Object.entries(SCRIPTS).map(async ([name, file]) => {
-      const result = await build({
-        entryPoints: [join(BENCH_DIR, 'clients', file)],
-        bundle: true,
-        format: 'esm',
-        platform: 'browser',
-        target: 'es2022',
-        minify: true,
-        write: false,
-        logLevel: 'error',
-        // lib-storage's browser build pulls Node polyfills (buffer, stream-browserify).
-        define: { global: 'globalThis', 'process.env.NODE_DEBUG': 'false', 'process.env.NODE_ENV': '"production"' },
-        inject: [join(BENCH_DIR, 'clients', 'browser-process-shim.ts')],
-      })
+      const result = await build({ ...PAGE_BUILD, entryPoints: [join(BENCH_DIR, 'clients', file)] })
       return [name, result.outputFiles[0]!.text] as const
     }),
   )
   return Object.fromEntries(entries) as Record<PageContender, string>
 }
 
+/**
+ * `contenders` built as a page's bundler ships code-split code: `/split/CONTENDER/entry.js` and the
+ * chunks it imports, statically (shared code) or dynamically (lazy chunks), beside it.
+ */
+async function splitPages(contenders: readonly PageContender[]): Promise<Map<string, string>> {
+  const files = new Map<string, string>()
+  for (const contender of contenders) {
+    const outdir = join(BENCH_DIR, '.cache', 'split', contender)
+    const result = await build({ ...PAGE_BUILD, entryPoints: { entry: join(BENCH_DIR, 'clients', SCRIPTS[contender]) }, splitting: true, outdir })
+    for (const file of result.outputFiles) files.set(`/split/${contender}/${relative(outdir, file.path)}`, file.text)
+  }
+  return files
+}
+
 const PAGE = `<!doctype html><meta charset="utf-8"><title>updraft bench</title><input type="file" id="file">
 <script type="module">const id = new URLSearchParams(location.search).get('id');
-const job = await (await fetch('/job?id=' + id)).json(); await import('/' + job.contender + '.js')</script>`
+const job = await (await fetch('/job?id=' + id)).json();
+await import(job.split ? '/split/' + job.contender + '/entry.js' : '/' + job.contender + '.js')</script>`
 
 /**
  * Chromium with each measurement in a fresh page (and renderer) that DevTools does not monitor:
@@ -102,8 +146,9 @@ const job = await (await fetch('/job?id=' + id)).json(); await import('/' + job.
  * detaches from it instead of enabling its Network domain. The page talks to this harness over
  * HTTP only.
  */
-export async function startChromiumBench({ apiUpstream }: ChromiumBenchOptions = {}): Promise<ChromiumBench> {
+export async function startChromiumBench({ apiUpstream, site, splitContenders = [], sampleMemory = true }: ChromiumBenchOptions = {}): Promise<ChromiumBench> {
   const scripts = await bundlePages()
+  const split = await splitPages(splitContenders)
   const forward = apiUpstream ? forwarder(apiUpstream) : undefined
   const jobs = new Map<string, { job: PageJob; ready: (release: () => void) => void; done: (result: PageResult | { error: string }) => void }>()
   let nextId = 1
@@ -115,7 +160,8 @@ export async function startChromiumBench({ apiUpstream }: ChromiumBenchOptions =
     if (forward && url.pathname.startsWith('/api/')) return forward(request, response)
     if (url.pathname === '/') return send('text/html; charset=utf-8', PAGE)
     const script = /^\/(.+)\.js$/.exec(url.pathname)?.[1] as PageContender | undefined
-    if (script && scripts[script]) return send('text/javascript', scripts[script])
+    const code = split.get(url.pathname) ?? (script && scripts[script])
+    if (code) return send('text/javascript', code)
     if (!entry) return response.writeHead(404).end()
     if (url.pathname === '/job') return send('application/json', JSON.stringify(entry.job))
     if (url.pathname === '/ready') return entry.ready(() => send('text/plain', 'go'))
@@ -126,7 +172,8 @@ export async function startChromiumBench({ apiUpstream }: ChromiumBenchOptions =
     response.writeHead(404).end()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const own = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const origin = site ? await site(own) : own
 
   // The tests' flags, plus a `gc()` the page calls before its idle baseline, so garbage left from
   // setting up does not make one measurement's growth look smaller than another's.
@@ -137,6 +184,7 @@ export async function startChromiumBench({ apiUpstream }: ChromiumBenchOptions =
     async run(job) {
       const id = String(nextId++)
       if (job.contender === 'raw-xhr') job = { ...job, raw: await presignRaw(job) }
+      if (job.split && !splitContenders.includes(job.contender)) throw new Error(`${job.contender}: not built code-split (splitContenders)`)
       let idleRss = 0
       let peakRss = 0
       let sampler: NodeJS.Timeout | undefined
@@ -156,6 +204,7 @@ export async function startChromiumBench({ apiUpstream }: ChromiumBenchOptions =
         jobs.set(id, {
           job,
           ready(release) {
+            if (!sampleMemory) return release()
             // The process list is read once per second, the RSS of those processes every 20 ms:
             // scanning all of /proc that often would take CPU from the browser being measured.
             let pids = chromiumPids()
@@ -177,7 +226,7 @@ export async function startChromiumBench({ apiUpstream }: ChromiumBenchOptions =
         if (job.file) await pickFile(cdp, targetId, job.file)
         const result = await withTimeout(outcome, 600_000, `${job.contender} page`)
         if ('error' in result) throw new Error(`${job.contender} in Chromium: ${result.error}`)
-        peakRss = Math.max(peakRss, sample(chromiumPids()))
+        if (sampleMemory) peakRss = Math.max(peakRss, sample(chromiumPids()))
         const processes = [...perProcess].map(([pid, rss]) => ({ kind: processKind(pid), ...rss }))
         return { ...result, idleRss, peakRss, processes }
       } finally {

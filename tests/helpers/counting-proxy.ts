@@ -13,12 +13,19 @@ const HOLD_MS = 5000
 export async function startCountingProxy(target: string) {
   const upstream = new URL(target)
   let inFlight = 0
-  const stats = { peakPartsInFlight: 0, partRequests: 0, requests: 0 }
+  const stats = {
+    peakPartsInFlight: 0,
+    partRequests: 0,
+    requests: 0,
+    /** When the first byte of an object's body arrived (ms since the epoch): a PUT's, a part's or a single object's. */
+    firstBodyAt: undefined as number | undefined,
+  }
   // Part replies are held until this many parts are in flight at once (or HOLD_MS pass), so a
   // test sees the concurrency the engine allows, not how fast a loaded machine got through it.
   let barrier = { parts: 0, reached: Promise.resolve(), open: () => {} }
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     stats.requests++
+    if (incoming.method === 'PUT') incoming.once('data', () => (stats.firstBodyAt ??= Date.now()))
     const isPart = incoming.method === 'PUT' && /[?&]partNumber=/.test(incoming.url ?? '')
     if (isPart) {
       stats.partRequests++
@@ -48,6 +55,7 @@ export async function startCountingProxy(target: string) {
       stats.peakPartsInFlight = 0
       stats.partRequests = 0
       stats.requests = 0
+      stats.firstBodyAt = undefined
       let open = () => {}
       const reached = new Promise<void>((resolve) => (open = resolve))
       barrier = { parts: holdUntil, reached, open }
