@@ -36,13 +36,15 @@ export const bundleSize: Benchmark = {
     return {
       tables,
       headlines: [
-        `Bundle (gzip): Updraft \`upload()\` ${kb(token.gzip)} (both modes, incl. SigV4) vs lib-storage ${kb(sizes.libStorage!.gzip)} (${fixed(sizes.libStorage!.gzip / token.gzip, 0)}x smaller) and Uppy ${kb(sizes.uppy!.gzip)} (${fixed(sizes.uppy!.gzip / token.gzip, 1)}x); token-only ${kb(sizes.token!.gzip)}, presigned-only ${kb(presigned.gzip)} (${fixed(sizes.libStorage!.gzip / presigned.gzip, 0)}x smaller than lib-storage); React hook ${kb(sizes.react!.gzip)} vs next-s3-upload's ${kb(sizes.nextS3Upload!.gzip)} (${fixed(sizes.nextS3Upload!.gzip / sizes.react!.gzip, 0)}x).`,
+        `Bundle (gzip): Updraft \`upload()\` ${kb(token.gzip)} (both modes, with the page; its signer and multipart code load lazily) vs lib-storage ${kb(sizes.libStorage!.gzip)} (${fixed(sizes.libStorage!.gzip / token.gzip, 0)}x smaller) and Uppy ${kb(sizes.uppy!.gzip)} (${fixed(sizes.uppy!.gzip / token.gzip, 1)}x); token-only ${kb(sizes.token!.gzip)}, presigned-only ${kb(presigned.gzip)} (${fixed(sizes.libStorage!.gzip / presigned.gzip, 0)}x smaller than lib-storage); React hook ${kb(sizes.react!.gzip)} vs next-s3-upload's ${kb(sizes.nextS3Upload!.gzip)} (${fixed(sizes.nextS3Upload!.gzip / sizes.react!.gzip, 0)}x).`,
       ],
       goals: [
         // Goals, not CI limits: `npm run size` enforces `limit`, which today sits above every goal.
         ...BUDGETS.map(({ entry, goal, limit, what }) => {
           const size = sizes[entry]!
+          // What loads with the page, which the goal bounds.
           const top = size.inputs
+            .filter(({ lazy }) => !lazy)
             .slice(0, 4)
             .map(({ path, bytes }) => `${shortPath(path)} ${bytes} B`)
             .join(', ')
@@ -69,8 +71,8 @@ function whereBytesGo(title: string, size: BundleSize): Table {
   const total = size.inputs.reduce((sum, input) => sum + input.bytes, 0)
   return {
     title,
-    columns: ['input', 'min B', 'share'],
-    rows: size.inputs.map(({ path, bytes }) => [shortPath(path), String(bytes), `${fixed((100 * bytes) / total, 1)}%`]),
+    columns: ['input', 'min B', 'share', 'loads'],
+    rows: size.inputs.map(({ path, bytes, lazy }) => [shortPath(path), String(bytes), `${fixed((100 * bytes) / total, 1)}%`, lazy ? 'lazily' : 'with the page']),
   }
 }
 
