@@ -63,10 +63,11 @@ describe('upload() with no strategy', () => {
   })
 
   it('headers only token mode can carry (objectHeaders) keep token mode and its refusal', async () => {
-    const { endpoint, calls } = await endpointFor(s3rver())
+    const { endpoint, calls, client } = await endpointFor(s3rver())
     const options: UploadOptions = { api: endpoint, objectHeaders: { 'x-amz-meta-album': 'a' } }
     // The API was learned presigned-only by an upload before this one.
-    await upload(fileOf(testBytes(10, 6)), { api: endpoint })
+    const learned = await upload(fileOf(testBytes(10, 6)), { api: endpoint })
+    expect(sha256(await readObject(client, learned.bucket, learned.key))).toBe(sha256(testBytes(10, 6)))
     const failed = await upload(fileOf(testBytes(10, 7)), options).catch((error: unknown) => error)
     expect(failed).toMatchObject({ name: 'ApiError', code: 'TokenModeUnavailable' })
     expect(calls.filter((call) => call.route === '').map((call) => call.body.strategy)).toEqual(['token', 'presigned', 'token'])

@@ -23,20 +23,24 @@ export interface SigV4Request {
 }
 
 /**
- * SigV4 header signing through aws4fetch's `AwsV4Signer`, the design's signer. What the engine
- * adds around it: the servers' time (`datetime`), a key cache per object signer, and S3 Express.
- * aws4fetch applies S3's path rule (the path signed as sent: encoded once, slash runs kept) only
- * to the service `s3`, and encodes any other service's path twice; S3 Express wants S3's rule. So
- * every request is set up as `s3`, then scoped to its own service before it is signed — the
- * scope is all that differs. A header value HTTP cannot carry throws a TypeError here, before any
- * attempt (fetch would reject it as if the network failed, and it would be retried).
+ * SigV4 header signing through aws4fetch's `AwsV4Signer`, the design's signer, configured through
+ * its own options only. What the engine adds around it: the servers' time (`datetime`) and a key
+ * cache per object signer. aws4fetch signs an `s3` path as sent; for any other service it encodes
+ * the path again, unless `singleEncode`, and joins slash runs. S3 Express (`s3express`) wants the
+ * path as sent, so it gets `singleEncode`, and a slash run in its key is written `/%2F…`, which S3
+ * reads as the same key and aws4fetch leaves as it is. A header value HTTP cannot carry throws a
+ * TypeError here, before any attempt (fetch would reject it as if the network failed, and it would
+ * be retried).
  */
-export async function signV4({ service, ...request }: SigV4Request): Promise<{ url: string; headers: Record<string, string> }> {
-  const signer = new AwsV4Signer({ ...request, service: 's3' })
-  if (service !== 's3') {
-    signer.service = service
-    signer.credentialString = `${request.datetime.slice(0, 8)}/${request.region}/${service}/aws4_request`
-  }
-  const { url, headers } = await signer.sign()
-  return { url: url.href, headers: Object.fromEntries(headers) }
+export async function signV4({ url, service, ...request }: SigV4Request): Promise<{ url: string; headers: Record<string, string> }> {
+  const s3 = service === 's3'
+  const sent = s3 ? url : slashRunsEscaped(url)
+  const signed = await new AwsV4Signer({ ...request, url: sent, service, singleEncode: !s3 }).sign()
+  return { url: signed.url.href, headers: Object.fromEntries(signed.headers) }
+}
+
+/** `/a//b` → `/a/%2Fb` in the path: the same key to S3, and no slash run for aws4fetch to join. */
+function slashRunsEscaped(url: string): string {
+  const { origin, pathname, search } = new URL(url)
+  return origin + pathname.replace(/\/{2,}/g, (run) => `/${'%2F'.repeat(run.length - 1)}`) + search
 }

@@ -163,18 +163,21 @@ const request = fc
   }))
 
 describe("the same requests as the AWS SDK's signer signs them", () => {
-  it('gives the same Authorization (what it signs, and the signature) and leaves the URL as built, for s3 and s3express', async () => {
+  it('gives the same Authorization (what it signs, and the signature) for the URL it sends, which names the same object, for s3 and s3express', async () => {
     await fc.assert(
       fc.asyncProperty(request, async (sent) => {
         const ours = await signV4({ ...sent, cache: new Map() })
-        expect(ours.headers.authorization).toBe(await sdkAuthorization(sent))
-        expect(ours.url).toBe(new URL(sent.url).href)
+        expect(ours.headers.authorization).toBe(await sdkAuthorization({ ...sent, url: ours.url }))
+        // As built, but an s3express slash run written `/%2F`: the same key once S3 decodes the path.
+        const built = new URL(sent.url)
+        if (sent.service === 's3' || !built.pathname.includes('//')) expect(ours.url).toBe(built.href)
+        else expect(decodeURIComponent(new URL(ours.url).pathname)).toBe(decodeURIComponent(built.pathname))
       }),
       { numRuns: 500 },
     )
   })
 
-  it('signs an s3express path as sent (slash runs kept, encoded once) in the s3express scope, where aws4fetch alone would encode it twice', async () => {
+  it('signs an s3express path encoded once, its slash run kept as `/%2F`, in the s3express scope', async () => {
     const sent = {
       ...example,
       service: 's3express',
@@ -182,9 +185,10 @@ describe("the same requests as the AWS SDK's signer signs them", () => {
       url: objectUrl({ bucket: 'uploads--use1-az4--x-s3', key: 'a b//c+d(1).txt', region: 'us-east-1' }),
       headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
     }
-    const ours = (await signV4({ ...sent, cache: new Map() })).headers.authorization
-    expect(ours).toContain('/20130524/us-east-1/s3express/aws4_request,')
-    expect(ours).toBe(await sdkAuthorization(sent))
+    const ours = await signV4({ ...sent, cache: new Map() })
+    expect(new URL(ours.url).pathname).toBe('/a%20b/%2Fc%2Bd%281%29.txt')
+    expect(ours.headers.authorization).toContain('/20130524/us-east-1/s3express/aws4_request,')
+    expect(ours.headers.authorization).toBe(await sdkAuthorization({ ...sent, url: ours.url }))
   })
 
   it('sorts the query by key, a key before the longer keys it begins, then by value', async () => {
