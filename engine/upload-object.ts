@@ -2,7 +2,7 @@ import type { UploadResult } from '../protocol/wire.ts'
 import { type UploadBody, withBody } from './core/body.ts'
 import { runUpload } from './core/run.ts'
 import { warnUnknownOptions } from './core/option-names.ts'
-import { putObject } from './s3/object.ts'
+import { putObject, withStoredETag } from './s3/object.ts'
 import type { ObjectTarget } from './s3/target.ts'
 
 export type { ChecksumRun, ChecksumTarget, ObjectExtras, ObjectTarget } from './s3/target.ts'
@@ -59,6 +59,6 @@ export function uploadObject(file: UploadBody, target: ObjectTarget): Promise<Up
   try {
     if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadObject', target)
   } catch {}
-  return runUpload(target, (run) => withBody(file, run.options, (body) => putObject(body, target, run)))
+  return runUpload(target, (run) => withBody(file, run.options, async (body) => withStoredETag(await putObject(body, target, run), run)))
 }
 

@@ -8,7 +8,7 @@ import type { Progress } from './options.ts'
  * so a bar never shows 100% for bytes whose reply was an error, or before Complete. `total` is
  * asked at each report: a stream of unknown length reports the bytes read from it so far.
  */
-export function trackProgress(total: () => number, onProgress?: (progress: Progress) => void) {
+export function trackProgress(total: () => number, onProgress?: (progress: Progress) => void): ProgressTracker {
   /** Bytes of finished parts plus bytes in flight: kept as a running sum, O(1) per event. */
   let loaded = 0
   let reported = -1
@@ -30,4 +30,14 @@ export function trackProgress(total: () => number, onProgress?: (progress: Progr
     },
     done: () => report(total()),
   }
+}
+
+/** What {@link trackProgress} answers: the part loop and the single PUT report through it. */
+export interface ProgressTracker {
+  /** Part `partNumber` (1 for a single PUT) has `bytes` sent so far; 0 again when it starts over. */
+  sent(partNumber: number, bytes: number): void
+  /** Part `partNumber` is stored: all its `bytes` count, and it leaves the parts in flight. */
+  finished(partNumber: number, bytes: number): void
+  /** Storage confirmed the whole upload: the total is reported. */
+  done(): void
 }

@@ -1,12 +1,16 @@
 import type { Strategy, UploadResult } from '../../protocol/wire.ts'
 import { callBack, onAbort } from './callback.ts'
 import { UploadAbortedError } from './errors.ts'
+import type { Sign } from './signing.ts'
+import { type ProgressTracker, trackProgress } from './progress.ts'
 import type { RunHooks } from './run-hooks.ts'
 import { type ApiOptions, resolveOptions, type ResolvedOptions, type TransferOptions } from './options.ts'
 
 /**
- * One upload while it runs: its options, resolved once and frozen, and everything that changes
- * as it goes (tus-js-client's `Upload` instance, in a plain object). Made by {@link runUpload}.
+ * One upload while it runs: its options, resolved once and frozen (the caller's `signal` and
+ * `pauseSignal` among them), and everything that changes as it goes (tus-js-client's `Upload`
+ * instance, in a plain object). Made by {@link runUpload}; each step of the upload reads it and
+ * records here what it started, so a part's path runs down the layers with the run in hand.
  */
 export interface UploadRun<O = TransferOptions & ApiOptions> {
   readonly options: ResolvedOptions<O>
@@ -26,6 +30,30 @@ export interface UploadRun<O = TransferOptions & ApiOptions> {
   readonly open: Set<Promise<unknown>>
   /** What the opt-ins given to this upload add to it. */
   readonly hooks: RunHooks
+  /** Bytes sent so far, as `onProgress` hears them: made when they start to move ({@link startTransfer}). */
+  progress?: ProgressTracker
+  /**
+   * Signs this upload's storage requests with credentials this side holds, renewing them as
+   * storage asks (token mode, `uploadObject`). None in presigned mode: the endpoint signs.
+   */
+  sign?: Sign
+  /** The multipart upload being sent, once storage (or the endpoint) has created it. */
+  parts?: PartList
+  /**
+   * Storage's reply that stored the object carried no ETag (RGW's to CompleteMultipartUpload):
+   * the checksum opt-in's check of the object's ETag waits for one learned otherwise, from
+   * `/complete` (modes/confirm.ts) or a HEAD (`uploadObject`).
+   */
+  checkETag?: (etag: string) => Promise<void>
+}
+
+/** A multipart upload as the part loop fills it. */
+export interface PartList {
+  readonly uploadId: string
+  /** Every part but the last is this long. */
+  readonly partSize: number
+  /** Part n's ETag at index n − 1, once storage has accepted it (or holds it, when resumed). */
+  readonly etags: string[]
 }
 
 /**
@@ -76,6 +104,16 @@ export function inBackground(run: UploadRun, task: () => Promise<unknown>): void
       (error) => ((error as { code?: string }).code === 'NoSuchUpload' ? undefined : error),
     ),
   )
+}
+
+/**
+ * The bytes start to move (a single PUT, or the first part once the multipart upload exists):
+ * from here an abort has storage requests to cancel, and progress counts against `total` (asked
+ * at each report: a stream of unknown length grows).
+ */
+export function startTransfer(run: UploadRun, total: () => number): ProgressTracker {
+  run.phase = 'transferring'
+  return (run.progress = trackProgress(total, run.options.onProgress))
 }
 
 /**

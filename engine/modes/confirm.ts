@@ -19,7 +19,12 @@ export async function confirmUpload(
   if (!reply.ticket || reply.uploadId) return result
   // Storage's commit is over: from here the caller's abort cancels, and `waitForNetwork` waits only until it.
   run.phase = 'confirming'
-  return { ...result, serverData: (await completeAtApi(reply.ticket, run, undefined, run.options.signal)).serverData }
+  const confirmed = await completeAtApi(reply.ticket, run, undefined, run.options.signal)
+  // Storage's own word first; where its reply had no ETag (RGW's Complete), the endpoint's HEAD's.
+  const etag = result.etag || confirmed.etag
+  await run.checkETag?.(etag)
+  // Where the object is, as storage answered; what the endpoint adds (`serverData`).
+  return { ...confirmed, ...result, etag }
 }
 
 /**

@@ -4,16 +4,17 @@ import { type Bytes, isBytes, sizeOf, slice } from '../core/body.ts'
 import { UploadError } from '../core/errors.ts'
 import type { UploadRun } from '../core/run.ts'
 import type { PartStream } from '../core/stream-body.ts'
-import { type MultipartUpload, putMultipart } from '../s3/multipart.ts'
+import { type PartSteps, putMultipart } from '../s3/multipart.ts'
 import type { ChecksumRun } from '../s3/target.ts'
 import { postToApi } from '../transport/api.ts'
 import { completeAtApi } from './confirm.ts'
 
 /** A multipart upload the endpoint created and presigns: its parts, then `/complete`. */
 export const putPresignedParts = (file: Bytes | PartStream, reply: PresignedMultipartReply, run: UploadRun, checksums?: ChecksumRun): Promise<UploadResult> =>
-  putMultipart(file, presignedMultipart(file, reply, run, checksums), run)
+  putMultipart(file, run, reply, presignedSteps(file, reply, run, checksums))
 
-function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartReply, run: UploadRun, checksums?: ChecksumRun): MultipartUpload {
+/** The part steps of presigned mode: part URLs fetched from `/parts` just ahead of need; `/complete` and `/abort` at the endpoint. */
+function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply, run: UploadRun, checksums?: ChecksumRun): PartSteps {
   const { options } = run
   const { ticket, partSize, partCount: count } = reply
   const bytes = isBytes(file) && file
@@ -65,8 +66,6 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
   }
 
   return {
-    uploadId: reply.uploadId,
-    partSize,
     // A URL serves its part's retries too; one can expire before use (and RGW refuses an expired
     // one with a bare 403): a refused URL is worth one fresh one.
     async signPart(partNumber, body, refused) {
@@ -84,7 +83,7 @@ function presignedMultipart(file: Bytes | PartStream, reply: PresignedMultipartR
       const url = await pending.get(partNumber)!
       return { method: 'PUT', url, headers: await checksums?.headers(partNumber, body) }
     },
-    complete: (etags) => completeAtApi(ticket, run, etags, options.signal),
+    complete: () => completeAtApi(ticket, run, run.parts!.etags, options.signal),
     abort: (deadline) => postToApi(run, '/abort', { ticket }, deadline),
   }
 }

@@ -3,47 +3,51 @@ import type { UploadResult } from '../../protocol/wire.ts'
 import { escapeXml, xmlText } from '../../protocol/xml.ts'
 import { type Bytes, isBytes, sizeOf, slice } from '../core/body.ts'
 import { onAbort } from '../core/callback.ts'
-import { missingETag, UploadAbortedError, UploadError } from '../core/errors.ts'
-import type { HttpResponse } from '../core/http.ts'
-import { trackProgress } from '../core/progress.ts'
-import { inBackground, type UploadRun } from '../core/run.ts'
+import { missingETag, type S3Error, UploadAbortedError, UploadError } from '../core/errors.ts'
+import type { SignedRequest } from '../core/signing.ts'
+import { inBackground, startTransfer, type UploadRun } from '../core/run.ts'
 import type { PartStream } from '../core/stream-body.ts'
 import { runPool } from '../transport/queue.ts'
-import type { ChecksumRun, CreatedUpload, ObjectTarget } from './target.ts'
+import type { CreatedUpload, SignedObject } from './target.ts'
 import { bodyRequest } from './put.ts'
 import { send, type Signer } from './send.ts'
-import type { Sign } from './sign.ts'
 
-/** A multipart upload that storage has already created, and how to sign its steps. */
-export interface MultipartUpload {
-  uploadId: string
-  /** Every part but the last is this long. */
-  partSize: number
-  /** Signs part `partNumber`, whose bytes are `body` (checksums hash them). */
-  signPart(partNumber: number, body: Bytes, refused?: Parameters<Signer>[0]): ReturnType<Signer>
-  /** CompleteMultipartUpload, with its retries; sent once every part is on storage. */
-  complete(etags: string[]): Promise<UploadResult>
+/**
+ * How one multipart upload's steps are signed and ended, in its mode: token mode and
+ * `uploadObject` sign here ({@link putParts}), presigned mode asks the endpoint
+ * (modes/presigned-multipart.ts). The part list itself is the run's (`run.parts`).
+ */
+export interface PartSteps {
+  /** Signs part `partNumber`, whose bytes are `body` (checksums hash them); see {@link Signer} for `refused`. */
+  signPart(partNumber: number, body: Bytes, refused?: S3Error): Promise<SignedRequest>
+  /** Ends the upload once every part is stored (`run.parts.etags`): CompleteMultipartUpload, or the endpoint's `/complete`. */
+  complete(): Promise<UploadResult>
   /** AbortMultipartUpload, with its retries, until `deadline` aborts. */
   abort(deadline: AbortSignal): Promise<unknown>
 }
 
 /**
- * Parts in parallel, then Complete. A Blob or bytes are cut into views as parts are sent; a
- * stream is read a part at a time as slots free up (its length, when unknown, shows as a growing
- * progress total). On a failure or abort, AbortMultipartUpload runs in the background
- * (`run.cleanups`) while the upload rejects at once.
+ * Parts in parallel, then Complete, for the multipart upload `created` (its id and part size).
+ * A Blob or bytes are cut into views as parts are sent; a stream is read a part at a time as
+ * slots free up (its length, when unknown, shows as a growing progress total). On a failure or
+ * abort, AbortMultipartUpload runs in the background (`run.cleanups`) while the upload rejects at once.
  */
-export async function putMultipart(body: Bytes | PartStream, upload: MultipartUpload, run: UploadRun): Promise<UploadResult> {
+export async function putMultipart(
+  body: Bytes | PartStream,
+  run: UploadRun,
+  created: { uploadId: string; partSize: number },
+  steps: PartSteps,
+): Promise<UploadResult> {
   const { options, hooks: { journal } } = run
-  const { partSize } = upload
+  const { uploadId, partSize } = created
+  const etags: string[] = []
+  run.parts = { uploadId, partSize, etags }
   const bytes = isBytes(body) && body
-  const progress = trackProgress(() => sizeOf(body) ?? (body as PartStream).received, options.onProgress)
+  const progress = startTransfer(run, () => sizeOf(body) ?? (body as PartStream).received)
   // One failed part cancels its siblings through this controller, as the caller's abort does.
   const controller = new AbortController()
   const { signal } = controller
-  run.phase = 'transferring'
   const stop = onAbort(options.signal, () => controller.abort())
-  const etags: string[] = []
   let n = 0
   let next: () => Promise<[number, Bytes] | undefined> | [number, Bytes] | undefined
   if (bytes) {
@@ -51,7 +55,7 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
     // Views clamp at the end: the last part is what is left.
     const part = (n: number) => slice(bytes, (n - 1) * partSize, n * partSize)
     // Resume: parts storage already holds count as sent and are not sent again.
-    journal?.started(upload.uploadId, partSize, count)
+    journal?.started(uploadId, partSize, count)
     journal?.stored.forEach((etag, n) => {
       etags[n - 1] = etag
       progress.finished(n, sizeOf(part(n)))
@@ -69,7 +73,7 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
   }
 
   const uploadPart = async (partNumber: number, part: Bytes, held?: AbortSignal) => {
-    const response = await send(run, (refused) => upload.signPart(partNumber, part, refused), {
+    const response = await send(run, (refused) => steps.signPart(partNumber, part, refused), {
       body: part,
       signal,
       onSent: (sent) => progress.sent(partNumber, sent),
@@ -91,7 +95,7 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
     )
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
     run.phase = 'committing'
-    const result = await upload.complete(etags)
+    const result = await steps.complete()
     progress.done()
     return result
   } catch (error) {
@@ -99,7 +103,7 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
     if (!options.leavePartsOnError) {
       // After every part request has closed: a part storage is still receiving could otherwise
       // land after the abort and leave the upload behind (S3 says to abort again then).
-      inBackground(run, () => Promise.all(run.open).then(() => upload.abort(AbortSignal.timeout(options.cleanupTimeout))))
+      inBackground(run, () => Promise.all(run.open).then(() => steps.abort(AbortSignal.timeout(options.cleanupTimeout))))
     }
     throw options.signal?.aborted ? new UploadAbortedError() : error
   } finally {
@@ -108,63 +112,59 @@ export async function putMultipart(body: Bytes | PartStream, upload: MultipartUp
 }
 
 /**
- * An object in parts with credentials this side signs with, the S3 steps in order:
+ * An object in parts signed with the run's credentials (`run.sign`), the S3 steps in order:
  * CreateMultipartUpload (unless resumed, or `created` by the endpoint), each UploadPart,
  * CompleteMultipartUpload (or the endpoint's /complete for one it created), and
  * AbortMultipartUpload after a failure.
  */
-export async function putParts(
-  file: Bytes | PartStream,
-  target: ObjectTarget,
-  run: UploadRun,
-  sign: Sign,
-  objectHeaders: Record<string, string>,
-  checksums: ChecksumRun | undefined,
-  result: (etag: string, reply: HttpResponse) => Promise<UploadResult>,
-  created: CreatedUpload | undefined,
-): Promise<UploadResult> {
+export async function putParts(file: Bytes | PartStream, object: SignedObject, run: UploadRun, created?: CreatedUpload): Promise<UploadResult> {
   const { options, hooks: { journal } } = run
+  const { target, checksums } = object
+  const sign = run.sign!
   // A stream's declared length raises the part size as needed; a resumed upload keeps its record's.
-  const plan = planParts(sizeOf(file) ?? 0, journal?.partSize ?? options.partSize)
-  let attempts = 0
+  const { partSize } = planParts(sizeOf(file) ?? 0, journal?.partSize ?? options.partSize)
   // Resume: the upload a record names is carried on, not created again.
-  let uploadId = journal?.uploadId ?? created?.uploadId
-  if (!uploadId) {
-    try {
-      const created = await send(run, (refused) => (attempts++, sign('POST', '?uploads', { ...objectHeaders, ...checksums?.create }, refused)), {
-        signal: options.signal,
-        linger: true,
-      })
-      uploadId = xmlText(created.body, 'UploadId')
-      if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
-    } finally {
-      const { abortOtherUploads } = target
-      if (abortOtherUploads && (attempts > 1 || (attempts && !uploadId))) inBackground(run, () => abortOtherUploads(uploadId))
-    }
-  }
-  const ofUpload = `uploadId=${encodeURIComponent(uploadId!)}`
+  const uploadId = journal?.uploadId ?? created?.uploadId ?? (await createUpload(object, run))
+  const ofUpload = `uploadId=${encodeURIComponent(uploadId)}`
 
-  return putMultipart(
-    file,
-    {
-      uploadId: uploadId!,
-      partSize: plan.partSize,
-      signPart: async (partNumber, body, refused) =>
-        sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, { ...target.partHeaders, ...(await checksums?.headers(partNumber, body)) }, refused),
-      async complete(etags) {
-        if (created) return created.complete(etags)
-        const parts = await checksums?.complete(etags)
-        const completed = await send(run, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
-          body: completeXml(etags, parts),
-          signal: options.signal,
-          endsUpload: true,
-        })
-        return result(xmlText(completed.body, 'ETag') ?? '', completed)
-      },
-      abort: (deadline) => send(run, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
+  return putMultipart(file, run, { uploadId, partSize }, {
+    signPart: async (partNumber, body, refused) =>
+      sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, { ...target.partHeaders, ...(await checksums?.headers(partNumber, body)) }, refused),
+    async complete() {
+      const { etags } = run.parts!
+      if (created) return created.complete(etags)
+      const parts = await checksums?.complete(etags)
+      const completed = await send(run, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
+        body: completeXml(etags, parts),
+        signal: options.signal,
+        endsUpload: true,
+      })
+      return object.stored(xmlText(completed.body, 'ETag') ?? '', completed)
     },
-    run,
-  )
+    abort: (deadline) => send(run, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
+  })
+}
+
+/**
+ * CreateMultipartUpload, with its retries. An attempt whose reply was lost may have created an
+ * upload this side never heard of: after a retry (or a failure) the target's `abortOtherUploads`
+ * removes every other upload on the key, in the background.
+ */
+async function createUpload({ target, headers, checksums }: SignedObject, run: UploadRun): Promise<string> {
+  let attempts = 0
+  let uploadId: string | undefined
+  try {
+    const created = await send(run, (refused) => (attempts++, run.sign!('POST', '?uploads', { ...headers, ...checksums?.create }, refused)), {
+      signal: run.options.signal,
+      linger: true,
+    })
+    uploadId = xmlText(created.body, 'UploadId')
+    if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
+    return uploadId
+  } finally {
+    const { abortOtherUploads } = target
+    if (abortOtherUploads && (attempts > 1 || (attempts && !uploadId))) inBackground(run, () => abortOtherUploads(uploadId))
+  }
 }
 
 /** Body of CompleteMultipartUpload; `extra[i]` goes into part i + 1's element (its checksum). */

@@ -1,8 +1,7 @@
 import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, sizeOf } from '../core/body.ts'
 import type { HttpResponse } from '../core/http.ts'
-import { trackProgress } from '../core/progress.ts'
-import type { UploadRun } from '../core/run.ts'
+import { startTransfer, type UploadRun } from '../core/run.ts'
 import { send, type Signer } from './send.ts'
 
 /** One PutObject. */
@@ -12,10 +11,9 @@ export async function putSingle(
   result: (etag: string, reply: HttpResponse) => UploadResult | Promise<UploadResult>,
   run: UploadRun,
 ): Promise<UploadResult> {
-  const { signal, onProgress } = run.options
+  const { signal } = run.options
   const size = sizeOf(file)
-  const progress = trackProgress(() => size, onProgress)
-  run.phase = 'transferring'
+  const progress = startTransfer(run, () => size)
   const onSent = (bytes: number) => {
     // Its last byte has left (an empty body's at once): storage may be writing the object, which
     // an abort can no longer stop.

@@ -1,16 +1,10 @@
 import { S3Error, UploadAbortedError } from '../core/errors.ts'
 import type { HttpResponse } from '../core/http.ts'
+import type { SignedRequest } from '../core/signing.ts'
 import { abortCancels, isHeld, type UploadRun } from '../core/run.ts'
 import { exchange } from '../transport/exchange.ts'
 import { isRetryable, withRetries } from '../transport/retry.ts'
 import { throwIfS3Error } from './xml.ts'
-
-/** A request ready to send: signed headers (token mode) or a presigned URL. */
-export interface SignedRequest {
-  method: string
-  url: string
-  headers?: Record<string, string>
-}
 
 /**
  * Signs one attempt. `refused` is storage's refusal of the previous attempt (403, ExpiredToken,

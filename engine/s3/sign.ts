@@ -2,7 +2,7 @@ import type { ResolvedObject } from '../../protocol/endpoint-rules.ts'
 import { objectUrl, type ObjectLocation } from '../../protocol/object-url.ts'
 import { learnServerTime, serverNow } from './clock.ts'
 import type { S3Error } from '../core/errors.ts'
-import type { SignedRequest } from './send.ts'
+import type { Sign } from '../core/signing.ts'
 import { lazily } from '../core/lazy.ts'
 
 /** AWS-style credentials that sign requests to storage (SigV4). */
@@ -42,11 +42,6 @@ export interface Located extends ResolvedObject {
  * storage refused the keys that request was last signed with.
  */
 export type SessionSource = (refused: boolean, headers?: Record<string, string>, query?: string) => Promise<Credentials>
-
-export type Sign = ((method: string, query?: string, headers?: Record<string, string>, refused?: S3Error) => Promise<SignedRequest>) & {
-  /** The object's URL as now signed for: it moves when storage names the bucket's region. */
-  url(): string
-}
 
 /**
  * SigV4 header signing for requests on one object, through aws4fetch (aws4fetch-signer.ts). The body is never hashed (UNSIGNED-PAYLOAD),

@@ -78,6 +78,19 @@ export interface ChecksumRun {
  */
 export type ObjectExtras = Pick<ObjectTarget, 'objectHeaders' | 'partHeaders' | 'resolveEndpoint' | 'checksum'>
 
+/**
+ * One object's requests as this side signs them (token mode, `uploadObject`), with the run's
+ * signer (`run.sign`): made by `putObject` (s3/object.ts), read by the single PUT and the part loop.
+ */
+export interface SignedObject {
+  target: ObjectTarget
+  /** PutObject's and CreateMultipartUpload's headers: the target's, its content-type and cache-control. */
+  headers: Record<string, string>
+  checksums?: ChecksumRun
+  /** The result, once storage has stored the object (`reply`: the PUT's, or Complete's) and its checksum is checked. */
+  stored(etag: string, reply: HttpResponse): Promise<UploadResult>
+}
+
 /** A multipart upload the endpoint created, and ends (token mode's `createMultipart`). */
 export interface CreatedUpload {
   uploadId: string
