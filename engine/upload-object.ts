@@ -2,6 +2,7 @@ import type { UploadResult } from '../protocol/wire.ts'
 import { type UploadBody, withBody } from './core/body.ts'
 import { runUpload } from './core/run.ts'
 import { warnUnknownOptions } from './core/option-names.ts'
+import { abortLostCreates } from './s3/lost-creates.ts'
 import { putObject, withStoredETag } from './s3/object.ts'
 import type { ObjectTarget } from './s3/target.ts'
 
@@ -59,6 +60,10 @@ export function uploadObject(file: UploadBody, target: ObjectTarget): Promise<Up
   try {
     if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadObject', target)
   } catch {}
-  return runUpload(target, (run) => withBody(file, run.options, async (body) => withStoredETag(await putObject(body, target, run), run)))
+  return runUpload(target, (run) => {
+    // With the caller's own credentials, which may list the bucket's uploads: a lost Create reply's stray is found and aborted here.
+    run.hooks.lostCreates = (keep, callMs) => abortLostCreates(run, target, keep, callMs)
+    return withBody(file, run.options, async (body) => withStoredETag(await putObject(body, target, run), run))
+  })
 }
 

@@ -5,7 +5,8 @@ import type { UploadError } from './errors.ts'
  * How an opt-in takes part in one upload: the hooks it puts on the run, which the engine calls at
  * fixed points and skips when absent. Their code lives in the opt-in's module, so a page that
  * does not use the opt-in ships none of it: `pauseSignal` installs `hold`, `lost` and `end`
- * (engine/core/pause.ts), `resume` installs `journal` (engine/resume/resume.ts).
+ * (engine/core/pause.ts), `resume` installs `journal` (engine/resume/resume.ts), `uploadObject`
+ * installs `lostCreates`.
  */
 export interface RunHooks {
   /**
@@ -24,6 +25,12 @@ export interface RunHooks {
   end?(): void
   /** Parts already stored, and the record of this upload. */
   journal?: PartJournal
+  /**
+   * CreateMultipartUpload had to be retried (or failed) where the target has no
+   * `abortOtherUploads`: aborts the uploads its lost replies may have made on the key, but `keep`
+   * (`uploadObject` installs it: engine/s3/lost-creates.ts). `callMs`: how long the call took.
+   */
+  lostCreates?(keep: string | undefined, callMs: number): Promise<void>
 }
 
 /**

@@ -169,9 +169,14 @@ describe('abort', () => {
     controller.abort()
     create.respond(400, {}, xml.error('ExpiredToken'))
     await expect(result).rejects.toMatchObject({ name: 'AbortError' })
-    await vi.waitFor(() => expect(cleanup).toHaveBeenCalled())
-    expect(fake.log).toEqual(['POST ?uploads'])
-    expect(refresh.mock.calls.map(([refused]) => refused)).toEqual([false])
+    // Whether that Create created anything is not known here (the abort hid the refusal): storage's
+    // list of the key's uploads is asked, with the credentials in hand, never fresh ones.
+    const list = await next(fake)
+    expect(list.step).toBe('GET ?uploads')
+    list.respond(200, {}, '<ListMultipartUploadsResult></ListMultipartUploadsResult>')
+    await vi.waitFor(() => expect(cleanup).toHaveBeenCalledWith(undefined))
+    expect(fake.log).toEqual(['POST ?uploads', 'GET ?uploads'])
+    expect(refresh.mock.calls.every(([refused]) => refused === false)).toBe(true)
   })
 
   it('a failed Create is never retried after the abort', async () => {
@@ -197,6 +202,59 @@ describe('orphans', () => {
     await result
     await vi.waitFor(() => expect(cleanup).toHaveBeenCalledWith(undefined))
     expect(abortOtherUploads).toHaveBeenCalledExactlyOnceWith('second')
+  })
+
+  /** The request `step` among those waiting, once it arrives (a background cleanup runs beside the parts). */
+  const take = async (fake: ReturnType<typeof stepThroughTransport>, step: string) => {
+    for (let count = 1; ; count++) {
+      const found = (await fake.waitForPending(count)).find((request) => request.step === step)
+      if (found) return found
+    }
+  }
+  const listing = (uploads: Array<[key: string, uploadId: string, initiated: string]>) =>
+    `<ListMultipartUploadsResult><Bucket>bucket</Bucket><KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker>${uploads
+      .map(([key, id, at]) => `<Upload><Key>${key}</Key><UploadId>${id}</UploadId><Initiated>${at}</Initiated></Upload>`)
+      .join('')}</ListMultipartUploadsResult>`
+
+  it("issue 33: with no abortOtherUploads, the engine lists the key's uploads itself and aborts those started within the Create call", async () => {
+    const { fake, result, cleanup } = setup(TWO_PARTS)
+    ;(await next(fake)).fail(lostReply())
+    ;(await next(fake)).respond(200, {}, xml.created('second'))
+    const list = await take(fake, 'GET ?uploads')
+    // The bucket's URL (the object's without its key), for exactly this key.
+    expect(list.url).toBe('https://bucket.s3.us-east-1.amazonaws.com/?uploads&prefix=k.bin')
+    expect(list.headers?.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKID\//)
+    list.respond(200, {}, listing([
+      ['k.bin', 'first', '2026-11-27T10:00:00.000Z'], // the lost reply's: just before the one in use
+      ['k.bin', 'second', '2026-11-27T10:00:00.400Z'],
+      ['k.bin', 'older', '2026-11-27T09:00:00.000Z'], // another writer's, long before the call
+      ['k.bin.parts/x', 'other-key', '2026-11-27T10:00:00.100Z'], // another key with this prefix
+    ]))
+    const abort = await take(fake, 'DELETE ?uploadId')
+    expect(new URL(abort.url).searchParams.get('uploadId')).toBe('first')
+    abort.respond(204)
+    answerPart(await take(fake, 'PUT ?partNumber=1'))
+    answerPart(await take(fake, 'PUT ?partNumber=2'))
+    ;(await take(fake, 'POST ?uploadId')).respond(200, {}, xml.completed())
+    await result
+    await vi.waitFor(() => expect(cleanup).toHaveBeenCalledWith(undefined))
+    expect(fake.log.filter((step) => step === 'DELETE ?uploadId')).toHaveLength(1)
+  })
+
+  it('issue 33: credentials that may not list leave the upload whole, and onCleanup hears that a stray may remain', async () => {
+    const { fake, result, cleanup } = setup(TWO_PARTS)
+    ;(await next(fake)).fail(lostReply())
+    ;(await next(fake)).respond(200, {}, xml.created('second'))
+    ;(await take(fake, 'GET ?uploads')).respond(403, {}, xml.error('AccessDenied'))
+    answerPart(await take(fake, 'PUT ?partNumber=1'))
+    answerPart(await take(fake, 'PUT ?partNumber=2'))
+    ;(await take(fake, 'POST ?uploadId')).respond(200, {}, xml.completed())
+    await expect(result).resolves.toMatchObject({ etag: '"final-3"' })
+    await vi.waitFor(() => expect(cleanup).toHaveBeenCalledOnce())
+    expect(cleanup.mock.calls[0]![0]).toMatchObject({
+      name: 'UploadError',
+      message: expect.stringMatching(/^CreateMultipartUpload was retried, and the uploads an earlier attempt may have left on k\.bin could not be listed or aborted \(AccessDenied: .*\): give credentials that may list/),
+    })
   })
 
   it('a Create that worked at its first try looks for no duplicates', async () => {
