@@ -19,7 +19,7 @@ export async function confirmUpload(
   if (!reply.ticket || reply.uploadId) return result
   // Storage's commit is over: from here the caller's abort cancels, and `waitForNetwork` waits only until it.
   run.phase = 'confirming'
-  const confirmed = await completeAtApi(reply.ticket, run, undefined, run.options.signal)
+  const confirmed = await completeAtApi(reply.ticket, run)
   // Storage's own word first; where its reply had no ETag (RGW's Complete), the endpoint's HEAD's.
   const etag = result.etag || confirmed.etag
   await run.checkETag?.(etag)
@@ -31,9 +31,9 @@ export async function confirmUpload(
  * `/complete` with the ticket; with the parts' `etags`, of a multipart upload the endpoint created
  * (presigned mode, token mode's `createMultipart`), which the server then completes first.
  */
-export async function completeAtApi(ticket: string, run: UploadRun, etags?: string[], signal?: AbortSignal): Promise<UploadResult> {
+export async function completeAtApi(ticket: string, run: UploadRun, etags?: string[]): Promise<UploadResult> {
   const parts = etags?.map((etag, i) => ({ partNumber: i + 1, etag }))
-  const { url, bucket, key, etag, serverData } = await postToApi<CompleteReply>(run, '/complete', { ticket, parts }, signal)
+  const { url, bucket, key, etag, serverData } = await postToApi<CompleteReply>(run, '/complete', { ticket, parts }, run.options.signal)
   // Only the result's own fields: whatever else the endpoint sends stays out.
   return { url, bucket, key, etag, serverData }
 }

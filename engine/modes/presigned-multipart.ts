@@ -83,7 +83,7 @@ function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply
       const url = await pending.get(partNumber)!
       return { method: 'PUT', url, headers: await checksums?.headers(partNumber, body) }
     },
-    complete: () => completeAtApi(ticket, run, run.parts!.etags, options.signal),
+    complete: () => completeAtApi(ticket, run, run.parts!.etags),
     abort: (deadline) => postToApi(run, '/abort', { ticket }, deadline),
   }
 }

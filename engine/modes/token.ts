@@ -54,7 +54,7 @@ export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, conte
     target,
     run,
     // The API created the multipart upload (`createMultipart`): it completes it too, at /complete.
-    reply.uploadId && ticket ? { uploadId: reply.uploadId, complete: (etags) => completeAtApi(ticket, run, etags, options.signal) } : undefined,
+    reply.uploadId && ticket ? { uploadId: reply.uploadId, complete: (etags) => completeAtApi(ticket, run, etags) } : undefined,
   )
 }
 

@@ -30,7 +30,8 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * Called in the background when CreateMultipartUpload did not succeed at its first attempt: an
    * attempt whose reply was lost may have created an upload this side never heard of. It should
    * abort every multipart upload on this key but `keep` (the one in use; undefined when none).
-   * Token mode asks the endpoint to; with your own credentials, list and abort them yourself.
+   * Token mode asks the endpoint to. @default `uploadObject` lists the key's uploads with the
+   * target's credentials and aborts those started within the call (`onCleanup` hears when it cannot)
    */
   abortOtherUploads?: (keep: string | undefined) => Promise<unknown>
   /**
