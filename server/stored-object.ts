@@ -22,11 +22,11 @@ export interface StoredObject {
  * (`bytes 0-15/{size}`) the whole length. Measured on s3rver 4, Ceph RGW 16.2 and Swift 2.30
  * (tests/stored-object.test.ts): all three answer 206 with the same headers as their HEAD. An
  * empty object has no byte 0, and stores differ: RGW and Swift (and AWS) answer 416 InvalidRange
- * with none of the object's headers, s3rver drops the connection. So an upload declared empty is
- * read with a HEAD, and the rare object found empty against its declared size (a lie, or a store
- * that could not answer the range) with a HEAD after the GET. A store that ignores Range answers
- * 200 with the whole body: only its first bytes are read, the rest is dropped.
- * Storage's errors (404, 403, …) reach the caller as the SDK throws them.
+ * with none of the object's headers, s3rver a 206 whose byte never comes. So an upload declared
+ * empty is read with a HEAD, and the rare object found empty against its declared size (a lie)
+ * with a HEAD after a 416. A store that ignores Range answers 200 with the whole body: only its
+ * first bytes are read, the rest is dropped. Storage's errors (404, 403, …) reach the caller as
+ * the SDK throws them.
  */
 export async function readStoredObject(
   s3: S3Client,
@@ -37,22 +37,18 @@ export async function readStoredObject(
   try {
     got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=0-${SIGNATURE_BYTES - 1}` }))
   } catch (error) {
-    // 416: the object is empty (no byte 0 to send). No status: s3rver's dropped connection, likewise.
-    const status = httpStatus(error)
-    if (status === 416 || status === undefined) return fromHead(await head(s3, bucket, key), firstBytes)
+    // 416: the object is empty, there is no byte 0 to send, and the reply carries none of its headers.
+    if (httpStatus(error) === 416) return fromHead(await head(s3, bucket, key), firstBytes)
     throw error
   }
-  // A 206 of at most the bytes asked is read to its end, so its connection goes back to the pool.
-  const whole = got.ContentLength !== undefined && got.ContentLength <= SIGNATURE_BYTES
-  const body = got.Body
-  const bytes = !body ? new Uint8Array() : whole ? await body.transformToByteArray() : await readPrefix(body.transformToWebStream(), SIGNATURE_BYTES)
+  const size = totalSize(got)
   return {
-    size: totalSize(got),
+    size,
     contentType: got.ContentType ?? '',
     etag: got.ETag ?? '',
     lastModified: got.LastModified,
     headers: got,
-    firstBytes: bytes,
+    firstBytes: await readFirstBytes(got, Math.min(SIGNATURE_BYTES, Math.max(size, 0))),
   }
 }
 
@@ -66,8 +62,8 @@ function fromHead(reply: HeadObjectCommandOutput, firstBytes: boolean): StoredOb
     etag: reply.ETag ?? '',
     lastModified: reply.LastModified,
     headers: reply,
-    // An empty object's first bytes are known without asking; a non-empty one's (a store that could
-    // not answer the range) are not, and an empty list fails every signature: refused, as a lie.
+    // Read with a HEAD only when it is empty, as far as the upload knows: no bytes to ask for. (A
+    // non-empty one found here has none either; the wrong size refuses it first.)
     firstBytes: firstBytes ? new Uint8Array() : undefined,
   }
 }
@@ -82,22 +78,30 @@ function totalSize(got: GetObjectCommandOutput): number {
   return got.ContentRange === undefined ? (got.ContentLength ?? -1) : -1
 }
 
-/** Up to `limit` bytes from the body's start; the rest is cancelled, never read (a store that ignored Range sends all of it). */
-async function readPrefix(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
-  const reader = body.getReader()
-  const prefix = new Uint8Array(limit)
-  let length = 0
+/**
+ * The body's first `wanted` bytes. A 206 of exactly those is read to its end, so its connection
+ * goes back to the pool; anything longer (a store that ignored Range and sends the whole object)
+ * is cancelled once they are in. None wanted (an empty object) reads nothing: s3rver answers an
+ * empty object's range with `Content-Range: bytes 0-0/0` and a Content-Length of 1, then never
+ * sends the byte (the connection drops ~6 s later).
+ */
+async function readFirstBytes({ Body: body, ContentLength: length }: GetObjectCommandOutput, wanted: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array()
+  if (wanted > 0 && length === wanted) return body.transformToByteArray()
+  const reader = body.transformToWebStream().getReader()
+  const prefix = new Uint8Array(wanted)
+  let filled = 0
   try {
-    while (length < limit) {
+    while (filled < wanted) {
       const { done, value } = await reader.read()
-      if (done) return prefix.subarray(0, length)
-      const take = Math.min(value.byteLength, limit - length)
-      prefix.set(value.subarray(0, take), length)
-      length += take
+      if (done) break
+      const take = Math.min(value.byteLength, wanted - filled)
+      prefix.set(value.subarray(0, take), filled)
+      filled += take
     }
-    return prefix
+    return prefix.subarray(0, filled)
   } finally {
-    // The rest of a body longer than asked is not wanted: its connection is dropped, not drained.
+    // The rest is not wanted: the connection is dropped rather than drained.
     reader.cancel().catch(() => {})
   }
 }
