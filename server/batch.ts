@@ -67,11 +67,16 @@ export function combineAllowances(...allowances: FileAllowance[]): FileAllowance
 }
 
 /**
- * What `count` more charges to a limit allow, given each charge's wait (undefined or ≤ 0: allowed).
- * The charges of one batch go out together, so which of them came in under the limit is not in
- * file order; how many did is what counts.
+ * Charges a limit once per file, `count` times, one after another, until it refuses one: how many
+ * it allowed, and the wait it asked for. One after another, because a counter answers each charge
+ * with its count after that charge (@fastify/rate-limit's in-memory store hands every caller the
+ * same record, so charges made together all read the last count); and not past the first refusal,
+ * since within a window a count only grows.
  */
-export function allowanceOf(waits: ReadonlyArray<number | undefined>): FileAllowance {
-  const refused = waits.filter((wait): wait is number => wait !== undefined && wait > 0)
-  return { allowed: waits.length - refused.length, retryAfter: Math.max(0, ...refused) }
+export async function chargeFiles(charge: () => Promise<number | undefined>, count: number): Promise<FileAllowance> {
+  for (let allowed = 0; allowed < count; allowed++) {
+    const wait = await charge()
+    if (wait !== undefined && wait > 0) return { allowed, retryAfter: wait }
+  }
+  return { allowed: count, retryAfter: 0 }
 }

@@ -13,7 +13,7 @@ import { abortMultipart, readTicket, signParts, type MultipartContext } from './
 import { parseAbortRequest, parseBatchRequest, parseCompleteRequest, parsePartsRequest, parseUploadRequest } from './parse-requests.ts'
 import { createPartPresigner, createPutPresigner } from './presigned-urls.ts'
 import { abortDuplicates, refreshCredentials, type TokenRoutesContext } from './refresh.ts'
-import { allowanceOf, answerBatch, combineAllowances, type FileAllowance } from './batch.ts'
+import { answerBatch, chargeFiles, combineAllowances, type FileAllowance } from './batch.ts'
 import { notAuthorized, RequestError, ThrottledError } from './request-error.ts'
 import { ROUTES, type Route } from './routes.ts'
 import { createSessionSigner } from './session-signer.ts'
@@ -52,9 +52,11 @@ export interface Endpoint {
 /**
  * One more charge to a rate limit for the client of the request at hand: seconds to wait when it is
  * over the limit, else undefined. The preamble charged the request itself, before its body was read;
- * a batch of N files is charged N − 1 more once it is parsed, so it costs what N one-file requests
- * would: the limit bounds the credentials, signatures and storage requests a client causes, which
- * are per file, and batching neither gets around it nor pays more.
+ * a batch of N files is charged up to N − 1 more once it is parsed (one by one, until the limit
+ * refuses one), so it costs what N one-file requests would: the limit bounds the credentials,
+ * signatures and storage requests a client causes, which are per file, and batching neither gets
+ * around it nor pays more. The files the limit allows go (the first ones); the rest are answered
+ * 429 with `retryAfter`, so a batch larger than what is left of the limit still makes progress.
  */
 export type ChargeFile = () => Promise<number | undefined>
 
@@ -132,7 +134,7 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
     const limits = [...(throttle ? [async () => throttle(request, route)] : []), ...(chargeFile ? [chargeFile] : [])]
     const allowances = await Promise.all(
       limits.map(async (charge) => {
-        const extra = allowanceOf(await Promise.all(Array.from({ length: count - 1 }, charge)))
+        const extra = await chargeFiles(charge, count - 1)
         return { allowed: 1 + extra.allowed, retryAfter: extra.retryAfter }
       }),
     )
