@@ -305,6 +305,7 @@ export interface BatchUploadRequest {
 }
 /** Reply to {@link BatchUploadRequest} (status 200 whatever each file's fate): `files[i]` answers `files[i]` of the request. */
 export interface BatchUploadReply {
+  /** One entry per file asked for: the one-file route's reply, or the file's refusal. */
   files: Array<TokenReply | PresignedReply | BatchError>
 }
 
@@ -319,6 +320,7 @@ export interface BatchCompleteRequest {
 }
 /** Reply to {@link BatchCompleteRequest} (status 200 whatever each file's fate): `files[i]` answers `files[i]`. */
 export interface BatchCompleteReply<ServerData = unknown> {
+  /** One entry per completion sent: the verified upload, or the file's refusal. */
   files: Array<UploadResult<ServerData> | BatchError>
 }
 

@@ -20,7 +20,8 @@ export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'>
   /**
    * `@fastify/rate-limit` on the endpoint's routes, counted per client IP (set Fastify's
    * `trustProxy` behind a proxy, or every visitor shares the proxy's count); over the limit → 429
-   * with Retry-After. `false` turns it off. @default `{ max: 120, timeWindow: 60_000 }` ({@link DEFAULT_RATE_LIMIT})
+   * with Retry-After. A batch counts once per file, and its files past the limit get 429 in their
+   * entries while the first go. `false` turns it off. @default `{ max: 120, timeWindow: 60_000 }` ({@link DEFAULT_RATE_LIMIT})
    */
   rateLimit?: false | RateLimitPluginOptions
   /**
