@@ -5,14 +5,16 @@
 // others are recorded), and `onUploadComplete` runs once per file. Storage is reached through a
 // counting proxy: /complete reads each object with one request. Every stored object is read back.
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
 import type { BatchError, PresignedMultipartReply, PresignedPutReply, TokenReply, UploadResult } from '../protocol/wire.ts'
+import { s3Upload } from '../server/fastify.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { startCountingProxy } from './helpers/counting-proxy.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 import { readObject, sdkClient, sha256, testBytesOf } from './helpers/s3-client.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { storeConfig, type TestStore } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 const { stores, endpointFor, tokenSts, track } = useEndpointFixture()
@@ -216,5 +218,35 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
     expect(done.status, done.body.error).toBe(200)
     expect(requests).toEqual(['GET 206'])
     expect(sha256(await readObject(reader, asked.body.bucket, asked.body.key))).toBe(sha256(bytes))
+  })
+
+  it('under the Fastify plugin, the same: a lie refused and deleted in its entry, the others recorded once each', async () => {
+    const app = recordingApp()
+    const fastify = Fastify()
+    await fastify.register(s3Upload, storeConfig(store(), { ...app.config, logger: { error: () => {}, warn: () => {} } }))
+    const inject = async <T>(url: string, payload: unknown) => {
+      const reply = await fastify.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(payload) })
+      return { status: reply.statusCode, body: reply.json<T>() }
+    }
+    try {
+      const bytes = [testBytesOf('image/png', 700, 31), HTML, testBytesOf('application/pdf', 900, 32)]
+      const types = ['image/png', 'image/png', 'application/pdf']
+      const asked = await inject<{ files: PresignedPutReply[] }>('/api/s3-upload/batch', {
+        files: bytes.map((body, index) => ({ filename: `${index}`, filetype: types[index], filesize: body.length, strategy: 'presigned', metadata: { album: 'trip' } })),
+      })
+      expect(asked.status).toBe(200)
+      const completions = []
+      for (const [index, reply] of asked.body.files.entries()) completions.push(await send(reply, bytes[index]!, types[index]!))
+      const done = await inject<{ files: Array<UploadResult | BatchError> }>('/api/s3-upload/batch/complete', { files: completions })
+      expect(done.status).toBe(200)
+      expect(done.body.files.map((entry) => (isError(entry) ? entry.status : 200))).toEqual([200, 422, 200])
+      const [a, html, pdf] = asked.body.files
+      expect(app.calls.map((call) => call.key).sort()).toEqual([a!.key, pdf!.key].sort())
+      expect(await exists(reader, html!.bucket, html!.key)).toBe(false)
+      expect(sha256(await readObject(reader, a!.bucket, a!.key))).toBe(sha256(bytes[0]!))
+      expect(sha256(await readObject(reader, pdf!.bucket, pdf!.key))).toBe(sha256(bytes[2]!))
+    } finally {
+      await fastify.close()
+    }
   })
 })
