@@ -24,6 +24,11 @@ export type {
   ListPartsReply,
   StoredPart,
   InfoReply,
+  BatchUploadRequest,
+  BatchUploadReply,
+  BatchCompleteRequest,
+  BatchCompleteReply,
+  BatchError,
   ErrorCode,
   ErrorReply,
   UploadTypes,
@@ -33,5 +38,5 @@ export type {
   JsonObject,
 } from './wire.ts'
 export { DEFAULT_ENDPOINT } from './wire.ts'
-export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE } from './limits.ts'
+export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE, MAX_BATCH_FILES } from './limits.ts'
 export { planParts, type PartPlan } from './parts.ts'

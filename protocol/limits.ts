@@ -36,3 +36,11 @@ export const MAX_FILETYPE_LENGTH = 255
 export const MAX_METADATA_BYTES = 2048
 /** A ranged GET of this many first bytes is enough for every file signature the server checks. */
 export const SIGNATURE_BYTES = 16
+/**
+ * Files one batch request (`/batch`, `/batch/complete`) may name. Two API calls per batch (ask,
+ * confirm) need batches of 20 or more for a page to make at most 0.1 API calls per file; 100 keeps
+ * a batch `/complete` of tickets carrying the largest metadata (~3.5 KB each) within
+ * MAX_BODY_BYTES, and the work one request sets the server going (presigns, STS calls, storage
+ * requests, `onUploadComplete` calls) to what 100 one-file requests would.
+ */
+export const MAX_BATCH_FILES = 100

@@ -285,6 +285,54 @@ export interface InfoReply {
    * offers only these, and it refuses others before asking (protocol/file-limits.ts).
    */
   allowedTypes?: string[]
+  /**
+   * The most files `/batch` and `/batch/complete` take in one request (MAX_BATCH_FILES). Absent
+   * from servers without the batch form (older ones, next-s3-upload routes): ask one file at a time.
+   */
+  maxBatchFiles?: number
+}
+
+/**
+ * POST {endpoint}/batch: several upload requests in one, for a page that has many files at once
+ * (this server only: `InfoReply.maxBatchFiles` says a server takes it; the one-file form stays for
+ * next-s3-upload's client and older servers). Each entry is the body `POST {endpoint}` takes and is
+ * judged as that route judges it — limits, `metadata`, `key`, its own ticket — so one refused
+ * file never stops the others. `authorize` and cross-site refusal answer for the whole request.
+ */
+export interface BatchUploadRequest {
+  /** 1..MAX_BATCH_FILES upload requests, each as `POST {endpoint}` takes one. */
+  files: UploadRequest[]
+}
+/** Reply to {@link BatchUploadRequest} (status 200 whatever each file's fate): `files[i]` answers `files[i]` of the request. */
+export interface BatchUploadReply {
+  /** One entry per file asked for: the one-file route's reply, or the file's refusal. */
+  files: Array<TokenReply | PresignedReply | BatchError>
+}
+
+/**
+ * POST {endpoint}/batch/complete: several completions in one. Each entry is the body
+ * `/complete` takes, verified as that route verifies it (a lying object is deleted and refused
+ * alone), and `onUploadComplete` runs once per verified file.
+ */
+export interface BatchCompleteRequest {
+  /** 1..MAX_BATCH_FILES completions, each as `/complete` takes one. */
+  files: CompleteRequest[]
+}
+/** Reply to {@link BatchCompleteRequest} (status 200 whatever each file's fate): `files[i]` answers `files[i]`. */
+export interface BatchCompleteReply<ServerData = unknown> {
+  /** One entry per completion sent: the verified upload, or the file's refusal. */
+  files: Array<UploadResult<ServerData> | BatchError>
+}
+
+/**
+ * One file of a batch refused: the `{ error, code? }` the one-file route would have answered,
+ * with its status. Only these entries have `error`.
+ */
+export interface BatchError extends ErrorReply {
+  /** The status the one-file route answers the same refusal with: 400, 403, 404, 409, 413, 415, 422, 429, 500… */
+  status: number
+  /** With status 429 (the rate limit counts each file of a batch): seconds until the file may be asked for again. */
+  retryAfter?: number
 }
 
 /** Any refusal: the client throws `error` as is. */

@@ -1,7 +1,6 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
-import { SIGNATURE_BYTES } from '../protocol/limits.ts'
 import type { CompleteReply, CompleteRequest } from '../protocol/wire.ts'
 import type { Logger, ResolvedConfig } from './config.ts'
 import { describeError } from './errors.ts'
@@ -9,11 +8,12 @@ import { hasFileSignature, matchesFileSignature } from './file-signatures.ts'
 import { completeMultipart, type MultipartContext } from './multipart.ts'
 import { RequestError } from './request-error.ts'
 import { storageObjectUrl } from './storage.ts'
+import { httpStatus, readStoredObject } from './stored-object.ts'
 import { unissuedExtras } from './stored-extras.ts'
 import { CLOCK_MARGIN_SECONDS, type Ticket, type UploadClaims } from './ticket.ts'
 
-/** What the server learned from storage about an upload's object. */
-interface StoredObject {
+/** What `onUploadComplete` hears of the object, once verified. */
+interface VerifiedObject {
   size: number
   contentType: string
   etag: string
@@ -39,7 +39,7 @@ export async function completeUpload(
   // A token upload the endpoint created may also have been completed by the page itself (no parts).
   if (parts) completedETag = (await completeMultipart(context, ticket, parts)).etag
   const stored = await verifyObject(context, ticket, logger)
-  // RGW's HEAD has the multipart ETag its Complete left out; the computed one is the fallback.
+  // RGW's reply to the read has the multipart ETag its Complete left out; the computed one is the fallback.
   const etag = stored.etag || completedETag || ''
   const serverData = await deliver(context, ticket, { ...stored, etag }, request, logger)
   const { bucket, key } = ticket
@@ -53,12 +53,15 @@ export async function completeUpload(
  * type, this is where both are enforced. An upload of unknown length (`sizeUnknown`) has no size
  * to equal: here it is held to `maxFileSize`, whatever storage accepted.
  */
-async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClaims, logger: Logger): Promise<StoredObject> {
+async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClaims, logger: Logger): Promise<VerifiedObject> {
   const { bucket, key, filesize, sizeUnknown, contentType } = claims
   if ((filesize === undefined && !sizeUnknown) || contentType === undefined) {
     throw new RequestError(400, 'This upload declared no filesize: only uploads that declare their size and type can be completed')
   }
-  const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).catch((error: unknown) => {
+  const essence = parseMediaType(contentType).essence
+  const checkSignature = config.checkFileSignatures === true && hasFileSignature(essence)
+  // One storage request: size, type, ETag, the served headers and, when checked, the first bytes.
+  const stored = await readStoredObject(s3, { bucket, key, firstBytes: checkSignature, declaredSize: filesize }).catch((error: unknown) => {
     if (httpStatus(error) === 404) throw new RequestError(404, 'Storage holds no object for this upload: send its bytes before completing it')
     // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
     if (httpStatus(error) === 403) {
@@ -67,16 +70,15 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
     }
     throw error
   })
-  if ((head.LastModified?.getTime() ?? 0) < (claims.issued - CLOCK_MARGIN_SECONDS) * 1000) {
+  if ((stored.lastModified?.getTime() ?? 0) < (claims.issued - CLOCK_MARGIN_SECONDS) * 1000) {
     throw new RequestError(409, 'The object at this key was stored before this upload was issued: it is not this upload’s')
   }
-  const size = head.ContentLength ?? -1
-  const storedType = head.ContentType ?? ''
+  const { size, contentType: storedType } = stored
   const refuse = (status: number, reason: string) => refuseObject(s3, claims, status, reason, logger)
   if (!sizeUnknown && size !== filesize) await refuse(422, `it holds ${size} bytes, not the ${filesize} declared`)
   if (config.maxFileSize !== undefined && size > config.maxFileSize) await refuse(413, `it holds ${size} bytes, over the limit of ${config.maxFileSize}`)
   if (!sameType(storedType, contentType)) await refuse(422, `its Content-Type is '${storedType}', not the '${contentType}' issued`)
-  const extras = unissuedExtras(head, config)
+  const extras = unissuedExtras(stored.headers, config)
   if (extras.length > 0) {
     await refuse(
       422,
@@ -84,19 +86,17 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
         '(a token-mode page’s own tags and x-amz-meta-* go in the server’s allowedObjectExtras)',
     )
   }
-  const essence = parseMediaType(contentType).essence
-  if (config.checkFileSignatures && hasFileSignature(essence)) {
-    const first = size === 0 ? new Uint8Array() : await firstBytes(s3, bucket, key)
-    if (!matchesFileSignature(essence, first)) await refuse(422, `its first bytes are not those of a ${essence} file`)
+  if (checkSignature && !matchesFileSignature(essence, stored.firstBytes ?? new Uint8Array())) {
+    await refuse(422, `its first bytes are not those of a ${essence} file`)
   }
-  return { size, contentType: storedType, etag: head.ETag ?? '' }
+  return { size, contentType: storedType, etag: stored.etag }
 }
 
 /** Hands the verified upload to `onUploadComplete`; its return value is the page's `serverData`. */
 async function deliver(
   { config, s3 }: MultipartContext,
   claims: UploadClaims,
-  stored: StoredObject,
+  stored: VerifiedObject,
   request: Request,
   logger: Logger,
 ): Promise<unknown> {
@@ -133,12 +133,6 @@ async function refuseObject(
   throw new RequestError(status, explain ? `The uploaded object was refused and ${fate}: ${reason}` : reason)
 }
 
-/** The object's first bytes, with a ranged GET. */
-async function firstBytes(s3: S3Client, bucket: string, key: string): Promise<Uint8Array> {
-  const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=0-${SIGNATURE_BYTES - 1}` }))
-  return got.Body ? (await got.Body.transformToByteArray()).subarray(0, SIGNATURE_BYTES) : new Uint8Array()
-}
-
 /**
  * The stored Content-Type is the issued one, compared as media types (case, spacing). A token
  * upload of a typeless file sends no Content-Type, and stores call that `binary/octet-stream`.
@@ -152,4 +146,3 @@ function sameType(stored: string, issued: string): boolean {
   return issued === DEFAULT_CONTENT_TYPE && /^binary\/octet-stream$/i.test(stored)
 }
 
-const httpStatus = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode

@@ -233,6 +233,9 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   /**
    * A rate limiter for the Web handler (the Fastify plugin has `rateLimit`): called on every
    * POST before `authorize`; a number of seconds → 429 with `Retry-After`, undefined → go on.
+   * It counts files: a batch (`/batch`, `/batch/complete`) calls it once more per file after the
+   * first, once its body is read, until it answers a wait; the files past that are refused
+   * (429 in their entries) and the first ones go.
    * @default none
    */
   throttle?: (request: Request, route: Route) => number | undefined | Promise<number | undefined>

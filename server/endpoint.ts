@@ -10,10 +10,11 @@ import { checkJsonContentType, readJson } from './json-body.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { listParts } from './list-parts.ts'
 import { abortMultipart, readTicket, signParts, type MultipartContext } from './multipart.ts'
-import { parseAbortRequest, parseCompleteRequest, parsePartsRequest, parseUploadRequest } from './parse-requests.ts'
+import { parseAbortRequest, parseBatchRequest, parseCompleteRequest, parsePartsRequest, parseUploadRequest } from './parse-requests.ts'
 import { createPartPresigner, createPutPresigner } from './presigned-urls.ts'
 import { abortDuplicates, refreshCredentials, type TokenRoutesContext } from './refresh.ts'
-import { notAuthorized, RequestError } from './request-error.ts'
+import { answerBatch, chargeFiles, combineAllowances, type FileAllowance } from './batch.ts'
+import { notAuthorized, RequestError, ThrottledError } from './request-error.ts'
 import { ROUTES, type Route } from './routes.ts'
 import { createSessionSigner } from './session-signer.ts'
 import { createS3Client } from './storage.ts'
@@ -38,11 +39,26 @@ export interface Endpoint {
    * lets it go on to {@link Endpoint.respond}. Fastify runs it in `onRequest`, with no body.
    */
   preamble(request: Request, route: Route, logger?: Logger): Promise<Response | undefined>
-  /** Reads the JSON body and answers the route; call it only for a request `preamble` let through. Never rejects. */
-  respond(request: Request, route: Route, logger?: Logger): Promise<Response>
+  /**
+   * Reads the JSON body and answers the route; call it only for a request `preamble` let through.
+   * `chargeFile` is the mounting's own rate limit (the Fastify plugin's `rateLimit`), charged once
+   * more for each file of a batch after the first, as `throttle` is. Never rejects.
+   */
+  respond(request: Request, route: Route, logger?: Logger, chargeFile?: ChargeFile): Promise<Response>
   /** A refusal made outside the two steps (an unknown route: server/routes.ts), as JSON with the CORS headers its origin gets. */
   refuse(request: Request, refusal: RequestError): Response
 }
+
+/**
+ * One more charge to a rate limit for the client of the request at hand: seconds to wait when it is
+ * over the limit, else undefined. The preamble charged the request itself, before its body was read;
+ * a batch of N files is charged up to N − 1 more once it is parsed (one by one, until the limit
+ * refuses one), so it costs what N one-file requests would: the limit bounds the credentials,
+ * signatures and storage requests a client causes, which are per file, and batching neither gets
+ * around it nor pays more. The files the limit allows go (the first ones); the rest are answered
+ * 429 with `retryAfter`, so a batch larger than what is left of the limit still makes progress.
+ */
+export type ChargeFile = () => Promise<number | undefined>
 
 /**
  * Resolves the config (missing or invalid settings throw here, at startup) and builds what every
@@ -73,7 +89,7 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
   }
   const { allowedOrigins } = resolved
 
-  async function answer(request: Request, route: Exclude<Route, 'info'>, logger: Logger): Promise<unknown> {
+  async function answer(request: Request, route: Exclude<Route, 'info'>, logger: Logger, chargeFile?: ChargeFile): Promise<unknown> {
     checkJsonContentType(request.headers.get('content-type'))
     // Read from a clone, so the key callback still gets a request whose body it can read.
     const body = await readJson(request.clone())
@@ -96,7 +112,33 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
         return refreshCredentials(tokenRoutes, body)
       case 'duplicates':
         return abortDuplicates(tokenRoutes, body)
+      case 'batch': {
+        const files = parseBatchRequest(body)
+        const allowance = await allowFiles(request, route, files.length, chargeFile)
+        return answerBatch(files, allowance, route, logger, (file) => answerUploadRequest(uploads, request, parseUploadRequest(file)))
+      }
+      case 'batch-complete': {
+        const files = parseBatchRequest(body)
+        const allowance = await allowFiles(request, route, files.length, chargeFile)
+        return answerBatch(files, allowance, route, logger, (file) => {
+          const { ticket, parts } = parseCompleteRequest(file)
+          return completeUpload(multipart, verifyTicket(ticket, multipart.ticketSecret, resolved.bucket), parts, request, logger)
+        })
+      }
     }
+  }
+
+  /** How many of a batch's `count` files the rate limits let through (see {@link ChargeFile}). */
+  async function allowFiles(request: Request, route: Route, count: number, chargeFile: ChargeFile | undefined): Promise<FileAllowance> {
+    const { throttle } = resolved
+    const limits = [...(throttle ? [async () => throttle(request, route)] : []), ...(chargeFile ? [chargeFile] : [])]
+    const allowances = await Promise.all(
+      limits.map(async (charge) => {
+        const extra = await chargeFiles(charge, count - 1)
+        return { allowed: 1 + extra.allowed, retryAfter: extra.retryAfter }
+      }),
+    )
+    return combineAllowances({ allowed: count, retryAfter: 0 }, ...allowances)
   }
 
   /** Refusals as 4xx JSON; anything else is a fault: logged, and only "Internal Server Error" for the page. */
@@ -136,26 +178,14 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
         return failure(request, route, error, logger)
       }
     },
-    async respond(request, route, logger = resolved.logger) {
+    async respond(request, route, logger = resolved.logger, chargeFile) {
       try {
         if (route === 'info') return json(info, 200, corsHeaders(request, allowedOrigins))
-        return json(await answer(request, route, logger), 200, corsHeaders(request, allowedOrigins))
+        return json(await answer(request, route, logger, chargeFile), 200, corsHeaders(request, allowedOrigins))
       } catch (error) {
         return failure(request, route, error, logger)
       }
     },
-  }
-}
-
-/** `throttle` said to wait: 429 with Retry-After. */
-class ThrottledError extends RequestError {
-  override name = 'ThrottledError'
-  readonly seconds: number
-
-  constructor(seconds: number) {
-    const whole = Math.max(1, Math.ceil(seconds))
-    super(429, `Too many requests: try again in ${whole} s`)
-    this.seconds = whole
   }
 }
 

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
-import { createEndpoint, type Endpoint } from './endpoint.ts'
+import { type ChargeFile, createEndpoint, type Endpoint } from './endpoint.ts'
 import { describeError } from './errors.ts'
 import { checkJsonContentType } from './json-body.ts'
 import { bodyTooLarge, RequestError } from './request-error.ts'
@@ -20,7 +20,8 @@ export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'>
   /**
    * `@fastify/rate-limit` on the endpoint's routes, counted per client IP (set Fastify's
    * `trustProxy` behind a proxy, or every visitor shares the proxy's count); over the limit → 429
-   * with Retry-After. `false` turns it off. @default `{ max: 120, timeWindow: 60_000 }` ({@link DEFAULT_RATE_LIMIT})
+   * with Retry-After. A batch counts once per file, and its files past the limit get 429 in their
+   * entries while the first go. `false` turns it off. @default `{ max: 120, timeWindow: 60_000 }` ({@link DEFAULT_RATE_LIMIT})
    */
   rateLimit?: false | RateLimitPluginOptions
   /**
@@ -70,7 +71,7 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   await app.register(
     async (scope) => {
       if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...sharedLimit(rateLimit), global: true })
-      routes(scope, endpoint, config.logger)
+      routes(scope, endpoint, config.logger, rateLimit === false ? undefined : fileCharger(scope))
     },
     { prefix },
   )
@@ -81,7 +82,20 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   })
 }
 
-function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | undefined) {
+/**
+ * The rate limit's counter for a batch's files (ChargeFile, server/endpoint.ts): the same store and
+ * client key as the limit on every request, one more count per file after the first.
+ */
+function fileCharger(scope: FastifyInstance) {
+  const limiter = scope.createRateLimit()
+  return (request: FastifyRequest): ChargeFile =>
+    async () => {
+      const counted = await limiter(request)
+      return !counted.isAllowed && counted.isExceeded ? Math.max(1, counted.ttlInSeconds) : undefined
+    }
+}
+
+function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | undefined, chargeFiles?: (request: FastifyRequest) => ChargeFile) {
   // The body goes to the endpoint as the text that was sent: server/parse-requests.ts is the one
   // judge of what it holds, so every mounting answers a bad request in the same words.
   scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) =>
@@ -102,7 +116,7 @@ function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | und
         if (answered) return send(reply, answered)
       },
       handler: async (request, reply) =>
-        send(reply, await endpoint.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log)),
+        send(reply, await endpoint.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log, chargeFiles?.(request))),
     })
   }
   // Any other path under the prefix: the endpoint's 404, before any body is read.

@@ -1,4 +1,5 @@
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
+import { MAX_BATCH_FILES } from '../protocol/limits.ts'
 import type { InfoReply } from '../protocol/wire.ts'
 import { isAws, stsUnavailableReason, type ResolvedConfig } from './config.ts'
 
@@ -13,6 +14,8 @@ export function serverInfo(config: ResolvedConfig): InfoReply {
     // The limits the endpoint enforces anyway: a page checks them first and saves the round trip.
     ...(config.maxFileSize === undefined ? {} : { maxFileSize: config.maxFileSize }),
     ...(config.allowedTypes === undefined ? {} : { allowedTypes: [...config.allowedTypes] }),
+    // This server takes the batch form (`/batch`, `/batch/complete`); older ones leave it out.
+    maxBatchFiles: MAX_BATCH_FILES,
   }
 }
 

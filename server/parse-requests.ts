@@ -4,7 +4,7 @@
  */
 import { MediaTypeError, parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
-import { MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from '../protocol/limits.ts'
+import { MAX_BATCH_FILES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from '../protocol/limits.ts'
 import type { AbortRequest, CompleteRequest, DuplicatesRequest, PartsRequest, RefreshRequest, Strategy } from '../protocol/wire.ts'
 import { badRequest, describeValue as describe, RequestError } from './request-error.ts'
 
@@ -170,6 +170,22 @@ export function parseCompleteRequest(body: unknown): CompleteRequest {
     }
   }
   return { ticket: ticketOf(fields), parts: parts as CompleteRequest['parts'] }
+}
+
+/**
+ * `/batch` and `/batch/complete`: `files`, 1..MAX_BATCH_FILES entries. Only the list is judged
+ * here; each entry is parsed on its own (parseUploadRequest, parseCompleteRequest), so one bad
+ * entry is refused alone.
+ */
+export function parseBatchRequest(body: unknown): unknown[] {
+  const { files } = asObject(body)
+  if (!Array.isArray(files) || files.length === 0) {
+    throw badRequest(`files must be a non-empty array with one entry per file, got ${describe(files)}`)
+  }
+  if (files.length > MAX_BATCH_FILES) {
+    throw badRequest(`files may hold at most ${MAX_BATCH_FILES} entries per request, got ${files.length}: send the rest in another request`)
+  }
+  return files
 }
 
 export function parseAbortRequest(body: unknown): AbortRequest {

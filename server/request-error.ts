@@ -30,6 +30,19 @@ export class RequestError extends Error {
   }
 }
 
+/** A rate limit said to wait (`throttle`, the Fastify plugin's `rateLimit`): 429 with Retry-After. */
+export class ThrottledError extends RequestError {
+  override name = 'ThrottledError'
+  /** Whole seconds to wait, at least 1. */
+  readonly seconds: number
+
+  constructor(seconds: number) {
+    const whole = Math.max(1, Math.ceil(seconds))
+    super(429, `Too many requests: try again in ${whole} s`)
+    this.seconds = whole
+  }
+}
+
 /** The refusals several modules make, worded once. */
 export const badRequest = (message: string) => new RequestError(400, message)
 export const notAuthorized = () => new RequestError(403, 'Not authorized to upload')

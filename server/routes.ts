@@ -1,12 +1,13 @@
 import { RequestError } from './request-error.ts'
 
 /** A route of the endpoint: `upload` is the upload request on the endpoint's own path, the others are under it. */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | 'info' | 'refresh' | 'duplicates'
+export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | 'info' | 'refresh' | 'duplicates' | 'batch' | 'batch-complete'
 
 /**
  * The endpoint's routes, by path under its mount point (ARCHITECTURE.md, "Wire protocol"): the one
  * table the Web handler and the Fastify plugin both route by. `/list-parts` answers only with
- * `resumable`; `/refresh` and `/duplicates` serve token mode.
+ * `resumable`; `/refresh` and `/duplicates` serve token mode; `/batch` and `/batch/complete` are the
+ * upload request and `/complete` for several files at once (server/batch.ts).
  */
 export const ROUTES: Readonly<Record<Route, { readonly path: string; readonly method: 'POST' | 'GET' }>> = Object.freeze({
   upload: { path: '', method: 'POST' },
@@ -16,6 +17,8 @@ export const ROUTES: Readonly<Record<Route, { readonly path: string; readonly me
   'list-parts': { path: '/list-parts', method: 'POST' },
   refresh: { path: '/refresh', method: 'POST' },
   duplicates: { path: '/duplicates', method: 'POST' },
+  batch: { path: '/batch', method: 'POST' },
+  'batch-complete': { path: '/batch/complete', method: 'POST' },
   info: { path: '/info', method: 'GET' },
 })
 
@@ -45,8 +48,9 @@ export function unknownRoute(method: string, pathname: string, mount: string): R
  */
 function outsideMount(pathname: string, mount: string): RequestError {
   const path = pathname.replace(/\/+$/, '')
-  const last = path.slice(path.lastIndexOf('/'))
-  const here = (BY_PATH.has(last) && last !== '' ? path.slice(0, -last.length) : path) || '/'
+  // The longest route path the URL ends with (`/batch/complete` before `/complete`).
+  const route = [...BY_PATH.keys()].filter((suffix) => suffix !== '' && path.endsWith(suffix)).sort((a, b) => b.length - a.length)[0]
+  const here = (route ? path.slice(0, -route.length) : path) || '/'
   return new RequestError(
     404,
     `No upload endpoint at ${pathname}: this handler's path setting is '${mount || '/'}'. ` +

@@ -12,6 +12,15 @@ export interface ObjectExtrasAllowance {
   meta?: readonly string[]
 }
 
+/**
+ * The headers of the object the check reads, as the SDK parses them: a HEAD's reply and a GET's
+ * carry the same (server/stored-object.ts reads whichever it sent).
+ */
+export type StoredHeaders = Pick<
+  HeadObjectCommandOutput,
+  'WebsiteRedirectLocation' | 'ContentEncoding' | 'ContentLanguage' | 'ExpiresString' | 'Expires' | 'ContentDisposition' | 'Metadata' | 'TagCount'
+>
+
 /** What the check needs of the config: the Content-Disposition it signs, and the allowance. */
 export interface IssuedExtras {
   contentDisposition?: string
@@ -33,13 +42,13 @@ const NEVER_ISSUED = [
 
 /**
  * What the stored object carries that this upload was not issued, as header names (never their
- * values, which are the page's words): empty when nothing. Checked on storage's HEAD, so it sees
+ * values, which are the page's words): empty when nothing. Checked on storage's reply (HEAD or ranged GET), so it sees
  * what every store kept, whichever request put it there (a single PUT, the page's own
  * CreateMultipartUpload in token mode). Left alone: what the endpoint signs and storage already
  * holds to it (Content-Type, Cache-Control, the ACL), and what changes how the object is kept
  * rather than served (SSE, checksums, storage class).
  */
-export function unissuedExtras(head: HeadObjectCommandOutput, { contentDisposition, allowedObjectExtras = {} }: IssuedExtras): string[] {
+export function unissuedExtras(head: StoredHeaders, { contentDisposition, allowedObjectExtras = {} }: IssuedExtras): string[] {
   const found: string[] = []
   for (const [field, header] of NEVER_ISSUED) if (present(head[field])) found.push(header)
   // The SDK parses Expires to a Date and keeps the raw text beside it; one is enough.

@@ -99,6 +99,7 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
       tokenUnavailableReason: EMBEDDED_TOKEN_REASON,
       presigned: true,
       store: expect.stringMatching(/^embedded s3rver at http:\/\/127\.0\.0\.1:\d+ · bucket uploads$/),
+      maxBatchFiles: 100,
     })
     const limited = await app({ maxFileSize: 30 * MiB, allowedTypes: ['image/*', 'application/pdf'] })
     expect(await fetch(`${limited.url}/api/s3-upload/info`).then((reply) => reply.json())).toMatchObject({

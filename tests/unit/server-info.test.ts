@@ -5,13 +5,14 @@ import { resolveConfig, type UploadHandlerConfig } from '../../server/config.ts'
 import { s3Upload } from '../../server/fastify.ts'
 import { createUploadHandler } from '../../server/handler.ts'
 import { serverInfo } from '../../server/info.ts'
+import { MAX_BATCH_FILES } from '../../protocol/limits.ts'
 
 const base: UploadHandlerConfig = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', bucket: 'uploads', region: 'eu-west-1' }
 const info = (config: UploadHandlerConfig) => serverInfo(resolveConfig({ ...base, ...config }, {}))
 
 describe('serverInfo', () => {
   it('offers token mode on AWS (federation) and names the store', () => {
-    expect(info({})).toEqual({ token: true, presigned: true, store: 'AWS S3 (eu-west-1) · bucket uploads' })
+    expect(info({})).toEqual({ token: true, presigned: true, store: 'AWS S3 (eu-west-1) · bucket uploads', maxBatchFiles: MAX_BATCH_FILES })
     expect(info({ endpoint: 'https://s3.eu-west-1.amazonaws.com' }).token).toBe(true)
   })
 
@@ -21,6 +22,7 @@ describe('serverInfo', () => {
       token: true,
       presigned: true,
       store: 'S3-compatible store at http://127.0.0.1:7480 · bucket uploads',
+      maxBatchFiles: MAX_BATCH_FILES,
     })
     expect(info({ ...rgw, sts: { endpoint: 'http://127.0.0.1:9999' } }).token).toBe(true)
   })
@@ -29,6 +31,10 @@ describe('serverInfo', () => {
     const r2 = info({ endpoint: 'https://abc.r2.cloudflarestorage.com', region: 'auto' })
     expect(r2).toMatchObject({ token: false, store: 'Cloudflare R2 · bucket uploads' })
     expect(r2.tokenUnavailableReason).toMatch(/GetFederationToken exists only on AWS STS.*S3_UPLOAD_STS_MODE=assume-role/)
+  })
+
+  it('says it takes the batch form (/batch, /batch/complete), and how many files per request', () => {
+    expect(info({}).maxBatchFiles).toBe(100)
   })
 
   it('tells the page the limits it enforces, so the page can check them first', () => {
@@ -46,6 +52,7 @@ describe('serverInfo', () => {
       tokenUnavailableReason: 'no STS here',
       presigned: true,
       store: 'embedded s3rver',
+      maxBatchFiles: MAX_BATCH_FILES,
     })
   })
 })
@@ -56,7 +63,7 @@ describe('the /info route', () => {
     const reply = await handle(new Request('http://app.test/uploads/info'))
     expect(reply.status).toBe(200) // capabilities only: open to callers `authorize` refuses
     expect(reply.headers.get('cache-control')).toBe('no-store')
-    expect(await reply.json()).toEqual({ token: true, presigned: true, store: 'AWS S3 (eu-west-1) · bucket uploads' })
+    expect(await reply.json()).toEqual({ token: true, presigned: true, store: 'AWS S3 (eu-west-1) · bucket uploads', maxBatchFiles: MAX_BATCH_FILES })
 
     const post = await handle(new Request('http://app.test/uploads/info', { method: 'POST', body: '{}' }))
     expect(post.status).toBe(405)

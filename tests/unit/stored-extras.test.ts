@@ -1,15 +1,23 @@
 // /complete's rule for what an object may carry beyond what was issued (server/stored-extras.ts),
-// on HEAD replies as the AWS SDK parses them; the flows run on RGW and s3rver in
+// on HEAD and ranged GET replies as the AWS SDK parses them; the flows run on RGW and s3rver in
 // tests/security-stored-extras.test.ts.
+import type { GetObjectCommandOutput, HeadObjectCommandOutput } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../server/config.ts'
 import { normalizeAllowance, unissuedExtras } from '../../server/stored-extras.ts'
 
 const plain = { ContentType: 'image/png', CacheControl: 'max-age=630720000', Metadata: {} }
+/** A whole reply, as /complete passes it: a HEAD's, or its ranged GET's (server/stored-object.ts). */
+const head = (reply: HeadObjectCommandOutput | Omit<GetObjectCommandOutput, 'Body'>) => reply
 
 describe('unissuedExtras', () => {
+  it('a ranged GET’s reply is read as a HEAD’s (the same headers)', () => {
+    const got = head({ ...plain, ContentRange: 'bytes 0-15/100', ContentEncoding: 'gzip', TagCount: 1, $metadata: {} })
+    expect(unissuedExtras(got, {})).toEqual(['Content-Encoding', 'x-amz-tagging (1 tag)'])
+  })
+
   it('an object as issued carries nothing extra, SSE and storage class included', () => {
-    expect(unissuedExtras({ ...plain, ServerSideEncryption: 'AES256', StorageClass: 'STANDARD', $metadata: {} }, {})).toEqual([])
+    expect(unissuedExtras(head({ ...plain, ServerSideEncryption: 'AES256', StorageClass: 'STANDARD', $metadata: {} }), {})).toEqual([])
   })
 
   it('names every header the endpoint never issues, never its value', () => {
@@ -37,7 +45,7 @@ describe('unissuedExtras', () => {
   })
 
   it('an Expires the SDK parsed without its text still counts', () => {
-    expect(unissuedExtras({ ...plain, Expires: new Date(0), $metadata: {} }, {})).toEqual(['Expires'])
+    expect(unissuedExtras(head({ ...plain, Expires: new Date(0), $metadata: {} }), {})).toEqual(['Expires'])
   })
 
   it('the configured Content-Disposition passes; any other does not', () => {
