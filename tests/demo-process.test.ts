@@ -1,7 +1,7 @@
 // `npm start` as a person or a process manager runs it: a real npm process (npm → sh → tsx →
 // node). Its settings come from the environment, and a SIGINT or SIGTERM sent to npm alone stops
 // every process it started (issue 15: the server used to keep running, holding its ports).
-import type { ChildProcess } from 'node:child_process'
+import { type ChildProcess, execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { type AddressInfo, createServer } from 'node:net'
@@ -94,10 +94,18 @@ describe('npm run store', () => {
   it('runs the embedded store alone and prints the settings that point an app at it: an object written with them reads back', async () => {
     const run = await npmRun('store')
     await expect.poll(run.output, { timeout: 90_000, interval: 200 }).toContain('Press Ctrl-C to stop.')
-    const settings = Object.fromEntries([...run.output().matchAll(/\b(S3_UPLOAD_[A-Z_]+)=(\S+)/g)].map(([, name, value]) => [name!, value!]))
+    // The bash line, pasted into a real bash as it is printed (a placeholder there once lost the whole line).
+    const line = /bash, zsh: +(export .*)$/m.exec(run.output())?.[1]
+    expect(line, run.output()).toBeDefined()
+    const printed = execFileSync('bash', ['-c', `${line}\nenv`], { encoding: 'utf8', env: { PATH: process.env.PATH } })
+    const settings = Object.fromEntries([...printed.matchAll(/^(S3_UPLOAD_[A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name!, value!]))
     expect(Object.keys(settings).sort()).toEqual(
       ['S3_UPLOAD_BUCKET', 'S3_UPLOAD_ENDPOINT', 'S3_UPLOAD_FORCE_PATH_STYLE', 'S3_UPLOAD_KEY', 'S3_UPLOAD_REGION', 'S3_UPLOAD_SECRET', 'S3_UPLOAD_TICKET_SECRET'].sort(),
     )
+    // A generated secret, not a placeholder; the PowerShell line sets the same values.
+    expect(settings.S3_UPLOAD_TICKET_SECRET).toMatch(/^[\w-]{43}$/)
+    const powerShell = /PowerShell: +(.*)$/m.exec(run.output())?.[1]
+    expect(Object.fromEntries([...powerShell!.matchAll(/\$env:(S3_UPLOAD_[A-Z_]+)='([^']*)'/g)].map(([, name, value]) => [name!, value!]))).toEqual(settings)
     const store = {
       endpoint: settings.S3_UPLOAD_ENDPOINT!,
       region: settings.S3_UPLOAD_REGION!,

@@ -17,7 +17,7 @@ export function Uploads() {
       <ul>
         {files.map((entry) => (
           <li key={entry.id} data-status={entry.status} data-key={entry.result?.key}>
-            {entry.file.name}: {entry.progress}% {entry.status}
+            {entry.file.name}: {Math.round(entry.progress)}% {entry.status}
             {entry.result && <a href={entry.result.url}> {entry.result.key}</a>}
             {entry.error && <span> {entry.error.message}</span>}
           </li>
