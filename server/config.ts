@@ -215,6 +215,16 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   /** A Content-Disposition signed into every presigned upload, e.g. 'attachment' (browsers then download, never render). @default none */
   contentDisposition?: string
   /**
+   * Sign `x-amz-copy-source-range: bytes=1-0`, a range no object satisfies, into every single-PUT
+   * URL, so that a page adding `x-amz-copy-source` to the URL gets no server-side copy made with
+   * the signer's rights (Ceph RGW and s3rver apply such unsigned headers; docs/security.md). The
+   * page sends it as it sends every header the reply lists, and the bucket's CORS rule must allow
+   * it. `false` only for next-s3-upload's own client, which sends no header from the reply
+   * (with `objectAcl: false`), and then only with a signer that may read nothing.
+   * @default true on every store but AWS (which refuses unsigned `x-amz-*` headers itself)
+   */
+  copyGuard?: boolean
+  /**
    * What `/complete` lets an object carry beyond what the endpoint issued. It refuses (422) and
    * deletes an object holding any header the upload was not issued — `x-amz-meta-*`, object tags,
    * `x-amz-website-redirect-location`, `Content-Encoding`, `Content-Language`, `Expires`, a
@@ -272,6 +282,8 @@ export interface ResolvedConfig
    */
   presignFallback: boolean
   objectAcl: CannedAcl | undefined
+  /** Whether single-PUT URLs sign the copy guard (`UploadHandlerConfig.copyGuard`). */
+  copyGuard: boolean
   /** Whether /complete checks first bytes (`UploadHandlerConfig.checkFileSignatures`). */
   checkFileSignatures: boolean
 }
@@ -417,6 +429,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     presignWith: 'server-key',
     presignFallback: false,
     objectAcl: undefined,
+    copyGuard: false,
   }
   const noSts = stsUnavailableReason(resolved)
   const presignWith = config.presignWith ?? fromEnv.presignWith
@@ -430,6 +443,11 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   // Only a default may change its mind, and only where a store other than AWS answers preflights.
   resolved.presignFallback = presignWith === undefined && resolved.presignWith === 'session' && resolved.endpoint !== undefined && !isAws(resolved.endpoint)
   resolved.objectAcl = resolveObjectAcl(config.objectAcl, resolved.endpoint)
+  if (config.copyGuard !== undefined && typeof config.copyGuard !== 'boolean') {
+    throw new TypeError(`updraft: copyGuard must be true or false, got ${JSON.stringify(config.copyGuard)}`)
+  }
+  // AWS refuses an unsigned x-amz-* header on a presigned request: nothing to guard there.
+  resolved.copyGuard = config.copyGuard ?? (resolved.endpoint !== undefined && !isAws(resolved.endpoint))
   resolved.path = mountPath(resolved.path)
   checkKeyPrefix(resolved.keyPrefix)
   checkContentDisposition(resolved.contentDisposition)
