@@ -31,7 +31,8 @@ export interface StsConfig {
    * Whether the store reads IAM policy variables in a session policy, so a token policy can name a
    * key holding `*`, `?` or `$` literally (`${*}`). Without them (Ceph RGW 16.2 reads `${*}` as
    * those four characters) token mode refuses such keys (400) rather than issue credentials for a
-   * key nobody issued; presigned mode takes any key.
+   * key nobody issued, and keys holding `:`, which RGW's policy parser discards; presigned mode
+   * takes any key.
    * @default true on AWS (no `endpoint`, or an amazonaws.com one), false on any other store
    */
   policyVariables?: boolean
