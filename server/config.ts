@@ -1,6 +1,7 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
+import { DEFAULT_TIMEOUTS, type Timeouts } from './bounds.ts'
 import type { ServerCredentials } from './credentials.ts'
 import type { Route } from './routes.ts'
 import { normalizeAllowance, type ObjectExtrasAllowance } from './stored-extras.ts'
@@ -247,6 +248,14 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * @default none
    */
   throttle?: (request: Request, route: Route) => number | undefined | Promise<number | undefined>
+  /**
+   * How long, in milliseconds, the endpoint waits on what it calls: its credentials source, STS,
+   * storage. What does not answer in time makes the page's request a 503 naming it, and the next
+   * request asks again (a source that recovers needs no restart). The page's request waits at most
+   * `credentials`, then 3 attempts of `sts` or `storage` per call (the SDK's retries).
+   * @default `{ credentials: 5000, sts: 5000, storage: 10000 }`
+   */
+  timeouts?: Timeouts
   /** @default console */
   logger?: Logger
   /**
@@ -285,6 +294,8 @@ export interface ResolvedConfig
   objectAcl: CannedAcl | undefined
   /** Whether single-PUT URLs sign the copy guard (`UploadHandlerConfig.copyGuard`). */
   copyGuard: boolean
+  /** Every bound set (`UploadHandlerConfig.timeouts`, defaults filled in). */
+  timeouts: Required<Timeouts>
   /** Whether /complete checks first bytes (`UploadHandlerConfig.checkFileSignatures`). */
   checkFileSignatures: boolean
 }
@@ -431,6 +442,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     presignFallback: false,
     objectAcl: undefined,
     copyGuard: false,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...definedOnly(config.timeouts ?? {}) },
   }
   const noSts = stsUnavailableReason(resolved)
   const presignWith = config.presignWith ?? fromEnv.presignWith
@@ -460,6 +472,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   checkNumber('partUrlExpiresIn', resolved.partUrlExpiresIn, 1, 604_800)
   checkNumber('ticketTtlSeconds', resolved.ticketTtlSeconds, 1)
   if (resolved.maxFileSize !== undefined) checkNumber('maxFileSize', resolved.maxFileSize, 0)
+  for (const [name, ms] of Object.entries(resolved.timeouts)) checkNumber(`timeouts.${name}`, ms, 1, 600_000)
   return resolved
 }
 

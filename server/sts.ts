@@ -1,5 +1,6 @@
 import { AssumeRoleCommand, GetFederationTokenCommand, STSClient, type Credentials } from '@aws-sdk/client-sts'
 import type { StsCredentials } from '../protocol/wire.ts'
+import { boundedRequests, NAMING_TIMEOUTS, namingTimeouts } from './bounds.ts'
 import type { ResolvedConfig } from './config.ts'
 import { isTemporary, type ServerCredentials } from './credentials.ts'
 import { RequestError } from './request-error.ts'
@@ -135,8 +136,9 @@ export function createCredentialIssuer(config: ResolvedConfig, credentials: Serv
     credentials,
     ...(sts.endpoint ? { endpoint: sts.endpoint } : {}),
     // An STS that accepts the connection and never answers must not hold the page's request forever.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 },
+    requestHandler: boundedRequests(config.timeouts.sts),
   })
+  client.middlewareStack.add(namingTimeouts('STS', config.timeouts.sts), NAMING_TIMEOUTS)
   return async (Policy, name, DurationSeconds) => {
     if (Policy.length > MAX_SESSION_POLICY_LENGTH) {
       throw new RequestError(
