@@ -70,8 +70,9 @@ function defaultChain(region: string, perRequestMs: number): () => Provider {
   const factory = client.config.credentialDefaultProvider
   client.destroy()
   if (!factory) throw new Error('updraft: the AWS SDK offers no default credential chain here; pass credentials')
-  // timeout and maxRetries: the container and instance-metadata providers' own settings.
-  return () => factory({ timeout: perRequestMs, maxRetries: 1 }) as Provider
+  // timeout and maxRetries: the container and instance-metadata providers' own settings; the
+  // region for the STS client of web identity and SSO, as the S3 client would hand it down.
+  return () => factory({ region, parentClientConfig: { region }, timeout: perRequestMs, maxRetries: 1 }) as Provider
 }
 
 /** Which source the SDK's chain will ask, in words a deployer recognises (the environment decides). */
