@@ -8,7 +8,7 @@
 // 16.2.15 (server/copy-guard.ts): RGW ignores `x-amz-copy-source-if-match`, its ranged copy
 // through PutObject honours no precondition and works only through a 0-byte URL, and a part copy
 // fails its length check for every part URL (each binds at least one byte).
-// ~15 s: one victim object per store, about 50 storage requests each.
+// ~15 s (11-20 s measured on the shared 2 cores): one victim object per store, about 50 storage requests each.
 import { CreateMultipartUploadCommand, HeadObjectCommand, ListPartsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { AwsClient } from 'aws4fetch'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'

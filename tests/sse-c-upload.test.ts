@@ -5,7 +5,7 @@
 // rejected, `onUploadComplete` never ran, and the object stayed in the bucket, unrecorded. Now the
 // combination is refused with a sentence naming what to use (`uploadObject`), and the object is
 // deleted, single and multipart. `uploadObject` with SSE-C and the issued credentials still lands.
-// ~6 s: four uploads of up to 11 MiB.
+// ~3 s: three uploads of up to 11 MiB.
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { ApiError, upload, uploadObject } from '../engine/index.ts'
