@@ -8,11 +8,12 @@ export const CORS_METHODS = ['PUT', 'POST', 'DELETE'] as const
 /**
  * Request headers a page sends to storage: presigned mode those the endpoint signs
  * (`content-type`, `cache-control`, `x-amz-acl` with `objectAcl`, `content-disposition` with
- * `contentDisposition`: server/presigned-urls.ts `objectHeaders`); token mode signs its own
+ * `contentDisposition`, and on stores other than AWS `x-amz-copy-source-range`, which keeps a URL
+ * from becoming a copy: server/presigned-urls.ts `objectHeaders`); token mode signs its own
  * requests and adds the SigV4 headers. Listed, not `*`: R2 refuses `*` in AllowedHeaders.
  * Opt-ins add their own (SSE-C, tagging): see docs/opt-ins.md.
  */
-export const PRESIGNED_HEADERS = ['content-type', 'cache-control', 'x-amz-acl', 'content-disposition']
+export const PRESIGNED_HEADERS = ['content-type', 'cache-control', 'x-amz-acl', 'content-disposition', 'x-amz-copy-source-range']
 export const TOKEN_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token']
 export const CORS_HEADERS = [...PRESIGNED_HEADERS, ...TOKEN_HEADERS]
 export const CORS_MAX_AGE_SECONDS = 3600

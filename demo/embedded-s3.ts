@@ -65,6 +65,7 @@ export async function startEmbeddedS3({ directory, port = 0, log = () => {} }: E
   })
   addAbortMultipartUpload(server, log)
   addListParts(server)
+  refuseCopies(server)
   const address = await server.run().catch(async (error: unknown) => {
     if (temporary) await rm(folder, { recursive: true, force: true })
     throw error
@@ -91,6 +92,7 @@ interface S3rverInternals {
 }
 interface KoaContext {
   method: string
+  headers: Record<string, string | string[] | undefined>
   path: string
   query: Record<string, string | string[] | undefined>
   status: number
@@ -136,6 +138,25 @@ function addListParts(server: S3rver): void {
     ctx.type = 'application/xml'
     ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<ListPartsResult><Bucket>${bucket}</Bucket><UploadId>${ctx.query.uploadId}</UploadId><IsTruncated>false</IsTruncated>${parts.join('')}</ListPartsResult>`
   })
+}
+
+/**
+ * s3rver checks no permission at all and honours no copy precondition: a page adding
+ * `x-amz-copy-source` to a presigned URL had any object of the store copied into its key
+ * (docs/security.md, "No copy through a presigned URL"). Nothing the demo does copies, so every
+ * CopyObject and UploadPartCopy is refused, after the signature check, as S3 refuses what a
+ * caller may not do.
+ */
+function refuseCopies(server: S3rver): void {
+  const internals = server as unknown as S3rverInternals
+  const refuse = async (ctx: KoaContext, next: () => Promise<void>) => {
+    if (ctx.headers['x-amz-copy-source'] === undefined) return next()
+    ctx.status = 403
+    ctx.type = 'application/xml'
+    ctx.body =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>The embedded store makes no server-side copies: nothing in the demo asks for one.</Message></Error>'
+  }
+  internals.middleware.splice(internals.middleware.length - 1, 0, refuse)
 }
 
 interface NamedUpload {

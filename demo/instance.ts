@@ -7,7 +7,7 @@ import { DEFAULT_RATE_LIMIT } from '../server/fastify.ts'
 import { startApp } from './app.ts'
 import { readableLogger } from './readable-log.ts'
 
-const { PORT, REDIS_URL, UPDRAFT_INSTANCE = String(process.pid) } = process.env
+const { PORT, REDIS_URL, UPDRAFT_INSTANCE = String(process.pid), TRUST_PROXY } = process.env
 if (!PORT || !REDIS_URL) {
   console.error('demo/instance.ts needs PORT and REDIS_URL (npm run demo:cluster sets them)')
   process.exit(2)
@@ -24,7 +24,11 @@ const running = await startApp({
   port: Number(PORT),
   host: '127.0.0.1',
   buildDemo: false,
-  trustProxy: true,
+  // Only the balancer is trusted, so the rate limit counts the address it appends to
+  // X-Forwarded-For, never one a client wrote before it: TRUST_PROXY names its address
+  // (docs/operations.md). Unset (`npm run demo:cluster`, all on loopback, where a client shares
+  // haproxy's 127.0.0.1), the one peer in front, which is haproxy: nothing else reaches the instances.
+  trustProxy: TRUST_PROXY ?? ((_address: string, hop: number) => hop === 0),
   config: { rateLimit: { ...DEFAULT_RATE_LIMIT, redis }, sweepLock: redis },
   logger: readableLogger((line) => console.error(`[${UPDRAFT_INSTANCE}] ${line}`)),
 })

@@ -61,8 +61,23 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
   const essence = parseMediaType(contentType).essence
   const checkSignature = config.checkFileSignatures === true && hasFileSignature(essence)
   // One storage request: size, type, ETag, the served headers and, when checked, the first bytes.
-  const stored = await readStoredObject(s3, { bucket, key, firstBytes: checkSignature, declaredSize: filesize }).catch((error: unknown) => {
+  const stored = await readStoredObject(s3, { bucket, key, firstBytes: checkSignature, declaredSize: filesize }).catch(async (error: unknown) => {
     if (httpStatus(error) === 404) throw new RequestError(404, 'Storage holds no object for this upload: send its bytes before completing it')
+    // S3 and RGW describe an object written with a customer key (SSE-C) only to a request carrying
+    // that key, and answer 400 to any other. The endpoint never holds the key — receiving it would
+    // make the app server a holder of every page's key, which SSE-C exists to avoid — so it cannot
+    // check the object: refused and deleted, as an object failing its check is, never kept
+    // unrecorded. A 4xx, so the page does not retry it.
+    if (httpStatus(error) === 400) {
+      await refuseObject(
+        s3,
+        claims,
+        422,
+        'storage describes it only to a request carrying its customer key (SSE-C), which the endpoint never holds, so it cannot be checked. ' +
+          'Upload with sseCustomerKey through uploadObject and credentials of your own (docs/opt-ins.md), or with upload() without it',
+        logger,
+      )
+    }
     // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
     if (httpStatus(error) === 403) {
       logger.error({ err: describeError(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')

@@ -1,6 +1,7 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
+import { DEFAULT_TIMEOUTS, type Timeouts } from './bounds.ts'
 import type { ServerCredentials } from './credentials.ts'
 import type { Route } from './routes.ts'
 import { normalizeAllowance, type ObjectExtrasAllowance } from './stored-extras.ts'
@@ -31,7 +32,8 @@ export interface StsConfig {
    * Whether the store reads IAM policy variables in a session policy, so a token policy can name a
    * key holding `*`, `?` or `$` literally (`${*}`). Without them (Ceph RGW 16.2 reads `${*}` as
    * those four characters) token mode refuses such keys (400) rather than issue credentials for a
-   * key nobody issued; presigned mode takes any key.
+   * key nobody issued, and keys holding `:`, which RGW's policy parser discards; presigned mode
+   * takes any key.
    * @default true on AWS (no `endpoint`, or an amazonaws.com one), false on any other store
    */
   policyVariables?: boolean
@@ -215,6 +217,16 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   /** A Content-Disposition signed into every presigned upload, e.g. 'attachment' (browsers then download, never render). @default none */
   contentDisposition?: string
   /**
+   * Sign `x-amz-copy-source-range: bytes=1-0`, a range no object satisfies, into every single-PUT
+   * URL, so that a page adding `x-amz-copy-source` to the URL gets no server-side copy made with
+   * the signer's rights (Ceph RGW and s3rver apply such unsigned headers; docs/security.md). The
+   * page sends it as it sends every header the reply lists, and the bucket's CORS rule must allow
+   * it. `false` only for next-s3-upload's own client, which sends no header from the reply
+   * (with `objectAcl: false`), and then only with a signer that may read nothing.
+   * @default true on every store but AWS (which refuses unsigned `x-amz-*` headers itself)
+   */
+  copyGuard?: boolean
+  /**
    * What `/complete` lets an object carry beyond what the endpoint issued. It refuses (422) and
    * deletes an object holding any header the upload was not issued — `x-amz-meta-*`, object tags,
    * `x-amz-website-redirect-location`, `Content-Encoding`, `Content-Language`, `Expires`, a
@@ -239,6 +251,14 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * @default none
    */
   throttle?: (request: Request, route: Route) => number | undefined | Promise<number | undefined>
+  /**
+   * How long, in milliseconds, the endpoint waits on what it calls: its credentials source, STS,
+   * storage. What does not answer in time makes the page's request a 503 naming it, and the next
+   * request asks again (a source that recovers needs no restart). The page's request waits at most
+   * `credentials`, then 3 attempts of `sts` or `storage` per call (the SDK's retries).
+   * @default `{ credentials: 5000, sts: 5000, storage: 10000 }`
+   */
+  timeouts?: Timeouts
   /** @default console */
   logger?: Logger
   /**
@@ -275,6 +295,10 @@ export interface ResolvedConfig
    */
   presignFallback: boolean
   objectAcl: CannedAcl | undefined
+  /** Whether single-PUT URLs sign the copy guard (`UploadHandlerConfig.copyGuard`). */
+  copyGuard: boolean
+  /** Every bound set (`UploadHandlerConfig.timeouts`, defaults filled in). */
+  timeouts: Required<Timeouts>
   /** Whether /complete checks first bytes (`UploadHandlerConfig.checkFileSignatures`). */
   checkFileSignatures: boolean
 }
@@ -420,6 +444,8 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     presignWith: 'server-key',
     presignFallback: false,
     objectAcl: undefined,
+    copyGuard: false,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...definedOnly(config.timeouts ?? {}) },
   }
   const noSts = stsUnavailableReason(resolved)
   const presignWith = config.presignWith ?? fromEnv.presignWith
@@ -433,6 +459,11 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   // Only a default may change its mind, and only where a store other than AWS answers preflights.
   resolved.presignFallback = presignWith === undefined && resolved.presignWith === 'session' && resolved.endpoint !== undefined && !isAws(resolved.endpoint)
   resolved.objectAcl = resolveObjectAcl(config.objectAcl, resolved.endpoint)
+  if (config.copyGuard !== undefined && typeof config.copyGuard !== 'boolean') {
+    throw new TypeError(`updraft: copyGuard must be true or false, got ${JSON.stringify(config.copyGuard)}`)
+  }
+  // AWS refuses an unsigned x-amz-* header on a presigned request: nothing to guard there.
+  resolved.copyGuard = config.copyGuard ?? (resolved.endpoint !== undefined && !isAws(resolved.endpoint))
   resolved.path = mountPath(resolved.path)
   checkKeyPrefix(resolved.keyPrefix)
   checkContentDisposition(resolved.contentDisposition)
@@ -444,6 +475,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   checkNumber('partUrlExpiresIn', resolved.partUrlExpiresIn, 1, 604_800)
   checkNumber('ticketTtlSeconds', resolved.ticketTtlSeconds, 1)
   if (resolved.maxFileSize !== undefined) checkNumber('maxFileSize', resolved.maxFileSize, 0)
+  for (const [name, ms] of Object.entries(resolved.timeouts)) checkNumber(`timeouts.${name}`, ms, 1, 600_000)
   return resolved
 }
 

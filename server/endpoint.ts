@@ -4,6 +4,7 @@ import { resolveConfig, stsUnavailableReason, type Logger, type ResolvedConfig, 
 import { completeUpload } from './completion.ts'
 import { credentialsOf } from './credentials.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
+import { NotAnsweredError } from './bounds.ts'
 import { describeError } from './errors.ts'
 import { serverInfo } from './info.ts'
 import { checkJsonContentType, readJson } from './json-body.ts'
@@ -143,6 +144,8 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
 
   /** Refusals as 4xx JSON; anything else is a fault: logged, and only "Internal Server Error" for the page. */
   function failure(request: Request, route: Route, error: unknown, logger: Logger): Response {
+    // Not the client's doing: the page hears what did not answer (503), the log hears it too.
+    if (error instanceof NotAnsweredError) logger.error({ err: describeError(error.cause ?? error), route }, `updraft: ${error.message}`)
     if (error instanceof RequestError) return refuse(request, error)
     // The page learns only that it failed; what failed (STS/S3 code, request id) goes to the log.
     logger.error({ err: describeError(error), route }, 'updraft: upload endpoint failed')

@@ -11,6 +11,7 @@ import { bodyTooLarge, RequestError } from './request-error.ts'
 import { ROUTES, unknownRoute, type Route } from './routes.ts'
 import type { RedisClient } from './redis.ts'
 import { sweepStaleUploads, sweepTurn } from './sweep.ts'
+import { TRUSTS_EVERY_HOP, trustsEveryHop } from './trust-proxy.ts'
 
 /** Options of the {@link s3Upload} plugin: every {@link UploadHandlerConfig} setting, plus the plugin's own. */
 // `path` is the Web handler's mount point; the plugin is mounted at `prefix`, Fastify's word for it.
@@ -18,10 +19,12 @@ export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'>
   /** The endpoint's path; its routes are `{prefix}`, `{prefix}/parts`, … @default '/api/s3-upload' */
   prefix?: string
   /**
-   * `@fastify/rate-limit` on the endpoint's routes, counted per client IP (set Fastify's
-   * `trustProxy` behind a proxy, or every visitor shares the proxy's count); over the limit → 429
-   * with Retry-After. A batch counts once per file, and its files past the limit get 429 in their
-   * entries while the first go. `false` turns it off. @default `{ max: 120, timeWindow: 60_000 }` ({@link DEFAULT_RATE_LIMIT})
+   * `@fastify/rate-limit` on the endpoint's routes, counted per `request.ip`; over the limit → 429
+   * with Retry-After. Behind a load balancer set Fastify's `trustProxy` to the balancer's address
+   * (`'10.0.0.2'`), or every visitor shares the balancer's count;
+   * never `true`, which takes the X-Forwarded-For entry the client writes (the plugin warns at
+   * start). A batch counts once per file, and its files past the limit get 429 in their entries
+   * while the first go. `false` turns it off. @default `{ max: 120, timeWindow: 60_000 }` ({@link DEFAULT_RATE_LIMIT})
    */
   rateLimit?: false | RateLimitPluginOptions
   /**
@@ -66,6 +69,8 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
     throw new TypeError(`updraft: the Fastify plugin is mounted at its prefix ('${prefix}'), and path ('${path}') is the Web handler's setting: pass prefix: '${path}' instead`)
   }
   const endpoint = createEndpoint(config)
+  // The limit counts per request.ip: with every hop trusted, that is whatever the client wrote.
+  if (rateLimit !== false && trustsEveryHop(app)) (config.logger ?? app.log).warn?.({ trustProxy: true }, TRUSTS_EVERY_HOP)
   // fastify-plugin skips encapsulation, and with it the register-time prefix: an inner scope
   // takes the prefix and keeps the JSON parser, hooks and error handler below to these routes.
   await app.register(

@@ -7,6 +7,7 @@ export { createUploadSweeper, type SweeperOptions, type SweepOptions, type Sweep
 export { createRedisThrottle, type RedisThrottleOptions } from './redis-throttle.ts'
 export type { RedisClient } from './redis.ts'
 export type { ServerCredentials } from './credentials.ts'
+export type { Timeouts } from './bounds.ts'
 export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, CannedAcl, CompletedUpload, MetadataValidator } from './config.ts'
 export type { ObjectExtrasAllowance } from './stored-extras.ts'
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'

@@ -1,5 +1,6 @@
 import { PRESIGNED_CACHE_CONTROL } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
+import { NO_COPY_HEADERS } from './copy-guard.ts'
 import type { Presign } from './presigner.ts'
 import { storageObjectUrl } from './storage.ts'
 import type { TicketClaims } from './ticket.ts'
@@ -18,12 +19,14 @@ export interface PresignedPut {
  * upload so a page cannot change them: Content-Type (the canonical media type), next-s3-upload's
  * Cache-Control, the configured canned ACL (RGW and s3rver apply an unsigned `x-amz-acl:
  * public-read`) and Content-Disposition when configured. A second value for any of them changes
- * the signed value, and storage refuses the request.
+ * the signed value, and storage refuses the request. On a store other than AWS, also a copy
+ * source range no object can satisfy, so that the URL cannot become a copy (server/copy-guard.ts).
  */
 export function objectHeaders(config: ResolvedConfig, contentType: string): Record<string, string> {
   const headers: Record<string, string> = { 'Cache-Control': PRESIGNED_CACHE_CONTROL, 'Content-Type': contentType }
   if (config.objectAcl) headers['x-amz-acl'] = config.objectAcl
   if (config.contentDisposition) headers['Content-Disposition'] = config.contentDisposition
+  if (config.copyGuard) Object.assign(headers, NO_COPY_HEADERS)
   return headers
 }
 

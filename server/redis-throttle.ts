@@ -43,7 +43,8 @@ const COUNT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('
  * import { Redis } from 'ioredis'
  * import { createRedisThrottle, createUploadHandler } from 'updraft-s3/server'
  *
- * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 })
+ * // enableOfflineQueue: false — with Redis down a request goes on at once, rather than waiting out timeoutMs
+ * const redis = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 250 })
  * export const POST = createUploadHandler({ throttle: createRedisThrottle({ redis }) })
  * ```
  */

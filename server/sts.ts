@@ -1,5 +1,6 @@
 import { AssumeRoleCommand, GetFederationTokenCommand, STSClient, type Credentials } from '@aws-sdk/client-sts'
 import type { StsCredentials } from '../protocol/wire.ts'
+import { boundedRequests, NAMING_TIMEOUTS, namingTimeouts } from './bounds.ts'
 import type { ResolvedConfig } from './config.ts'
 import { isTemporary, type ServerCredentials } from './credentials.ts'
 import { RequestError } from './request-error.ts'
@@ -52,21 +53,34 @@ export function uploadPolicy(bucket: string, key: string, resumable = false, pol
 }
 
 /**
- * A key token credentials can be scoped to on this store, or a 400 saying what to change. IAM
- * reads `*` and `?` in a Resource as wildcards and `${…}` as a policy variable: a key holding one
- * can be named exactly only with the `${*}`-style escapes, which stores without policy variables
- * (Ceph RGW 16.2, `sts.policyVariables: false`) read literally — there the credentials would
- * allow `custom/a${*}b.png`, a key nobody issued. So on such stores the key is refused before
+ * What a token policy cannot name exactly on a store without IAM policy variables (Ceph RGW 16.2,
+ * `sts.policyVariables: false`), probed there over every printable ASCII character and a few others
+ * (tests/security-token-policy.test.ts):
+ * - `*` and `?` are wildcards in a Resource and `${…}` a policy variable: a key holding one can be
+ *   named exactly only with the `${*}`-style escapes, which RGW reads literally — the credentials
+ *   would allow `custom/a${*}b.png`, a key nobody issued;
+ * - `:` ends an ARN's field: RGW's policy parser discards a Resource holding one after the
+ *   bucket ("Supplied resource is discarded") and AssumeRole answers 400, which the page saw as a
+ *   bare 500.
+ * Every other character is named exactly.
+ */
+const UNNAMEABLE = /[*?$:]/
+
+/**
+ * A key token credentials can be scoped to on this store, or a 400 saying what to change, before
  * anything is created or issued, never written in a form the store reads differently.
  */
 export function checkTokenKey(key: string, policyVariables: boolean): void {
-  const wildcard = key.match(/[*?$]/)?.[0]
-  if (policyVariables || wildcard === undefined) return
+  const character = key.match(UNNAMEABLE)?.[0]
+  if (policyVariables || character === undefined) return
+  const why =
+    character === ':'
+      ? "the store's policy parser discards a resource holding ':'"
+      : 'it has no IAM policy variables to write it literally, so the policy would name another key'
   throw new RequestError(
     400,
-    `The object key ${JSON.stringify(key)} holds '${wildcard}', which token credentials cannot name on this store: it has no IAM policy ` +
-      `variables to write it literally, so the policy would name another key. Upload with strategy 'presigned', or have the server's key ` +
-      `callback return keys without * ? $ (sanitizeFilename drops them)`,
+    `The object key ${JSON.stringify(key)} holds '${character}', which token credentials cannot name on this store: ${why}. ` +
+      `Upload with strategy 'presigned', or have the server's key callback return keys without * ? $ : (sanitizeFilename drops them)`,
   )
 }
 
@@ -122,8 +136,9 @@ export function createCredentialIssuer(config: ResolvedConfig, credentials: Serv
     credentials,
     ...(sts.endpoint ? { endpoint: sts.endpoint } : {}),
     // An STS that accepts the connection and never answers must not hold the page's request forever.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 },
+    requestHandler: boundedRequests(config.timeouts.sts),
   })
+  client.middlewareStack.add(namingTimeouts('STS', config.timeouts.sts), NAMING_TIMEOUTS)
   return async (Policy, name, DurationSeconds) => {
     if (Policy.length > MAX_SESSION_POLICY_LENGTH) {
       throw new RequestError(

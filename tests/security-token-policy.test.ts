@@ -234,7 +234,10 @@ describe('RGW 16.2 gaps the deployment rules exist for (if one fails, RGW change
 // it literally: the issued credentials could write `a${*}b.png`, a key nobody issued. On a store
 // without policy variables (sts.policyVariables, false unless the store is AWS) such keys are now
 // refused for token mode before anything is created or issued.
-describe('token mode on RGW: a key with * ? $ is refused, never widened', () => {
+// Issue 33, item 2: a key callback returning a timestamp (`…/2024-05-01T12:00:00Z/photo.jpg`) made
+// token mode a bare 500: RGW's policy parser discards a Resource holding ':' and AssumeRole answers
+// 400. Probed over every printable ASCII character, ':' is the only other one it cannot name.
+describe('token mode on RGW: a key with * ? $ : is refused, never widened', () => {
   const uuid = () => randomUUID().slice(0, 8)
   const request = (body: Record<string, unknown>) =>
     new Request('http://app.test/api/s3-upload', {
@@ -245,7 +248,7 @@ describe('token mode on RGW: a key with * ? $ is refused, never widened', () => 
   const handlerFor = (key: string, extra: UploadHandlerConfig = {}) =>
     createUploadHandler(storeConfig(rgw, { key: () => key, ...extra, sts: { mode: 'assume-role', roleArn: rgw.roleArn, ...extra.sts } }))
 
-  it.each(['custom/a*b.png', 'custom/a?b.png', 'custom/cost$5.png', 'custom/a${*}b.png'])(
+  it.each(['custom/a*b.png', 'custom/a?b.png', 'custom/cost$5.png', 'custom/a${*}b.png', 'custom/2024-05-01T12:00:00Z/photo.jpg', 'custom/a:b.txt'])(
     "%s: 400 at the endpoint, saying what to change; nothing created, nothing written",
     async (template) => {
       const key = template.replace('custom/', `custom/${uuid()}/`)
@@ -253,7 +256,9 @@ describe('token mode on RGW: a key with * ? $ is refused, never widened', () => 
         const response = await handlerFor(key)(request({ strategy: 'token', ...(createMultipart && { filesize: 6 * 1024 * 1024, createMultipart }) }))
         expect(response.status).toBe(400)
         const { error } = (await response.json()) as { error: string }
-        expect(error).toMatch(/holds '[*?$]', which token credentials cannot name on this store: it has no IAM policy variables.*strategy 'presigned'.*without \* \? \$/)
+        expect(error).toMatch(
+          /holds '([*?$]', which token credentials cannot name on this store: it has no IAM policy variables|:', which token credentials cannot name on this store: the store's policy parser discards a resource holding ':').*strategy 'presigned'.*without \* \? \$ :/,
+        )
       }
       const listed = await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))
       expect(listed.Uploads ?? []).toEqual([])
@@ -261,8 +266,23 @@ describe('token mode on RGW: a key with * ? $ is refused, never widened', () => 
     },
   )
 
+  // `/` separates, and `\` is a key callback's bug (server/key.ts refuses it): neither is this test's subject.
+  it('every other printable ASCII character, and letters beyond: token credentials write exactly that key, read back byte-exact', async () => {
+    const others = [...Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).filter((c) => !'/\\*?$:'.includes(c)), 'é', '写', '📄', '\u00a0']
+    for (const [i, c] of others.entries()) {
+      const key = `custom/${uuid()}/a${c}b.bin`
+      const response = await handlerFor(key)(request({ strategy: 'token' }))
+      expect(response.status, `${JSON.stringify(c)}: ${await response.clone().text()}`).toBe(200)
+      const { token } = (await response.json()) as TokenReply
+      const page = s3With({ accessKeyId: token.Credentials.AccessKeyId, secretAccessKey: token.Credentials.SecretAccessKey, sessionToken: token.Credentials.SessionToken })
+      const bytes = testBytes(5, 300 + i)
+      expect(await statusOf(page.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: key, Body: bytes }))), JSON.stringify(c)).toBe(200)
+      expect(sha256(await readObject(admin, rgw.bucket, key))).toBe(sha256(bytes))
+    }
+  })
+
   it('the same key in presigned mode lands on exactly that key, byte-exact (a URL names one key, whatever it holds)', async () => {
-    const key = `next-s3-uploads/${uuid()}/a*b?c$d.png`
+    const key = `next-s3-uploads/${uuid()}/a*b?c$d:e.png`
     const response = await handlerFor(key)(request({ strategy: 'presigned' }))
     expect(response.status).toBe(200)
     const reply = (await response.json()) as { url: string; headers: Record<string, string>; key: string }

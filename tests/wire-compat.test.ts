@@ -32,8 +32,8 @@ describe("(a) next-s3-upload's requests against this handler", () => {
     ['rgw', () => rgw as TestStore],
   ])('presigned on %s: its shape { key, bucket, region, endpoint, url }, and its PUT lands byte-exact', async (_name, store) => {
     // Its client sends only Content-Type and Cache-Control, never the `headers` a reply lists:
-    // the canned ACL this endpoint signs by default would make storage refuse its PUT.
-    const { endpoint } = await serve(createUploadHandler(storeConfig(store(), { objectAcl: false })))
+    // the canned ACL and the copy guard this endpoint signs by default would make storage refuse its PUT.
+    const { endpoint } = await serve(createUploadHandler(storeConfig(store(), { objectAcl: false, copyGuard: false })))
     const bytes = testBytes(150_000, 51)
     const file = new File([bytes], 'holiday photo.jpg', { type: 'image/jpeg' })
     const response = await askAsNextS3Upload(endpoint, file, 'presigned')

@@ -66,8 +66,8 @@ describe("createSessionSigner: the default's preflight check", () => {
     const credentials = await Promise.all([credentialOf(signer), credentialOf(signer), credentialOf(signer)])
     expect(credentials.map((c) => c.split('/')[0])).toEqual(['AKIDSERVER', 'AKIDSERVER', 'AKIDSERVER'])
     expect(checked).toEqual([
-      'ASIASESSION https://updraft-preflight-check.invalid Cache-Control,Content-Type,x-amz-acl',
-      'AKIDSERVER https://updraft-preflight-check.invalid Cache-Control,Content-Type,x-amz-acl',
+      'ASIASESSION https://updraft-preflight-check.invalid Cache-Control,Content-Type,x-amz-acl,x-amz-copy-source-range',
+      'AKIDSERVER https://updraft-preflight-check.invalid Cache-Control,Content-Type,x-amz-acl,x-amz-copy-source-range',
     ])
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(/signed with the server's own key: storage answered the browser's CORS preflight for a URL signed by the STS session with 403 SignatureDoesNotMatch/)
