@@ -97,7 +97,7 @@ describe('npm run store', () => {
     // The bash line, pasted into a real bash as it is printed (a placeholder there once lost the whole line).
     const line = /bash, zsh: +(export .*)$/m.exec(run.output())?.[1]
     expect(line, run.output()).toBeDefined()
-    const printed = execFileSync('bash', ['-c', `${line}\nenv`], { encoding: 'utf8', env: { PATH: process.env.PATH } as NodeJS.ProcessEnv })
+    const printed = execFileSync('bash', ['-c', `${line}\nenv`], { encoding: 'utf8' })
     const settings = Object.fromEntries([...printed.matchAll(/^(S3_UPLOAD_[A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name!, value!]))
     expect(Object.keys(settings).sort()).toEqual(
       ['S3_UPLOAD_BUCKET', 'S3_UPLOAD_ENDPOINT', 'S3_UPLOAD_FORCE_PATH_STYLE', 'S3_UPLOAD_KEY', 'S3_UPLOAD_REGION', 'S3_UPLOAD_SECRET', 'S3_UPLOAD_TICKET_SECRET'].sort(),
