@@ -40,10 +40,11 @@ afterAll(async () => {
 const SERVER_ENTRIES = ['updraft-s3/server', 'updraft-s3/fastify', 'updraft-s3/esbuild-plugin', 'updraft-s3/node-transport']
 
 describe('the tarball', () => {
-  it('holds the built files, package.json and README, and every exports target', async () => {
+  it('holds the built files, package.json, README and LICENSE, and every exports target', async () => {
     const files = await tarballFiles()
-    const outside = files.filter((path) => !path.startsWith('dist/lib/') && path !== 'package.json' && path !== 'README.md')
+    const outside = files.filter((path) => !path.startsWith('dist/lib/') && !['package.json', 'README.md', 'LICENSE'].includes(path))
     expect(outside).toEqual([])
+    expect(files).toContain('LICENSE')
     expect(files.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([])
     const manifest = JSON.parse(await readFile(join(project.dir, 'node_modules', 'updraft-s3', 'package.json'), 'utf8'))
     const targets = Object.values(manifest.exports as Record<string, string | Record<string, string>>).flatMap((target) =>
