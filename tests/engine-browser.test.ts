@@ -59,7 +59,11 @@ describe.each(['s3rver', 'rgw', 'swift'] as const)(`${BROWSER_LABELS[browser]}, 
     const run = await uploadInPage(page, { ...target(store(), store().bucket, keyFor('multipart')), size: 6 * MiB, seed: 7, retry: { limit: 1, delay: 10 } })
     expect(run.error).toMatchObject({ name: 'NetworkError', isUploadError: true })
     expect(run.error?.message).toMatch(/^Network error on POST http:\/\/127\.0\.0\.1:\d+$/)
-    expect(new Set(run.xhr)).toEqual(new Set(['POST ?uploads']))
+    // Whether a Create whose reply CORS hid made an upload is unknown: the engine asks storage for the
+    // key's uploads (ListMultipartUploads), which Swift's missing CORS hides too.
+    const listing = run.xhr.filter((step) => step.startsWith('GET ?uploads&prefix='))
+    expect(listing.length).toBeGreaterThan(0)
+    expect(new Set(run.xhr.filter((step) => !listing.includes(step)))).toEqual(new Set(['POST ?uploads']))
   })
 
   if (storeName === 'swift') it('presigned mode on Swift: the endpoint starts and completes, the page PUTs every part to its URL; 11 MiB in 3 parts, byte-exact', async () => {
