@@ -49,6 +49,8 @@ describe('mounting', () => {
       '/api/s3-upload/',
       '/api/s3-upload/*',
       '/api/s3-upload/abort',
+      '/api/s3-upload/batch',
+      '/api/s3-upload/batch/complete',
       '/api/s3-upload/complete',
       '/api/s3-upload/duplicates',
       '/api/s3-upload/info',
