@@ -37,6 +37,18 @@ const PLAN: Array<{ profile: LinkProfile; scenarios: Scenario[]; rounds: number 
 ]
 const QUICK_PLAN: typeof PLAN = [{ profile: PROFILES.home!, scenarios: [{ name: '30 × 8–32 KiB', count: 30, minBytes: 8 * 1024, maxBytes: 32 * 1024 }], rounds: 1 }]
 
+/** `MANY_PLAN=home:small+photos,slow:small` runs only those (one round each), to look at one figure. */
+function planFromEnv(spec: string | undefined): typeof PLAN | undefined {
+  if (!spec) return undefined
+  const profiles: Record<string, LinkProfile> = { home: PROFILES.home!, slow: SLOW }
+  const scenarios: Record<string, Scenario> = { small: SMALL, photos: PHOTOS }
+  return spec.split(',').map((item) => {
+    const [profile = '', names = 'small'] = item.split(':')
+    if (!profiles[profile]) throw new TypeError(`MANY_PLAN: unknown profile '${profile}'; one of home, slow`)
+    return { profile: profiles[profile], scenarios: names.split('+').map((name) => scenarios[name]!), rounds: 1 }
+  })
+}
+
 interface Run {
   seconds: number
   /** Requests the page sent to the upload API, per file. */
@@ -60,7 +72,7 @@ export const manyFiles: Benchmark = {
     const headlines: string[] = []
     const rig = await startRig()
     try {
-      for (const { profile, scenarios, rounds } of quick ? QUICK_PLAN : PLAN) {
+      for (const { profile, scenarios, rounds } of planFromEnv(process.env.MANY_PLAN) ?? (quick ? QUICK_PLAN : PLAN)) {
         for (const scenario of scenarios) {
           const runs = new Map<Contender, Run[]>(CONTENDERS.map(({ id }) => [id, []]))
           for (let round = 0; round < rounds; round++) {

@@ -13,7 +13,7 @@ type Answer = Record<string, unknown> & { error?: string; status?: number }
  * settled. `refuse(filename, attempt, strategy)` may answer a file's upload request with an error
  * entry; `batches: false` makes the API an older one (404 on the batch routes).
  */
-function stand(options: { refuse?: (name: string, attempt: number, strategy: string) => Answer | undefined; batches?: boolean } = {}) {
+function stand(options: { refuse?: (name: string, attempt: number, strategy: string) => Answer | undefined; batches?: boolean; putTicks?: (name: string) => number } = {}) {
   const fake = stepThroughTransport()
   const asked = new Map<string, number>()
   const ask = (body: { filename: string; strategy: string }): Answer => {
@@ -35,6 +35,7 @@ function stand(options: { refuse?: (name: string, attempt: number, strategy: str
     const name = body.ticket.slice('ticket-'.length)
     return { url: `https://store.test/b/k/${name}`, bucket: 'b', key: `k/${name}`, etag: '"e"', serverData: { name } }
   }
+  const held = new Map<PendingRequest, number>()
   const json = (request: PendingRequest, status: number, reply: unknown) => request.respond(status, {}, JSON.stringify(reply))
   const answer = (request: PendingRequest) => {
     const body = request.method === 'POST' ? JSON.parse(String(request.body)) : undefined
@@ -48,7 +49,13 @@ function stand(options: { refuse?: (name: string, attempt: number, strategy: str
     if (route === '/batch') return json(request, 200, { files: body.files.map(ask) })
     if (route === '/complete') return json(request, 200, complete(body))
     if (route === '/batch/complete') return json(request, 200, { files: body.files.map(complete) })
-    if (request.method === 'PUT') return request.respond(200, { ETag: '"e"' })
+    if (request.method === 'PUT') {
+      const name = request.url.split('?')[0]!.split('/').pop()!
+      const ticks = (held.get(request) ?? 0) + 1
+      held.set(request, ticks)
+      if (ticks < (options.putTicks?.(name) ?? 0)) return
+      return request.respond(200, { ETag: '"e"' })
+    }
     throw new Error(`unexpected ${request.step}`)
   }
   /** Answers until `all` settles, a tick at a time, so what arrives together is answered together. */
@@ -92,6 +99,13 @@ describe('batches of the hooks’ uploads', () => {
       ['k/c', { name: 'c' }],
     ])
     expect(steps()).toEqual(['/batch', 'PUT', 'PUT', 'PUT', '/batch/complete'])
+  })
+
+  it('a file that finishes while others still send waits briefly to confirm with them: one /batch/complete, not one each', async () => {
+    const { fake, serve, steps } = stand({ putTicks: (name) => (name === 'b' ? 20 : 0) })
+    const uploads = start(filesNamed('a', 'b'), fake.transport, { api: newApi() })
+    expect(await serve(outcomes(uploads))).toEqual(['k/a', 'k/b'])
+    expect(steps()).toEqual(['/batch', 'PUT', 'PUT', '/batch/complete'])
   })
 
   it('one refused file fails alone with the server’s words; one throttled (429, retryAfter) is asked again and stored', async () => {
