@@ -110,7 +110,7 @@ export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number;
   // 6848 / 6108 / 4746 B (+20 / +21 / +11 B), 13761 / 12019 / 7688 B with every chunk. The React
   // entries carry the batching itself (batch-api, the start windows, ~1.9 KB min): 11191 / 13073 /
   // 20374 B measured (+728 / +712 / +694 B). Completions gathered while other files still send
-  // (~0.25 → ~0.05 requests per file), and the list's one announcement for files that end together:
+  // (~0.25 → ~0.13 requests per file), and the list's one announcement for files that end together:
   // 11301 / 13181 / 20535 B (+110 / +108 / +161 B).
   { entry: 'upload', goal: 6000, limit: 6850, allLimit: 13765, what: 'full path (`upload()`, token + presigned)' },
   { entry: 'token', goal: 6000, limit: 6110, allGoal: 9000, allLimit: 12020, what: 'token-only path (`uploadWithToken()`)' },

@@ -13,7 +13,7 @@ type Answer = Record<string, unknown> & { error?: string; status?: number }
  * settled. `refuse(filename, attempt, strategy)` may answer a file's upload request with an error
  * entry; `batches: false` makes the API an older one (404 on the batch routes).
  */
-function stand(options: { refuse?: (name: string, attempt: number, strategy: string) => Answer | undefined; batches?: boolean; putTicks?: (name: string) => number } = {}) {
+function stand(options: { refuse?: (name: string, attempt: number, strategy: string) => Answer | undefined; batches?: boolean; putTicks?: (name: string) => number; completeTicks?: (nth: number) => number } = {}) {
   const fake = stepThroughTransport()
   const asked = new Map<string, number>()
   const ask = (body: { filename: string; strategy: string }): Answer => {
@@ -36,8 +36,11 @@ function stand(options: { refuse?: (name: string, attempt: number, strategy: str
     return { url: `https://store.test/b/k/${name}`, bucket: 'b', key: `k/${name}`, etag: '"e"', serverData: { name } }
   }
   const held = new Map<PendingRequest, number>()
+  const completes = new Map<PendingRequest, { nth: number; ticks: number }>()
+  let mostCompletes = 0
   const json = (request: PendingRequest, status: number, reply: unknown) => request.respond(status, {}, JSON.stringify(reply))
   const answer = (request: PendingRequest) => {
+    mostCompletes = Math.max(mostCompletes, fake.pending.filter((pending) => pending.step.endsWith('complete')).length)
     const body = request.method === 'POST' ? JSON.parse(String(request.body)) : undefined
     const route = request.step.replace(/^POST /, '')
     const batch = route.startsWith('/batch')
@@ -48,7 +51,13 @@ function stand(options: { refuse?: (name: string, attempt: number, strategy: str
     }
     if (route === '/batch') return json(request, 200, { files: body.files.map(ask) })
     if (route === '/complete') return json(request, 200, complete(body))
-    if (route === '/batch/complete') return json(request, 200, { files: body.files.map(complete) })
+
+    if (route === '/batch/complete') {
+      if (!completes.has(request)) completes.set(request, { nth: completes.size + 1, ticks: 0 })
+      const state = completes.get(request)!
+      if (++state.ticks < (options.completeTicks?.(state.nth) ?? 0)) return
+      return json(request, 200, { files: body.files.map(complete) })
+    }
     if (request.method === 'PUT') {
       const name = request.url.split('?')[0]!.split('/').pop()!
       const ticks = (held.get(request) ?? 0) + 1
@@ -70,7 +79,7 @@ function stand(options: { refuse?: (name: string, attempt: number, strategy: str
   }
   /** What was sent, in order: API routes by name, storage requests by method. */
   const steps = () => fake.log.map((step) => step.replace(/^POST /, ''))
-  return { fake, serve, asked, steps }
+  return { fake, serve, asked, steps, mostCompletes: () => mostCompletes }
 }
 
 let apis = 0
@@ -106,6 +115,14 @@ describe('batches of the hooks’ uploads', () => {
     const uploads = start(filesNamed('a', 'b'), fake.transport, { api: newApi() })
     expect(await serve(outcomes(uploads))).toEqual(['k/a', 'k/b'])
     expect(steps()).toEqual(['/batch', 'PUT', 'PUT', '/batch/complete'])
+  })
+
+  it('a /batch/complete that gets no reply does not hold the completions of files that finish after it', async () => {
+    const { fake, serve, mostCompletes } = stand({ putTicks: (name) => (name === 'c' ? 250 : 0), completeTicks: (nth) => (nth === 1 ? 600 : 0) })
+    const uploads = start(filesNamed('a', 'b', 'c'), fake.transport, { api: newApi() })
+    expect(await serve(outcomes(uploads))).toEqual(['k/a', 'k/b', 'k/c'])
+    // c's completion (alone: the one-file form) went while a and b's batch was still unanswered.
+    expect(mostCompletes()).toBe(2)
   })
 
   it('one refused file fails alone with the server’s words; one throttled (429, retryAfter) is asked again and stored', async () => {
