@@ -1,9 +1,16 @@
 import type { PresignedReply, TokenReply } from '../../protocol/wire.ts'
 import type { UploadError } from './errors.ts'
-import type { UploadRun } from './run.ts'
 
-/** One POST to the upload API, no retries (engine/transport/api.ts `postOnce`). */
-export type PostOnce = <T>(run: UploadRun, route: string, body: unknown, signal: AbortSignal | undefined) => Promise<T>
+/**
+ * What the `post` hook reads of the run it is given (an `UploadRun`, engine/core/run.ts: named by
+ * its fields here, as that module imports this one).
+ */
+export interface HookedRun {
+  readonly options: { readonly api?: string; readonly apiHeaders?: Record<string, string>; readonly signal?: AbortSignal }
+}
+
+/** One POST to the upload API, no retries (engine/transport/api.ts `postOnce`), for the run the hook was given. */
+export type PostOnce = <T>(run: HookedRun, route: string, body: unknown, signal: AbortSignal | undefined) => Promise<T>
 
 /**
  * How an opt-in takes part in one upload: the hooks it puts on the run, which the engine calls at
@@ -40,7 +47,7 @@ export interface RunHooks {
    * …) in the engine's stead, e.g. as one file of a batch request sent with `postOnce`; undefined
    * leaves it to the engine. A rejection is judged as the engine's own attempt's (retried or not).
    */
-  post?(run: UploadRun, route: string, body: unknown, postOnce: PostOnce): Promise<unknown> | undefined
+  post?(run: HookedRun, route: string, body: unknown, postOnce: PostOnce): Promise<unknown> | undefined
 }
 
 /**

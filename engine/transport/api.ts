@@ -1,6 +1,7 @@
 import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
 import { ApiError } from '../core/errors.ts'
 import type { UploadRun } from '../core/run.ts'
+import type { PostOnce } from '../core/run-hooks.ts'
 import { withRetries } from './retry.ts'
 import { exchange } from './exchange.ts'
 
@@ -19,7 +20,7 @@ export function postToApi<T>(
   signal: AbortSignal | undefined,
   linger?: boolean,
 ): Promise<T> {
-  return withRetries(run, signal, () => (run.hooks.post?.(run, route, body, postOnce) ?? postOnce(run, route, body, linger ? undefined : signal)) as Promise<T>)
+  return withRetries(run, signal, () => (run.hooks.post?.(run, route, body, postOnce as PostOnce) ?? postOnce(run, route, body, linger ? undefined : signal)) as Promise<T>)
 }
 
 /** One attempt of {@link postToApi}: no retries. */
