@@ -3,7 +3,8 @@
 // cancelled mid-batch, the page never has more than its 6 connections to one host in flight, and
 // every other file is read back from the embedded s3rver byte for byte. The API is reached
 // through a counting proxy (page and API share its origin), which sees each request the page sends.
-// Run time: ~25-40 s per browser on this 2-core machine (most of it React rendering 300 rows).
+// Run time: 60-85 s for Chromium, 40-60 s for Firefox on this shared 2-core machine (load 4-8),
+// most of it the demo rendering 300 rows and reading 299 objects back.
 import type { S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../demo/app.ts'
