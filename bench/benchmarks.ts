@@ -4,10 +4,11 @@ import { concurrency } from './concurrency.ts'
 import type { Benchmark } from './lib/report.ts'
 import { endpoint } from './endpoint.ts'
 import { firstByte } from './first-byte.ts'
+import { manyFiles } from './many-files.ts'
 import { memory } from './memory.ts'
 import { network } from './network.ts'
 import { node } from './node.ts'
 import { throughput } from './throughput.ts'
 
 /** In run order; `npm run bench -- NAME` picks by name. */
-export const benchmarks: Benchmark[] = [bundleSize, throughput, node, concurrency, browser, memory, endpoint, network, firstByte]
+export const benchmarks: Benchmark[] = [bundleSize, throughput, node, concurrency, browser, memory, endpoint, network, firstByte, manyFiles]

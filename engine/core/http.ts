@@ -35,4 +35,13 @@ export interface HttpResponse {
  * watchdog, abort), so a transport needs no timeout of its own. Tests replace it with a
  * step-through fake.
  */
-export type Transport = (request: HttpRequest) => Promise<HttpResponse>
+export type Transport = ((request: HttpRequest) => Promise<HttpResponse>) & {
+  /**
+   * Requests to one origin the runtime under this transport sends at once: a browser's 6 per host
+   * on HTTP/1.1 (what AWS S3 and R2 speak), a Worker's 6 connections. The engine keeps the rest
+   * in its own queue rather than let them wait inside the runtime, where the stall watchdog would
+   * count the wait as a stall and send them again. A transport of your own that is not limited so
+   * (Node's agent) sets `Infinity`, as `nodeTransport` does. @default 6
+   */
+  connections?: number
+}

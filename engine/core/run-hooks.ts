@@ -2,11 +2,22 @@ import type { PresignedReply, TokenReply } from '../../protocol/wire.ts'
 import type { UploadError } from './errors.ts'
 
 /**
+ * What the `post` hook reads of the run it is given (an `UploadRun`, engine/core/run.ts: named by
+ * its fields here, as that module imports this one).
+ */
+export interface HookedRun {
+  readonly options: { readonly api?: string; readonly apiHeaders?: Record<string, string>; readonly signal?: AbortSignal }
+}
+
+/** One POST to the upload API, no retries (engine/transport/api.ts `postOnce`), for the run the hook was given. */
+export type PostOnce = <T>(run: HookedRun, route: string, body: unknown, signal: AbortSignal | undefined) => Promise<T>
+
+/**
  * How an opt-in takes part in one upload: the hooks it puts on the run, which the engine calls at
  * fixed points and skips when absent. Their code lives in the opt-in's module, so a page that
  * does not use the opt-in ships none of it: `pauseSignal` installs `hold`, `lost` and `end`
  * (engine/core/pause.ts), `resume` installs `journal` (engine/resume/resume.ts), `uploadObject`
- * installs `lostCreates`.
+ * installs `lostCreates`; the React layer's pause signal installs `post` (src/batch-api.ts).
  */
 export interface RunHooks {
   /**
@@ -31,6 +42,12 @@ export interface RunHooks {
    * (`uploadObject` installs it: engine/s3/lost-creates.ts). `callMs`: how long the call took.
    */
   lostCreates?(keep: string | undefined, callMs: number): Promise<void>
+  /**
+   * Answers one attempt of a POST to the upload API (`route`: '' the upload request, '/complete',
+   * …) in the engine's stead, e.g. as one file of a batch request sent with `postOnce`; undefined
+   * leaves it to the engine. A rejection is judged as the engine's own attempt's (retried or not).
+   */
+  post?(run: HookedRun, route: string, body: unknown, postOnce: PostOnce): Promise<unknown> | undefined
 }
 
 /**

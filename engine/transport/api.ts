@@ -1,6 +1,7 @@
 import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
 import { ApiError } from '../core/errors.ts'
 import type { UploadRun } from '../core/run.ts'
+import type { PostOnce } from '../core/run-hooks.ts'
 import { withRetries } from './retry.ts'
 import { exchange } from './exchange.ts'
 
@@ -10,6 +11,7 @@ import { exchange } from './exchange.ts'
  * any non-2xx, is an `ApiError` carrying that text as is (5xx, 429 and 408 are retried).
  * `signal`: the caller's, or a cleanup deadline, or none (a refresh cleanup may need too).
  * `linger`: as `SendOptions.linger`, for the request that makes the endpoint create an upload.
+ * A run's `post` hook may answer an attempt instead (the React layer's batches, src/batch-api.ts).
  */
 export function postToApi<T>(
   run: UploadRun,
@@ -18,6 +20,11 @@ export function postToApi<T>(
   signal: AbortSignal | undefined,
   linger?: boolean,
 ): Promise<T> {
+  return withRetries(run, signal, () => (run.hooks.post?.(run, route, body, postOnce as PostOnce) ?? postOnce(run, route, body, linger ? undefined : signal)) as Promise<T>)
+}
+
+/** One attempt of {@link postToApi}: no retries. */
+export async function postOnce<T>(run: UploadRun, route: string, body: unknown, signal: AbortSignal | undefined): Promise<T> {
   const { api = DEFAULT_ENDPOINT, apiHeaders } = run.options
   const request = {
     method: 'POST',
@@ -25,25 +32,23 @@ export function postToApi<T>(
     headers: { 'content-type': 'application/json', ...apiHeaders },
     body: JSON.stringify(body),
   }
-  return withRetries(run, signal, async () => {
-    const response = await exchange(run, request, linger ? undefined : signal)
-    let reply: (T & { error?: unknown; code?: unknown }) | undefined
-    try {
-      reply = JSON.parse(response.body)
-    } catch {
-      // Not JSON: a proxy's error page, or the endpoint's plain-text 500.
-    }
-    if (reply?.error !== undefined || response.status > 299 || !reply) {
-      // The endpoint's own words when it sent some; else which URL answered what (a proxy's HTML
-      // error page, a 404 from a wrong `api`), with a plain-text body's first words.
-      const text = response.body.slice(0, 200)
-      throw new ApiError(
-        String(reply?.error ?? `Upload API ${request.url} answered HTTP ${response.status}${/^[^<]/.test(text) ? `: ${text}` : ''}`),
-        response.status,
-        response.header('retry-after'),
-        typeof reply?.code === 'string' ? reply.code : undefined,
-      )
-    }
-    return reply
-  })
+  const response = await exchange(run, request, signal)
+  let reply: (T & { error?: unknown; code?: unknown }) | undefined
+  try {
+    reply = JSON.parse(response.body)
+  } catch {
+    // Not JSON: a proxy's error page, or the endpoint's plain-text 500.
+  }
+  if (reply?.error !== undefined || response.status > 299 || !reply) {
+    // The endpoint's own words when it sent some; else which URL answered what (a proxy's HTML
+    // error page, a 404 from a wrong `api`), with a plain-text body's first words.
+    const text = response.body.slice(0, 200)
+    throw new ApiError(
+      String(reply?.error ?? `Upload API ${request.url} answered HTTP ${response.status}${/^[^<]/.test(text) ? `: ${text}` : ''}`),
+      response.status,
+      response.header('retry-after'),
+      typeof reply?.code === 'string' ? reply.code : undefined,
+    )
+  }
+  return reply
 }

@@ -27,7 +27,7 @@ export function exchange(
   // Progress only stamps the time (transports report every chunk): one timer, which on firing
   // waits out whatever is left of the stall timeout since the last byte moved.
   const { stallTimeout, transport = defaultTransport() } = run.options
-  let moved = Date.now()
+  let moved: number
   const watch = () => {
     const left = moved + stallTimeout - Date.now()
     if (left > 0) timer = setTimeout(watch, left)
@@ -48,26 +48,53 @@ export function exchange(
       onAbort(signal, () => abortCancels(run, signal) && fail(new UploadAbortedError(), typeof body === 'object' && sent === sizeOf(body as Blob))),
       onAbort(held, () => isHeld(run, held) && sent < sizeOf(body as Blob) && fail(held!.reason)),
     ]
-    if (controller.signal.aborted) return
-    watch()
-    // Open until the transport settles, the watchdog running till then (a lingering body included).
-    const open = transport({
-      ...request,
-      signal: controller.signal,
-      onProgress: (bytes) => {
-        // Bytes of a cancelled request no longer count (a pause has just reset them to 0).
-        if (controller.signal.aborted) return
-        moved = Date.now()
-        request.onProgress?.((sent = bytes))
-      },
-    })
-      .then(resolve, reject)
-      .finally(() => {
-        clearTimeout(timer)
-        run.open.delete(open)
+    // The watchdog starts once a connection is ours: a wait for one is no stall.
+    connection(request.url, transport.connections ?? 6, (release) => {
+      if (controller.signal.aborted) return release()
+      moved = Date.now()
+      watch()
+      // Open until the transport settles, the watchdog running till then (a lingering body included).
+      const open = transport({
+        ...request,
+        signal: controller.signal,
+        onProgress: (bytes) => {
+          // Bytes of a cancelled request no longer count (a pause has just reset them to 0).
+          if (controller.signal.aborted) return
+          moved = Date.now()
+          request.onProgress?.((sent = bytes))
+        },
       })
-    run.open.add(open)
+        .then(resolve, reject)
+        .finally(() => {
+          clearTimeout(timer)
+          release()
+          run.open.delete(open)
+        })
+      run.open.add(open)
+    })
   }).finally(() => {
     for (const stop of stops) stop()
   })
+}
+
+/** Per origin: the requests waiting for one of the transport's connections, and how many are in flight (`busy`). */
+const origins: Record<string, Array<() => void> & { busy?: number }> = {}
+
+/**
+ * Calls `start` when a request to `url` may go out without waiting inside the runtime for a
+ * connection (at most `limit` in flight per origin, in the order asked), with the function that
+ * hands its connection on. The page's own fetches to the origin are not counted: they may still
+ * take a connection first, which only delays a request whose watchdog has not started.
+ */
+function connection(url: string, limit: number, start: (release: () => void) => void): void {
+  // Unlimited, all share one entry (and a relative URL outside a browser reaches the transport, which says what to set).
+  const waiting = (origins[limit < 1 / 0 ? origin(url) : ''] ||= [])
+  const go = () => {
+    waiting.busy = -~waiting.busy!
+    start(() => {
+      waiting.busy!--
+      waiting.shift()?.()
+    })
+  }
+  waiting.busy! >= limit ? waiting.push(go) : go()
 }

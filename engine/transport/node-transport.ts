@@ -2,7 +2,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { NetworkError, UploadAbortedError } from '../core/errors.ts'
-import type { HttpResponse, Transport } from './transport.ts'
+import type { HttpRequest, HttpResponse, Transport } from './transport.ts'
 
 /**
  * node:http(s), for Node only: `uploadObject(file, { ..., transport: nodeTransport })`. Nothing in
@@ -28,7 +28,7 @@ import type { HttpResponse, Transport } from './transport.ts'
  * await uploadObject(await openAsBlob('video.mp4'), { ...target, transport: nodeTransport })
  * ```
  */
-export const nodeTransport: Transport = (request) =>
+export const nodeTransport: Transport = /* @__PURE__ */ Object.assign((request: HttpRequest) =>
   new Promise<HttpResponse>((resolve, reject) => {
     const { signal, body } = request
     if (signal?.aborted) return reject(new UploadAbortedError())
@@ -81,7 +81,10 @@ export const nodeTransport: Transport = (request) =>
       )
     })
     writeBody(outgoing, body, progressed).catch((error: unknown) => fail(networkError(error)))
-  })
+  }),
+  // Node's agent opens as many sockets as asked (maxSockets: Infinity): nothing waits inside it.
+  { connections: Infinity },
+)
 
 /**
  * Writes the body with backpressure, a window of {@link BYTES_PER_WRITE} at a time: bytes as views,

@@ -133,9 +133,15 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
   )
 }
 
-/** Says once, politely, how each upload ended. */
+/**
+ * Says once, politely, how each upload ended: the uploads that end together (a batch confirmed at
+ * once) in one announcement, after the effects. Announced from the effect itself, each of 30
+ * files confirmed together re-rendered the list from the previous one's effect, and React gave up
+ * ("Maximum update depth exceeded").
+ */
 function useOutcomeAnnouncements(files: UploadEntry[], limits: UploadLimits | undefined, announce: (message: string) => void) {
   const told = useRef(new Set<string>())
+  const untold = useRef<string[]>([])
   useEffect(() => {
     const news: string[] = []
     for (const entry of files) {
@@ -147,7 +153,9 @@ function useOutcomeAnnouncements(files: UploadEntry[], limits: UploadLimits | un
       else continue
       told.current.add(entry.id)
     }
-    if (news.length > 0) announce(news.join('. '))
+    if (news.length === 0) return
+    if (untold.current.length === 0) queueMicrotask(() => announce(untold.current.splice(0).join('. ')))
+    untold.current.push(...news)
   })
 }
 

@@ -76,17 +76,55 @@ describe('one connection budget for many files', () => {
     expect(counter.peak()).toBe(3)
   })
 
-  it('starts at most 4 files per queue, so idle files open no multipart upload or token yet', async () => {
+  it('starts at most 4 multipart files per queue, so idle files open no multipart upload or token yet', async () => {
     const counter = connectionCounter()
     const queue = createQueue(8)
     const started: string[] = []
     const uploader: Uploader = (file, options) => (started.push(file.name), counter.uploader(file, options))
-    const uploads = Array.from({ length: 6 }, (_, i) => uploadWithinBudget(uploader, sizedFile(10, `f${i}`), {}, queue))
+    const uploads = Array.from({ length: 6 }, (_, i) => uploadWithinBudget(uploader, sizedFile(2 * MIN_PART_SIZE, `f${i}`), {}, queue))
     await tick()
     expect(started).toEqual(['f0', 'f1', 'f2', 'f3'])
     await counter.finishAll()
     await Promise.all(uploads)
     expect(started).toHaveLength(6)
+  })
+
+  it('regression (issue 34): the queue passed in bounded nothing past 4 files; single-PUT files now fill every slot it has', async () => {
+    const counter = connectionCounter()
+    const queue = createQueue(6)
+    const uploads = Array.from({ length: 20 }, (_, i) => uploadWithinBudget(counter.uploader, sizedFile(10, `f${i}`), {}, queue))
+    await tick()
+    expect(counter.open()).toBe(6)
+    await counter.finishAll()
+    await Promise.all(uploads)
+    expect(counter.peak()).toBe(6)
+  })
+
+  it('single-PUT files start 200 ahead, then 100 at a time, so each 100 are asked for together', async () => {
+    const queue = createQueue(6)
+    const started: string[] = []
+    const finish = new Map<string, () => void>()
+    const uploader: Uploader = (file) => {
+      started.push(file.name)
+      return new Promise((resolve) => finish.set(file.name, () => resolve(result)))
+    }
+    const uploads = Array.from({ length: 350 }, (_, i) => uploadWithinBudget(uploader, sizedFile(10, `f${i}`), {}, queue))
+    await tick()
+    expect(started).toHaveLength(200)
+    for (let i = 0; i < 99; i++) finish.get(`f${i}`)!()
+    await tick()
+    expect(started).toHaveLength(200)
+    finish.get('f99')!()
+    await tick()
+    expect(started).toHaveLength(300)
+    for (let i = 100; i < 350; i++) {
+      await tick()
+      finish.get(`f${i}`)?.()
+    }
+    for (let i = 0; i < 50 && started.length < 350; i++) await tick()
+    for (const done of finish.values()) done()
+    await expect(Promise.all(uploads)).resolves.toHaveLength(350)
+    expect(new Set(started).size).toBe(350)
   })
 
   it('through the hook: every uploadToS3 call shares the hook\'s queue', async () => {

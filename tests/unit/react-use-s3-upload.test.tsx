@@ -1,4 +1,5 @@
 // @vitest-environment jsdom
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '../../engine/core/errors.ts'
@@ -13,6 +14,12 @@ afterEach(() => {
 })
 
 const file = (size: number, name = 'photo.jpg') => new File([new Uint8Array(size)], name, { type: 'image/jpeg' })
+/** A File that claims two parts' bytes without holding them: the hook starts 4 such at once per queue. */
+const multipartFile = (name: string) => {
+  const large = file(10, name)
+  Object.defineProperty(large, 'size', { value: 2 * MIN_PART_SIZE })
+  return large
+}
 const result: UploadResult = { url: 'http://127.0.0.1:9000/uploads/k', bucket: 'uploads', key: 'k', etag: '"abc"' }
 
 
@@ -137,8 +144,8 @@ describe('useS3Upload with a stubbed upload', () => {
   it('a paused upload gives its start slot to a waiting one, and takes one again before it runs on', async () => {
     const { result: hook, uploader, calls } = renderUploads({ queue: createQueue(1) })
     act(() => {
-      // Four files start at once per queue; the fifth waits for one of them to end or pause.
-      for (let i = 0; i < 5; i++) void hook.current.uploadToS3(file(10, `f${i}.jpg`)).catch(() => {})
+      // Four multipart files start at once per queue; the fifth waits for one of them to end or pause.
+      for (let i = 0; i < 5; i++) void hook.current.uploadToS3(multipartFile(`f${i}.jpg`)).catch(() => {})
     })
     expect(uploader).toHaveBeenCalledTimes(4)
     await act(async () => hook.current.files[0]!.pause())
@@ -155,9 +162,9 @@ describe('useS3Upload with a stubbed upload', () => {
     const { result: hook, uploader } = renderUploads({ queue: createQueue(1) })
     let fifth!: Promise<UploadResult>
     act(() => {
-      // Four files start at once per queue; the fifth waits for one of them to end.
-      for (let i = 0; i < 4; i++) void hook.current.uploadToS3(file(10, `f${i}.jpg`)).catch(() => {})
-      fifth = handled(hook.current.uploadToS3(file(10, 'fifth.jpg')))
+      // Four multipart files start at once per queue; the fifth waits for one of them to end.
+      for (let i = 0; i < 4; i++) void hook.current.uploadToS3(multipartFile(`f${i}.jpg`)).catch(() => {})
+      fifth = handled(hook.current.uploadToS3(multipartFile('fifth.jpg')))
     })
     expect(uploader).toHaveBeenCalledTimes(4)
     await act(async () => hook.current.files[4]!.abort())

@@ -1,0 +1,265 @@
+import { Agent, createServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { build } from 'esbuild'
+import Fastify from 'fastify'
+import { chromium } from 'playwright-core'
+import { s3Upload } from '../server/fastify.ts'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../tests/helpers/browser.ts'
+import { startCountingProxy } from '../tests/helpers/counting-proxy.ts'
+import { readObject, sdkClient } from '../tests/helpers/s3-client.ts'
+import { startS3rver } from '../tests/helpers/s3rver.ts'
+import { byteOf, sizeOf } from './lib/many-files-bytes.ts'
+import { BENCH_DIR } from './lib/child.ts'
+import { createLink, type LinkProfile, mbit, PROFILES } from './lib/link.ts'
+import { fixed, type Goal, median, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
+
+type Contender = 'hook' | 'upload' | 'raw'
+const CONTENDERS: Array<{ id: Contender; label: string }> = [
+  { id: 'hook', label: '`useS3Upload` defaults (`addFiles`, verified completion)' },
+  { id: 'upload', label: '`upload()` per file, all at once, defaults' },
+  { id: 'raw', label: 'raw page: `/batch` presigned + XHR PUT, 6 in flight, no `/complete`' },
+]
+
+interface Scenario {
+  name: string
+  count: number
+  minBytes: number
+  maxBytes: number
+}
+const SMALL: Scenario = { name: '1000 × 8–32 KiB', count: 1000, minBytes: 8 * 1024, maxBytes: 32 * 1024 }
+const PHOTOS: Scenario = { name: '200 × 64 KiB–1 MiB', count: 200, minBytes: 64 * 1024, maxBytes: 1024 * 1024 }
+const SLOW: LinkProfile = { name: '20 Mbit/s, 150 ms RTT', upBytesPerSecond: mbit(20), delayMs: 75 }
+
+const PLAN: Array<{ profile: LinkProfile; scenarios: Scenario[]; rounds: number }> = [
+  { profile: PROFILES.home!, scenarios: [SMALL, PHOTOS], rounds: 3 },
+  { profile: SLOW, scenarios: [SMALL, PHOTOS], rounds: 1 },
+]
+const QUICK_PLAN: typeof PLAN = [{ profile: PROFILES.home!, scenarios: [{ name: '30 × 8–32 KiB', count: 30, minBytes: 8 * 1024, maxBytes: 32 * 1024 }], rounds: 1 }]
+
+/** `MANY_PLAN=home:small+photos,slow:small` runs only those (one round each), to look at one figure. */
+function planFromEnv(spec: string | undefined): typeof PLAN | undefined {
+  if (!spec) return undefined
+  const profiles: Record<string, LinkProfile> = { home: PROFILES.home!, slow: SLOW }
+  const scenarios: Record<string, Scenario> = { small: SMALL, photos: PHOTOS }
+  return spec.split(',').map((item) => {
+    const [profile = '', names = 'small'] = item.split(':')
+    if (!profiles[profile]) throw new TypeError(`MANY_PLAN: unknown profile '${profile}'; one of home, slow`)
+    return { profile: profiles[profile], scenarios: names.split('+').map((name) => scenarios[name]!), rounds: 1 }
+  })
+}
+
+interface Run {
+  seconds: number
+  /** Requests the page sent to the upload API, per file. */
+  apiPerFile: number
+  /** Requests the upload API sent to storage, per file. */
+  storagePerFile: number
+  /** PUTs and preflights that reached storage more than once for one object. */
+  sentTwice: number
+}
+
+/**
+ * Issue 34: many small files from one page, in real Chromium against s3rver, page origin (with its
+ * same-origin upload API) and storage both behind the user-space link (bench/lib/link.ts).
+ */
+export const manyFiles: Benchmark = {
+  name: 'many-files',
+  title: '10. Many files at once (Chromium, s3rver, emulated link)',
+  async run({ quick, log }) {
+    const tables: Table[] = []
+    const goals: Goal[] = []
+    const headlines: string[] = []
+    const rig = await startRig()
+    try {
+      for (const { profile, scenarios, rounds } of planFromEnv(process.env.MANY_PLAN) ?? (quick ? QUICK_PLAN : PLAN)) {
+        for (const scenario of scenarios) {
+          const runs = new Map<Contender, Run[]>(CONTENDERS.map(({ id }) => [id, []]))
+          for (let round = 0; round < rounds; round++) {
+            for (const { id } of rotate(CONTENDERS, round)) {
+              const run = await rig.run(profile, scenario, id)
+              runs.get(id)!.push(run)
+              log(`${profile.name} ${scenario.name} ${id}: ${fixed(run.seconds, 1)} s, ${fixed(run.apiPerFile, 2)} API/file, ${fixed(run.storagePerFile, 2)} storage/file, ${run.sentTwice} sent twice`)
+            }
+          }
+          const raw = median(runs.get('raw')!.map((run) => run.seconds))
+          const ratioOf = (id: Contender) => median(runs.get(id)!.map((run, i) => run.seconds / runs.get('raw')![i]!.seconds))
+          tables.push({
+            title: `${scenario.name}, ${profile.name}: median of ${rounds}`,
+            columns: ['client', 's', 'vs raw page', 'API requests / file', 'API → storage requests / file', 'sent twice'],
+            rows: CONTENDERS.map(({ id, label }) => {
+              const measured = runs.get(id)!
+              return [
+                label,
+                fixed(median(measured.map((run) => run.seconds)), 1),
+                id === 'raw' ? '1.00x' : ratio(ratioOf(id)),
+                fixed(median(measured.map((run) => run.apiPerFile)), 2),
+                fixed(median(measured.map((run) => run.storagePerFile)), 2),
+                String(Math.max(...measured.map((run) => run.sentTwice))),
+              ]
+            }),
+          })
+          const hook = ratioOf('hook')
+          const limit = profile === SLOW ? 1.1 : scenario === PHOTOS ? 1.05 : 1.0
+          goals.push({
+            goal: `${scenario.name}, ${profile.name}: \`useS3Upload\` defaults <= ${limit.toFixed(2)}x the raw page, 0 requests sent twice`,
+            figure: `${ratio(hook)} (raw ${fixed(raw, 1)} s); sent twice ${Math.max(...runs.get('hook')!.map((run) => run.sentTwice))}`,
+            met: hook <= limit && runs.get('hook')!.every((run) => run.sentTwice === 0),
+          })
+          headlines.push(`Many files, ${scenario.name}, ${profile.name}: useS3Upload ${ratio(hook)}, upload() per file ${ratio(ratioOf('upload'))} of the raw page.`)
+        }
+      }
+    } finally {
+      await rig.stop()
+    }
+    return {
+      tables,
+      goals,
+      headlines,
+      notes: [
+        'Real Chromium (headless) against s3rver; the page origin (its same-origin upload API: the Fastify plugin, rate limit off) and storage are both behind the one user-space link, as a visitor\'s access link carries both. The API\'s own requests to storage (`/complete`\'s verification) go straight to s3rver.',
+        'Each run opens a fresh page: `useS3Upload` and `upload()` ask token mode first, s3rver has no STS, so each page learns it once per API (one refused batch, or one refused request per file started before the answer). Files are made in the page before the clock starts.',
+        'API requests / file: requests the page sent to its upload API. API → storage: requests the API made to storage. Sent twice: PUTs and CORS preflights that reached storage more than once for one object (at a proxy in front of s3rver).',
+        'Every object of every run is read back from s3rver (sizes, and the bytes of every 50th file) before the next run.',
+      ],
+    }
+  },
+}
+
+async function startRig() {
+  const stopping: Array<() => Promise<unknown>> = []
+  const stop = async () => {
+    for (const close of stopping.reverse()) await close().catch(() => {})
+  }
+  const s3rver = await startS3rver()
+  stopping.push(() => s3rver.stop())
+  const client = sdkClient(s3rver)
+  stopping.push(async () => client.destroy())
+  // Storage as the page reaches it (PUTs, preflights counted), and as the API reaches it (counted apart).
+  const pageStorage = await startCountingProxy(s3rver.endpoint)
+  stopping.push(() => pageStorage.stop())
+  const apiStorage = await startCountingProxy(s3rver.endpoint)
+  stopping.push(() => apiStorage.stop())
+  let link = createLink(PROFILES.home!)
+  let linkedStorage = await link.proxy(pageStorage.endpoint)
+
+  // The API presigns for the linked address; its own connections to that address go to its counter.
+  const connect = Agent.prototype.createConnection
+  Agent.prototype.createConnection = function (this: Agent, options: { host?: string; port?: number | string }, ...rest: unknown[]) {
+    const linked = new URL(linkedStorage.url)
+    const direct = new URL(apiStorage.endpoint)
+    const bypass = options.host === linked.hostname && String(options.port) === linked.port
+    return (connect as (...args: unknown[]) => unknown).call(this, bypass ? { ...options, host: direct.hostname, port: Number(direct.port) } : options, ...rest)
+  } as typeof connect
+  stopping.push(async () => (Agent.prototype.createConnection = connect))
+
+  let api: Awaited<ReturnType<typeof startApi>> | undefined
+  const startApi = async (storageUrl: string) => {
+    const app = Fastify({ logger: false })
+    await app.register(s3Upload, {
+      prefix: '/api/s3-upload',
+      accessKeyId: s3rver.credentials.accessKeyId,
+      secretAccessKey: s3rver.credentials.secretAccessKey,
+      bucket: s3rver.bucket,
+      region: s3rver.region,
+      endpoint: storageUrl,
+      forcePathStyle: true,
+      rateLimit: false,
+      logger: { error: (obj: object, msg?: string) => console.error(msg, obj) },
+    })
+    const url = await app.listen({ port: 0, host: '127.0.0.1' })
+    return { url, close: () => app.close() }
+  }
+
+  const script = (await build({
+    entryPoints: [join(BENCH_DIR, 'clients', 'browser-many-files.tsx')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    logLevel: 'error',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  })).outputFiles[0]!.text
+  let apiRequests = 0
+  const site = createServer((incoming, outgoing) => {
+    if (incoming.url?.startsWith('/api/')) {
+      apiRequests++
+      const upstream = new URL(api!.url)
+      const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (reply) => {
+        outgoing.writeHead(reply.statusCode ?? 502, reply.headers)
+        reply.pipe(outgoing)
+      })
+      forwarded.on('error', () => outgoing.destroy())
+      incoming.pipe(forwarded)
+      return
+    }
+    if (incoming.url === '/page.js') return outgoing.writeHead(200, { 'content-type': 'text/javascript' }).end(script)
+    outgoing.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><meta charset="utf-8"><title>many files</title><div id="root"></div><script type="module" src="/page.js"></script>')
+  })
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+  stopping.push(() => new Promise((resolve) => site.close(resolve)))
+  const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  let linkedSite = await link.proxy(siteUrl)
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
+  stopping.push(() => browser.close())
+  let current: LinkProfile = PROFILES.home!
+  api = await startApi(linkedStorage.url)
+  stopping.push(() => api!.close())
+
+  return {
+    stop,
+    async run(profile: LinkProfile, scenario: Scenario, contender: Contender): Promise<Run> {
+      if (profile !== current) {
+        // A link per profile: the API presigns for the new storage address.
+        await link.close()
+        link = createLink(profile)
+        linkedStorage = await link.proxy(pageStorage.endpoint)
+        linkedSite = await link.proxy(siteUrl)
+        await api!.close()
+        api = await startApi(linkedStorage.url)
+        current = profile
+      }
+      const page = await browser.newPage()
+      try {
+        await page.goto(`${linkedSite.url}/`)
+        await page.waitForFunction(() => typeof window.runJob === 'function')
+        link.reset()
+        pageStorage.reset()
+        apiStorage.reset()
+        pageStorage.log.length = 0
+        apiRequests = 0
+        const job = { contender, count: scenario.count, minBytes: scenario.minBytes, maxBytes: scenario.maxBytes }
+        const { seconds, keys } = await page.evaluate((job) => window.runJob(job), job)
+        const perObject = new Map<string, number>()
+        for (const { method, url } of pageStorage.log) {
+          const id = `${method} ${url.split('?')[0]}`
+          perObject.set(id, (perObject.get(id) ?? 0) + 1)
+        }
+        const run: Run = {
+          seconds,
+          apiPerFile: apiRequests / scenario.count,
+          storagePerFile: apiStorage.stats.requests / scenario.count,
+          sentTwice: [...perObject.values()].reduce((sum, times) => sum + times - 1, 0),
+        }
+        await verify(client, s3rver.bucket, scenario, keys)
+        return run
+      } finally {
+        await page.close()
+      }
+    },
+  }
+}
+
+/** Every object is there with its size; every 50th is compared byte for byte. */
+async function verify(client: ReturnType<typeof sdkClient>, bucket: string, scenario: Scenario, keys: string[]) {
+  if (keys.length !== scenario.count) throw new Error(`${keys.length} keys for ${scenario.count} files`)
+  for (let i = 0; i < keys.length; i += 50) {
+    const stored = await readObject(client, bucket, keys[i]!)
+    const size = sizeOf(scenario, i)
+    if (stored.length !== size) throw new Error(`${keys[i]}: ${stored.length} bytes stored, ${size} sent`)
+    for (let j = 0; j < size; j++) if (stored[j] !== byteOf(i, j)) throw new Error(`${keys[i]}: byte ${j} differs`)
+  }
+}
