@@ -16,6 +16,11 @@ import type { ObjectTarget } from '../s3/target.ts'
  * only the page has.
  */
 export const tokenFields: RequestFields = (size, options) => {
+  // Refused before the API is asked: its /complete checks every upload, and storage describes an
+  // object written with a customer key only to a request carrying that key, which the API never holds.
+  if (options.partHeaders?.['x-amz-server-side-encryption-customer-key']) {
+    throw new TypeError('updraft: sseCustomerKey needs uploadObject(): the upload API cannot check an object encrypted with your key')
+  }
   // The code the reply will need loads beside the request, so it costs no round trip of its own;
   // a failed load shows when that code is first used.
   loadSigner().catch(() => {})
