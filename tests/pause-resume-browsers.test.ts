@@ -78,8 +78,23 @@ describe.each(BROWSERS)('in %s', (browser) => {
     await page.waitForFunction(() => (window as unknown as PageWindow).run.pausedAt !== undefined || !!(window as unknown as PageWindow).run.finished, undefined, 60_000)
     const atPause = await stateOf(page)
     expect(atPause.finished, 'the upload ended before the pause').toBeUndefined()
-    // Let the cancelled part requests wind down, then watch storage and the page's progress.
-    await sleep(300)
+    // Let the cancelled part requests wind down, then watch storage and the page's progress: every
+    // exchange closed, and storage done answering what it had whole (a part whose last byte had left
+    // is stored and answered however late; on a loaded machine that outlasted a fixed 300 ms).
+    await expect.poll(() => proxy.log.every((entry) => entry.closedAt !== undefined), { timeout: 30_000 }).toBe(true)
+    let answered = -1
+    await expect
+      .poll(
+        async () => {
+          const now = proxy.log.filter((entry) => entry.answeredAt !== undefined).length
+          const steady = now === answered
+          answered = now
+          await sleep(300)
+          return steady
+        },
+        { timeout: 30_000, interval: 0 },
+      )
+      .toBe(true)
     const quietFrom = proxy.log.length
     const quietSince = performance.now()
     const wound = (await stateOf(page)).progress
