@@ -6,13 +6,15 @@
 import { describe, expect, inject, it } from 'vitest'
 import { ApiError, upload, type UploadOptions } from '../engine/index.ts'
 import type { TokenReply } from '../protocol/wire.ts'
+import { createUploadHandler } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { storeConfig } from './helpers/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
 const swift = inject('swift')
-const { endpointFor, s3rver } = useEndpointFixture()
+const { endpointFor, readerFor, s3rver, serve } = useEndpointFixture()
 
 const fileOf = (bytes: Uint8Array<ArrayBuffer>) => new File([bytes], 'data.bin', { type: 'application/octet-stream' })
 
@@ -52,6 +54,16 @@ describe('upload() with no strategy', () => {
       expect(requests[1]!.body.createMultipart).toBeUndefined()
     })
 
+    it('files started together ask token mode once: the others wait for its answer and go presigned; bytes exact', async () => {
+      const { endpoint, calls, client } = await endpointFor(store())
+      const files = Array.from({ length: 12 }, (_, i) => testBytes(20_000 + i, 20 + i))
+      const results = await Promise.all(files.map((bytes) => upload(fileOf(bytes), { api: endpoint })))
+      for (const [i, result] of results.entries()) expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(files[i]!))
+      const requests = calls.filter((call) => call.route === '')
+      // Without the wait, each of the 12 asked token mode and was refused: 24 upload requests.
+      expect(requests.map((call) => [call.body.strategy, call.status])).toEqual([['token', 400], ...files.map(() => ['presigned', 200])])
+    })
+
     it("strategy: 'token', named, is never changed: the API's sentence reaches the caller and nothing is sent presigned", async () => {
       const { endpoint, calls } = await endpointFor(store())
       const failed = await upload(fileOf(testBytes(1000, 5)), { api: endpoint, strategy: 'token' }).catch((error: unknown) => error)
@@ -60,6 +72,28 @@ describe('upload() with no strategy', () => {
       expect((failed as ApiError).message).toMatch(/^Token mode is not available on this server: .+ Upload with strategy 'presigned' instead$/)
       expect(calls.map((call) => [call.route, call.body.strategy])).toEqual([['', 'token']])
     })
+  })
+
+  it('on RGW, files started together: the first asks token mode, the others go in token mode once it is granted; bytes exact', async () => {
+    const handler = createUploadHandler(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } }))
+    // Upload requests that had arrived when the first was answered.
+    let arrived = 0
+    let arrivedByFirstReply: number | undefined
+    const { endpoint, calls } = await serve(async (request) => {
+      const isUploadRequest = new URL(request.url).pathname === '/api/s3-upload'
+      if (isUploadRequest) arrived++
+      const response = await handler(request)
+      if (isUploadRequest) arrivedByFirstReply ??= arrived
+      return response
+    })
+    const client = readerFor(rgw)
+    const files = Array.from({ length: 6 }, (_, i) => testBytes(30_000 + i, 40 + i))
+    const results = await Promise.all(files.map((bytes) => upload(fileOf(bytes), { api: endpoint })))
+    for (const [i, result] of results.entries()) expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(files[i]!))
+    const requests = calls.filter((call) => call.route === '')
+    expect(requests.map((call) => [call.body.strategy, call.status])).toEqual(files.map(() => ['token', 200]))
+    // Without the wait all six were in before the first STS answer came back.
+    expect(arrivedByFirstReply).toBe(1)
   })
 
   it('headers only token mode can carry (objectHeaders) keep token mode and its refusal', async () => {

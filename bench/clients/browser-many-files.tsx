@@ -3,7 +3,11 @@
 // - hook: `useS3Upload()` with its defaults (token mode asked first, verified completion), `addFiles`;
 // - upload: `upload()` per file, all started at once (the engine's documented form), defaults;
 // - raw: the baseline — `/batch` presigned for every file (100 per request, all asked at once), then
-//   XHR PUTs, 6 in flight; no `/complete`.
+//   XHR PUTs, 6 in flight; no `/complete`;
+// - uppy: `@uppy/aws-s3` with its defaults, signing through the one-file upload API the way its docs
+//   wire a backend (`signRequest`, one call per file), no verification.
+import Uppy from '@uppy/core'
+import AwsS3 from '@uppy/aws-s3'
 import { useEffect } from 'react'
 import { createRoot } from 'react-dom/client'
 import { upload } from '../../engine/index.ts'
@@ -11,7 +15,7 @@ import { useS3Upload } from '../../src/index.ts'
 import { byteOf, sizeOf } from '../lib/many-files-bytes.ts'
 
 interface Job {
-  contender: 'hook' | 'upload' | 'raw'
+  contender: 'hook' | 'upload' | 'raw' | 'uppy'
   count: number
   minBytes: number
   maxBytes: number
@@ -80,6 +84,35 @@ async function runRaw(files: File[]): Promise<string[]> {
   return keys
 }
 
+async function runUppy(files: File[]): Promise<string[]> {
+  const keys: string[] = new Array(files.length)
+  // Uppy names each object (`generateObjectKey`) and asks `signRequest` for it with the key alone:
+  // the name it makes here is the file's index, so the request can carry the file's size and type.
+  const uppy = new Uppy({ autoProceed: false })
+  uppy.use(AwsS3, {
+    generateObjectKey: (file: { meta: { index?: number } }) => String(file.meta.index),
+    signRequest: async (request: { key: string; method: string }) => {
+      const index = Number(request.key)
+      const file = files[index]!
+      const response = await fetch('/api/s3-upload', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ filename: file.name, filetype: file.type, filesize: file.size, strategy: 'presigned' }),
+      })
+      const reply = (await response.json()) as { url: string; key: string; headers?: Record<string, string>; error?: string }
+      if (reply.error) throw new Error(reply.error)
+      keys[index] = reply.key
+      return { url: reply.url, key: reply.key, headers: reply.headers }
+    },
+  } as never)
+  files.forEach((file, index) => uppy.addFile({ name: file.name, type: file.type, data: file, meta: { index } }))
+  const result = await uppy.upload()
+  if (!result || (result.failed?.length ?? 0) > 0 || result.successful?.length !== files.length) {
+    throw new Error(`uppy: ${result?.failed?.length ?? 'all'} files failed: ${String(result?.failed?.[0]?.error)}`)
+  }
+  return keys
+}
+
 function put(url: string, headers: Record<string, string>, file: File): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
@@ -100,6 +133,7 @@ declare global {
 window.runJob = async (job) => {
   const files = makeFiles(job)
   const started = performance.now()
-  const keys = await (job.contender === 'hook' ? runHook(files) : job.contender === 'upload' ? runUpload(files) : runRaw(files))
+  const run = { hook: runHook, upload: runUpload, raw: runRaw, uppy: runUppy }[job.contender]
+  const keys = await run(files)
   return { seconds: (performance.now() - started) / 1000, keys }
 }

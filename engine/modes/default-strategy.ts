@@ -1,12 +1,15 @@
-import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
+import { DEFAULT_ENDPOINT, type Strategy } from '../../protocol/wire.ts'
 import { ApiError } from '../core/errors.ts'
 import type { StrategyChoice, UploadOptions } from './request.ts'
 
 /**
- * Upload APIs this page has heard answer `TokenModeUnavailable` (no STS: the embedded dev store,
- * R2, B2): uploads that name no strategy go to them presigned at once, for the page's life.
+ * Per upload API, what the page learned of token mode from an upload that named no strategy:
+ * `'presigned'` once it answered `TokenModeUnavailable` (no STS: the embedded dev store, R2, B2),
+ * so later uploads go presigned at once for the page's life; `'token'` once it granted it; and
+ * while its first token-mode request is answered, that answer to come: uploads that start meanwhile
+ * wait for it, so files started together learn from one request rather than each being refused.
  */
-const presignedOnly = new Set<string>()
+const learned = new Map<string, Strategy | Promise<unknown>>()
 
 /**
  * `upload()`'s strategy: the one named, else token mode, the protocol's default — or presigned
@@ -16,20 +19,34 @@ const presignedOnly = new Set<string>()
  */
 export const defaultStrategy: StrategyChoice = {
   start(options) {
-    const strategy = options.strategy ?? (mayChoose(options) && presignedOnly.has(apiOf(options)) ? 'presigned' : 'token')
+    const strategy = options.strategy ?? (mayChoose(options) && learned.get(apiOf(options)) === 'presigned' ? 'presigned' : 'token')
     // The API signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
     if (strategy === 'presigned' && (options.objectHeaders || options.partHeaders)) {
       throw new TypeError("updraft: objectHeaders and partHeaders (SSE-C, tags) need strategy: 'token'")
     }
     return strategy
   },
-  refused(error, run) {
-    if (!(error instanceof ApiError && error.code === 'TokenModeUnavailable' && mayChoose(run.options))) return false
-    presignedOnly.add(apiOf(run.options))
-    run.strategy = 'presigned'
-    return true
+  async request(run, ask) {
+    if (!mayChoose(run.options)) return ask()
+    const api = apiOf(run.options)
+    let known: Strategy | Promise<unknown> | undefined
+    while (typeof (known = learned.get(api)) === 'object') await known
+    if (known === 'presigned') run.strategy = 'presigned'
+    const asking = ask()
+    // The first to ask: the others learn from its answer (a failure that is no refusal teaches nothing).
+    if (!known) learned.set(api, asking.then(() => learned.set(api, 'token'), (error) => (refusesToken(error) ? learned.set(api, 'presigned') : learned.delete(api))))
+    try {
+      return await asking
+    } catch (error) {
+      if (!refusesToken(error)) throw error
+      learned.set(api, 'presigned')
+      run.strategy = 'presigned'
+      return ask()
+    }
   },
 }
+
+const refusesToken = (error: unknown) => error instanceof ApiError && error.code === 'TokenModeUnavailable'
 
 const mayChoose = (options: UploadOptions) => !options.strategy && !options.objectHeaders && !options.partHeaders
 

@@ -66,8 +66,8 @@ export type RequestFields = (size: number | undefined, options: ResolvedOptions<
 export interface StrategyChoice {
   /** The strategy to ask for first. */
   start(options: UploadOptions): Strategy
-  /** The API refused the request: true when the run was switched to a strategy worth asking for instead. */
-  refused(error: unknown, run: UploadRun<UploadOptions>): boolean
+  /** Sends the upload request (`ask`, in `run.strategy`), and asks again in another strategy when the API refuses it. */
+  request<Reply>(run: UploadRun<UploadOptions>, ask: () => Promise<Reply>): Promise<Reply>
 }
 
 /**
@@ -76,13 +76,9 @@ export interface StrategyChoice {
  * the request finish (its reply names what to clean up) rather than cancel it. `choice`, when
  * the upload named no strategy, may ask once more in another mode.
  */
-export async function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields, choice?: StrategyChoice) {
-  try {
-    return await askForUpload(file, run, fields)
-  } catch (error) {
-    if (!choice?.refused(error, run)) throw error
-    return askForUpload(file, run, fields)
-  }
+export function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields, choice?: StrategyChoice) {
+  const ask = () => askForUpload(file, run, fields)
+  return choice ? choice.request(run, ask) : ask()
 }
 
 async function askForUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields) {

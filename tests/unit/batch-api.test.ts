@@ -118,7 +118,7 @@ describe('batches of the hooks’ uploads', () => {
   })
 
   it('a /batch/complete that gets no reply does not hold the completions of files that finish after it', async () => {
-    const { fake, serve, mostCompletes } = stand({ putTicks: (name) => (name === 'c' ? 250 : 0), completeTicks: (nth) => (nth === 1 ? 600 : 0) })
+    const { fake, serve, mostCompletes } = stand({ putTicks: (name) => (name === 'c' ? 700 : 0), completeTicks: (nth) => (nth === 1 ? 1500 : 0) })
     const uploads = start(filesNamed('a', 'b', 'c'), fake.transport, { api: newApi() })
     expect(await serve(outcomes(uploads))).toEqual(['k/a', 'k/b', 'k/c'])
     // c's completion (alone: the one-file form) went while a and b's batch was still unanswered.
@@ -148,18 +148,21 @@ describe('batches of the hooks’ uploads', () => {
     expect(later.steps().filter((step) => step === '/')).toHaveLength(2)
   })
 
-  it('token mode by default; where the API has no STS each file is asked again presigned, in a batch', async () => {
+  it('token mode by default; where the API has no STS the first file learns it alone, and all go presigned in one batch', async () => {
     const { fake, serve } = stand({
       refuse: (_, __, strategy) => (strategy === 'token' ? { error: 'no STS', code: 'TokenModeUnavailable', status: 400 } : undefined),
     })
-    const bodies: string[] = []
+    const asked: string[] = []
     const transport: UploadOptions['transport'] = (request) => {
-      if (request.url.endsWith('/batch')) bodies.push(...JSON.parse(String(request.body)).files.map((file: { strategy: string }) => file.strategy))
+      const { pathname } = new URL(request.url)
+      if (pathname.endsWith('/batch')) asked.push(`batch: ${JSON.parse(String(request.body)).files.map((file: { strategy: string }) => file.strategy).join(' ')}`)
+      else if (request.method === 'POST' && !/\/(complete|batch\/complete)$/.test(pathname)) asked.push(`alone: ${JSON.parse(String(request.body)).strategy}`)
       return fake.transport(request)
     }
-    const uploads = start(filesNamed('a', 'b'), transport, { api: newApi(), strategy: undefined })
-    expect(await serve(outcomes(uploads))).toEqual(['k/a', 'k/b'])
-    expect(bodies).toEqual(['token', 'token', 'presigned', 'presigned'])
+    const uploads = start(filesNamed('a', 'b', 'c'), transport, { api: newApi(), strategy: undefined })
+    expect(await serve(outcomes(uploads))).toEqual(['k/a', 'k/b', 'k/c'])
+    // The others waited for the first's answer (engine/modes/default-strategy.ts) rather than each being refused.
+    expect(asked).toEqual(['alone: token', 'batch: presigned presigned presigned'])
   })
 
   it('a file aborted while its batch waits to go is left out of it, and ends as aborted', async () => {
