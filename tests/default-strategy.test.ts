@@ -7,7 +7,7 @@ import { describe, expect, inject, it } from 'vitest'
 import { ApiError, upload, type UploadOptions } from '../engine/index.ts'
 import type { TokenReply } from '../protocol/wire.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
