@@ -6,8 +6,8 @@ import { createPresigner } from '../server/presigner.ts'
 import { startService } from './lib/child.ts'
 import { fixed, median, MiB, ratio, rotate, type Benchmark, type Goal, type Table } from './lib/report.ts'
 import { nullSinkStore } from './lib/stores.ts'
-import { type LoadBalancer, startHaproxy } from '../tests/helpers/haproxy.ts'
-import { startRedis } from '../tests/helpers/redis.ts'
+import { type LoadBalancer, startHaproxy } from '../dev/haproxy.ts'
+import { startRedis } from '../dev/redis.ts'
 
 const KEYS = { accessKeyId: 'AKIDBENCHSERVER', secretAccessKey: 'bench-server-secret' }
 const LOCATION = { bucket: 'uploads', key: 'next-s3-uploads/0b7a4f0e-2c1d-4f43-9d5e-1f6c2a3b4c5d/holiday-video.mp4', region: 'us-east-1' }
@@ -32,7 +32,7 @@ export const endpoint: Benchmark = {
       notes: [
         `Presign rate: UploadPart URLs (partNumber, uploadId, signed content-length, 3600 s), one after another in this process; CPU = user + system time of the loop. Median of ${quick ? 1 : 5} alternating rounds after a warm-up; the ratio is the median of per-round ratios.`,
         'Both rows are @aws-sdk/s3-request-presigner. The endpoint\'s way (server/presigner.ts): one S3RequestPresigner per credential, `presign()` on a prepared HttpRequest. getSignedUrl runs an S3Client\'s middleware stack and endpoint rules per URL, on a client with `requestChecksumCalculation: WHEN_REQUIRED`, as the endpoint configures its own (server/storage.ts).',
-        'Load: autocannon in this process, the Fastify endpoint in a child process, the STS stand-in (tests/helpers/sts-server.ts, which verifies each SigV4 request) in another: three processes on the 2 cores, so req/s is a floor for a dedicated server.',
+        'Load: autocannon in this process, the Fastify endpoint in a child process, the STS stand-in (dev/sts-server.ts, which verifies each SigV4 request) in another: three processes on the 2 cores, so req/s is a floor for a dedicated server.',
         'Several instances: 1, 2 and 3 endpoint processes (the same Fastify endpoint) behind haproxy 2.6 (round robin, a connection per request to the instance: `option http-server-close`), beside the one process alone; the last row counts every request in one Redis (`rateLimit: { redis }`, with a limit no run reaches), as instances sharing a limit do. On this 2-core machine autocannon, haproxy and the instances share the cores, so added instances cannot add CPU: the rows measure what the balancer and the shared count cost, not how far a real fleet scales.',
         'Rows: token = POST the upload request, the endpoint calls STS GetFederationToken; presigned = POST for a 1 MiB file, one presigned PutObject URL (SDK presigner); parts = POST /parts for 8 part URLs of a multipart ticket (server/presigner.ts + ticket check).',
       ],

@@ -5,10 +5,10 @@
 // orphans and abort-to-reject times. `npm run soak -- 200 3`: 200 faulted uploads, 3 aborts per moment.
 // It prints its seed first; `CAMPAIGN_SEED=<seed> npm run soak` draws the same uploads and faults again.
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
-import { campaignSeed, seedLine } from '../tests/helpers/campaign-seed.ts'
-import { ABORT_MOMENTS, type AbortMoment, type RunRecord, type Scenario, seededRandom, startCampaign } from '../tests/helpers/fault-campaign.ts'
-import { startRgw } from '../tests/helpers/rgw.ts'
-import { createTestBuckets, rgwStore } from '../tests/helpers/stores.ts'
+import { campaignSeed, seedLine } from '../dev/campaign-seed.ts'
+import { ABORT_MOMENTS, type AbortMoment, type RunRecord, type Scenario, seededRandom, startCampaign } from '../dev/fault-campaign.ts'
+import { startRgw } from '../dev/rgw.ts'
+import { createTestBuckets, rgwStore } from '../dev/stores.ts'
 
 const UPLOADS = Number(process.argv[2] ?? 1000)
 const ABORTS_PER_MOMENT = Number(process.argv[3] ?? 12)

@@ -1,12 +1,12 @@
 // `npm run demo:rgw`: the demo against a throwaway Ceph RGW with STS on this machine, so token mode
 // can be seen working without an AWS account (docs/local-token-mode.md). The RGW comes from the
-// test suite's bootstrap (tests/helpers/rgw.ts): one mon, one in-memory OSD and radosgw on free
+// test suite's bootstrap (dev/rgw.ts): one mon, one in-memory OSD and radosgw on free
 // loopback ports, a user, and a role that user may assume. Everything is gone when this stops.
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { CreateBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3'
 import { DEFAULT_RATE_LIMIT } from '../server/fastify.ts'
-import { startRgw } from '../tests/helpers/rgw.ts'
+import { startRgw } from '../dev/rgw.ts'
 import { startApp } from './app.ts'
 import { stopWithLauncher } from './launcher.ts'
 import { readableLogger } from './readable-log.ts'

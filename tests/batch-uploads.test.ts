@@ -11,10 +11,10 @@ import { uploadObject } from '../engine/index.ts'
 import type { BatchError, PresignedMultipartReply, PresignedPutReply, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { s3Upload } from '../server/fastify.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
-import { startCountingProxy } from './helpers/counting-proxy.ts'
+import { startCountingProxy } from '../dev/counting-proxy.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sdkClient, sha256, testBytesOf } from './helpers/s3-client.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytesOf } from '../dev/s3-client.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const { stores, endpointFor, tokenSts, track } = useEndpointFixture()

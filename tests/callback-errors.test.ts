@@ -7,9 +7,9 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
-import { type S3rverInstance, startS3rver } from './helpers/s3rver.ts'
-import { directTarget } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { directTarget } from '../dev/stores.ts'
 
 let s3rver: S3rverInstance
 beforeAll(async () => {

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { upload, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
-import { sdkClient, testBytes } from './helpers/s3-client.ts'
-import { directTarget } from './helpers/stores.ts'
+import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
+import { sdkClient, testBytes } from '../dev/s3-client.ts'
+import { directTarget } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)

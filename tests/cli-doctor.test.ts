@@ -8,9 +8,9 @@ import { clockFinding, type Finding, runDoctor } from '../cli/doctor.ts'
 import { resolveConfig, type UploadHandlerConfig } from '../server/config.ts'
 import { createUploadHandler } from '../server/handler.ts'
 import { describeServerKeyPolicy, type KeyPolicy } from '../server/key-policy.ts'
-import { sdkClient } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { sdkClient } from '../dev/s3-client.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const run = promisify(execFile)
 const ORIGIN = 'https://app.example.test'

@@ -8,8 +8,8 @@ import { ApiError, upload, type UploadOptions } from '../engine/index.ts'
 import type { TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { EMBEDDED_TOKEN_REASON, startApp, type AppOptions, type RunningApp } from '../demo/app.ts'
 import type { UploadHandlerConfig } from '../server/config.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
 import { gradientPng } from './helpers/png.ts'
 import { formatBytes } from '../src/format.ts'
 import {
@@ -29,8 +29,8 @@ import {
   type SettledRow,
   type TestFiles,
 } from './helpers/demo-page.ts'
-import { readObject, sdkClient, sha256, testBytes, type StoreAccess } from './helpers/s3-client.ts'
-import { type RgwStore, storeConfig } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes, type StoreAccess } from '../dev/s3-client.ts'
+import { type RgwStore, storeConfig } from '../dev/stores.ts'
 
 let chromium: ChromiumSession
 let files: TestFiles

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
 import { groupAlive, killGroup, spawnGroup } from './helpers/process-group.ts'
-import { readObject, sdkClient } from './helpers/s3-client.ts'
+import { readObject, sdkClient } from '../dev/s3-client.ts'
 
 const started: Array<{ child: ChildProcess; dataDir: string }> = []
 

@@ -5,7 +5,7 @@ import { dirname } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { upload } from '../engine/index.ts'
 import { groupAlive, killGroup, spawnGroup } from './helpers/process-group.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 
 const started: ChildProcess[] = []
 

@@ -9,9 +9,9 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../demo/app.ts'
-import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type FileToPick, type TestPage } from './helpers/browsers.ts'
+import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type FileToPick, type TestPage } from '../dev/browsers.ts'
 import { filePayload, keyFromObjectUrl } from './helpers/demo-page.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
 
 const AXE = new URL('../node_modules/axe-core/axe.min.js', import.meta.url)

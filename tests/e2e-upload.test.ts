@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest'
 import { ApiError, fetchTransport, upload, type Transport, type UploadOptions, type UploadResult } from '../engine/index.ts'
 import type { PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 
 const MiB = 1024 * 1024

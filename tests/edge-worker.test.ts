@@ -7,9 +7,9 @@ import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { upload } from '../engine/index.ts'
 import type { PresignedPutReply, TokenReply } from '../protocol/wire.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeEnv, type TestStore } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeEnv, type TestStore } from '../dev/stores.ts'
 import { bundleForWorker } from './helpers/worker-bundle.ts'
 
 const MiB = 1024 * 1024

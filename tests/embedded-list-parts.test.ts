@@ -5,7 +5,7 @@ import { AbortMultipartUploadCommand, CreateMultipartUploadCommand, ListPartsCom
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type EmbeddedS3, startEmbeddedS3 } from '../demo/embedded-s3.ts'
-import { sdkClient } from './helpers/s3-client.ts'
+import { sdkClient } from '../dev/s3-client.ts'
 
 let store: EmbeddedS3
 let client: ReturnType<typeof sdkClient>

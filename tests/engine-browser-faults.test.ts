@@ -4,10 +4,10 @@
 // in Chromium and Firefox ESR.
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { BROWSERS, type TestPage } from './helpers/browsers.ts'
+import { BROWSERS, type TestPage } from '../dev/browsers.ts'
 import { useEnginePageIn } from './helpers/engine-page.ts'
-import { type Fault, type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
+import { type Fault, type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 
 const MiB = 1024 * 1024
 const SIZE = 12 * MiB

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { bundleEngine, bundleForBrowser, type BrowserBundle } from './helpers/engine-bundle.ts'
-import { BROWSER_LABELS, BROWSERS, type TestPage } from './helpers/browsers.ts'
+import { BROWSER_LABELS, BROWSERS, type TestPage } from '../dev/browsers.ts'
 import { type EnginePageIn, useEnginePageIn } from './helpers/engine-page.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { serveHandler } from './helpers/serve-handler.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { serveHandler } from '../dev/serve-handler.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 

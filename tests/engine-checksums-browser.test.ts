@@ -11,8 +11,8 @@ import type * as Checksums from '../engine/opt-ins/checksums/index.ts'
 import { IDLE_MS } from '../engine/opt-ins/checksums/off-thread.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
 import { openEnginePage, openEnginePageIn, type EnginePage, type EnginePageIn } from './helpers/engine-page.ts'
-import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
+import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
 
 const rgw = inject('rgw')

@@ -11,11 +11,11 @@ import { uploadPresigned } from '../engine/presigned.ts'
 import { CRC32C, crc } from '../engine/opt-ins/checksums/crc.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { type Fault, startFaultProxy } from './helpers/fault-proxy.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { type S3rverInstance, startS3rver } from './helpers/s3rver.ts'
-import { serveHandler } from './helpers/serve-handler.ts'
-import { directTarget, storeConfig } from './helpers/stores.ts'
+import { type Fault, startFaultProxy } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { serveHandler } from '../dev/serve-handler.ts'
+import { directTarget, storeConfig } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const admin = sdkClient(rgw)

@@ -8,7 +8,7 @@ import type * as Engine from '../engine/index.ts'
 import type * as AwsEndpoints from '../engine/opt-ins/aws-endpoints.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
 import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
 
 const rgw = inject('rgw')

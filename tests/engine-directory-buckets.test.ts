@@ -11,11 +11,11 @@ import { S3Error, upload, uploadObject } from '../engine/index.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import type { Transport } from '../engine/transport/transport.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { serveHandler } from './helpers/serve-handler.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { serveHandler } from '../dev/serve-handler.ts'
+import type { TestStore } from '../dev/stores.ts'
 
 let s3rver: S3rverInstance
 const rgw = inject('rgw')

@@ -13,8 +13,8 @@ import { sseCustomerKey } from '../engine/opt-ins/sse-c.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { directTarget, storeConfig } from './helpers/stores.ts'
+import { sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { directTarget, storeConfig } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const admin = sdkClient(rgw)

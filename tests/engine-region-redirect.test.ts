@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { awsEndpoints, EndpointRuleError } from '../engine/opt-ins/aws-endpoints.ts'
 import { S3Error, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 
 const BUCKET_REGION = 'eu-central-1'
 const rgw = inject('rgw')

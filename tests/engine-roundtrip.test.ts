@@ -2,10 +2,10 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
-import { startCountingProxy } from './helpers/counting-proxy.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver } from './helpers/s3rver.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { startCountingProxy } from '../dev/counting-proxy.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { startS3rver } from '../dev/s3rver.ts'
+import type { TestStore } from '../dev/stores.ts'
 
 const SIZES = {
   '0 B': 0,

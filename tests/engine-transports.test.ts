@@ -7,9 +7,9 @@ import { defaultTransport } from '#default-transport'
 import { fetchTransport, NetworkError, type Transport, uploadObject } from '../engine/index.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { type S3rverInstance, startS3rver } from './helpers/s3rver.ts'
-import { directTarget } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { directTarget } from '../dev/stores.ts'
 
 let s3rver: S3rverInstance
 beforeAll(async () => {

@@ -7,12 +7,12 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../scripts/build.ts'
-import { appEnv, startApp, type AppProcess } from './helpers/app-process.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { appEnv, startApp, type AppProcess } from '../dev/app-process.ts'
+import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
 import { uploadThroughPage } from './helpers/example-page.ts'
 import { installProject, type InstalledProject } from './helpers/installed-package.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeEnv } from './helpers/stores.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeEnv } from '../dev/stores.ts'
 
 const run = promisify(execFile)
 const NEXT = join('node_modules', 'next', 'dist', 'bin', 'next')

@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { upload } from '../engine/index.ts'
 import type { Strategy } from '../protocol/wire.ts'
 import { ROOT } from '../scripts/build.ts'
-import { appEnv, startApp, type AppProcess } from './helpers/app-process.ts'
+import { appEnv, startApp, type AppProcess } from '../dev/app-process.ts'
 import { installProject, type InstalledProject } from './helpers/installed-package.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { type RgwStore, storeEnv, type TestStore } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { type RgwStore, storeEnv, type TestStore } from '../dev/stores.ts'
 
 const run = promisify(execFile)
 const MiB = 1024 * 1024

@@ -8,7 +8,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { campaignSeed, seedLine } from './helpers/campaign-seed.ts'
+import { campaignSeed, seedLine } from '../dev/campaign-seed.ts'
 import {
   type AbortMoment,
   CAMPAIGN_OPTIONS,
@@ -16,7 +16,7 @@ import {
   type RunRecord,
   type Scenario,
   startCampaign,
-} from './helpers/fault-campaign.ts'
+} from '../dev/fault-campaign.ts'
 
 const SEED = campaignSeed()
 console.info(seedLine(SEED, 'npx vitest run tests/fault-campaign.test.ts'))

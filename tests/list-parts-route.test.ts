@@ -11,7 +11,7 @@ import {
 import { describe, expect, inject, it } from 'vitest'
 import { uploadPolicy } from '../server/sts.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { sdkClient } from './helpers/s3-client.ts'
+import { sdkClient } from '../dev/s3-client.ts'
 
 const rgw = inject('rgw')
 const { endpointFor } = useEndpointFixture()

@@ -8,10 +8,10 @@ import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, type S3Clien
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
-import { readObject, sdkClient, sha256, testBytesOf } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { directTarget, type TestStore } from './helpers/stores.ts'
+import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256, testBytesOf } from '../dev/s3-client.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { directTarget, type TestStore } from '../dev/stores.ts'
 import { uploadObject } from '../engine/index.ts'
 
 const MiB = 1024 * 1024

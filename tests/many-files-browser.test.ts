@@ -8,10 +8,10 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../demo/app.ts'
-import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser } from './helpers/browsers.ts'
-import { startCountingProxy } from './helpers/counting-proxy.ts'
+import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser } from '../dev/browsers.ts'
+import { startCountingProxy } from '../dev/counting-proxy.ts'
 import { keyFromObjectUrl } from './helpers/demo-page.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 
 const FILES = 300
 const CANCELLED = `many-${FILES - 1}.bin`

@@ -11,8 +11,8 @@ import { type Progress, uploadObject } from '../engine/index.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
-import { directTarget } from './helpers/stores.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import { directTarget } from '../dev/stores.ts'
 
 const { stores, readerFor } = useEndpointFixture()
 const PART = 5 * MiB

@@ -7,8 +7,8 @@ import { describe, expect, inject, it } from 'vitest'
 import { ApiError, upload, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import type { TestStore } from '../dev/stores.ts'
 
 const AWKWARD = "dir/a b+c ü 写真?#%25%!'()*~.txt"
 /**

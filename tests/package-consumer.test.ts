@@ -11,14 +11,14 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { measureBundle, UPDRAFT_ENTRIES } from '../bench/lib/bundle.ts'
 import { ROOT } from '../scripts/build.ts'
-import { appEnv, startApp, type AppProcess } from './helpers/app-process.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { appEnv, startApp, type AppProcess } from '../dev/app-process.ts'
+import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
 import { uploadThroughPage } from './helpers/example-page.ts'
 import { installProject, tarballFiles, type InstalledProject } from './helpers/installed-package.ts'
 import { everyExportModule, publicExports } from './helpers/public-exports.ts'
 import { typesNoEntryExports } from './helpers/reachable-types.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeEnv } from './helpers/stores.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeEnv } from '../dev/stores.ts'
 
 const run = promisify(execFile)
 const node = (cwd: string, args: string[]) => run(process.execPath, args, { cwd, env: appEnv(), maxBuffer: 16 * 1024 * 1024 })

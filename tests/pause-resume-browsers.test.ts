@@ -1,4 +1,4 @@
-// Issue 27: pause and resume inside a page, in Chromium and in Firefox ESR (tests/helpers/browsers.ts).
+// Issue 27: pause and resume inside a page, in Chromium and in Firefox ESR (dev/browsers.ts).
 // The engine's bundle runs in the page over its default XHR transport and uploads a 4-part
 // multipart object to Ceph RGW through the logging fault proxy (every request storage receives is
 // on its log). The page pauses with a PauseController once progress passes 1.5 parts; storage
@@ -10,10 +10,10 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
-import { BROWSER_LABELS, BROWSERS, type TestPage } from './helpers/browsers.ts'
+import { BROWSER_LABELS, BROWSERS, type TestPage } from '../dev/browsers.ts'
 import { useEnginePageIn } from './helpers/engine-page.ts'
-import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from './helpers/fault-proxy.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 
 const MiB = 1024 * 1024
 const PART = 5 * MiB

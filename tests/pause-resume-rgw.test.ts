@@ -11,9 +11,9 @@ import { type Strategy } from '../protocol/wire.ts'
 import { type TransferOptions } from '../engine/core/options.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from './helpers/fault-proxy.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { directTarget } from './helpers/stores.ts'
+import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { directTarget } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)

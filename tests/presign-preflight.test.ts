@@ -12,8 +12,8 @@ import { createUploadHandler, type UploadHandler } from '../server/index.ts'
 import { sendPreflight } from '../server/preflight-check.ts'
 import { createPresigner } from '../server/presigner.ts'
 import { presignPolicy } from '../server/sts.ts'
-import { sdkClient } from './helpers/s3-client.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { sdkClient } from '../dev/s3-client.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const ORIGIN = 'https://app.example.test'

@@ -7,11 +7,11 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import type { TestPage } from './helpers/browsers.ts'
+import type { TestPage } from '../dev/browsers.ts'
 import { openEnginePage, openEnginePageIn, type EnginePage, type EnginePageIn } from './helpers/engine-page.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
-import { serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

@@ -16,8 +16,8 @@ import { startEmbeddedS3, type EmbeddedS3 } from '../demo/embedded-s3.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

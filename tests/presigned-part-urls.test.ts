@@ -7,7 +7,7 @@ import { checksum } from '../engine/opt-ins/checksums/index.ts'
 import type { PresignedMultipartReply } from '../protocol/wire.ts'
 import { xmlText } from '../protocol/xml.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 
 const MiB = 1024 * 1024

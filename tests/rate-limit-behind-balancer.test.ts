@@ -11,9 +11,9 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { DEFAULT_RATE_LIMIT, s3Upload } from '../server/fastify.ts'
 import { TRUSTS_EVERY_HOP } from '../server/trust-proxy.ts'
-import { type LoadBalancer, startHaproxy } from './helpers/haproxy.ts'
-import { type RedisServer, startRedis } from './helpers/redis.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { type LoadBalancer, startHaproxy } from '../dev/haproxy.ts'
+import { type RedisServer, startRedis } from '../dev/redis.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const MAX = 30

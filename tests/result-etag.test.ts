@@ -7,8 +7,8 @@ import { describe, expect, inject, it } from 'vitest'
 import { fetchTransport, type Transport, upload, uploadObject } from '../engine/index.ts'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
-import { directTarget, type TestStore } from './helpers/stores.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import { directTarget, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const { stores, endpointFor, tokenSts, readerFor } = useEndpointFixture()

@@ -8,14 +8,14 @@ import { AbortMultipartUploadCommand, ListPartsCommand } from '@aws-sdk/client-s
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
-import { BROWSER_LABELS, BROWSERS, launchBrowser, type TestPage } from './helpers/browsers.ts'
+import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { BROWSER_LABELS, BROWSERS, launchBrowser, type TestPage } from '../dev/browsers.ts'
 import { bundleEngine } from './helpers/engine-bundle.ts'
-import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf } from './helpers/fault-proxy.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
-import { serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
+import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const PARTS = 6

@@ -1,4 +1,4 @@
-// Smoke test of the throwaway Ceph RGW (tests/helpers/rgw.ts): the S3/STS
+// Smoke test of the throwaway Ceph RGW (dev/rgw.ts): the S3/STS
 // features the rest of the suite relies on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +13,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import { startRgw, type RgwServer } from './helpers/rgw.ts';
+import { startRgw, type RgwServer } from '../dev/rgw.ts';
 
 const BUCKET = 'smoke-bucket';
 

@@ -12,9 +12,9 @@ import type { InfoReply, PresignedPutReply } from '../protocol/wire.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { createPresigner } from '../server/presigner.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 let s3rver: S3rverInstance

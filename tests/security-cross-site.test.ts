@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { s3Upload } from '../server/fastify.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
+import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 let s3rver: S3rverInstance
 let chromium: ChromiumSession

@@ -18,9 +18,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { PresignedMultipartReply } from '../protocol/wire.ts'
 import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
 import { createUploadHandler, createUploadSweeper, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { sdkClient } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { sdkClient } from '../dev/s3-client.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

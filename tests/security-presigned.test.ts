@@ -20,10 +20,10 @@ import type { PartsReply, PresignedMultipartReply, PresignedPutReply } from '../
 import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { presignPolicy } from '../server/sts.ts'
-import { readObject, sdkClient, sha256, testBytes, testBytesOf } from './helpers/s3-client.ts'
-import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
-import { startStsServer, type StsStandIn } from './helpers/sts-server.ts'
+import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
+import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
+import { startStsServer, type StsStandIn } from '../dev/sts-server.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

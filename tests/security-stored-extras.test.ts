@@ -13,8 +13,8 @@ import { taggingHeaders } from '../engine/opt-ins/tags.ts'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sdkClient, sha256, testBytes, testBytesOf } from './helpers/s3-client.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const { stores, endpointFor, tokenSts, track } = useEndpointFixture()

@@ -31,8 +31,8 @@ import type { TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { uploadPolicy } from '../server/sts.ts'
 import { createRole, RGW_TEST_USER_ARN } from './helpers/rgw-iam.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const ALL_USERS = 'uri="http://acs.amazonaws.com/groups/global/AllUsers"'

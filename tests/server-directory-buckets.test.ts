@@ -9,10 +9,10 @@ import { ApiError, fetchTransport, upload, type HttpRequest, type Transport } fr
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import type { PresignedPutReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 
 const DIRECTORY_BUCKET = 'presigned--test1-az1--x-s3'
 let s3rver: S3rverInstance

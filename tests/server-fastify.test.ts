@@ -6,9 +6,9 @@ import fp from 'fastify-plugin'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
 import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { storeConfig } from './helpers/stores.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { storeConfig } from '../dev/stores.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
 
 const MiB = 1024 * 1024
 let s3rver: S3rverInstance

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, type UploadHandler } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 let s3rver: S3rverInstance

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { PauseController, upload } from '../engine/index.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { type ContainerCredentials, type CredentialsEndpoint, startCredentialsEndpoint } from './helpers/container-credentials.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

@@ -5,10 +5,10 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { s3Upload } from '../server/fastify.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { startCountingProxy } from './helpers/counting-proxy.ts'
-import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeConfig } from './helpers/stores.ts'
-import { startStsServer, type StsStandIn } from './helpers/sts-server.ts'
+import { startCountingProxy } from '../dev/counting-proxy.ts'
+import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeConfig } from '../dev/stores.ts'
+import { startStsServer, type StsStandIn } from '../dev/sts-server.ts'
 
 let s3rver: S3rverInstance
 let storage: Awaited<ReturnType<typeof startCountingProxy>>

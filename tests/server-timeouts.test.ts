@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { type ContainerCredentials, type CredentialsEndpoint, startCredentialsEndpoint } from './helpers/container-credentials.ts'
-import { type HangProxy, startHangProxy } from './helpers/hang-proxy.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { type HangProxy, startHangProxy } from '../dev/hang-proxy.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const MiB = 1024 * 1024

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { startStsServer, type StsErrorCode, type StsStandIn } from './helpers/sts-server.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { startStsServer, type StsErrorCode, type StsStandIn } from '../dev/sts-server.ts'
 
 const SERVER_KEYS = { accessKeyId: 'AKIDUPDRAFTSERVER', secretAccessKey: 'server-secret-never-shown' }
 

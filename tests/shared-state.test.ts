@@ -9,9 +9,9 @@ import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createQueue, upload, type UploadOptions } from '../engine/index.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { serveHandler } from './helpers/serve-handler.ts'
+import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { serveHandler } from '../dev/serve-handler.ts'
 
 const MiB = 1024 * 1024
 const HOLD_MS = 20_000

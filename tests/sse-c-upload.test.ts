@@ -13,9 +13,9 @@ import { upload, uploadObject } from '../engine/index.ts'
 import { sseCustomerKey } from '../engine/opt-ins/sse-c.ts'
 import type { TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { recordCalls, serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
-import { directTarget, storeConfig } from './helpers/stores.ts'
+import { sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { recordCalls, serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
+import { directTarget, storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

@@ -6,10 +6,10 @@ import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, HeadObjec
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { MIN_PART_SIZE, SIGNATURE_BYTES } from '../protocol/limits.ts'
 import { readStoredObject } from '../server/stored-object.ts'
-import { startCountingProxy } from './helpers/counting-proxy.ts'
-import { sdkClient, testBytes } from './helpers/s3-client.ts'
-import { type S3rverInstance, startS3rver } from './helpers/s3rver.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { startCountingProxy } from '../dev/counting-proxy.ts'
+import { sdkClient, testBytes } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import type { TestStore } from '../dev/stores.ts'
 
 let s3rver: S3rverInstance
 const stores: Record<string, () => TestStore> = { s3rver: () => s3rver, rgw: () => inject('rgw'), swift: () => inject('swift') }

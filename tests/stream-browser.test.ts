@@ -6,12 +6,12 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
 import { bundleEngine } from './helpers/engine-bundle.ts'
-import { readObject, sdkClient, sha256 } from './helpers/s3-client.ts'
-import { serveHandler, type ServedHandler } from './helpers/serve-handler.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

@@ -14,9 +14,9 @@ import { PauseController, resumeUploads, S3Error, upload, uploadObject } from '.
 import { memoryResumeStore } from '../engine/resume/store.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { recordCalls, serveHandler } from './helpers/serve-handler.ts'
-import { directTarget, storeConfig } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { recordCalls, serveHandler } from '../dev/serve-handler.ts'
+import { directTarget, storeConfig } from '../dev/stores.ts'
 
 const swift = inject('swift')
 const client = sdkClient(swift)

@@ -9,8 +9,8 @@ import { fetchTransport, type Transport, upload, type UploadOptions } from '../e
 import type { TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import type { TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

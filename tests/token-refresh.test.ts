@@ -13,9 +13,9 @@ import { S3Error, uploadObject } from '../engine/index.ts'
 import type { CompleteReply, PartsReply, PresignedMultipartReply, RefreshReply, TokenReply } from '../protocol/wire.ts'
 import { s3Upload } from '../server/fastify.ts'
 import { createUploadHandler, type UploadHandler } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from './helpers/s3-client.ts'
-import { startS3rver, type S3rverInstance } from './helpers/s3rver.ts'
-import { storeConfig } from './helpers/stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')

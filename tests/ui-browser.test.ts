@@ -10,12 +10,12 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import type { BrowserContextOptions, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../demo/app.ts'
-import { launchChromium, type ChromiumSession } from './helpers/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
 import { filePayload, keyFromObjectUrl, MiB, openDemo, percentOf, pickFiles, rowsOf, settle, stateOf, testFiles, type FilePayload, type TestFiles } from './helpers/demo-page.ts'
 import { FILE_INPUT } from './helpers/file-input.ts'
-import { startLinkSwitch } from './helpers/link-switch.ts'
+import { startLinkSwitch } from '../dev/link-switch.ts'
 import { gradientPng } from './helpers/png.ts'
-import { readObject, sdkClient, sha256, testBytes, testBytesOf } from './helpers/s3-client.ts'
+import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
 
 const ARTIFACTS = new URL('./artifacts/', import.meta.url)
 const README_SCREENSHOT = new URL('../docs/demo.png', import.meta.url)

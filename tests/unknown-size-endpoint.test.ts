@@ -11,8 +11,8 @@ import { uploadObject } from '../engine/index.ts'
 import type { CompleteReply, ListPartsReply, PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { CompletedUpload, UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytesOf } from './helpers/s3-client.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { readObject, sha256, testBytesOf } from '../dev/s3-client.ts'
+import type { TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const PART = 5 * MiB

@@ -13,9 +13,9 @@ import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { startFaultProxy } from './helpers/fault-proxy.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
-import { directTarget, type TestStore } from './helpers/stores.ts'
+import { startFaultProxy } from '../dev/fault-proxy.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import { directTarget, type TestStore } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const { stores, endpointFor, readerFor } = useEndpointFixture()

@@ -9,8 +9,8 @@ import type { PresignedMultipartReply, PresignedPutReply, TokenReply } from '../
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { signTicket, verifyTicket } from '../server/ticket.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytesOf } from './helpers/s3-client.ts'
-import type { TestStore } from './helpers/stores.ts'
+import { readObject, sha256, testBytesOf } from '../dev/s3-client.ts'
+import type { TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const TICKET_SECRET = 'completion-test-ticket-secret'

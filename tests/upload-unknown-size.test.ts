@@ -10,7 +10,7 @@ import { ApiError, upload } from '../engine/index.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 
 const rgw = inject('rgw')
 const { endpointFor, readerFor } = useEndpointFixture()

@@ -9,9 +9,9 @@ import { describe, expect, inject, it } from 'vitest'
 import { fetchTransport, upload, type Transport } from '../engine/index.ts'
 import type { PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { readObject, sha256, testBytes } from './helpers/s3-client.ts'
-import { type WebHandler } from './helpers/serve-handler.ts'
-import { storeConfig, type TestStore } from './helpers/stores.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import { type WebHandler } from '../dev/serve-handler.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
 
 const MiB = 1024 * 1024

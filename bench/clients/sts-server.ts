@@ -1,5 +1,5 @@
 // The STS GetFederationToken stand-in of the tests, in a process of its own. Prints its URL.
-import { startStsServer } from '../../tests/helpers/sts-server.ts'
+import { startStsServer } from '../../dev/sts-server.ts'
 
 type KeyPair = { accessKeyId: string; secretAccessKey: string }
 /** The caller's keys; `issue`: the keys it hands out (a store that checks signatures needs its own). @default BENCH/BENCH */

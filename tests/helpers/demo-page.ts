@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
-import { testBytes, testBytesOf } from './s3-client.ts'
+import { testBytes, testBytesOf } from '../../dev/s3-client.ts'
 
 export const MiB = 1024 * 1024
 

@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll } from 'vitest'
-import { launchChromium } from './browser.ts'
-import { type BrowserName, launchBrowser, type TestPage } from './browsers.ts'
+import { launchChromium } from '../../dev/browser.ts'
+import { type BrowserName, launchBrowser, type TestPage } from '../../dev/browsers.ts'
 import { bundleEngine, type BrowserBundle } from './engine-bundle.ts'
-import { testBytes } from './s3-client.ts'
+import { testBytes } from '../../dev/s3-client.ts'
 import { startStaticServer } from './static-server.ts'
 
 /** The engine's bundle loaded in a real Chromium page, as `window.updraft`. */
@@ -63,7 +63,7 @@ export interface EnginePageIn {
   close(): Promise<void>
 }
 
-/** {@link openEnginePage} for either browser, through the cross-browser page (tests/helpers/browsers.ts). */
+/** {@link openEnginePage} for either browser, through the cross-browser page (dev/browsers.ts). */
 export async function openEnginePageIn(browser: BrowserName, bundled?: Promise<BrowserBundle>): Promise<EnginePageIn> {
   const bundle = await (bundled ?? bundleEngine())
   const site = await serveEngine(bundle)

@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
-import type { ChromiumSession } from './browser.ts'
+import type { ChromiumSession } from '../../dev/browser.ts'
 import { FILE_INPUT } from './file-input.ts'
-import { readObject, sdkClient, sha256, testBytes } from './s3-client.ts'
-import type { TestStore } from './stores.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../../dev/s3-client.ts'
+import type { TestStore } from '../../dev/stores.ts'
 
 const MiB = 1024 * 1024
 

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node'
-import { startRgw } from './rgw.ts'
-import { createBucketsWithoutCors, createTestBuckets, type RgwStore, rgwStore, swiftStore, type TestStore } from './stores.ts'
-import { startSwift } from './swift.ts'
+import { startRgw } from '../../dev/rgw.ts'
+import { createBucketsWithoutCors, createTestBuckets, type RgwStore, rgwStore, swiftStore, type TestStore } from '../../dev/stores.ts'
+import { startSwift } from '../../dev/swift.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {

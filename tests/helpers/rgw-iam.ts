@@ -1,7 +1,7 @@
 import { AwsClient } from 'aws4fetch'
-import type { RgwStore } from './stores.ts'
+import type { RgwStore } from '../../dev/stores.ts'
 
-/** The RGW user the test keys belong to (tests/helpers/rgw/bootstrap.sh). */
+/** The RGW user the test keys belong to (dev/rgw/bootstrap.sh). */
 export const RGW_TEST_USER_ARN = 'arn:aws:iam:::user/tester'
 
 /**

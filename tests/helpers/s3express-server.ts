@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { AwsClient } from 'aws4fetch'
-import type { StoreAccess } from './s3-client.ts'
+import type { StoreAccess } from '../../dev/s3-client.ts'
 
 /**
  * A stand-in for S3 Express One Zone (directory buckets), which no open store implements, in

@@ -4,7 +4,7 @@
 // Run by tests/several-instances.test.ts: `node --import tsx tests/helpers/web-instance.ts`.
 import { Redis } from 'ioredis'
 import { createRedisThrottle, createUploadHandler } from '../../server/index.ts'
-import { serveHandler } from './serve-handler.ts'
+import { serveHandler } from '../../dev/serve-handler.ts'
 
 const { PORT, REDIS_URL } = process.env
 const redis = new Redis(REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 1000 })

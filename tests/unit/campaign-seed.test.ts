@@ -1,7 +1,7 @@
 // The fault campaign draws every run from one printed seed, and CAMPAIGN_SEED replays it: a
 // failure seen in CI must be reproducible from its log.
 import { describe, expect, it } from 'vitest'
-import { campaignSeed, seedLine } from '../helpers/campaign-seed.ts'
+import { campaignSeed, seedLine } from '../../dev/campaign-seed.ts'
 
 describe('campaign seed', () => {
   it('takes CAMPAIGN_SEED when set, so a printed seed replays the run', () => {

@@ -52,6 +52,22 @@ describe('engine layers', () => {
   })
 })
 
+/**
+ * The stores, browsers and proxies that tests, benchmarks and the demo all start live in dev/;
+ * tests/ holds tests and what only they use. A benchmark or the demo reaching into tests/ would
+ * tie them to the suite's fixtures again (issue 36), and dev/ is below all three.
+ */
+const ABOVE_TESTS = ['bench', 'demo', 'dev']
+
+describe('shared dev infrastructure', () => {
+  it(`${ABOVE_TESTS.map((folder) => `${folder}/`).join(', ')} import nothing from tests/`, () => {
+    const intoTests = ABOVE_TESTS.flatMap((folder) => importsFrom(ROOT, folder))
+      .filter(([, imported]) => imported.startsWith('tests/'))
+      .map(([importer, imported]) => `${importer} → ${imported}`)
+    expect(intoTests, 'move what both sides use into dev/').toEqual([])
+  })
+})
+
 describe('findImportCycles', () => {
   const root = mkdtempSync(join(tmpdir(), 'import-cycles-'))
   afterAll(() => rmSync(root, { recursive: true, force: true }))

@@ -1,8 +1,8 @@
-// The fault campaign's retry checker (tests/helpers/wire-log.ts) grades the engine: it must flag a
+// The fault campaign's retry checker (dev/wire-log.ts) grades the engine: it must flag a
 // request tried again after a final reply, and must not flag a part URL renewed after storage
 // refused it (the same /parts body again, after a 200). The soak flagged 3 such renewals.
 import { describe, expect, it } from 'vitest'
-import { retryViolations, type WireEntry } from '../helpers/wire-log.ts'
+import { retryViolations, type WireEntry } from '../../dev/wire-log.ts'
 
 const parts = (status: number | undefined, failed?: string): WireEntry => ({
   at: 0,

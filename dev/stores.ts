@@ -1,5 +1,5 @@
 import { CreateBucketCommand, PutBucketCorsCommand } from '@aws-sdk/client-s3'
-import type { UploadHandlerConfig } from '../../server/index.ts'
+import type { UploadHandlerConfig } from '../server/index.ts'
 import type { RgwServer } from './rgw.ts'
 import type { SwiftServer } from './swift.ts'
 import { sdkClient, type StoreAccess } from './s3-client.ts'
@@ -22,7 +22,7 @@ export interface RgwStore extends TestStore {
 export const BUCKET = 'uploads'
 export const BUCKET_WITHOUT_EXPOSED_ETAG = 'no-expose'
 
-/** The test view of a started RGW (tests/helpers/rgw.ts), its buckets named as everywhere. */
+/** The test view of a started RGW (dev/rgw.ts), its buckets named as everywhere. */
 export const rgwStore = (rgw: RgwServer): RgwStore => ({
   name: 'rgw',
   endpoint: rgw.endpoint,
@@ -33,7 +33,7 @@ export const rgwStore = (rgw: RgwServer): RgwStore => ({
   roleArn: rgw.roleArn,
 })
 
-/** The test view of a started Swift (tests/helpers/swift.ts): CORS is its proxy's config, the same for every bucket. */
+/** The test view of a started Swift (dev/swift.ts): CORS is its proxy's config, the same for every bucket. */
 export const swiftStore = (swift: SwiftServer): TestStore => ({
   name: 'swift',
   endpoint: swift.endpoint,

@@ -6,10 +6,10 @@ import {
   ListPartsCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { isUploadError, upload, type UploadResult } from '../../engine/index.ts'
-import { defaultRetry } from '../../engine/core/options.ts'
-import { MIN_PART_SIZE } from '../../protocol/limits.ts'
-import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
+import { isUploadError, upload, type UploadResult } from '../engine/index.ts'
+import { defaultRetry } from '../engine/core/options.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
+import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { type Fault, faultsFor, type FaultProxy, startFaultProxy } from './fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from './s3-client.ts'
 import { S3RVER_CREDENTIALS, startS3rver } from './s3rver.ts'

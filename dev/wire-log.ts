@@ -1,5 +1,5 @@
-import type { HttpRequest, Transport } from '../../engine/transport/transport.ts'
-import { nodeTransport } from '../../engine/transport/node-transport.ts'
+import type { HttpRequest, Transport } from '../engine/transport/transport.ts'
+import { nodeTransport } from '../engine/transport/node-transport.ts'
 
 /** One request as the engine put it on the wire (handed it to the transport), and what came back. */
 export interface WireEntry {

@@ -5,7 +5,7 @@
 //   await rgw.stop()               // SIGKILLs the daemons, removes the state dir
 //
 // All cluster state lives in a fresh dir under os.tmpdir(); nothing in /etc/ceph
-// or /var/lib/ceph is used. See tests/helpers/rgw/bootstrap.sh.
+// or /var/lib/ceph is used. See dev/rgw/bootstrap.sh.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
