@@ -20,6 +20,8 @@ export interface UploadRequestContext {
   issueToken: IssueToken
   presignPut: ReturnType<typeof createPutPresigner>
   multipart: MultipartContext
+  /** Storage takes the server's key and knows the bucket (server/storage-check.ts): asked before anything is issued. */
+  checkStorage: () => Promise<void>
 }
 
 /**
@@ -28,7 +30,7 @@ export interface UploadRequestContext {
  * ticket binding what was declared.
  */
 export async function answerUploadRequest(
-  { config, s3, info, issueToken, presignPut, multipart }: UploadRequestContext,
+  { config, s3, info, issueToken, presignPut, multipart, checkStorage }: UploadRequestContext,
   request: Request,
   input: ValidUploadRequest,
 ): Promise<TokenReply | PresignedReply> {
@@ -42,6 +44,8 @@ export async function answerUploadRequest(
     )
   }
   const { filename, contentType, filesize, sizeUnknown } = input
+  // A wrong secret or bucket is said here for every file alike, before a URL storage would refuse is signed.
+  await checkStorage()
   const metadata = await validateMetadata(config.metadata, input.body.metadata, request)
   const key = config.key ? checkKey(await config.key(request, filename, input.body, metadata)) : defaultKey(filename, config.keyPrefix)
   const declared = { key, contentType, filesize, metadata, ...(sizeUnknown && { sizeUnknown: true as const }) }
