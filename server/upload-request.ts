@@ -44,8 +44,6 @@ export async function answerUploadRequest(
     )
   }
   const { filename, contentType, filesize, sizeUnknown } = input
-  // A wrong secret or bucket is said here for every file alike, before a URL storage would refuse is signed.
-  await checkStorage()
   const metadata = await validateMetadata(config.metadata, input.body.metadata, request)
   const key = config.key ? checkKey(await config.key(request, filename, input.body, metadata)) : defaultKey(filename, config.keyPrefix)
   const declared = { key, contentType, filesize, metadata, ...(sizeUnknown && { sizeUnknown: true as const }) }
@@ -57,6 +55,9 @@ export async function answerUploadRequest(
     )
   }
   const { bucket, region, endpoint } = config
+  // Once the request itself is found good: a wrong secret or bucket is said here for every file
+  // alike, before a URL storage would refuse is signed.
+  await checkStorage()
 
   if (input.strategy === 'token') {
     // Before anything is created: a key the store's policies cannot name exactly is refused here.
