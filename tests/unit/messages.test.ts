@@ -102,7 +102,7 @@ describe('describeError', () => {
     [new ApiError('Internal Server Error', 500), {}, 'The server had a problem — try again'],
     [new ApiError('filename must be a non-empty string', 400), {}, "The server refused this upload — it may be a fault in this site; retrying won't help"],
     // The server's verdict on the stored bytes (/complete) is specific and written for people: shown as is.
-    [new ApiError('The uploaded object was refused and deleted: its first bytes are not those of a image/png file', 422), {}, 'The uploaded object was refused and deleted: its first bytes are not those of a image/png file'],
+    [new ApiError('The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png', 422), {}, 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png'],
     [new S3Error('RequestTimeTooSkewed', 'skewed', 403), {}, "Your device's clock is wrong — set it right, then retry"],
     [new S3Error('AccessDenied', 'no', 403), {}, 'Storage refused the upload (access denied)'],
     [new S3Error('SlowDown', 'slow', 503), { retrying: true }, 'Storage is busy — retrying'],
