@@ -48,6 +48,15 @@ export class ConfigurationFault extends RequestError {
 /** Node's words for "no connection was made": nothing on that port, no such host, no route. */
 const UNREACHABLE = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']
 
+/** The code of an error (or of its cause: fetch's "fetch failed") that says no connection was made, else undefined. */
+export function unreachableCode(error: unknown): string | undefined {
+  for (let at = error, depth = 0; at instanceof Error && depth < 3; at = at.cause, depth++) {
+    const code = (at as { code?: string }).code
+    if (code && UNREACHABLE.includes(code)) return code
+  }
+  return undefined
+}
+
 /**
  * The configuration fault `error` shows, or undefined for any other failure. `reached`: whether the
  * store and STS have answered this endpoint before; once they have, a refused connection is an
@@ -71,7 +80,7 @@ export function configurationFault(error: unknown, config: ResolvedConfig, reach
   }
   if (service === undefined) return undefined
   const where = service === 'STS' ? stsName(config) : storeName(config)
-  if (UNREACHABLE.includes(code)) {
+  if (unreachableCode(error)) {
     if (reached) return undefined
     const setting =
       service === 'STS'
@@ -105,7 +114,7 @@ export function configurationFault(error: unknown, config: ResolvedConfig, reach
 
 /** Where storage is, for the log. */
 const storeName = ({ endpoint, region }: ResolvedConfig) => (endpoint && !isAws(endpoint) ? `storage at ${new URL(endpoint).origin}` : `AWS S3 (${region})`)
-const stsName = ({ sts, region }: ResolvedConfig) => (sts.endpoint ? `STS at ${new URL(sts.endpoint).origin}` : `AWS STS (${region})`)
+export const stsName = ({ sts, region }: Pick<ResolvedConfig, 'sts' | 'region'>) => (sts.endpoint ? `STS at ${new URL(sts.endpoint).origin}` : `AWS STS (${region})`)
 
 /**
  * The log of configuration faults: each cause once, then again at most every

@@ -11,6 +11,7 @@ import { serverInfo } from './info.ts'
 import { checkJsonContentType, readJson } from './json-body.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { listParts } from './list-parts.ts'
+import { isLocalStore } from './local-store.ts'
 import { abortMultipart, readTicket, signParts, type MultipartContext } from './multipart.ts'
 import { parseAbortRequest, parseBatchRequest, parseCompleteRequest, parsePartsRequest, parseUploadRequest } from './parse-requests.ts'
 import { createPartPresigner, createPutPresigner } from './presigned-urls.ts'
@@ -237,6 +238,13 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
  * that do not refuse unsigned headers (RGW, s3rver, and others; AWS refuses them).
  */
 function warnServerKeySigning(config: ResolvedConfig) {
+  if (isLocalStore(config)) {
+    config.logger.warn?.(
+      { store: config.endpoint },
+      `updraft: the local store at ${config.endpoint} (s3rver): presigned uploads signed with its one key, token mode off — expected for the local store, which has no STS or IAM`,
+    )
+    return
+  }
   const why = stsUnavailableReason(config) ?? 'presignWith is server-key'
   config.logger.warn?.(
     { store: config.endpoint ?? 'AWS S3', bucket: config.bucket },
