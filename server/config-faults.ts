@@ -14,7 +14,7 @@ export const FAULT_LOG_INTERVAL_MS = 60_000
 
 /** What a page is told: the kind of fault, never a host, key or bucket name. */
 const PAGE_WORDS = {
-  credentials: 'storage refused its credentials',
+  credentials: 'its credentials were refused',
   bucket: 'its bucket does not exist',
   storage: 'it could not reach storage',
   sts: 'it could not reach its STS (the service that issues upload credentials)',

@@ -6,14 +6,15 @@ import type { ResolvedConfig } from './config.ts'
 const SIGNED = ['NoSuchKey', 'NotFound', 'AccessDenied']
 
 /**
- * Whether storage takes the server's key and knows its bucket, asked once before the first upload
- * is answered: a presigned single PUT is signed without a word to storage, so a wrong
+ * Whether storage takes the server's key and knows its bucket, asked once before the first
+ * presigned single PUT is signed: that reply is made without a word to storage, so a wrong
  * `S3_UPLOAD_SECRET` or bucket name otherwise shows only as the page's own PUT refused
  * (SignatureDoesNotMatch), while a multipart upload's CreateMultipartUpload fails on the server:
- * two files, two different errors for one setting. One ranged GET of a key under `keyPrefix` that
+ * two files, two different errors for one setting. (Token mode needs no check: STS checks the
+ * server's signature, and a wrong bucket is the page's own final NoSuchBucket.) One ranged GET of a key under `keyPrefix` that
  * no upload uses (a missing object answers NoSuchKey, or AccessDenied to a key without
  * s3:ListBucket: both prove the signature); what it throws is the server's to classify
- * (server/config-faults.ts). Until it passes, each upload request asks again (concurrent ones
+ * (server/config-faults.ts). Until it passes, each such request asks again (concurrent ones
  * share one request); once it has, never again. A directory bucket is not asked: its URLs are
  * signed with CreateSession sessions the server asks for itself, which fail on the server.
  */

@@ -20,7 +20,7 @@ export interface UploadRequestContext {
   issueToken: IssueToken
   presignPut: ReturnType<typeof createPutPresigner>
   multipart: MultipartContext
-  /** Storage takes the server's key and knows the bucket (server/storage-check.ts): asked before anything is issued. */
+  /** Storage takes the server's key and knows the bucket (server/storage-check.ts): asked before a single PUT is signed. */
   checkStorage: () => Promise<void>
 }
 
@@ -55,9 +55,6 @@ export async function answerUploadRequest(
     )
   }
   const { bucket, region, endpoint } = config
-  // Once the request itself is found good: a wrong secret or bucket is said here for every file
-  // alike, before a URL storage would refuse is signed.
-  await checkStorage()
 
   if (input.strategy === 'token') {
     // Before anything is created: a key the store's policies cannot name exactly is refused here.
@@ -85,6 +82,9 @@ export async function answerUploadRequest(
   if (sizeUnknown || (filesize !== undefined && filesize > Math.min(config.multipartThreshold, MAX_PART_SIZE))) {
     return startMultipart(multipart, declared)
   }
+  // The one reply made without a word to storage or STS: a wrong secret or bucket would show only as
+  // the page's own PUT refused, where a larger file hears ServerMisconfigured from CreateMultipartUpload.
+  await checkStorage()
   const { url, headers } = await presignPut({ key, contentType, filesize })
   return { key, bucket, region, endpoint, url, headers, ticket: signUploadTicket('put', declared, ticketOptions) }
 }

@@ -167,7 +167,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
     expect(asked.status).toBe(200)
     const [first, huge, html, theirs, token, malformed, last] = asked.body.files
     expect(huge).toEqual({ status: 413, error: `2 MiB is over the 1 MiB limit (filesize ${2 * MiB}, maxFileSize ${MiB} bytes)` })
-    expect(html).toMatchObject({ status: 415, error: expect.stringMatching(/^filetype 'text\/html' is not allowed/) })
+    expect(html).toMatchObject({ status: 415, error: expect.stringMatching(/^The type 'text\/html' is not accepted here/) })
     expect(theirs).toEqual({ status: 403, error: 'You may not upload to this album' })
     expect(token).toMatchObject({ status: 400, code: 'TokenModeUnavailable' })
     expect(malformed).toEqual({ status: 400, error: 'Request body must be a JSON object, got "not an object"' })
