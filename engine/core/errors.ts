@@ -60,15 +60,13 @@ export class ApiError extends UploadError {
  */
 export class NetworkError extends UploadError {
   override name = 'NetworkError'
-  /** Whom the request went to: your upload API or storage (undefined when a transport is called directly). */
+  /**
+   * Whom the request went to: your upload API or storage; set by the engine as the error leaves the
+   * request (undefined when a transport is called directly).
+   */
   declare readonly to: 'api' | 'storage' | undefined
   /** The origin it went to, never its path or query (presigned URLs carry signatures). */
   declare readonly origin: string | undefined
-
-  constructor(message: string, options?: ErrorOptions & { to?: 'api' | 'storage'; origin?: string }) {
-    super(message, options)
-    Object.assign(this, { to: options?.to, origin: options?.origin })
-  }
 }
 
 /** Rejection of an upload stopped through its AbortSignal. The name matches DOM `AbortError`. */

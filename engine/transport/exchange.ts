@@ -23,8 +23,7 @@ export function exchange(
   to: 'api' | 'storage' = 'storage',
 ): Promise<HttpResponse> {
   // Says whom a request without a reply went to, so a page can name what it cannot reach.
-  const lost = (error: unknown) =>
-    error instanceof NetworkError && !error.to ? new NetworkError(error.message, { cause: error.cause, to, origin: origin(request.url) }) : error
+  const lost = (error: unknown) => (error instanceof NetworkError && Object.assign(error, { to, origin: origin(request.url) }), error)
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout>
   let fail: (error: Error, linger?: boolean) => void

@@ -97,10 +97,10 @@ describe('describeError', () => {
     [new NetworkError('Failed to fetch'), {}, expect.stringMatching(/^Storage sent no reply this page can read — it is out of reach, or refused \(an expired link, a refused signature\) with a reply its CORS rules hide\. Retry; .*storage's CORS rules, clock and keys$/)],
     [new NetworkError('Failed to fetch'), { retrying: true }, 'Connection lost — retrying'],
     // Online, what the page could not reach is named: a refused host is not the browser being offline.
-    [new NetworkError('x', { to: 'api', origin: 'http://127.0.0.1:9' }), { retrying: true }, "Can't reach the upload API at http://127.0.0.1:9 — retrying"],
-    [new NetworkError('x', { to: 'api', origin: 'http://127.0.0.1:9' }), {}, "Can't reach the upload API at http://127.0.0.1:9 — it may be down; retry later"],
-    [new NetworkError('x', { to: 'storage', origin: 'https://s3.test' }), { retrying: true }, "Can't reach storage at https://s3.test — retrying"],
-    [new NetworkError('x', { to: 'storage', origin: 'https://s3.test' }), {}, expect.stringMatching(/^Storage at https:\/\/s3\.test sent no reply this page can read — it is out of reach, or refused/)],
+    [Object.assign(new NetworkError('x'), { to: 'api', origin: 'http://127.0.0.1:9' }), { retrying: true }, "Can't reach the upload API at http://127.0.0.1:9 — retrying"],
+    [Object.assign(new NetworkError('x'), { to: 'api', origin: 'http://127.0.0.1:9' }), {}, "Can't reach the upload API at http://127.0.0.1:9 — it may be down; retry later"],
+    [Object.assign(new NetworkError('x'), { to: 'storage', origin: 'https://s3.test' }), { retrying: true }, "Can't reach storage at https://s3.test — retrying"],
+    [Object.assign(new NetworkError('x'), { to: 'storage', origin: 'https://s3.test' }), {}, expect.stringMatching(/^Storage at https:\/\/s3\.test sent no reply this page can read — it is out of reach, or refused/)],
     // A misconfigured server: one sentence whatever the file's size, and nothing of the settings.
     [new ApiError('The upload API is misconfigured: storage refused its credentials. …', 500, null, 'ServerMisconfigured'), {}, "This site's upload service is misconfigured — its owner has to fix it; retrying won't help"],
     [new S3Error('SignatureDoesNotMatch', 'no', 403), {}, "Storage refused this site's upload signature — its owner has to fix its storage key; retrying won't help"],
