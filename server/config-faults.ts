@@ -19,6 +19,7 @@ const PAGE_WORDS = {
   storage: 'it could not reach storage',
   sts: 'it could not reach its STS (the service that issues upload credentials)',
   permission: 'its key is not allowed to do what uploads need',
+  settings: 'a setting is missing or invalid',
 } as const
 
 /**
