@@ -4,7 +4,9 @@ import { GetBucketCorsCommand, GetBucketLifecycleConfigurationCommand } from '@a
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import { xmlText } from '../protocol/xml.ts'
 import type { ResolvedConfig } from '../server/config.ts'
+import { stsName, unreachableCode } from '../server/config-faults.ts'
 import { serverInfo } from '../server/info.ts'
+import { isLocalStore } from '../server/local-store.ts'
 import { objectHeaders } from '../server/presigned-urls.ts'
 import { createS3Client } from '../server/storage.ts'
 import { serverKeyPolicyFor } from '../server/key-policy.ts'
@@ -87,7 +89,11 @@ const said = ({ status, code }: ProbeReply) => `HTTP ${status}${code ? ` ${code}
 async function accessFinding(config: ResolvedConfig, probe: StorageProbe, start: Attempt, fixes: (make: (p: Provider) => string) => string): Promise<Finding> {
   const check = 'access'
   if (start.error) {
-    return { check, status: 'fail', summary: `storage did not answer at ${probe.bucketUrl()}: ${start.error.message}`, fix: 'Check S3_UPLOAD_ENDPOINT (and S3_UPLOAD_REGION for AWS), and that this machine can reach it.' }
+    const unreachable = unreachableCode(start.error)
+    const summary = unreachable
+      ? `could not reach storage at ${new URL(probe.bucketUrl()).origin} (${unreachable}${unreachable === 'ECONNREFUSED' ? ': nothing listens there' : ''})`
+      : `storage did not answer at ${probe.bucketUrl()}: ${start.error.message}`
+    return { check, status: 'fail', summary, fix: 'Check S3_UPLOAD_ENDPOINT (and S3_UPLOAD_REGION for AWS), that the store is running, and that this machine can reach it.' }
   }
   const { reply } = start
   const uploadId = xmlText(reply.body, 'UploadId')
@@ -104,7 +110,8 @@ async function accessFinding(config: ResolvedConfig, probe: StorageProbe, start:
     }
   }
   const fix = {
-    NoSuchBucket: fixes((p) => createBucketFix(p, config)),
+    // A typo is likelier than a bucket nobody created: spelling first, then the command.
+    NoSuchBucket: `Check the spelling of S3_UPLOAD_BUCKET ("${config.bucket}"). If it is right, create the bucket:\n${fixes((p) => createBucketFix(p, config))}`,
     InvalidAccessKeyId: 'S3_UPLOAD_KEY is not a key this store knows: copy the access key id again (for R2, B2 and MinIO, an S3 API key of that store).',
     SignatureDoesNotMatch: 'S3_UPLOAD_SECRET does not belong to S3_UPLOAD_KEY: copy the secret again; check S3_UPLOAD_REGION too.',
     RequestTimeTooSkewed: "This machine's clock is off: see the clock finding.",
@@ -319,6 +326,9 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
 
 async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe): Promise<Finding> {
   const check = 'least-privilege'
+  if (isLocalStore(config)) {
+    return { check, status: 'ok', summary: 's3rver has one key and enforces no IAM policy: expected for the local store (on a real store, this check asks for a key that may only upload)' }
+  }
   const policy = keyPolicyJson(config)
   // A missing key answers 404 (or a 2xx to DELETE) only to a key allowed to read or delete it; 403 otherwise.
   const allowed = async (send: () => Promise<ProbeReply>) => {
@@ -390,12 +400,25 @@ export function credentialsFinding(config: ResolvedConfig, found: { credentials:
 async function stsFinding(config: ResolvedConfig): Promise<Finding> {
   const check = 'sts'
   const info = serverInfo(config)
+  if (!info.token && isLocalStore(config)) return { check, status: 'skip', summary: 'token mode is off: s3rver has no STS, as expected for the local store (presigned mode needs none)' }
   if (!info.token) return { check, status: 'skip', summary: `token mode is off: ${info.tokenUnavailableReason} (presigned mode needs no STS)` }
   try {
     const credentials = await createTokenIssuer(config)(`${config.keyPrefix}updraft-doctor-${crypto.randomUUID()}`)
     const mode = config.sts.mode === 'assume-role' ? 'AssumeRole' : 'GetFederationToken'
     return { check, status: 'ok', summary: `STS issues upload credentials (${mode}${credentials.Expiration ? `, valid until ${credentials.Expiration}` : ''})` }
   } catch (error) {
+    // Not reached is not refused: the address first, before any policy advice.
+    const unreachable = unreachableCode(error)
+    if (unreachable) {
+      return {
+        check,
+        status: 'fail',
+        summary: `could not reach ${stsName(config)} (${unreachable}): no upload credentials can be issued`,
+        fix: config.sts.endpoint
+          ? `Check S3_UPLOAD_STS_ENDPOINT (${config.sts.endpoint}; in assume-role mode it defaults to S3_UPLOAD_ENDPOINT), and that this machine can reach it. Or use presigned mode, which needs no STS.`
+          : 'Check S3_UPLOAD_REGION, and that this machine can reach AWS STS. Or use presigned mode, which needs no STS.',
+      }
+    }
     return {
       check,
       status: 'fail',

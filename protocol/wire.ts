@@ -344,11 +344,15 @@ export interface ErrorReply {
 }
 
 /**
- * Refusals a client acts on without a person: `TokenModeUnavailable` answers an upload request
- * for token mode on a server with no STS (400), and a page that did not name its strategy asks
- * again in presigned mode.
+ * Refusals a client acts on without a person:
+ * - `TokenModeUnavailable` answers an upload request for token mode on a server with no STS
+ *   (400), and a page that did not name its strategy asks again in presigned mode.
+ * - `ServerMisconfigured` (500): a setting of the server is wrong — storage refused its signature
+ *   or key, its bucket does not exist, storage or STS could not be reached before either ever
+ *   answered. No retry can heal it, so a page does not retry; `error` names the kind of fault,
+ *   and the server's log the setting to change.
  */
-export type ErrorCode = 'TokenModeUnavailable'
+export type ErrorCode = 'TokenModeUnavailable' | 'ServerMisconfigured'
 
 /** Cache-Control next-s3-upload puts on objects: public in token mode, not in presigned mode. */
 export const TOKEN_CACHE_CONTROL = 'max-age=630720000, public'

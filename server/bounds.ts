@@ -35,8 +35,9 @@ export const boundedRequests = (ms: number) => ({ connectionTimeout: Math.min(ms
 
 /**
  * A middleware for an SDK client whose requests are `boundedRequests(ms)`: once the SDK's own
- * retries are spent, a timeout leaves the client as a {@link NotAnsweredError} naming `what`. Add
- * it outermost: `client.middlewareStack.add(namingTimeouts(what, ms), NAMING_TIMEOUTS)`.
+ * retries are spent, a timeout leaves the client as a {@link NotAnsweredError} naming `what`, and
+ * any other failure is marked as `what`'s ({@link failedAt}). Add it outermost:
+ * `client.middlewareStack.add(namingTimeouts(what, ms), NAMING_TIMEOUTS)`.
  */
 export const namingTimeouts =
   (what: string, ms: number) =>
@@ -45,9 +46,17 @@ export const namingTimeouts =
     try {
       return await next(args)
     } catch (error) {
-      throw isTimeout(error) ? Object.assign(new NotAnsweredError(what, ms), { cause: error }) : error
+      if (isTimeout(error)) throw Object.assign(new NotAnsweredError(what, ms), { cause: error })
+      // A connection refused has no $metadata saying whose it was: server/config-faults.ts asks here.
+      if (error instanceof Error) calls.set(error, what)
+      throw error
     }
   }
+
+const calls = new WeakMap<Error, string>()
+
+/** What an SDK error came from ("Storage", "STS"), when a {@link namingTimeouts} client threw it. */
+export const failedAt = (error: unknown): string | undefined => (error instanceof Error ? calls.get(error) : undefined)
 
 /** Outermost (`initialize`), so it sees only the final error, after the SDK's retries. */
 export const NAMING_TIMEOUTS = { step: 'initialize', name: 'updraftNamingTimeouts', priority: 'high' } as const

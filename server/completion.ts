@@ -1,4 +1,5 @@
 import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { overLimit } from '../protocol/bytes.ts'
 import { parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
 import type { CompleteReply, CompleteRequest } from '../protocol/wire.ts'
@@ -91,7 +92,7 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
   const { size, contentType: storedType } = stored
   const refuse = (status: number, reason: string) => refuseObject(s3, claims, status, reason, logger)
   if (!sizeUnknown && size !== filesize) await refuse(422, `it holds ${size} bytes, not the ${filesize} declared`)
-  if (config.maxFileSize !== undefined && size > config.maxFileSize) await refuse(413, `it holds ${size} bytes, over the limit of ${config.maxFileSize}`)
+  if (config.maxFileSize !== undefined && size > config.maxFileSize) await refuse(413, `it holds ${size} bytes: ${overLimit(size, config.maxFileSize)}`)
   if (!sameType(storedType, contentType)) await refuse(422, `its Content-Type is '${storedType}', not the '${contentType}' issued`)
   const extras = unissuedExtras(stored.headers, config)
   if (extras.length > 0) {
@@ -102,7 +103,7 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
     )
   }
   if (checkSignature && !matchesFileSignature(essence, stored.firstBytes ?? new Uint8Array())) {
-    await refuse(422, `its first bytes are not those of a ${essence} file`)
+    await refuse(422, `its first bytes do not match its declared type, ${essence}`)
   }
   return { size, contentType: storedType, etag: stored.etag }
 }
@@ -145,6 +146,8 @@ async function refuseObject(
     logger.error({ err: describeError(error), key }, 'updraft: could not delete an upload that failed verification')
     fate = 'not deleted'
   }
+  // A page's refusal its person sees; the operator hears it too (a fake PDF, a lying size), one line each.
+  if (explain) logger.warn?.({ key, status }, `updraft: /complete refused the upload at ${key} (${status}) and ${fate} it: ${reason}`)
   throw new RequestError(status, explain ? `The uploaded object was refused and ${fate}: ${reason}` : reason)
 }
 

@@ -10,7 +10,7 @@ import { deriveTicketSecret } from './ticket.ts'
 /** pino-compatible: Fastify's `request.log` and `app.log` fit as they are. */
 export interface Logger {
   error(obj: object, msg?: string): void
-  /** Said once, when the handler is created (e.g. that a store has no STS). */
+  /** Said when the handler is created (e.g. that a store has no STS), and when `/complete` refuses an upload it checked (a file whose first bytes are not its type's). */
   warn?(obj: object, msg?: string): void
 }
 

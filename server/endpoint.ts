@@ -5,11 +5,13 @@ import { completeUpload } from './completion.ts'
 import { credentialsOf } from './credentials.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { NotAnsweredError } from './bounds.ts'
+import { configurationFault, createFaultLog } from './config-faults.ts'
 import { describeError } from './errors.ts'
 import { serverInfo } from './info.ts'
 import { checkJsonContentType, readJson } from './json-body.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { listParts } from './list-parts.ts'
+import { isLocalStore } from './local-store.ts'
 import { abortMultipart, readTicket, signParts, type MultipartContext } from './multipart.ts'
 import { parseAbortRequest, parseBatchRequest, parseCompleteRequest, parsePartsRequest, parseUploadRequest } from './parse-requests.ts'
 import { createPartPresigner, createPutPresigner } from './presigned-urls.ts'
@@ -18,6 +20,7 @@ import { answerBatch, chargeFiles, combineAllowances, type FileAllowance } from 
 import { notAuthorized, RequestError, ThrottledError } from './request-error.ts'
 import { ROUTES, type Route } from './routes.ts'
 import { createSessionSigner } from './session-signer.ts'
+import { createStorageCheck } from './storage-check.ts'
 import { createS3Client } from './storage.ts'
 import { createCredentialIssuer, createTokenIssuer, FEDERATION_NEEDS_USER_KEY } from './sts.ts'
 import { verifyTicket } from './ticket.ts'
@@ -79,7 +82,19 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
     ticketSecret: resolved.ticketSecret,
   }
   const info = serverInfo(resolved)
-  const uploads: UploadRequestContext = { config: resolved, s3, info, issueToken, presignPut: createPutPresigner(resolved, signer), multipart }
+  const uploads: UploadRequestContext = {
+    config: resolved,
+    s3,
+    info,
+    issueToken,
+    presignPut: createPutPresigner(resolved, signer),
+    multipart,
+    checkStorage: createStorageCheck(resolved, s3),
+  }
+  const logFault = createFaultLog()
+  // Whether storage and STS have answered an upload request: before, a refused connection is a
+  // wrong setting; after, an outage a retry may outlast (server/config-faults.ts).
+  let reached = false
   const tokenRoutes: TokenRoutesContext = { config: resolved, s3, issueToken, ticketSecret: multipart.ticketSecret }
   // A directory bucket's URLs are signed with CreateSession sessions, never the server's key.
   if (resolved.presignWith === 'server-key' && !isDirectoryBucket(resolved.bucket)) warnServerKeySigning(resolved)
@@ -96,7 +111,7 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
     const body = await readJson(request.clone())
     switch (route) {
       case 'upload':
-        return answerUploadRequest(uploads, request, parseUploadRequest(body))
+        return named(() => answerUploadRequest(uploads, request, parseUploadRequest(body)), logger)
       case 'parts': {
         const { ticket, ...asked } = parsePartsRequest(body)
         return await signParts(multipart, readTicket(multipart, ticket), asked)
@@ -116,16 +131,37 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
       case 'batch': {
         const files = parseBatchRequest(body)
         const allowance = await allowFiles(request, route, files.length, chargeFile)
-        return answerBatch(files, allowance, route, logger, (file) => answerUploadRequest(uploads, request, parseUploadRequest(file)))
+        return answerBatch(files, allowance, route, logger, (file) => named(() => answerUploadRequest(uploads, request, parseUploadRequest(file)), logger))
       }
       case 'batch-complete': {
         const files = parseBatchRequest(body)
         const allowance = await allowFiles(request, route, files.length, chargeFile)
-        return answerBatch(files, allowance, route, logger, (file) => {
-          const { ticket, parts } = parseCompleteRequest(file)
-          return completeUpload(multipart, verifyTicket(ticket, multipart.ticketSecret, resolved.bucket), parts, request, logger)
-        })
+        return answerBatch(files, allowance, route, logger, (file) =>
+          named(() => {
+            const { ticket, parts } = parseCompleteRequest(file)
+            return completeUpload(multipart, verifyTicket(ticket, multipart.ticketSecret, resolved.bucket), parts, request, logger)
+          }, logger),
+        )
       }
+    }
+  }
+
+  /**
+   * `answerOne()`, with a configuration fault it shows (a wrong secret, an unknown bucket, a store
+   * out of reach) turned into the final `ServerMisconfigured` refusal and logged once: each file of
+   * a batch gets it in its entry, as a one-file request does.
+   */
+  async function named<T>(answerOne: () => Promise<T>, logger: Logger): Promise<T> {
+    try {
+      const answered = await answerOne()
+      reached = true
+      return answered
+    } catch (error) {
+      const fault = configurationFault(error, resolved, reached)
+      if (!fault) throw error
+      if (fault === error) throw fault
+      logFault(fault, logger)
+      throw fault
     }
   }
 
@@ -143,7 +179,11 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
   }
 
   /** Refusals as 4xx JSON; anything else is a fault: logged, and only "Internal Server Error" for the page. */
-  function failure(request: Request, route: Route, error: unknown, logger: Logger): Response {
+  function failure(request: Request, route: Route, caught: unknown, logger: Logger): Response {
+    // A wrong setting met on any route: the page hears it is final, the log hears it once.
+    const fault = configurationFault(caught, resolved, reached)
+    if (fault && fault !== caught) logFault(fault, logger)
+    const error = fault ?? caught
     // Not the client's doing: the page hears what did not answer (503), the log hears it too.
     if (error instanceof NotAnsweredError) logger.error({ err: describeError(error.cause ?? error), route }, `updraft: ${error.message}`)
     if (error instanceof RequestError) return refuse(request, error)
@@ -198,6 +238,13 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
  * that do not refuse unsigned headers (RGW, s3rver, and others; AWS refuses them).
  */
 function warnServerKeySigning(config: ResolvedConfig) {
+  if (isLocalStore(config)) {
+    config.logger.warn?.(
+      { store: config.endpoint },
+      `updraft: the local store at ${config.endpoint} (s3rver): presigned uploads signed with its one key, token mode off — expected for the local store, which has no STS or IAM`,
+    )
+    return
+  }
   const why = stsUnavailableReason(config) ?? 'presignWith is server-key'
   config.logger.warn?.(
     { store: config.endpoint ?? 'AWS S3', bucket: config.bucket },

@@ -1,5 +1,6 @@
 import type { UploadTypes } from '../protocol/wire.ts'
-import type { UploadHandlerConfig } from './config.ts'
+import { ConfigurationFault, createFaultLog } from './config-faults.ts'
+import type { Logger, UploadHandlerConfig } from './config.ts'
 import { createEndpoint } from './endpoint.ts'
 import { routeOf } from './routes.ts'
 
@@ -26,6 +27,10 @@ export type UploadHandler<Metadata = unknown, ServerData = unknown> = ((request:
  * `RequestError`s answered as 4xx JSON `{ error }` (400 bad request, 403 not authorized or
  * cross-site, 404 no such route, 413 too large, 415 type not allowed, 429 throttled); the handler
  * itself never rejects.
+ *
+ * A framework that loads the route's module without its settings (`next build`) wants
+ * {@link createLazyUploadHandler}, which creates this on the first request and answers a missing
+ * setting as `ServerMisconfigured` rather than a thrown error the framework makes a bare 500.
  *
  * @param config - Every setting optional: what is left out comes from `S3_UPLOAD_*`; see {@link UploadHandlerConfig}.
  * @returns The handler, `(request: Request) => Promise<Response>`.
@@ -57,5 +62,44 @@ export function createUploadHandler<Metadata = unknown, ServerData = unknown>(
     const route = routeOf(request.method, new URL(request.url).pathname, endpoint.config.path)
     if (typeof route !== 'string') return endpoint.refuse(request, route)
     return (await endpoint.preamble(request, route)) ?? endpoint.respond(request, route)
+  }
+}
+
+/**
+ * {@link createUploadHandler}, created on the first request rather than at once: for a framework
+ * that loads a route's module without its settings (`next build`). A setting missing or invalid
+ * is then answered as what it is, a fault no retry heals: 500 `{ error, code: 'ServerMisconfigured' }`
+ * (pages do not retry it), and the log hears the `TypeError` naming every setting, with
+ * `npx updraft-s3 doctor`, once a minute at most. Each request tries again, so settings fixed
+ * without a restart are taken up. Was, with the handler created by hand on first use: a plain 500
+ * the page retried for 27 s.
+ *
+ * @param config - As {@link createUploadHandler}'s.
+ * @example
+ * ```ts
+ * // app/api/s3-upload/[[...path]]/route.ts (Next.js App Router)
+ * import { createLazyUploadHandler } from 'updraft-s3/server'
+ *
+ * const upload = createLazyUploadHandler()
+ * export const POST = upload
+ * export const GET = upload // …/info
+ * ```
+ */
+export function createLazyUploadHandler<Metadata = unknown, ServerData = unknown>(
+  config?: UploadHandlerConfig<Metadata, ServerData>,
+): UploadHandler<Metadata, ServerData> {
+  let handle: UploadHandler<Metadata, ServerData> | undefined
+  const logFault = createFaultLog()
+  const logger: Logger = config?.logger ?? { error: (obj, msg) => console.error(msg, obj) }
+  return async (request) => {
+    try {
+      handle ??= createUploadHandler(config)
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error
+      const fault = new ConfigurationFault('settings', 'settings', `${error.message}. Run npx updraft-s3 doctor to check every setting`, error)
+      logFault(fault, logger)
+      return Response.json({ error: fault.message, code: fault.code }, { status: fault.status, headers: { 'cache-control': 'no-store' } })
+    }
+    return handle(request)
   }
 }

@@ -1,7 +1,7 @@
 // `updraft-s3/server`: the credential endpoint as a Web-standard handler. Everything exported here is
 // public API (api/updraft-s3-server.api.md); presigners, policies, config resolution and media-type
 // parsing are the handler's internals (the CLI and tests import them from their modules).
-export { createUploadHandler, type UploadHandler } from './handler.ts'
+export { createUploadHandler, createLazyUploadHandler, type UploadHandler } from './handler.ts'
 export type { Route } from './routes.ts'
 export { createUploadSweeper, type SweeperOptions, type SweepOptions, type SweepReport } from './sweep.ts'
 export { createRedisThrottle, type RedisThrottleOptions } from './redis-throttle.ts'

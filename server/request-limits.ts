@@ -3,6 +3,7 @@
  * against the part plan its ticket binds: checked before any key, credential or URL exists.
  */
 import { matchesAllowedType, parseMediaType } from '../protocol/content-type.ts'
+import { overLimit } from '../protocol/bytes.ts'
 import { limitRefusal, type UploadLimits } from '../protocol/file-limits.ts'
 import { MAX_PARTS } from '../protocol/limits.ts'
 import { maxPartNumber } from '../protocol/parts.ts'
@@ -22,11 +23,11 @@ export function checkLimits(limits: UploadLimits, { filetype, essence, filesize,
   }
   const refusal = limitRefusal(limits, essence, filesize ?? 0)
   if (refusal?.reason === 'too-large') {
-    throw new RequestError(413, `filesize ${filesize} is over the limit of ${maxFileSize} bytes`)
+    throw new RequestError(413, `${overLimit(filesize!, maxFileSize!)} (filesize ${filesize}, maxFileSize ${maxFileSize} bytes)`)
   }
   if (refusal && allowedTypes) {
     const exactOnly = refusal.activeContent ? ` (active content such as ${essence} must be listed by its exact type)` : ''
-    throw new RequestError(415, `filetype '${filetype}' is not allowed; allowed: ${allowedTypes.join(', ')}${exactOnly}`)
+    throw new RequestError(415, `The type '${filetype}' is not accepted here: allowedTypes is ${allowedTypes.join(', ')}${exactOnly}`)
   }
   if (refusal) {
     throw new RequestError(

@@ -20,6 +20,8 @@ export interface UploadRequestContext {
   issueToken: IssueToken
   presignPut: ReturnType<typeof createPutPresigner>
   multipart: MultipartContext
+  /** Storage takes the server's key and knows the bucket (server/storage-check.ts): asked before a single PUT is signed. */
+  checkStorage: () => Promise<void>
 }
 
 /**
@@ -28,7 +30,7 @@ export interface UploadRequestContext {
  * ticket binding what was declared.
  */
 export async function answerUploadRequest(
-  { config, s3, info, issueToken, presignPut, multipart }: UploadRequestContext,
+  { config, s3, info, issueToken, presignPut, multipart, checkStorage }: UploadRequestContext,
   request: Request,
   input: ValidUploadRequest,
 ): Promise<TokenReply | PresignedReply> {
@@ -80,6 +82,9 @@ export async function answerUploadRequest(
   if (sizeUnknown || (filesize !== undefined && filesize > Math.min(config.multipartThreshold, MAX_PART_SIZE))) {
     return startMultipart(multipart, declared)
   }
+  // The one reply made without a word to storage or STS: a wrong secret or bucket would show only as
+  // the page's own PUT refused, where a larger file hears ServerMisconfigured from CreateMultipartUpload.
+  await checkStorage()
   const { url, headers } = await presignPut({ key, contentType, filesize })
   return { key, bucket, region, endpoint, url, headers, ticket: signUploadTicket('put', declared, ticketOptions) }
 }

@@ -1,4 +1,5 @@
 import { UploadError } from '../engine/index.ts'
+import { overLimit } from '../protocol/bytes.ts'
 import { essenceOf, limitRefusal, type LimitRefusal, type UploadLimits } from '../protocol/file-limits.ts'
 
 export type { UploadLimits, LimitRefusal }
@@ -18,7 +19,7 @@ export class FileRefusedError extends UploadError {
   constructor(file: File, refusal: LimitRefusal) {
     super(
       refusal.reason === 'too-large'
-        ? `${file.name} is ${refusal.size} bytes, over the endpoint's maxFileSize of ${refusal.maxFileSize} bytes; nothing was sent`
+        ? `${file.name}: ${overLimit(refusal.size, refusal.maxFileSize)} (the endpoint's maxFileSize); nothing was sent`
         : `${file.name} is ${refusal.essence}, which the endpoint does not accept` +
             (refusal.allowedTypes ? ` (allowedTypes: ${refusal.allowedTypes.join(', ')})` : ' (active content)') +
             '; nothing was sent',

@@ -1,15 +1,7 @@
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+import { formatBytes } from '../protocol/bytes.ts'
 
-/** Binary units, as part sizes and limits are counted (a 30 MiB limit reads "30 MiB", not "31.5 MB"). */
-export function formatBytes(bytes: number): string {
-  let value = bytes
-  let unit = 0
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return unit === 0 ? `${value} B` : `${trim(value.toFixed(value < 10 ? 1 : 0))} ${UNITS[unit]}`
-}
+// One formatter for sizes, shared with the endpoint's refusals.
+export { formatBytes, overLimit } from '../protocol/bytes.ts'
 
 export const formatSpeed = (bytesPerSecond: number): string => `${formatBytes(Math.round(bytesPerSecond))}/s`
 
@@ -22,6 +14,3 @@ export function formatTimeLeft(seconds: number): string {
   const rest = minutes % 60
   return `${Math.floor(minutes / 60)} h${rest ? ` ${rest} min` : ''} left`
 }
-
-/** "5.0" reads as more precise than it is: "5 MiB". */
-const trim = (digits: string) => digits.replace(/\.0$/, '')

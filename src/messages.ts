@@ -6,7 +6,7 @@
 import { ApiError, NetworkError, S3Error, UploadError } from '../engine/index.ts'
 import type { UploadLimits } from '../protocol/file-limits.ts'
 import { FileRefusedError } from './file-checks.ts'
-import { formatBytes } from './format.ts'
+import { formatBytes, overLimit } from './format.ts'
 
 /** What {@link describeError} may use to say more: the file, the limits, whether it retries. */
 export interface MessageContext {
@@ -32,13 +32,15 @@ export interface MessageContext {
 export function describeError(error: unknown, { file, limits, retrying }: MessageContext = {}): string {
   if (error instanceof FileRefusedError) {
     const { refusal } = error
-    if (refusal.reason === 'too-large') return `${formatBytes(refusal.size)} is over the ${formatBytes(refusal.maxFileSize)} limit`
+    if (refusal.reason === 'too-large') return overLimit(refusal.size, refusal.maxFileSize)
     return refusedType(refusal.essence, error.file.name, refusal.allowedTypes)
   }
   if ((error as Error | undefined)?.name === 'AbortError') return 'Cancelled'
-  if (error instanceof NetworkError) return networkMessage(retrying)
+  if (error instanceof NetworkError) return networkMessage(error, retrying)
   // The server's verdict on stored bytes (size, type, file signature) is written for people, and specific.
   if (error instanceof ApiError && error.status === 422) return error.message
+  // The same words for every file, whatever its size; what to change is in the server's log, not here.
+  if (error instanceof ApiError && error.code === 'ServerMisconfigured') return "This site's upload service is misconfigured — its owner has to fix it; retrying won't help"
   if (error instanceof ApiError) return endpointMessage(error.status, file, limits, retrying)
   if (error instanceof S3Error) return storageMessage(error, retrying)
   // The engine's own errors (e.g. a bucket CORS rule hiding ETags) are written for people already.
@@ -47,21 +49,37 @@ export function describeError(error: unknown, { file, limits, retrying }: Messag
 }
 
 /**
- * A request got no reply the page may read. While retries go on, a dropped connection is the
- * likely cause. Once they are spent with the browser online, a refusal is likelier: storage that
- * puts no CORS headers on its error replies (OpenStack Swift never does; R2 and others not on
- * every one) shows an expired URL or a refused signature to the page as a bare network error.
+ * A request got no reply the page may read. Offline, the connection is the cause. Online, the page
+ * names what it could not reach (a refused connection and a dropped one look alike to a browser):
+ * the upload API, or storage. Once the retries are spent, storage may also have refused with a
+ * reply its CORS rules hide (OpenStack Swift never puts CORS headers on error replies; R2 and
+ * others not on every one): an expired URL or a refused signature shows as a bare network error.
  */
-function networkMessage(retrying?: boolean): string {
+function networkMessage({ to, origin }: NetworkError, retrying?: boolean): string {
+  if (globalThis.navigator?.onLine === false) return retrying ? 'Connection lost — retrying' : "You're offline — reconnect, then retry"
+  const where = origin ? ` at ${origin}` : ''
+  if (to === 'api') return `Can't reach the upload API${where} — ${retrying ? 'retrying' : 'it may be down; retry later'}`
+  if (to === 'storage' && retrying) return `Can't reach storage${where} — retrying`
   if (retrying) return 'Connection lost — retrying'
-  if (globalThis.navigator?.onLine === false) return "You're offline — reconnect, then retry"
-  return "Storage sent no reply this page can read — most likely a refusal (an expired link, a refused signature) its CORS rules hide. Retry; if it fails again, the site's owner should check storage's CORS rules, clock and keys"
+  return `Storage${where} sent no reply this page can read — it is out of reach, or refused (an expired link, a refused signature) with a reply its CORS rules hide. Retry; if it fails again, the site's owner should check storage's CORS rules, clock and keys`
+}
+
+/**
+ * Whether no retry can change how the upload ended: the file's type or size is refused, the
+ * server checked the stored bytes and refused them, or the server is misconfigured. A component
+ * offers no Retry for these.
+ */
+export function isFinal(error: unknown): boolean {
+  if (error instanceof FileRefusedError) return true
+  if (error instanceof ApiError) return error.code === 'ServerMisconfigured' || [413, 415, 422].includes(error.status)
+  // Storage refused the signature or the key itself: the server signs the same way next time.
+  return error instanceof S3Error && ['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'NoSuchBucket'].includes(error.code)
 }
 
 function endpointMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {
   if (status === 413) {
-    const size = file ? `${formatBytes(file.size)} is` : 'This file is'
-    return limits.maxFileSize === undefined ? `${size} over this site's size limit` : `${size} over the ${formatBytes(limits.maxFileSize)} limit`
+    if (file && limits.maxFileSize !== undefined) return overLimit(file.size, limits.maxFileSize)
+    return `${file ? formatBytes(file.size) : 'This file'} is over this site's size limit`
   }
   if (status === 415) return refusedType(file?.type || undefined, file?.name, limits.allowedTypes)
   if (status === 401 || status === 403) return "The server didn't allow this upload — sign in again, or reload the page"
@@ -74,6 +92,8 @@ function storageMessage({ code, status }: S3Error, retrying?: boolean): string {
   if (code === 'RequestTimeTooSkewed') return "Your device's clock is wrong — set it right, then retry"
   if (code === 'ExpiredToken' || code === 'TokenRefreshRequired') return 'The permission to upload expired — retry'
   if (code === 'EntityTooLarge') return 'Storage refused this file as too large'
+  if (code === 'SignatureDoesNotMatch' || code === 'InvalidAccessKeyId') return "Storage refused this site's upload signature — its owner has to fix its storage key; retrying won't help"
+  if (code === 'NoSuchBucket') return "This site's storage bucket does not exist — its owner has to fix it; retrying won't help"
   if (code === 'AccessDenied' || status === 403) return 'Storage refused the upload (access denied)'
   if (code === 'SlowDown' || status === 503 || status === 429) return retrying ? 'Storage is busy — retrying' : 'Storage is busy — try again in a moment'
   if (status >= 500) return retrying ? 'Storage had a problem — retrying' : 'Storage had a problem — try again'

@@ -23,7 +23,11 @@ export interface UploadEntry<ServerData = unknown> {
    * outlasted the retries: it carries on by itself once the network is back.
    */
   status: UploadStatus
-  /** Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). While `retrying`, what is being retried. */
+  /**
+   * Why it failed; for `aborted`, the engine's `AbortError` ("Upload aborted"). While `retrying`,
+   * what is being retried; while `waiting-for-network` after the retries, the last network error
+   * (its `to` and `origin` say what the page could not reach).
+   */
   error?: Error
   /** Set once `status` is `done`. */
   result?: UploadResult<ServerData>
@@ -95,7 +99,8 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
       return update(files, action.id, (entry) => ({
         ...entry,
         status: action.state === 'running' ? (entry.uploaded > 0 ? 'uploading' : 'queued') : action.state,
-        error: undefined,
+        // What it waits to reach stays said (a refused host is not the browser being offline).
+        error: action.state === 'waiting-for-network' ? entry.error : undefined,
       }))
     case 'finished':
       // Success means every byte went: the bar ends at 100% even if the last progress event was lost.

@@ -166,8 +166,8 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
     })
     expect(asked.status).toBe(200)
     const [first, huge, html, theirs, token, malformed, last] = asked.body.files
-    expect(huge).toEqual({ status: 413, error: `filesize ${2 * MiB} is over the limit of ${MiB} bytes` })
-    expect(html).toMatchObject({ status: 415, error: expect.stringMatching(/^filetype 'text\/html' is not allowed/) })
+    expect(huge).toEqual({ status: 413, error: `2 MiB is over the 1 MiB limit (filesize ${2 * MiB}, maxFileSize ${MiB} bytes)` })
+    expect(html).toMatchObject({ status: 415, error: expect.stringMatching(/^The type 'text\/html' is not accepted here/) })
     expect(theirs).toEqual({ status: 403, error: 'You may not upload to this album' })
     expect(token).toMatchObject({ status: 400, code: 'TokenModeUnavailable' })
     expect(malformed).toEqual({ status: 400, error: 'Request body must be a JSON object, got "not an object"' })
@@ -198,7 +198,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
     ]
     const done = await post<{ files: Array<UploadResult | BatchError> }>(endpoint, '/batch/complete', { files: completions })
     expect(done.status).toBe(200)
-    expect(done.body.files[1]).toEqual({ status: 422, error: 'The uploaded object was refused and deleted: its first bytes are not those of a image/png file' })
+    expect(done.body.files[1]).toEqual({ status: 422, error: 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png' })
     if (strategy === 'token') expect(done.body.files[3]).toEqual({ status: 422, error: 'The uploaded object was refused and deleted: it holds 3000 bytes, not the 10 declared' })
     expect(await exists(reader, html!.bucket, html!.key)).toBe(false)
     expect(await exists(reader, sized!.bucket, sized!.key)).toBe(false)

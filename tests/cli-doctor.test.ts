@@ -11,6 +11,7 @@ import { describeServerKeyPolicy, type KeyPolicy } from '../server/key-policy.ts
 import { sdkClient } from '../dev/s3-client.ts'
 import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
+import { freePort } from '../dev/app-process.ts'
 
 const run = promisify(execFile)
 const ORIGIN = 'https://app.example.test'
@@ -141,10 +142,25 @@ describe('on Ceph RGW', () => {
     expect(code).toBe(1)
   })
 
+  it('the startup warning names exactly the policy the doctor prints (server/key-policy.ts)', async () => {
+    const warnings: string[] = []
+    const config = storeConfig(rgw, { logger: { error: () => {}, warn: (_obj, msg) => void warnings.push(msg ?? '') } })
+    createUploadHandler(config)
+    expect(warnings).toHaveLength(1)
+    // RGW's user key may do anything: the least-privilege check warns and prints the policy.
+    const fix = finding(await doctor(config), 'least-privilege').fix ?? ''
+    const printed = JSON.parse(fix.slice(fix.indexOf('{'), fix.lastIndexOf('}') + 1)) as KeyPolicy
+    expect(warnings[0]).toContain(`only ${describeServerKeyPolicy(printed)} `)
+    const actions = printed.Statement.flatMap(({ Action }) => [Action].flat())
+    expect(new Set(warnings[0]!.match(/\b(s3|sts|s3express):\w+/g))).toEqual(new Set(actions))
+    expect(actions).toEqual(['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject', 's3:ListBucketMultipartUploads'])
+  })
+
   it('a missing bucket, or a wrong secret, fails the access check and says what to change', async () => {
     const missing = await doctor(storeConfig(rgw, { bucket: 'no-such-bucket-here' }))
     expect(finding(missing, 'access')).toMatchObject({ status: 'fail', summary: 'bucket "no-such-bucket-here" does not exist' })
-    expect(finding(missing, 'access').fix).toContain(`aws s3api create-bucket --bucket no-such-bucket-here --endpoint-url ${rgw.endpoint}`)
+    // A typo first, then the command that creates the bucket.
+    expect(finding(missing, 'access').fix).toMatch(new RegExp(`^Check the spelling of S3_UPLOAD_BUCKET \\("no-such-bucket-here"\\)\\. If it is right, create the bucket:\\n.*aws s3api create-bucket --bucket no-such-bucket-here --endpoint-url ${rgw.endpoint}`, 's'))
     expect(finding(missing, 'cors').status).toBe('skip')
 
     const wrongSecret = await doctor(storeConfig(rgw, { secretAccessKey: 'not-the-secret' }))
@@ -168,8 +184,33 @@ describe('on s3rver', () => {
 
   it("passes CORS and ExposeHeaders (its bucket allows any origin) and warns that it cannot abort multipart uploads", async () => {
     const findings = await doctor(storeConfig(s3))
-    expect(statuses(findings)).toMatchObject({ access: 'warn', clock: 'ok', cors: 'ok', 'expose-etag': 'ok', 'least-privilege': 'warn' })
+    expect(statuses(findings)).toMatchObject({ access: 'warn', clock: 'ok', cors: 'ok', 'expose-etag': 'ok' })
     expect(finding(findings, 'access').summary).toContain('AbortMultipartUpload answered HTTP 405')
+  })
+
+  // Issue 35: against the README's own local store, doctor warned for an IAM policy s3rver cannot
+  // enforce and suggested an STS mode for RGW and MinIO.
+  it('recognises the local store: no IAM-policy or STS advice, "expected for the local store"', async () => {
+    const findings = await doctor(storeConfig(s3))
+    expect(finding(findings, 'least-privilege')).toMatchObject({ status: 'ok', summary: expect.stringContaining('expected for the local store') })
+    expect(finding(findings, 'sts')).toMatchObject({ status: 'skip', summary: expect.stringContaining('expected for the local store') })
+    expect(JSON.stringify(findings)).not.toMatch(/S3_UPLOAD_STS_MODE|"Statement"/)
+  })
+
+  it('a wrong bucket name: the spelling of S3_UPLOAD_BUCKET before any create-bucket command', async () => {
+    const fix = finding(await doctor(storeConfig(s3, { bucket: 'uplaods' })), 'access').fix ?? ''
+    expect(fix.indexOf('Check the spelling of S3_UPLOAD_BUCKET ("uplaods")')).toBe(0)
+    expect(fix).toContain('create-bucket')
+  })
+
+  it('storage or STS out of reach: "could not reach", before any policy advice', async () => {
+    const closed = await freePort() // nothing listens there once freePort has closed it
+    const storage = await doctor(storeConfig(s3, { endpoint: `http://127.0.0.1:${closed}` }))
+    expect(finding(storage, 'access')).toMatchObject({ status: 'fail', summary: `could not reach storage at http://127.0.0.1:${closed} (ECONNREFUSED: nothing listens there)` })
+    const sts = finding(await doctor(storeConfig(s3, { sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/uploads', endpoint: `http://127.0.0.1:${closed}` } })), 'sts')
+    expect(sts).toMatchObject({ status: 'fail', summary: `could not reach STS at http://127.0.0.1:${closed} (ECONNREFUSED): no upload credentials can be issued` })
+    expect(sts.fix).toMatch(/^Check S3_UPLOAD_STS_ENDPOINT/)
+    expect(sts.fix).not.toContain('Statement')
   })
 
   it('finds the missing ExposeHeaders on a bucket whose CORS hides ETag', async () => {
@@ -206,20 +247,6 @@ describe('on s3rver', () => {
     const { output } = await cli(['setup-bucket', '--origin', ORIGIN, '--dry-run'], wrong)
     expect(output).toContain('Lifecycle rules: adding one. The current rules could not be read (SignatureDoesNotMatch')
     expect(output).not.toContain('not supported')
-  })
-
-  it('the startup warning names exactly the policy the doctor prints (server/key-policy.ts)', async () => {
-    const warnings: string[] = []
-    const config = storeConfig(s3, { logger: { error: () => {}, warn: (_obj, msg) => void warnings.push(msg ?? '') } })
-    createUploadHandler(config)
-    expect(warnings).toHaveLength(1)
-    // s3rver lets any key do anything: the least-privilege check warns and prints the policy.
-    const fix = finding(await doctor(config), 'least-privilege').fix ?? ''
-    const printed = JSON.parse(fix.slice(fix.indexOf('{'), fix.lastIndexOf('}') + 1)) as KeyPolicy
-    expect(warnings[0]).toContain(`only ${describeServerKeyPolicy(printed)} `)
-    const actions = printed.Statement.flatMap(({ Action }) => [Action].flat())
-    expect(new Set(warnings[0]!.match(/\b(s3|sts|s3express):\w+/g))).toEqual(new Set(actions))
-    expect(actions).toEqual(['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject', 's3:ListBucketMultipartUploads'])
   })
 
   it('without settings, the command names every missing one and exits 2', async () => {

@@ -178,7 +178,7 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
 
     const bad = await settle(rowsOf(page, 'disguised.png'))
     expect(bad.status).toBe('error')
-    expect(bad.text).toContain('The uploaded object was refused and deleted: its first bytes are not those of a image/png file')
+    expect(bad.text).toContain('The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png')
     // Deleted from storage (s3rver's files on disk: the photo's only), never recorded.
     const names = await storedFiles(started)
     expect(names.some((name) => name.startsWith('photo.png'))).toBe(true)

@@ -66,8 +66,8 @@ describe('endpoint refusals reach the caller as ApiError, message as the server 
   const limits: UploadHandlerConfig = { allowedTypes: ['image/*'], maxFileSize: 1000 }
 
   it.each([
-    ['415 for a type not allowed', fileOf(testBytes(10), 'notes.txt', 'text/plain'), 415, "filetype 'text/plain' is not allowed; allowed: image/*"],
-    ['413 for a file over maxFileSize', fileOf(testBytes(2000), 'big.png', 'image/png'), 413, 'filesize 2000 is over the limit of 1000 bytes'],
+    ['415 for a type not allowed', fileOf(testBytes(10), 'notes.txt', 'text/plain'), 415, "The type 'text/plain' is not accepted here: allowedTypes is image/*"],
+    ['413 for a file over maxFileSize', fileOf(testBytes(2000), 'big.png', 'image/png'), 413, '2 KiB is over the 1000 B limit (filesize 2000, maxFileSize 1000 bytes)'],
   ])('%s', async (_title, file, status, message) => {
     const { endpoint, calls } = await endpointFor(s3rver(), limits)
     for (const strategy of ['presigned', 'token'] as const) {

@@ -136,14 +136,38 @@ describe('requests and replies', () => {
         done()
       },
     })
-    const app = await appWith({ ...s3rverConfig(), bucket: 'no-such-bucket' }, { logger: { level: 'error', stream } })
+    const key = () => {
+      throw Object.assign(new Error('key store down'), { code: 'EKEYSTORE' })
+    }
+    const app = await appWith({ ...s3rverConfig(), key }, { logger: { level: 'error', stream } })
     const response = await postJson(app, '/api/s3-upload', { filename: 'a.bin', filetype: '', filesize: 6 * MiB, strategy: 'presigned' })
     expect(response.statusCode).toBe(500)
     expect(response.body).toBe('Internal Server Error')
     expect(response.headers['content-type']).toMatch(/^text\/plain/)
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatchObject({ level: 50, msg: 'updraft: upload endpoint failed', reqId: expect.any(String), route: 'upload', err: { code: 'NoSuchBucket', status: 404 } })
+    expect(lines[0]).toMatchObject({ level: 50, msg: 'updraft: upload endpoint failed', reqId: expect.any(String), route: 'upload', err: { code: 'EKEYSTORE' } })
     expect(JSON.stringify(lines)).not.toContain(s3rver.credentials.secretAccessKey + '"')
+  })
+
+  // Issue 35: a setting no retry heals is final for the page and one line for the operator, however many requests meet it.
+  it('a bucket that does not exist: 500 ServerMisconfigured for a single PUT and a multipart upload alike, one pino line naming S3_UPLOAD_BUCKET', async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>)
+        done()
+      },
+    })
+    const app = await appWith({ ...s3rverConfig(), bucket: 'no-such-bucket' }, { logger: { level: 'error', stream } })
+    for (const filesize of [MiB, 6 * MiB, 6 * MiB]) {
+      const response = await postJson(app, '/api/s3-upload', { filename: 'a.bin', filetype: '', filesize, strategy: 'presigned' })
+      expect(response.statusCode).toBe(500)
+      expect(response.json()).toEqual({ error: expect.stringMatching(/^The upload API is misconfigured: its bucket does not exist\./), code: 'ServerMisconfigured' })
+      expect(response.body).not.toContain('no-such-bucket')
+    }
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ level: 50, cause: 'Storage NoSuchBucket', msg: expect.stringContaining('check the spelling of S3_UPLOAD_BUCKET') })
+    expect(lines[0]!.msg).toContain('npx updraft-s3 doctor')
   })
 })
 

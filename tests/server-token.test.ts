@@ -157,10 +157,13 @@ describe('token mode with GetFederationToken', () => {
     logged.length = 0
     const refusedBefore = sts.refused.length
     const response = await handlerFor({ secretAccessKey: 'not-the-secret' })(post({ filename: 'a.txt', filetype: 'text/plain' }))
+    // A setting no retry can heal (issue 35): final for the page, one line naming it for the operator.
     expect(response.status).toBe(500)
-    expect(await response.text()).toBe('Internal Server Error')
+    expect(await response.json()).toEqual({ error: expect.stringMatching(/^The upload API is misconfigured: its credentials were refused\./), code: 'ServerMisconfigured' })
     expect(sts.refused.slice(refusedBefore)).toEqual([{ status: 403, code: 'SignatureDoesNotMatch' }])
-    expect(logged[0]!.obj).toMatchObject({ err: { code: 'SignatureDoesNotMatch' } })
+    expect(logged).toHaveLength(1)
+    expect(logged[0]!.obj).toEqual({ cause: 'STS SignatureDoesNotMatch' })
+    expect(JSON.stringify(logged)).toMatch(/STS at http:\/\/127\.0\.0\.1:\d+ refused the server's request \(SignatureDoesNotMatch\): S3_UPLOAD_SECRET is not the secret of S3_UPLOAD_KEY.*npx updraft-s3 doctor/)
     expect(JSON.stringify(logged)).not.toContain('not-the-secret')
   })
 })

@@ -145,11 +145,11 @@ describe.each(Object.entries(doors))('refusals through the %s door', (_door, sen
   })
 
   it.each([
-    ['a file over maxFileSize', { maxFileSize: 100 }, { ...valid, filesize: 101 }, 413, 'filesize 101 is over the limit of 100 bytes'],
+    ['a file over maxFileSize', { maxFileSize: 100 }, { ...valid, filesize: 101 }, 413, '101 B is over the 100 B limit (filesize 101, maxFileSize 100 bytes)'],
     ['no filesize when maxFileSize is set', { maxFileSize: 100 }, { filename: 'a.png', filetype: 'image/png' }, 400, 'filesize is required: this endpoint accepts files of at most 100 bytes'],
-    ['a type outside allowedTypes', { allowedTypes: ['image/*', 'application/pdf'] }, { ...valid, filetype: 'text/plain' }, 415, "filetype 'text/plain' is not allowed; allowed: image/*, application/pdf"],
-    ['an empty type against allowedTypes', { allowedTypes: ['image/*'] }, { ...valid, filetype: '' }, 415, "filetype '' is not allowed; allowed: image/*"],
-    ['a token request of a refused type', { allowedTypes: ['image/*'] }, { ...valid, strategy: 'token', filetype: 'text/plain' }, 415, "filetype 'text/plain' is not allowed; allowed: image/*"],
+    ['a type outside allowedTypes', { allowedTypes: ['image/*', 'application/pdf'] }, { ...valid, filetype: 'text/plain' }, 415, "The type 'text/plain' is not accepted here: allowedTypes is image/*, application/pdf"],
+    ['an empty type against allowedTypes', { allowedTypes: ['image/*'] }, { ...valid, filetype: '' }, 415, "The type '' is not accepted here: allowedTypes is image/*"],
+    ['a token request of a refused type', { allowedTypes: ['image/*'] }, { ...valid, strategy: 'token', filetype: 'text/plain' }, 415, "The type 'text/plain' is not accepted here: allowedTypes is image/*"],
   ] as const)('%s, before any credential or URL', async (_what, limits, body, status, error) => {
     const hits = tripwireHits
     const response = await send({ ...baseConfig(), ...limits }, 'POST', '', JSON.stringify(body))

@@ -178,7 +178,7 @@ describe('limits', () => {
 })
 
 describe('rows: every state and control', () => {
-  it('the link drops mid-upload: past the retries the row waits for the network, not "Connection lost", and completes by itself (multipart)', async () => {
+  it('the link drops mid-upload: past the retries the row waits, naming storage it cannot reach (the browser is online), not "Connection lost", and completes by itself (multipart)', async () => {
     // The page's store is reached through a relay whose link the test cuts (the issue's 4 s drop).
     const link = await startLinkSwitch(open.embedded!.endpoint)
     const { credentials, bucket, region } = open.embedded!
@@ -200,9 +200,11 @@ describe('rows: every state and control', () => {
       // The engine retries while the link is down; past its budget (issue 13) it waits for the
       // network instead of failing. The browser still believes it is online: no `online` event
       // will come, so the engine tries again every 10 s by itself.
-      await expect.poll(() => stateOf(row), { timeout: 60_000, interval: 50 }).toBe('offline')
-      expect(await row.locator('.updraft-state').innerText()).toBe('Waiting for the network')
-      expect(await row.innerText()).not.toContain('Connection lost')
+      // Online, it is storage that is out of reach, not the network (issue 35): the row names it.
+      await row.and(page.locator('[data-status=waiting-for-network]')).waitFor({ timeout: 60_000 })
+      expect(await stateOf(row)).toBe('retrying')
+      expect(await row.innerText()).toContain(`Can't reach storage at ${link.endpoint} — retrying`)
+      expect(await row.innerText()).not.toMatch(/Connection lost|Waiting for the network/)
       link.up()
       await expectStored(page, 'dropped-link.bin', await readFile(payload))
       expect(await rowsOf(page, 'dropped-link.bin').count()).toBe(1)

@@ -200,7 +200,7 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     const parts = await sendParts(endpoint, reply, bytes)
     expect(await post(endpoint, '/complete', { ticket: reply.ticket, parts })).toEqual({
       status: 413,
-      body: { error: `The uploaded object was refused and deleted: it holds ${3 * PART} bytes, over the limit of ${12 * MiB}` },
+      body: { error: `The uploaded object was refused and deleted: it holds ${3 * PART} bytes: 15 MiB is over the 12 MiB limit` },
     })
     expect(await exists(client, reply.bucket, reply.key)).toBe(false)
     expect(completed).toEqual([])
@@ -213,7 +213,7 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     expect(await exists(client, reply.bucket, reply.key)).toBe(true)
     expect(await post(endpoint, '/complete', { ticket: reply.ticket })).toEqual({
       status: 413,
-      body: { error: `The uploaded object was refused and deleted: it holds ${PART + 2 * MiB} bytes, over the limit of ${6 * MiB}` },
+      body: { error: `The uploaded object was refused and deleted: it holds ${PART + 2 * MiB} bytes: 7 MiB is over the 6 MiB limit` },
     })
     expect(await exists(client, reply.bucket, reply.key)).toBe(false)
     expect(completed).toEqual([])

@@ -201,7 +201,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
       else expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: HTML })).status).toBe(200)
       expect(await post(endpoint, '/complete', { ticket: reply.ticket })).toEqual({
         status: 422,
-        body: { error: 'The uploaded object was refused and deleted: its first bytes are not those of a image/png file' },
+        body: { error: 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png' },
       })
       expect(await exists(client, reply.bucket, reply.key)).toBe(false)
       expect(app.calls).toEqual([])

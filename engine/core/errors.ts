@@ -55,11 +55,18 @@ export class ApiError extends UploadError {
 }
 
 /**
- * The request never got an HTTP reply (offline, DNS, CORS refusal, connection reset), or stalled:
- * nothing moved for `stallTimeout`. Retried.
+ * The request never got an HTTP reply (offline, DNS, a refused connection, CORS refusal, connection
+ * reset), or stalled: nothing moved for `stallTimeout`. Retried.
  */
 export class NetworkError extends UploadError {
   override name = 'NetworkError'
+  /**
+   * Whom the request went to: your upload API or storage; set by the engine as the error leaves the
+   * request (undefined when a transport is called directly).
+   */
+  declare readonly to: 'api' | 'storage' | undefined
+  /** The origin it went to, never its path or query (presigned URLs carry signatures). */
+  declare readonly origin: string | undefined
 }
 
 /** Rejection of an upload stopped through its AbortSignal. The name matches DOM `AbortError`. */

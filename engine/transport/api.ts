@@ -32,7 +32,7 @@ export async function postOnce<T>(run: UploadRun, route: string, body: unknown, 
     headers: { 'content-type': 'application/json', ...apiHeaders },
     body: JSON.stringify(body),
   }
-  const response = await exchange(run, request, signal)
+  const response = await exchange(run, request, signal, undefined, 'api')
   let reply: (T & { error?: unknown; code?: unknown }) | undefined
   try {
     reply = JSON.parse(response.body)

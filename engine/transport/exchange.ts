@@ -20,7 +20,10 @@ export function exchange(
   request: HttpRequest,
   signal: AbortSignal | undefined,
   held?: AbortSignal,
+  to: 'api' | 'storage' = 'storage',
 ): Promise<HttpResponse> {
+  // Says whom a request without a reply went to, so a page can name what it cannot reach.
+  const lost = (error: unknown) => (error instanceof NetworkError && Object.assign(error, { to, origin: origin(request.url) }), error)
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout>
   let fail: (error: Error, linger?: boolean) => void
@@ -31,7 +34,7 @@ export function exchange(
   const watch = () => {
     const left = moved + stallTimeout - Date.now()
     if (left > 0) timer = setTimeout(watch, left)
-    else fail(new NetworkError(`No progress for ${stallTimeout} ms on ${request.method} ${origin(request.url)}`))
+    else fail(lost(new NetworkError(`No progress for ${stallTimeout} ms on ${request.method} ${origin(request.url)}`)) as Error)
   }
   const { body } = request
   let sent = -1
@@ -64,7 +67,7 @@ export function exchange(
           request.onProgress?.((sent = bytes))
         },
       })
-        .then(resolve, reject)
+        .then(resolve, (error) => reject(lost(error)))
         .finally(() => {
           clearTimeout(timer)
           release()

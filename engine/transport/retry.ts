@@ -12,13 +12,15 @@ const MAX_RETRY_AFTER_MS = 20_000
  * SlowDown), 408, S3's 400 `RequestTimeout` ("your socket connection was not read from or written
  * to within the timeout period"), an `InternalError` inside a 200 (Complete can fail after its
  * headers are sent) and `BadDigest` (the body storage received does not match the checksum it
- * carries: damaged on the way, so sending it again can succeed). Never other 4xx, never
- * programming errors.
+ * carries: damaged on the way, so sending it again can succeed). Never other 4xx, never an upload
+ * API's `ServerMisconfigured`, never programming errors.
  */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof NetworkError) return true
   if (!(error instanceof S3Error || error instanceof ApiError)) return false
   const { status } = error
+  // The upload API's settings are wrong (protocol/wire.ts ErrorCode): asking again changes nothing.
+  if ((error as ApiError).code === 'ServerMisconfigured') return false
   return status > 499 || status === 429 || status === 408 || /^(RequestTimeout|InternalError|BadDigest)$/.test((error as S3Error).code)
 }
 

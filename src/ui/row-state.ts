@@ -1,4 +1,6 @@
+import { NetworkError } from '../../engine/index.ts'
 import { FileRefusedError } from '../file-checks.ts'
+import { isFinal } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 
 /** What a row says it is doing: the hook's status, refined by what the person can tell apart. */
@@ -23,13 +25,17 @@ export const ROW_LABELS: Record<RowState, string> = {
  * - `paused`: the person paused it (Pause); nothing moves until Resume.
  * - `offline`: the browser is offline, or network errors outlasted the retries: the upload waits
  *   and carries on by itself once the network is back ("waiting for the network", never
- *   "Failed to fetch").
- * - `refused`: the page refused the file by the endpoint's limits; nothing was sent.
+ *   "Failed to fetch"). Online, with the request's target known, it is `retrying` instead: the
+ *   upload API or storage is out of reach ("Can't reach storage at …"), not the network.
+ * - `refused`: the page refused the file by the endpoint's limits, or the upload ended in a way no
+ *   retry can change (a refused type, a server misconfigured: src/messages.ts `isFinal`).
  * - `cancelled`: aborted on purpose, told apart from a failure.
  */
 export function rowState(entry: UploadEntry, online: boolean): RowState {
   if (entry.status === 'paused') return 'paused'
-  if (entry.status === 'waiting-for-network' || (isRunning(entry) && !online)) return 'offline'
+  if (!online && isRunning(entry)) return 'offline'
+  // Online, a host that gives no reply is out of reach, not the network: the engine keeps trying it.
+  if (entry.status === 'waiting-for-network') return entry.error instanceof NetworkError && entry.error.to ? 'retrying' : 'offline'
   switch (entry.status) {
     case 'queued':
       return 'queued'
@@ -44,7 +50,8 @@ export function rowState(entry: UploadEntry, online: boolean): RowState {
     case 'aborted':
       return 'cancelled'
     case 'error':
-      return entry.error instanceof FileRefusedError ? 'refused' : 'failed'
+      // Nothing a retry could change (a refused type or size, a misconfigured server): no Retry.
+      return entry.error instanceof FileRefusedError || isFinal(entry.error) ? 'refused' : 'failed'
   }
   return 'uploading'
 }

@@ -1,26 +1,26 @@
 // The batch routes' own rules (server/batch.ts, server/endpoint.ts), under the Web handler and the
 // Fastify plugin: the list's bounds, per-file faults, the bound on files answered at once, and a
-// rate limit that counts files. Presigning with the server's key needs no store; the flows against
-// s3rver, RGW and Swift are in tests/batch-uploads.test.ts.
+// rate limit that counts files. Presigning with the server's key needs the store only for the
+// endpoint's one settings check (server/storage-check.ts): an s3rver; the flows against s3rver,
+// RGW and Swift are in tests/batch-uploads.test.ts.
 import Fastify from 'fastify'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_BATCH_FILES } from '../../protocol/limits.ts'
 import type { BatchError, PresignedPutReply } from '../../protocol/wire.ts'
 import { BATCH_CONCURRENCY } from '../../server/batch.ts'
 import { mapWithin } from '../../server/bounded-map.ts'
 import { s3Upload } from '../../server/fastify.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
+import { startS3rver, type S3rverInstance } from '../../dev/s3rver.ts'
 
 const quiet = { error: () => {}, warn: () => {} }
-const base: UploadHandlerConfig = {
-  accessKeyId: 'AKIDEXAMPLE',
-  secretAccessKey: 'secret',
-  bucket: 'uploads',
-  region: 'us-east-1',
-  endpoint: 'http://127.0.0.1:9',
-  forcePathStyle: true,
-  logger: quiet,
-}
+let store: S3rverInstance
+const base: UploadHandlerConfig = { forcePathStyle: true, logger: quiet }
+beforeAll(async () => {
+  store = await startS3rver()
+  Object.assign(base, { ...store.credentials, bucket: store.bucket, region: store.region, endpoint: store.endpoint })
+})
+afterAll(() => store.stop())
 const file = (name: string) => ({ filename: name, filetype: 'image/png', filesize: 100, strategy: 'presigned' })
 const files = (count: number) => Array.from({ length: count }, (_, index) => file(`${index}.png`))
 

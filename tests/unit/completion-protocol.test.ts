@@ -89,7 +89,7 @@ describe('completion after storage accepted the bytes', () => {
     const { fake, result, next } = setup()
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
-    const reason = 'The uploaded object was refused and deleted: its first bytes are not those of a image/png file'
+    const reason = 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png'
     json(await next(), { error: reason }, 422)
     const error = await result.catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ApiError)

@@ -8,8 +8,8 @@ import { parseUploadRequest } from '../../server/parse-requests.ts'
 import { RequestError } from '../../server/request-error.ts'
 import { checkLimits } from '../../server/request-limits.ts'
 import { acceptOf, checkFile, FileRefusedError } from '../../src/file-checks.ts'
-import { formatBytes, formatTimeLeft } from '../../src/format.ts'
-import { describeError, describeLimits, typeName } from '../../src/messages.ts'
+import { formatBytes, formatTimeLeft, overLimit } from '../../src/format.ts'
+import { describeError, describeLimits, isFinal, typeName } from '../../src/messages.ts'
 
 const MiB = 1024 * 1024
 /** A File that claims `size` bytes without allocating them. */
@@ -83,7 +83,7 @@ describe('describeError', () => {
     const file = sized('talk.mp4', 'video/mp4', 62914560)
     const limits = { maxFileSize: 31457280, allowedTypes: ['image/*', 'application/pdf'] }
     // The endpoint's own words stay in error.message for developers; people get these.
-    const tooBig = new ApiError('filesize 62914560 is over the limit of 31457280 bytes', 413)
+    const tooBig = new ApiError('60 MiB is over the 30 MiB limit (filesize 62914560, maxFileSize 31457280 bytes)', 413)
     expect(describeError(tooBig, { file, limits })).toBe('60 MiB is over the 30 MiB limit')
     expect(describeError(tooBig, { file })).toBe("60 MiB is over this site's size limit")
     const pdf = sized('cv.pdf', 'application/pdf', 1)
@@ -94,15 +94,23 @@ describe('describeError', () => {
 
   it.each([
     // Past the retries, online: a refusal whose reply CORS hid (Swift's error replies carry no CORS headers) is likelier than the link.
-    [new NetworkError('Failed to fetch'), {}, expect.stringMatching(/^Storage sent no reply this page can read — most likely a refusal \(an expired link, a refused signature\) its CORS rules hide\. Retry; .*storage's CORS rules, clock and keys$/)],
+    [new NetworkError('Failed to fetch'), {}, expect.stringMatching(/^Storage sent no reply this page can read — it is out of reach, or refused \(an expired link, a refused signature\) with a reply its CORS rules hide\. Retry; .*storage's CORS rules, clock and keys$/)],
     [new NetworkError('Failed to fetch'), { retrying: true }, 'Connection lost — retrying'],
+    // Online, what the page could not reach is named: a refused host is not the browser being offline.
+    [Object.assign(new NetworkError('x'), { to: 'api', origin: 'http://127.0.0.1:9' }), { retrying: true }, "Can't reach the upload API at http://127.0.0.1:9 — retrying"],
+    [Object.assign(new NetworkError('x'), { to: 'api', origin: 'http://127.0.0.1:9' }), {}, "Can't reach the upload API at http://127.0.0.1:9 — it may be down; retry later"],
+    [Object.assign(new NetworkError('x'), { to: 'storage', origin: 'https://s3.test' }), { retrying: true }, "Can't reach storage at https://s3.test — retrying"],
+    [Object.assign(new NetworkError('x'), { to: 'storage', origin: 'https://s3.test' }), {}, expect.stringMatching(/^Storage at https:\/\/s3\.test sent no reply this page can read — it is out of reach, or refused/)],
+    // A misconfigured server: one sentence whatever the file's size, and nothing of the settings.
+    [new ApiError('The upload API is misconfigured: storage refused its credentials. …', 500, null, 'ServerMisconfigured'), {}, "This site's upload service is misconfigured — its owner has to fix it; retrying won't help"],
+    [new S3Error('SignatureDoesNotMatch', 'no', 403), {}, "Storage refused this site's upload signature — its owner has to fix its storage key; retrying won't help"],
     [new UploadAbortedError(), {}, 'Cancelled'],
     [new ApiError('Forbidden', 403), {}, "The server didn't allow this upload — sign in again, or reload the page"],
     [new ApiError('Too Many Requests', 429), {}, 'Too many uploads at once — wait a minute, then retry'],
     [new ApiError('Internal Server Error', 500), {}, 'The server had a problem — try again'],
     [new ApiError('filename must be a non-empty string', 400), {}, "The server refused this upload — it may be a fault in this site; retrying won't help"],
     // The server's verdict on the stored bytes (/complete) is specific and written for people: shown as is.
-    [new ApiError('The uploaded object was refused and deleted: its first bytes are not those of a image/png file', 422), {}, 'The uploaded object was refused and deleted: its first bytes are not those of a image/png file'],
+    [new ApiError('The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png', 422), {}, 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png'],
     [new S3Error('RequestTimeTooSkewed', 'skewed', 403), {}, "Your device's clock is wrong — set it right, then retry"],
     [new S3Error('AccessDenied', 'no', 403), {}, 'Storage refused the upload (access denied)'],
     [new S3Error('SlowDown', 'slow', 503), { retrying: true }, 'Storage is busy — retrying'],
@@ -137,6 +145,33 @@ describe('words for limits, sizes and times', () => {
     expect(typeName('application/x-foo', 'a.foo')).toBe('FOO files')
     expect(typeName('application/x-foo')).toBe('application/x-foo files')
     expect(typeName('font/*')).toBe('font files')
+  })
+
+  it('overLimit: the size and the limit in units, with as many decimals as it takes to tell them apart', () => {
+    expect(overLimit(105906176, 104857600)).toBe('101 MiB is over the 100 MiB limit')
+    expect(overLimit(40 * MiB, 30 * MiB)).toBe('40 MiB is over the 30 MiB limit')
+    expect(overLimit(100.4 * MiB, 100 * MiB)).toBe('100.4 MiB is over the 100 MiB limit')
+    expect(overLimit(100 * MiB + 1, 100 * MiB)).toBe('104857601 bytes is over the limit of 104857600 bytes')
+    expect(overLimit(2000, 1000)).toBe('2 KiB is over the 1000 B limit')
+    fc.assert(
+      fc.property(fc.nat(2 ** 40), fc.nat(2 ** 40), (a, b) => {
+        const [limit, size] = a < b ? [a, b] : [b, a + 1]
+        const [, said, allowed] = /^(.+?) is over the (?:limit of )?(.+?)(?: limit| bytes)?$/.exec(overLimit(size, limit))!
+        return said !== allowed
+      }),
+    )
+  })
+
+  it('isFinal: no Retry for what no retry changes', () => {
+    expect(isFinal(new ApiError('x', 500, null, 'ServerMisconfigured'))).toBe(true)
+    expect(isFinal(new ApiError('x', 415))).toBe(true)
+    expect(isFinal(new ApiError('x', 422))).toBe(true)
+    expect(isFinal(new S3Error('SignatureDoesNotMatch', 'x', 403))).toBe(true)
+    expect(isFinal(checkFile(sized('a.txt', 'text/plain', 1), { allowedTypes: ['image/*'] }))).toBe(true)
+    expect(isFinal(new ApiError('Internal Server Error', 500))).toBe(false)
+    expect(isFinal(new S3Error('ExpiredToken', 'x', 400))).toBe(false)
+    expect(isFinal(new NetworkError('x'))).toBe(false)
+    expect(isFinal(new UploadAbortedError())).toBe(false)
   })
 
   it('formatBytes and formatTimeLeft', () => {

@@ -118,6 +118,8 @@ describe('retry policy', () => {
     [new S3Error('Http408', 'x', 408), true],
     [new ApiError('Internal Server Error', 500), true],
     [new ApiError('Too many requests', 429), true],
+    // A 500 the API says no retry heals (a wrong secret, an unknown bucket: issue 35).
+    [new ApiError('The upload API is misconfigured: …', 500, null, 'ServerMisconfigured'), false],
     [new S3Error('AccessDenied', 'x', 403), false],
     [new S3Error('EntityTooSmall', 'x', 400), false],
     [new ApiError('Not authorized to upload', 403), false],

@@ -91,7 +91,7 @@ describe('<UploadDropzone>', () => {
     expect(row('ok.png').dataset.state).toBe('failed')
     expect(row('ok.png').textContent).toContain('Storage sent no reply this page can read')
     expect(row('ok.png').querySelector('details code')!.textContent).toBe('Failed to fetch') // the developer's words, one click away
-    expect(live()).toMatch(/^ok\.png not uploaded: Storage sent no reply this page can read — most likely a refusal/)
+    expect(live()).toMatch(/^ok\.png not uploaded: Storage sent no reply this page can read — it is out of reach, or refused/)
 
     act(() => fireEvent.click(within(row('ok.png')).getByRole('button', { name: 'Retry upload of ok.png' })))
     expect(calls).toHaveLength(2)
