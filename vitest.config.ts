@@ -6,11 +6,13 @@ const shared = { testTimeout: 60_000, hookTimeout: 120_000 }
 
 export default defineConfig({
   test: {
-    pool: 'forks',
     maxWorkers: 2,
     projects: [
-      // Pure logic and step-through fakes: no server, runs in seconds (`vitest --project unit`).
-      { test: { ...shared, name: 'unit', include: ['tests/unit/**/*.test.{ts,tsx}'] } },
+      // Pure logic and step-through fakes: no store, no browser, no real wait (`npm run test:unit`).
+      // Threads that keep their modules from file to file (isolate: false): a fresh process per
+      // file re-imported TypeScript, jsdom and the AWS SDK 68 times and made up most of the lane's
+      // time. A file that mocks a module or stubs a global undoes it when it ends.
+      { test: { ...shared, name: 'unit', include: ['tests/unit/**/*.test.{ts,tsx}'], pool: 'threads', isolate: false } },
       // Everything that talks to a real S3 server, STS stand-in or Chromium. One RGW for the run.
       {
         test: {
@@ -18,6 +20,7 @@ export default defineConfig({
           name: 'integration',
           include: ['tests/**/*.test.{ts,tsx}'],
           exclude: ['tests/unit/**'],
+          pool: 'forks',
           globalSetup: ['tests/helpers/global-setup.ts'],
         },
       },

@@ -196,6 +196,11 @@ async function scalingTest({ seconds, rounds, log }: { seconds: number; rounds: 
         log(`scaling ${setup.name}: ${fixed(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`)
       }
     }
+    // Redis stopped: the instances that count there let requests through uncounted (fail open)
+    // without waiting for it. tests/several-instances.test.ts counts that they do; this row is how fast.
+    await redis.kill()
+    const down = await cannon(`${setups.at(-1)!.origin}/api/s3-upload`, body, seconds)
+    log(`scaling Redis stopped: ${fixed(down.requests.average)} req/s, p99 ${down.latency.p99} ms, non-2xx ${down.non2xx}`)
     const rate = (name: string) => median(results.get(name)!.map((run) => run.requests.average))
     const alone = rate(setups[0]!.name)
     const table: Table = {
@@ -204,7 +209,15 @@ async function scalingTest({ seconds, rounds, log }: { seconds: number; rounds: 
       rows: setups.map(({ name }) => {
         const runs = results.get(name)!
         return [name, fixed(rate(name)), ratio(rate(name) / alone), fixed(median(runs.map((run) => run.latency.p99)), 1), String(runs.reduce((sum, run) => sum + run.errors + run.timeouts + run.non2xx, 0))]
-      }),
+      }).concat([
+        [
+          'haproxy → 3 instances, limit counted in Redis, Redis stopped (one run)',
+          fixed(down.requests.average),
+          ratio(down.requests.average / alone),
+          fixed(down.latency.p99, 1),
+          String(down.errors + down.timeouts + down.non2xx),
+        ],
+      ]),
     }
     return { table, headline: setups.slice(1).map(({ name }) => `${name.replace('haproxy → ', '')} ${fixed(rate(name))} req/s`).join(', ') + ` (one alone ${fixed(alone)}).` }
   } finally {

@@ -1,7 +1,7 @@
 import { access, constants } from 'node:fs/promises'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 
-/** Debian's `chromium` package; no Playwright-downloaded browser (ARCHITECTURE.md, "Browser"). */
+/** Debian's `chromium` package; no Playwright-downloaded browser (ARCHITECTURE.md, "Real parts in tests"). */
 export const CHROMIUM_PATH = '/usr/bin/chromium'
 
 /** The flags ARCHITECTURE.md names: no sandbox or GPU in CI, no QUIC, and no background traffic. */

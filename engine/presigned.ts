@@ -13,26 +13,10 @@ import type { UploadBody } from './core/body.ts'
  * ship no SigV4 code at all. Same options as `upload()`, but `strategy` and the token-mode-only
  * `objectHeaders` / `partHeaders`; `checksum` takes `'md5'` only (Content-MD5).
  *
- * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
- * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
- * `ReadableStream<Uint8Array>` or an async iterable of `Uint8Array` (a Node stream), of a known
- * length (the `size` option) or not (see `uploadObject`).
+ * @param file - The bytes, of any kind {@link upload} takes.
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag }`, once storage has confirmed it.
- * @throws {@link ApiError} your upload API refused (`message` is its own `error` text: too
- * large, type not allowed, not authorized) or still failed (5xx, 429) after `retry.limit` retries.
- * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
- * `EntityTooSmall`, …), or still failed after `retry.limit` retries.
- * @throws {@link NetworkError} a request got no reply (offline, a CORS refusal, a stall of
- * `stallTimeout`) on every attempt.
- * @throws {@link UploadAbortedError} (`name` `'AbortError'`, message `Upload aborted`) `signal`
- * aborted before storage committed the object; cleanup goes on in the background (`onCleanup`).
- * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
- * `ExposeHeaders: ETag`), or the API's multipart plan does not fit the file.
- * @throws `RangeError`, `TypeError` an invalid option (`partConcurrency: 0`, `retry: { limit: 1.5 }`,
- * …): a bug in the calling code, deliberately not an `UploadError`.
- *
- * Every error arrives as the promise's rejection, never thrown synchronously.
+ * @throws What {@link upload} throws, for the same reasons and always as the promise's rejection.
  * @example
  * ```ts
  * import { uploadPresigned } from 'updraft-s3/presigned'

@@ -9,18 +9,12 @@ import { warnUnknownOptions } from './core/option-names.ts'
 import type { UploadBody } from './core/body.ts'
 
 /**
- * Uploads `file` from the page straight to storage. First asks your upload API (`api`, by default
- * `/api/s3-upload`) for permission: short-lived credentials for one key (token mode, the default,
- * where the server has an STS; an API without one is asked again for presigned URLs, once per page)
- * or presigned URLs (`strategy: 'presigned'`, on every store). Then sends one PUT for a body of up to
- * `partSize` bytes, or a parallel multipart upload for a larger one, retrying what can be retried
- * and cleaning up a failed or aborted multipart upload in the background. Once storage has the
- * bytes, the endpoint verifies them (`/complete`: size, type, first bytes) and may answer data of
- * its own (`result.serverData`). `Handler`: `typeof` the server's handler, where page and server
- * share a TypeScript project, types `metadata` and `result.serverData`.
- *
- * Pages that use one mode only ship less with {@link uploadWithToken} (`updraft-s3/token`) or
- * {@link uploadPresigned} (`updraft-s3/presigned`).
+ * Uploads `file` from the page straight to storage, after asking your upload API (`api`, by
+ * default `/api/s3-upload`) for permission: credentials for one key (token mode, the default) or
+ * presigned URLs (`strategy: 'presigned'`, and once per page where the API has no STS). A body
+ * over `partSize` goes as a parallel multipart upload; the API verifies the stored object at
+ * `/complete`. `Handler`, `typeof` your server's handler, types `metadata` and `result.serverData`.
+ * One mode only ships less: {@link uploadWithToken}, {@link uploadPresigned}.
  *
  * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
  * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
@@ -28,18 +22,12 @@ import type { UploadBody } from './core/body.ts'
  * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
  * @returns The stored object, `{ url, bucket, key, etag, serverData? }`, once storage has confirmed it and the endpoint verified it.
- * @throws {@link ApiError} your upload API refused (`message` is its own `error` text: too
- * large, type not allowed, not authorized) or still failed (5xx, 429) after `retry.limit` retries.
- * @throws {@link S3Error} storage refused a request (`code`: `AccessDenied`, `NoSuchBucket`,
- * `EntityTooSmall`, …), or still failed after `retry.limit` retries.
- * @throws {@link NetworkError} a request got no reply (offline, a CORS refusal, a stall of
- * `stallTimeout`) on every attempt.
- * @throws {@link UploadAbortedError} (`name` `'AbortError'`, message `Upload aborted`) `signal`
- * aborted before storage committed the object; cleanup goes on in the background (`onCleanup`).
- * @throws {@link UploadError} a part's ETag was unreadable (the bucket's CORS lacks
- * `ExposeHeaders: ETag`), or the API's multipart plan does not fit the file.
- * @throws `RangeError`, `TypeError` an invalid option (`partConcurrency: 0`, `retry: { limit: 1.5 }`,
- * …): a bug in the calling code, deliberately not an `UploadError`.
+ * @throws {@link ApiError} your upload API refused (its own `error` text), or failed past `retry.limit`.
+ * @throws {@link S3Error} storage refused (`code`: `AccessDenied`, `NoSuchBucket`, …), or failed past `retry.limit`.
+ * @throws {@link NetworkError} no reply on any attempt (offline, a CORS refusal, a stall of `stallTimeout`).
+ * @throws {@link UploadAbortedError} `signal` aborted before storage committed; cleanup goes on (`onCleanup`).
+ * @throws {@link UploadError} an unreadable ETag (CORS without `ExposeHeaders: ETag`), or an API plan that does not fit the file.
+ * @throws `RangeError`, `TypeError` an invalid option: a bug in the calling code, so not an `UploadError`.
  *
  * Every error arrives as the promise's rejection, never thrown synchronously.
  * @example

@@ -12,4 +12,4 @@ export type { UploadHandlerConfig, StsConfig, StsMode, Logger, PresignWith, Cann
 export type { ObjectExtrasAllowance } from './stored-extras.ts'
 export { sanitizeFilename, sanitizePath, defaultKey } from './key.ts'
 export { RequestError } from './request-error.ts'
-// The wire protocol's types, for clients written by hand (ARCHITECTURE.md "Wire protocol").
+// The wire protocol's types, for clients written by hand (docs/server.md, "Routes").

@@ -4,7 +4,7 @@ import { RequestError } from './request-error.ts'
 export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | 'info' | 'refresh' | 'duplicates' | 'batch' | 'batch-complete'
 
 /**
- * The endpoint's routes, by path under its mount point (ARCHITECTURE.md, "Wire protocol"): the one
+ * The endpoint's routes, by path under its mount point (docs/server.md, "Routes"): the one
  * table the Web handler and the Fastify plugin both route by. `/list-parts` answers only with
  * `resumable`; `/refresh` and `/duplicates` serve token mode; `/batch` and `/batch/complete` are the
  * upload request and `/complete` for several files at once (server/batch.ts).

@@ -12,9 +12,9 @@ export const ROLE_SESSION_NAME = FEDERATED_USER_NAME
 export const TOKEN_DURATION_SECONDS = 60 * 60
 
 /**
- * Ceph 16.2's radosgw crashes on session policies of ~1700 characters or more (ARCHITECTURE.md):
- * a policy longer than this is refused before it is sent, so no page can take the store down
- * with a long file name.
+ * Ceph 16.2's radosgw crashes on session policies of ~1700 characters or more (measured; the
+ * repository's ARCHITECTURE.md): a policy longer than this is refused before it is sent, so no
+ * page can take the store down with a long file name.
  */
 export const MAX_SESSION_POLICY_LENGTH = 1536
 

@@ -1,5 +1,5 @@
 // upload() of a stream whose length is known only at its end, through the HTTP endpoint
-// (/work/notes/UNKNOWN-SIZE-CONTRACT.md): the engine reads one part, then asks with
+// (docs/server.md, "Uploads of unknown length"): the engine reads one part, then asks with
 // `sizeUnknown: true` and no `filesize`. Token mode: the engine runs the multipart upload and
 // `/complete` checks the stored size against maxFileSize. Presigned mode: always multipart,
 // `partCount` absent, each `/parts` call given the part's length in `sizes`.

@@ -1,7 +1,7 @@
 // Runs inside a Chromium page (bundled per contender by bench/lib/chromium.ts): generates the
 // Blob, tells the harness it is idle, uploads when told to, and posts the timing back. Driven over
 // plain HTTP rather than DevTools, so the page runs without DevTools network monitoring, which
-// copies every ArrayBuffer request body (ARCHITECTURE.md, "Browser").
+// copies every ArrayBuffer request body (ARCHITECTURE.md, "Real parts in tests").
 import type { PageJob, PageResult } from '../lib/chromium.ts'
 
 export type PageUpload = (body: Blob, job: PageJob) => Promise<void>

@@ -1,7 +1,7 @@
 // The hashing pool (engine/opt-ins/checksums/off-thread.ts) against a step-through stand-in for its
 // workers: what it does when a worker is refused, fails, never starts, cannot read a body, or
 // sits idle. Every outcome is the body's right digest, or the body's own read error; never a hang.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { HashWorker } from '../../engine/opt-ins/checksums/start-worker.ts'
 import type { HashReply, HashRequest } from '../../engine/opt-ins/checksums/worker.ts'
 import { digest } from '../../engine/opt-ins/checksums/digest.ts'
@@ -37,6 +37,12 @@ beforeEach(async () => {
   pool = await import('../../engine/opt-ins/checksums/off-thread.ts')
 })
 afterEach(() => void vi.useRealTimers())
+// The unit lane keeps modules from file to file (vitest.config.ts): the next file gets the real
+// workers and a pool module evaluated without this stand-in.
+afterAll(() => {
+  vi.doUnmock('#hash-worker')
+  vi.resetModules()
+})
 
 /** Lets posted promises and the stand-in's bookkeeping run. */
 const settle = () => vi.advanceTimersByTimeAsync(0)

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest'
-import { NetworkError, S3Error, UploadAbortedError, uploadObject } from '../../engine/index.ts'
+import { describe, expect, it, vi } from 'vitest'
+import { defaultRetry } from '../../engine/core/options.ts'
+import { NetworkError, type RetryEvent, S3Error, UploadAbortedError, uploadObject } from '../../engine/index.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { ObjectTarget } from '../../engine/upload-object.ts'
 import { type PendingRequest, stepThroughTransport, xml } from '../helpers/fake-transport.ts'
@@ -196,15 +197,29 @@ describe('retries', () => {
   })
 
   it('retries network errors and 503 SlowDown, honouring Retry-After, up to `retries` attempts in all', async () => {
-    const { fake, result } = setup(1000, { retry: { limit: 2 } })
-    ;(await fake.waitForPending())[0]!.fail(new NetworkError('Network error on PUT https://bucket'))
-    const started = Date.now()
-    ;(await fake.waitForPending())[0]!.respond(503, { 'Retry-After': '1' }, xml.error('SlowDown', 'Please reduce your request rate.'))
-    const [third] = await fake.waitForPending()
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950)
-    third!.respond(503, {}, xml.error('SlowDown'))
-    await expect(result).rejects.toMatchObject({ code: 'SlowDown', status: 503 })
-    expect(fake.log).toEqual(['PUT', 'PUT', 'PUT'])
+    // Fake timers: the engine says how long it waits (onRetry), and the third PUT leaves once the
+    // faked clock reaches the second the server asked for, whatever a loaded machine does.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    try {
+      const retries: RetryEvent[] = []
+      const { fake, result } = setup(1000, { retry: { limit: 2 }, onRetry: (event) => retries.push(event) })
+      ;(await fake.waitForPending())[0]!.fail(new NetworkError('Network error on PUT https://bucket'))
+      await vi.advanceTimersByTimeAsync(defaultRetry.delay) // the first backoff is at most the base delay
+      ;(await fake.waitForPending())[0]!.respond(503, { 'Retry-After': '1' }, xml.error('SlowDown', 'Please reduce your request rate.'))
+      await vi.advanceTimersByTimeAsync(999)
+      expect(retries.map(({ attempt, delay }) => [attempt, delay])).toEqual([
+        [1, expect.any(Number)],
+        [2, 1000],
+      ])
+      expect(fake.log).toEqual(['PUT', 'PUT'])
+      await vi.advanceTimersByTimeAsync(1)
+      const [third] = await fake.waitForPending()
+      third!.respond(503, {}, xml.error('SlowDown'))
+      await expect(result).rejects.toMatchObject({ code: 'SlowDown', status: 503 })
+      expect(fake.log).toEqual(['PUT', 'PUT', 'PUT'])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it.each([

@@ -1,4 +1,4 @@
-// The engine's side of /work/notes/UNKNOWN-SIZE-CONTRACT.md, presigned mode, step by step against
+// The engine's side of the unknown-length contract (docs/server.md, "Uploads of unknown length"), presigned mode, step by step against
 // an endpoint that answers as the contract says (the server side is built on another branch;
 // tests/upload-unknown-size.test.ts runs both for real once merged): the first part is read
 // before the endpoint is asked; the request says `sizeUnknown` and no `filesize`; parts are cut to
