@@ -1,14 +1,13 @@
-// `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket`, with the endpoint's settings (S3_UPLOAD_*).
+// `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket`, with the endpoint's settings (S3_UPLOAD_*);
+// `npx updraft-s3 store`, the local store for development (store.ts).
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
 import { describeStore } from '../server/info.ts'
-import { credentialsOf } from '../server/credentials.ts'
-import { createS3Client } from '../server/storage.ts'
+import { importNeeding, MissingPackagesError, SERVER_PACKAGES } from '../server/optional-peers.ts'
 import { PROVIDERS, type Provider } from './bucket-rules.ts'
-import { type Finding, keyPolicyJson, pageHeaders, preflightRefusals, runDoctor } from './doctor.ts'
-import { applyBucketPlan, describePlan, planBucket } from './setup-bucket.ts'
-import { keySigns, storageProbe } from './storage-probe.ts'
+import type { Finding } from './doctor.ts'
+import { runStore } from './store.ts'
 
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
@@ -19,6 +18,10 @@ const USAGE = `Usage:
   npx updraft-s3 setup-bucket [--origin URL]... [--key-prefix PREFIX] [--dry-run] [--yes]
       Adds the CORS rule (for every --origin) and the lifecycle rule uploads need, keeping the
       bucket's other rules; shows them first. --dry-run only shows them; --yes applies without asking.
+  npx updraft-s3 store
+      Runs a local S3-compatible store for development (s3rver, a devDependency) on 127.0.0.1:4568
+      (UPDRAFT_S3_PORT) with a bucket "uploads", objects in .data/s3 (UPDRAFT_DATA_DIR), and prints
+      the S3_UPLOAD_* settings that point your app at it, for bash, zsh and PowerShell.
 
 Settings come from the environment, as the endpoint reads them: S3_UPLOAD_KEY, S3_UPLOAD_SECRET,
 S3_UPLOAD_BUCKET, S3_UPLOAD_REGION, and S3_UPLOAD_ENDPOINT (+ S3_UPLOAD_FORCE_PATH_STYLE=true) for
@@ -50,10 +53,11 @@ export async function main(argv: string[], print: (line: string) => void = conso
   }
   const { positionals, values } = parsed
   const command = positionals[0]
-  if (values.help || !command || positionals.length > 1 || !['doctor', 'setup-bucket'].includes(command)) {
+  if (values.help || !command || positionals.length > 1 || !['doctor', 'setup-bucket', 'store'].includes(command)) {
     print(USAGE)
     return values.help ? 0 : 2
   }
+  if (command === 'store') return runStore(process.env, print)
   const provider = values.provider as Provider | undefined
   if (provider && !PROVIDERS.includes(provider)) {
     print(`--provider must be one of ${PROVIDERS.join(', ')}, got '${provider}'`)
@@ -66,6 +70,15 @@ export async function main(argv: string[], print: (line: string) => void = conso
       return 2
     }
   }
+  let tools: typeof import('./bucket-tools.ts')
+  try {
+    tools = await importNeeding(`npx updraft-s3 ${command}`, SERVER_PACKAGES, () => import('./bucket-tools.ts'))
+  } catch (error) {
+    if (!(error instanceof MissingPackagesError)) throw error
+    print(error.message)
+    return 1
+  }
+  const { applyBucketPlan, createS3Client, credentialsOf, describePlan, keyPolicyJson, keySigns, pageHeaders, planBucket, preflightRefusals, runDoctor, storageProbe } = tools
   let config: ResolvedConfig
   try {
     config = resolveConfig({ keyPrefix: values['key-prefix'] })

@@ -6,7 +6,7 @@ import { DEFAULT_PREFIX, s3Upload, type S3UploadPluginOptions } from '../server/
 import { describeStore } from '../server/info.ts'
 import { DEMO_DIR, ensureDemoBuilt } from './build-page.ts'
 import { demoCompletions } from './completions.ts'
-import { startEmbeddedS3, type EmbeddedS3 } from './embedded-s3.ts'
+import { startEmbeddedS3, type EmbeddedS3 } from '../cli/embedded-s3.ts'
 import { serveStatic } from './static.ts'
 
 export const DEFAULT_PORT = 3000

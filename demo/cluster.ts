@@ -11,7 +11,7 @@ import { startRedis } from '../dev/redis.ts'
 import { storeEnv } from '../dev/stores.ts'
 import { freePort } from '../dev/app-process.ts'
 import { ensureDemoBuilt, PROJECT_ROOT } from './build-page.ts'
-import { startEmbeddedS3 } from './embedded-s3.ts'
+import { startEmbeddedS3 } from '../cli/embedded-s3.ts'
 import { stopWithLauncher } from './launcher.ts'
 import { demoSettings } from './settings.ts'
 

@@ -3,11 +3,9 @@
  * store settings are its own S3_UPLOAD_* variables (server/config.ts); these are the demo's.
  */
 import { join } from 'node:path'
+import { DEFAULT_STORE_PORT, portFrom } from '../cli/store.ts'
 import { DEFAULT_PORT } from './app.ts'
 import { PROJECT_ROOT } from './build-page.ts'
-
-/** s3rver's own default port: a fixed one, so object URLs printed or copied survive a restart. */
-export const DEFAULT_STORE_PORT = 4568
 
 export interface DemoSettings {
   /** PORT: the page and endpoint, on localhost. */
@@ -50,14 +48,4 @@ export function parseSize(text: string): number {
     throw new RangeError(`UPDRAFT_MAX_FILE_SIZE must be a size such as 31457280, 30MiB or 500KB, got '${text}'`)
   }
   return bytes
-}
-
-function portFrom(env: Env, name: string, fallback: number): number {
-  const value = env[name]
-  if (value === undefined || value === '') return fallback
-  const port = Number(value)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`${name} must be a port number (0-65535), got '${value}'`)
-  }
-  return port
 }

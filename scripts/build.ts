@@ -18,7 +18,7 @@ export const LIB_DIR = join(ROOT, 'dist', 'lib')
 /** Written last by a build: its age is the build's. */
 const LIB_SCOPE = join(LIB_DIR, 'package.json')
 /** What the package is built from. */
-export const PACKAGE_SOURCES = ['protocol', 'engine', 'server', 'src', 'cli', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.ts'].map(
+export const PACKAGE_SOURCES = ['protocol', 'engine', 'server', 'src', 'cli', 'types', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.ts'].map(
   (path) => join(ROOT, path),
 )
 const LOCK_FILE = join(ROOT, 'dist', '.lib-build.lock')

@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from './config.ts'
 
-/** s3rver's one key pair: the store of `npm run store`, `npm start` and the tests (demo/embedded-s3.ts). */
+/** s3rver's one key pair: the store of `npm run store`, `npm start` and the tests (cli/embedded-s3.ts). */
 const LOCAL_STORE_KEY = 'S3RVER'
 
 /**

@@ -4,7 +4,7 @@
 import { AbortMultipartUploadCommand, CreateMultipartUploadCommand, ListPartsCommand, UploadPartCommand } from '@aws-sdk/client-s3'
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type EmbeddedS3, startEmbeddedS3 } from '../demo/embedded-s3.ts'
+import { type EmbeddedS3, startEmbeddedS3 } from '../cli/embedded-s3.ts'
 import { sdkClient } from '../dev/s3-client.ts'
 
 let store: EmbeddedS3

@@ -12,7 +12,7 @@
 import { CreateMultipartUploadCommand, HeadObjectCommand, ListPartsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { AwsClient } from 'aws4fetch'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startEmbeddedS3, type EmbeddedS3 } from '../demo/embedded-s3.ts'
+import { startEmbeddedS3, type EmbeddedS3 } from '../cli/embedded-s3.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'

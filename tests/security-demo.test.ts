@@ -6,7 +6,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EMBEDDED_TOKEN_REASON, startApp, type RunningApp } from '../demo/app.ts'
-import { EMBEDDED_CREDENTIALS } from '../demo/embedded-s3.ts'
+import { EMBEDDED_CREDENTIALS } from '../cli/embedded-s3.ts'
 import { deriveTicketSecret, signTicket } from '../server/ticket.ts'
 
 let running: RunningApp

@@ -142,10 +142,20 @@ async function projectLock(name: string, dependencies: Record<string, string>, d
   return { name, lockfileVersion: 3, requires: true, packages }
 }
 
+/**
+ * The environment a user's shell gives npm: without the npm_config_* variables that `npm test`
+ * exports from this repository's .npmrc (legacy-peer-deps among them, which changes what installs).
+ */
+export function userNpmEnv(): NodeJS.ProcessEnv {
+  const kept = Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name) || /^npm_config_(cache|registry|userconfig)$/i.test(name))
+  // Nothing printed that a test reading npx's output would have to skip.
+  return Object.fromEntries([...kept, ['npm_config_update_notifier', 'false']]) as NodeJS.ProcessEnv
+}
+
 /** Runs PATH's npm (under the Node that PATH names first, as `.ci/run` arranges); on failure, its output goes into the error. */
-export async function npm(cwd: string, args: string[]) {
+export async function npm(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
   try {
-    return await run('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } })
+    return await run('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...env, npm_config_update_notifier: 'false' } })
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string }
     throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${stderr ?? ''}\n${stdout ?? ''}`.slice(0, 8000))

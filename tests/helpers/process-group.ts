@@ -10,9 +10,9 @@ export interface GroupProcess {
   exited: Promise<number | null>
 }
 
-/** Runs `command` from the repository root in its own process group (so the whole group can be signalled or killed). */
-export function spawnGroup(command: string, args: string[], env: NodeJS.ProcessEnv): GroupProcess {
-  const child = spawn(command, args, { cwd: ROOT, detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Runs `command` from `cwd` (the repository root) in its own process group (so the whole group can be signalled or killed). */
+export function spawnGroup(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): GroupProcess {
+  const child = spawn(command, args, { cwd, detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
