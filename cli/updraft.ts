@@ -1,4 +1,5 @@
-// `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket`, with the endpoint's settings (S3_UPLOAD_*).
+// `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket`, with the endpoint's settings (S3_UPLOAD_*);
+// `npx updraft-s3 init <framework>`, which writes a quick start's files.
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
@@ -6,6 +7,7 @@ import { describeStore } from '../server/info.ts'
 import { credentialsOf } from '../server/credentials.ts'
 import { createS3Client } from '../server/storage.ts'
 import { PROVIDERS, type Provider } from './bucket-rules.ts'
+import { QUICK_STARTS, type QuickStart, runInit } from './init.ts'
 import { type Finding, keyPolicyJson, pageHeaders, preflightRefusals, runDoctor } from './doctor.ts'
 import { applyBucketPlan, describePlan, planBucket } from './setup-bucket.ts'
 import { keySigns, storageProbe } from './storage-probe.ts'
@@ -13,6 +15,10 @@ import { keySigns, storageProbe } from './storage-probe.ts'
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
 const USAGE = `Usage:
+  npx updraft-s3 init next|fastify|hono|worker [--force]
+      Writes that quick start's files (the page and the upload API) into the current folder, adds
+      its scripts and "type": "module" to package.json, and prints the npm install line for the
+      packages package.json lacks. Overwrites nothing without --force.
   npx updraft-s3 doctor [--origin URL] [--provider aws|r2|b2|minio|ceph|swift] [--key-prefix PREFIX]
       Checks the bucket, key, CORS (a real preflight from URL), lifecycle rules, least privilege,
       STS and clock, and says what to change for each finding. Exits 1 when a check fails.
@@ -41,6 +47,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
         'key-prefix': { type: 'string' },
         'dry-run': { type: 'boolean' },
         yes: { type: 'boolean' },
+        force: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -50,6 +57,14 @@ export async function main(argv: string[], print: (line: string) => void = conso
   }
   const { positionals, values } = parsed
   const command = positionals[0]
+  if (command === 'init' && !values.help) {
+    const quickStart = positionals[1]
+    if (positionals.length !== 2 || !Object.hasOwn(QUICK_STARTS, quickStart!)) {
+      print(`init takes one of ${Object.keys(QUICK_STARTS).join(', ')}, as in: npx updraft-s3 init hono`)
+      return 2
+    }
+    return runInit(quickStart as QuickStart, process.cwd(), values.force === true, print)
+  }
   if (values.help || !command || positionals.length > 1 || !['doctor', 'setup-bucket'].includes(command)) {
     print(USAGE)
     return values.help ? 0 : 2
