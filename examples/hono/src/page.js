@@ -2,12 +2,13 @@
 // /api/s3-upload (this server) granting it, one row per file. `npm run build` bundles it into public/page.js.
 import { upload } from 'updraft-s3'
 
-const input = document.querySelector('input[type=file]')
-const list = document.querySelector('ul')
+const input = /** @type {HTMLInputElement} */ (document.querySelector('input[type=file]'))
+const list = /** @type {HTMLUListElement} */ (document.querySelector('ul'))
 
 input.addEventListener('change', () => {
-  for (const file of input.files) {
+  for (const file of input.files ?? []) {
     const row = list.appendChild(document.createElement('li'))
+    /** @param {string} status @param {string} text */
     const show = (status, text) => {
       row.dataset.status = status
       row.textContent = `${file.name}: ${text}`
