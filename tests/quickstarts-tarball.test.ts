@@ -99,8 +99,35 @@ describe.each(Object.keys(QUICK_STARTS) as QuickStart[])('the README quick start
       app = await startApp(['npm', 'start'], { cwd: dir, env: { ...QUIET, ...settings }, timeoutMs: 120_000 })
     }
     await uploadThroughPage(chromium, app.origin, s3)
+    if (name === 'next' || name === 'fastify') await expectButtonUnderCssReset(app.origin)
   })
 })
+
+/** Tailwind 4's preflight (create-next-app's default template), its rules that reach a button. */
+const PREFLIGHT = `*, ::after, ::before, ::backdrop, ::file-selector-button { box-sizing: border-box; margin: 0; padding: 0; border: 0 solid; }
+button, input, select, optgroup, textarea, ::file-selector-button { font: inherit; color: inherit; border-radius: 0; background-color: transparent; opacity: 1; }`
+
+/** The React pages' "Upload files" still looks like a button (a border, padding, a background) under that reset, where a bare button is plain text. */
+async function expectButtonUnderCssReset(origin: string) {
+  const page = await chromium.newPage()
+  try {
+    await page.goto(origin)
+    await page.addStyleTag({ content: PREFLIGHT })
+    const look = (button: Element) => {
+      const style = getComputedStyle(button)
+      return { border: style.borderTopWidth, padding: style.paddingLeft, background: style.backgroundColor }
+    }
+    await page.evaluate(() => (document.body.appendChild(document.createElement('button')).textContent = 'A bare button'))
+    const bare = await page.getByRole('button', { name: 'A bare button' }).evaluate(look)
+    expect(bare).toEqual({ border: '0px', padding: '0px', background: 'rgba(0, 0, 0, 0)' }) // the reset does strip a bare button
+    const ours = await page.getByRole('button', { name: 'Upload files' }).evaluate(look)
+    expect(ours.border).not.toBe('0px')
+    expect(ours.padding).not.toBe('0px')
+    expect(ours.background).not.toBe('rgba(0, 0, 0, 0)')
+  } finally {
+    await page.close()
+  }
+}
 
 /** `init` wrote the example's own files (the package carries examples/), package.json aside (it merges scripts into the folder's). */
 async function expectExampleFiles(name: QuickStart, dir: string) {
