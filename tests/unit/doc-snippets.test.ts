@@ -85,7 +85,7 @@ describe('doc snippets', () => {
       const { folder } = QUICK_STARTS[name as QuickStart]
       const manifest = JSON.parse(readFileSync(join(EXAMPLES_DIR, folder, 'package.json'), 'utf8')) as Record<'dependencies' | 'devDependencies', Record<string, string>>
       const installs = commands.filter(([tool, verb]) => tool === 'npm' && verb === 'install')
-      const named = (dev: boolean) => installs.filter((words) => words.includes('-D') === dev).flatMap((words) => words.slice(2).filter((word) => !word.startsWith('-')))
+      const named = (dev: boolean) => installs.filter((words) => words.includes('-D') === dev).flatMap((words) => words.slice(2).filter((word) => !word.startsWith('-')).map((word) => word.replace(/(?<=.)@[^/]*$/, ''))) // `name@3` names `name`
       expect(named(false).sort(), `README quick start ${name}: npm install`).toEqual(Object.keys(manifest.dependencies).sort())
       expect(named(true).sort(), `README quick start ${name}: npm install -D`).toEqual(Object.keys(manifest.devDependencies ?? {}).sort())
       expect(commands.map((words) => words.join(' ')), name).toContain(`npx updraft-s3 init ${name}`)
