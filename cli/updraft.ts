@@ -1,5 +1,6 @@
 // `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket`, with the endpoint's settings (S3_UPLOAD_*);
-// `npx updraft-s3 store`, the local store for development (store.ts).
+// `npx updraft-s3 store`, the local store for development (store.ts); `npx updraft-s3 init
+// <framework>`, which writes a quick start's files (init.ts).
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
@@ -8,10 +9,15 @@ import { importNeeding, MissingPackagesError, SERVER_PACKAGES } from '../server/
 import { PROVIDERS, type Provider } from './bucket-rules.ts'
 import type { Finding } from './doctor.ts'
 import { runStore } from './store.ts'
+import { QUICK_STARTS, type QuickStart, runInit } from './init.ts'
 
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
 const USAGE = `Usage:
+  npx updraft-s3 init next|fastify|hono|worker [--force]
+      Writes that quick start's files (the page and the upload API) into the current folder, adds
+      its scripts and "type": "module" to package.json, and prints the npm install line for the
+      packages package.json lacks. Overwrites nothing without --force.
   npx updraft-s3 doctor [--origin URL] [--provider aws|r2|b2|minio|ceph|swift] [--key-prefix PREFIX]
       Checks the bucket, key, CORS (a real preflight from URL), lifecycle rules, least privilege,
       STS and clock, and says what to change for each finding. Exits 1 when a check fails.
@@ -44,6 +50,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
         'key-prefix': { type: 'string' },
         'dry-run': { type: 'boolean' },
         yes: { type: 'boolean' },
+        force: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     })
@@ -53,6 +60,14 @@ export async function main(argv: string[], print: (line: string) => void = conso
   }
   const { positionals, values } = parsed
   const command = positionals[0]
+  if (command === 'init' && !values.help) {
+    const quickStart = positionals[1]
+    if (positionals.length !== 2 || !Object.hasOwn(QUICK_STARTS, quickStart!)) {
+      print(`init takes one of ${Object.keys(QUICK_STARTS).join(', ')}, as in: npx updraft-s3 init hono`)
+      return 2
+    }
+    return runInit(quickStart as QuickStart, process.cwd(), values.force === true, print)
+  }
   if (values.help || !command || positionals.length > 1 || !['doctor', 'setup-bucket', 'store'].includes(command)) {
     print(USAGE)
     return values.help ? 0 : 2

@@ -32,29 +32,34 @@ export async function freePort(): Promise<number> {
 /**
  * Starts an app as its users would (`node server.js`, `next start`) with PORT and HOST set, and
  * waits until it answers HTTP at `readyPath`: any status counts. Fails with the app's output if
- * it exits first or does not answer within `timeoutMs`.
+ * it exits first or does not answer within `timeoutMs`. `command` may be made from the port (for
+ * a tool that takes it as an argument, not from PORT). A command that runs the app as a child
+ * (`npm start`, `npx wrangler dev`) gets a process group of its own, and stopping signals the group.
  */
 export async function startApp(
-  command: string[],
+  command: string[] | ((port: number) => string[]),
   { cwd, env = {}, readyPath = '/', timeoutMs = 60_000 }: { cwd: string; env?: Record<string, string>; readyPath?: string; timeoutMs?: number },
 ): Promise<AppProcess> {
   const port = await freePort()
-  const [file, ...args] = command
+  const [file, ...args] = typeof command === 'function' ? command(port) : command
+  const group = file === 'npm' || file === 'npx'
   const child = spawn(file!, args, {
     cwd,
     env: appEnv({ PORT: String(port), HOST: '127.0.0.1', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: group,
   })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const app: AppProcess = { origin: `http://127.0.0.1:${port}`, output: () => output, stop: () => stop(child, exited) }
+  const app: AppProcess = { origin: `http://127.0.0.1:${port}`, output: () => output, stop: () => stop(child, exited, group) }
+  const name = [file, ...args].join(' ')
 
   const deadline = Date.now() + timeoutMs
   while (true) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${command.join(' ')} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output.slice(-4000)}`)
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output.slice(-4000)}`)
     }
     const answered = await fetch(`${app.origin}${readyPath}`, { signal: AbortSignal.timeout(2000) }).then(
       () => true,
@@ -63,16 +68,28 @@ export async function startApp(
     if (answered) return app
     if (Date.now() > deadline) {
       await app.stop()
-      throw new Error(`${command.join(' ')} did not answer on ${app.origin} within ${timeoutMs} ms:\n${output.slice(-4000)}`)
+      throw new Error(`${name} did not answer on ${app.origin} within ${timeoutMs} ms:\n${output.slice(-4000)}`)
     }
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
 }
 
-async function stop(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+async function stop(child: ChildProcess, exited: Promise<void>, group: boolean): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (group) process.kill(-child.pid!, name)
+      else child.kill(name)
+    } catch {
+      // already gone
+    }
+  }
+  if (child.exitCode !== null || child.signalCode !== null) {
+    if (group) signal('SIGKILL') // what the command started may outlive it
+    return
+  }
+  signal('SIGTERM')
+  const timer = setTimeout(() => signal('SIGKILL'), 5000)
   await exited
   clearTimeout(timer)
+  if (group) signal('SIGKILL')
 }

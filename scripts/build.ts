@@ -8,9 +8,10 @@
 // which maps the same conditions onto the built .js files. It also says `type: module` and
 // `sideEffects` (none, but stylesheets) for the files beside it, as the root one does.
 import { execFileSync } from 'node:child_process'
-import { copyFile, readFile, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { EXAMPLES_DIR, QUICK_STARTS, templateFiles } from '../cli/init.ts'
 import { buildWhenStale, type BuildOutcome } from './fresh-build.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -18,7 +19,7 @@ export const LIB_DIR = join(ROOT, 'dist', 'lib')
 /** Written last by a build: its age is the build's. */
 const LIB_SCOPE = join(LIB_DIR, 'package.json')
 /** What the package is built from. */
-export const PACKAGE_SOURCES = ['protocol', 'engine', 'server', 'src', 'cli', 'types', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.ts'].map(
+export const PACKAGE_SOURCES = ['protocol', 'engine', 'server', 'src', 'cli', 'types', 'examples', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.ts'].map(
   (path) => join(ROOT, path),
 )
 const LOCK_FILE = join(ROOT, 'dist', '.lib-build.lock')
@@ -36,6 +37,13 @@ async function emit(): Promise<void> {
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' })
   // tsc emits scripts only: the components' stylesheet (`updraft-s3/react/ui/styles.css`) is copied.
   for (const stylesheet of STYLESHEETS) await copyFile(join(ROOT, stylesheet), join(LIB_DIR, stylesheet))
+  // The quick starts `npx updraft-s3 init` writes: the examples' own files, beside cli/ as in the repository.
+  for (const { folder } of Object.values(QUICK_STARTS)) {
+    for (const path of await templateFiles(join(EXAMPLES_DIR, folder))) {
+      await mkdir(dirname(join(LIB_DIR, 'examples', folder, path)), { recursive: true })
+      await copyFile(join(EXAMPLES_DIR, folder, path), join(LIB_DIR, 'examples', folder, path))
+    }
+  }
   const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { imports: Record<string, Targets> }
   const scope = {
     type: 'module',

@@ -89,7 +89,7 @@ describe('examples/worker in workerd (miniflare)', () => {
   }
 
   beforeAll(async () => {
-    project = await installProject(join(ROOT, 'examples', 'worker'))
+    project = await installProject(join(ROOT, 'examples', 'worker'), [], ['wrangler']) // miniflare stands in for wrangler dev
     // The build wrangler.jsonc runs: esbuild with the package's awsSdkXmlParser.
     await run(process.execPath, ['build.js'], { cwd: project.dir, env: appEnv() })
     script = await readFile(join(project.dir, 'dist', 'worker.js'), 'utf8')

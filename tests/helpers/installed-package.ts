@@ -57,9 +57,11 @@ export interface InstalledProject {
 /**
  * Copies `template` (an example app) to a fresh temporary folder and installs it with `npm ci
  * --offline`, `updraft-s3` taken from the packed tarball. `extraDependencies` are added as
- * devDependencies at this repository's versions (e.g. the TypeScript a check needs).
+ * devDependencies at this repository's versions (e.g. the TypeScript a check needs);
+ * `leftOut` are dropped from the project's devDependencies (a tool the test replaces, such as
+ * wrangler, which miniflare stands in for, and which is not in this repository's npm cache).
  */
-export async function installProject(template: string, extraDependencies: string[] = []): Promise<InstalledProject> {
+export async function installProject(template: string, extraDependencies: string[] = [], leftOut: string[] = []): Promise<InstalledProject> {
   const tarball = await packTarball()
   const dir = await mkdtemp(join(tmpdir(), 'updraft-consumer-'))
   try {
@@ -69,7 +71,7 @@ export async function installProject(template: string, extraDependencies: string
     const pinned = { ...repo.dependencies, ...repo.devDependencies }
     const project = await readJson<PackageJson>(join(dir, 'package.json'))
     const dependencies = { ...project.dependencies, 'updraft-s3': 'file:updraft.tgz' }
-    const devDependencies = { ...project.devDependencies }
+    const devDependencies = Object.fromEntries(Object.entries(project.devDependencies ?? {}).filter(([name]) => !leftOut.includes(name)))
     for (const name of extraDependencies) {
       if (!pinned[name]) throw new Error(`installProject: ${name} is not a dependency of this repository, so it is not in the npm cache`)
       devDependencies[name] = pinned[name]

@@ -3,8 +3,10 @@ import { dirname, join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { corsRule } from '../../cli/bucket-rules.ts'
+import { EXAMPLES_DIR, QUICK_STARTS, type QuickStart, templateFiles } from '../../cli/init.ts'
 import { serverKeyPolicy } from '../../server/key-policy.ts'
 import { ROOT } from '../../scripts/build.ts'
+import { quickStartCommands, type Snippet, snippets } from '../helpers/doc-snippets.ts'
 
 // Every code block in README.md and docs/*.md that is TypeScript, TSX, JavaScript or JSON is held
 // to the code (CONTRIBUTING.md, "Snippets in the docs"). The comment line just above a fence says how:
@@ -13,42 +15,10 @@ import { ROOT } from '../../scripts/build.ts'
 //   <!-- check: declare const file: File -->   type-check under strict, after these declarations
 //   <!-- check as lib/uploads.ts: … -->         the same, as a file of that name (another block imports it)
 //   <!-- json: cors -->                          JSON equal to what the CLI applies (see `generated`)
+//   <!-- quickstart: hono -->                    (sh) a quick start's commands, which tests/quickstarts-tarball.test.ts runs
 // A ts/tsx block with no marker is type-checked as it is; a js block needs a quote; other JSON must parse.
 
-export interface Snippet {
-  doc: string
-  line: number
-  lang: string
-  code: string
-  marker: string | undefined
-}
-
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
-
-export function snippets(doc: string, text = readFileSync(join(ROOT, doc), 'utf8')): Snippet[] {
-  const lines = text.split('\n')
-  const found: Snippet[] = []
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)```(\w+)\s*$/.exec(lines[i]!)
-    if (!open) {
-      if (/^\s*```/.test(lines[i]!)) i = closing(lines, i) // a fence with no language: skip its body
-      continue
-    }
-    const indent = open[1]!
-    const end = closing(lines, i)
-    const code = lines.slice(i + 1, end).map((line) => line.slice(indent.length)).join('\n')
-    const above = lines.slice(0, i).reverse().find((line) => line.trim() !== '')
-    const marker = above && /^\s*<!--([\s\S]*)-->\s*$/.exec(above)?.[1]?.trim()
-    found.push({ doc, line: i + 1, lang: open[2]!, code, marker: marker || undefined })
-    i = end
-  }
-  return found
-}
-
-function closing(lines: string[], open: number): number {
-  for (let j = open + 1; j < lines.length; j++) if (/^\s*```\s*$/.test(lines[j]!)) return j
-  throw new Error(`unclosed fence at line ${open + 1}`)
-}
 
 const TYPED = new Set(['ts', 'tsx'])
 const all = DOCS.flatMap((doc) => snippets(doc))
@@ -108,14 +78,33 @@ describe('doc snippets', () => {
     expect(broken).toEqual([])
   })
 
-  it('type-checks every other TypeScript block under strict against the package sources', () => {
+  it("names, in each quick start's npm install lines, every package its example's package.json lists, and runs `init` with its name", () => {
+    const quickStarts = quickStartCommands()
+    expect([...quickStarts.keys()].sort()).toEqual(Object.keys(QUICK_STARTS).sort())
+    for (const [name, commands] of quickStarts) {
+      const { folder } = QUICK_STARTS[name as QuickStart]
+      const manifest = JSON.parse(readFileSync(join(EXAMPLES_DIR, folder, 'package.json'), 'utf8')) as Record<'dependencies' | 'devDependencies', Record<string, string>>
+      const installs = commands.filter(([tool, verb]) => tool === 'npm' && verb === 'install')
+      const named = (dev: boolean) => installs.filter((words) => words.includes('-D') === dev).flatMap((words) => words.slice(2).filter((word) => !word.startsWith('-')).map((word) => word.replace(/(?<=.)@[^/]*$/, ''))) // `name@3` names `name`
+      expect(named(false).sort(), `README quick start ${name}: npm install`).toEqual(Object.keys(manifest.dependencies).sort())
+      expect(named(true).sort(), `README quick start ${name}: npm install -D`).toEqual(Object.keys(manifest.devDependencies ?? {}).sort())
+      expect(commands.map((words) => words.join(' ')), name).toContain(`npx updraft-s3 init ${name}`)
+    }
+  })
+
+  // One TypeScript program over every snippet and example (~10 s of CPU): at a load of 27 on two
+  // cores it took 109 s. A limit, not a bound under test.
+  it("type-checks every other TypeScript block under strict against the package sources, and the examples' JavaScript (checkJs)", { timeout: 240_000 }, async () => {
     const checked = all.filter((s) => TYPED.has(s.lang) && !s.marker?.startsWith('quote:'))
     expect(checked.length).toBeGreaterThan(10)
-    const errors = typeCheck(checked)
+    const scripts: string[] = []
+    for (const { folder } of Object.values(QUICK_STARTS)) {
+      for (const path of await templateFiles(join(EXAMPLES_DIR, folder))) if (path.endsWith('.js')) scripts.push(join(EXAMPLES_DIR, folder, path))
+    }
+    expect(scripts.map((path) => path.slice(EXAMPLES_DIR.length))).toEqual(expect.arrayContaining(['fastify/server.js', 'hono/src/page.js', 'worker/build.js']))
+    const errors = typeCheck(checked, scripts)
     expect(errors).toEqual([])
-    // A whole compile of the docs against the sources and their typings (~10 s of CPU): at a load
-    // of 27 on two cores it took 109 s and ran out of the lane's 60 s. A limit, not a bound under test.
-  }, 240_000)
+  })
 })
 
 /** GitHub's heading anchors (lower case, punctuation dropped, spaces to dashes) and explicit `<a id>`s. */
@@ -156,7 +145,7 @@ function packagePaths(): Record<string, string[]> {
  * repository's compiler options, `strict`, Vite's client types (a CSS import) and `updraft-s3/*`
  * mapped to the sources. Returns one line per diagnostic, naming the doc and line.
  */
-export function typeCheck(list: Snippet[]): string[] {
+export function typeCheck(list: Snippet[], scripts: string[] = []): string[] {
   const dir = join(ROOT, '.doc-snippets')
   const files = new Map<string, Snippet>()
   const texts = new Map<string, string>()
@@ -177,6 +166,9 @@ export function typeCheck(list: Snippet[]): string[] {
     strict: true,
     noEmit: true,
     types: ['node', 'vite/client'],
+    // `scripts` (the examples' .js files) are checked as an editor with checkJs on checks them.
+    allowJs: true,
+    checkJs: true,
     paths: packagePaths(),
     baseUrl: undefined,
   }
@@ -192,16 +184,23 @@ export function typeCheck(list: Snippet[]): string[] {
     const text = texts.get(path)
     return text === undefined ? getSourceFile(path, language, onError, create) : ts.createSourceFile(path, text, language, true)
   }
-  const program = ts.createProgram([...texts.keys()], options, host)
-  // The snippets' own diagnostics only: checking every source file they reach as well (what
-  // getPreEmitDiagnostics does) cost a third of this test's time for diagnostics it then dropped.
+  const program = ts.createProgram([...texts.keys(), ...scripts], options, host)
+  // The snippets' and scripts' own diagnostics only: checking every source file they reach as well
+  // (what getPreEmitDiagnostics does) cost a third of this test's time for diagnostics it then dropped.
+  const diagnosticsOf = (path: string) => {
+    const file = program.getSourceFile(path)!
+    return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]
+  }
+  const inScripts = scripts
+    .flatMap(diagnosticsOf)
+    .map((d) => `${d.file!.fileName.slice(ROOT.length)}:${d.file!.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
   return [...files.keys()]
-    .map((path) => program.getSourceFile(path)!)
-    .flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)])
+    .flatMap(diagnosticsOf)
     .filter((d) => d.file && files.has(d.file.fileName))
     .map((d) => {
       const s = files.get(d.file!.fileName)!
       const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0)
       return `${s.doc}:${s.line + 1 + line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
     })
+    .concat(inScripts)
 }
