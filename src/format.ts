@@ -4,12 +4,15 @@ const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
 export function formatBytes(bytes: number): string {
   let value = bytes
   let unit = 0
-  while (value >= 1024 && unit < UNITS.length - 1) {
+  // Compared as shown, rounded: 1023.7 KiB reads "1 MiB", never "1024 KiB".
+  while (Number(shown(value)) >= 1024 && unit < UNITS.length - 1) {
     value /= 1024
     unit++
   }
-  return unit === 0 ? `${value} B` : `${trim(value.toFixed(value < 10 ? 1 : 0))} ${UNITS[unit]}`
+  return unit === 0 ? `${value} B` : `${trim(shown(value))} ${UNITS[unit]}`
 }
+
+const shown = (value: number) => value.toFixed(value < 10 ? 1 : 0)
 
 export const formatSpeed = (bytesPerSecond: number): string => `${formatBytes(Math.round(bytesPerSecond))}/s`
 

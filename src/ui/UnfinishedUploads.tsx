@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import type { ResumeRecord, ResumeUploads } from '../../engine/index.ts'
 import { formatBytes } from '../format.ts'
+import { ownClick } from './own-click.ts'
 
 /** What `<UnfinishedUploads>` lists, and where a file to carry on goes. */
 export interface UnfinishedUploadsProps {
@@ -82,10 +83,10 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
               </p>
             </div>
             <div className="updraft-actions">
-              <button type="button" className="updraft-button updraft-small" aria-label={`Resume upload of ${record.name}`} onClick={() => void carryOn(record)}>
+              <button type="button" className="updraft-button updraft-small" aria-label={`Resume upload of ${record.name}`} onClick={(event) => ownClick(event) && void carryOn(record)}>
                 Resume
               </button>
-              <button type="button" className="updraft-button updraft-small updraft-quiet" aria-label={`Discard upload of ${record.name}`} onClick={() => void discard(record)}>
+              <button type="button" className="updraft-button updraft-small updraft-quiet" aria-label={`Discard upload of ${record.name}`} onClick={(event) => ownClick(event) && void discard(record)}>
                 Discard
               </button>
             </div>
