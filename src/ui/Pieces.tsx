@@ -30,9 +30,9 @@ export function Pieces({ texts, after = false, ghost = false }: { texts: string[
 }
 
 /** The box around a run of {@link Pieces} that cuts off the dot of each line's first piece. */
-export function Figures({ children, ghost = false }: { children: ReactNode; ghost?: boolean }) {
+export function Figures({ children, className = 'updraft-transfer' }: { children: ReactNode; className?: string }) {
   return (
-    <span className={`updraft-transfer${ghost ? ' updraft-ghost' : ''}`} aria-hidden={ghost || undefined}>
+    <span className={`updraft-figures ${className}`}>
       <span className="updraft-pieces">{children}</span>
     </span>
   )

@@ -79,6 +79,7 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
                 <span className="updraft-state">
                   {record.parts.length} of {record.partCount} parts stored
                 </span>
+                <span className="updraft-transfer">{whatResumeSends(record)}</span>
                 {failed[record.fingerprint] && <span className="updraft-message">{failed[record.fingerprint]}</span>}
               </p>
             </div>
@@ -108,4 +109,15 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
       />
     </section>
   )
+}
+
+/**
+ * What Resume will do, in bytes: only whole parts are kept by storage, and a page that closed at 33%
+ * of a 40 MiB upload had all of its first four parts two-thirds sent and none whole ("0 of 8 parts
+ * stored", then Resume from 0, looked like lost work).
+ */
+function whatResumeSends({ parts, partCount, partSize, size }: ResumeRecord): string {
+  if (parts.length === 0) return 'no part was whole when the page closed: Resume sends it from the start'
+  const stored = parts.reduce((sum, { partNumber }) => sum + (partNumber === partCount ? size - (partCount - 1) * partSize : partSize), 0)
+  return `${formatBytes(stored)} of ${formatBytes(size)}: Resume sends the rest`
 }

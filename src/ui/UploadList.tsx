@@ -59,40 +59,36 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
   const percent = total.total > 0 ? Math.floor((100 * total.sent) / total.total) : total.running > 0 ? 0 : 100
   // Once nothing runs, the figures say what was stored, of all that was picked.
   const figures = total.running > 0 ? `${percent}% of ${formatBytes(total.total)}` : `${formatBytes(total.sent)} of ${formatBytes(total.total)} stored`
-  const summary = [
+  const counts = [
     total.running > total.paused && `${total.running - total.paused} uploading`,
     total.paused > 0 && `${total.paused} paused`,
     total.done > 0 && `${total.done} done`,
     total.cancelled > 0 && `${total.cancelled} cancelled`,
     total.failed > 0 && `${total.failed} not uploaded`,
-  ]
-    .filter(Boolean)
-    .join(' · ')
+  ].filter((count) => count !== false)
 
   return (
     <div className="updraft-list" ref={containerRef}>
       {files.length > 0 && (
         <div className="updraft-summary">
-          {/* Once nothing is counted (the last upload was cancelled) the bar and its figures keep
-              their space, empty: the rows below do not jump up under the pointer. */}
-          {total.files > 0 ? (
-            <div
-              className="updraft-bar updraft-overall"
-              role="progressbar"
-              aria-label="All uploads"
-              aria-valuemin={0}
-              aria-valuemax={100}
-              aria-valuenow={percent}
-              aria-valuetext={`${percent}%, ${formatBytes(total.sent)} of ${formatBytes(total.total)}${total.running > 0 ? '' : ' stored'}${left ? `, ${left}` : ''}`}
-            >
-              <div className="updraft-bar-fill" style={{ width: `${percent}%` }} />
-            </div>
-          ) : (
-            <div className="updraft-bar updraft-overall updraft-ghost" aria-hidden="true" />
-          )}
+          {/* Every listed file counts (a cancelled one as nothing stored): the bar and its figures
+              never leave, and the rows below do not jump up under the pointer. */}
+          <div
+            className="updraft-bar updraft-overall"
+            role="progressbar"
+            aria-label="All uploads"
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={percent}
+            aria-valuetext={`${percent}%, ${formatBytes(total.sent)} of ${formatBytes(total.total)}${total.running > 0 ? '' : ' stored'}${left ? `, ${left}` : ''}`}
+          >
+            <div className="updraft-bar-fill" style={{ width: `${percent}%` }} />
+          </div>
           <p className="updraft-summary-text">
-            <span>{summary}</span>
-            <Figures ghost={total.files === 0}>
+            <Figures className="updraft-counts">
+              <Pieces texts={counts} />
+            </Figures>
+            <Figures>
               <Pieces texts={left ? [figures, left] : [figures]} />
             </Figures>
           </p>

@@ -207,7 +207,8 @@ function useResuming(state: RowState, rate: number | undefined): boolean {
   useEffect(() => {
     if (rate !== undefined) setResuming(false)
   }, [rate])
-  return resuming && (state === 'uploading' || state === 'queued')
+  // The render that brings the first speed says "Uploading" with it, not "Resuming…" a moment longer.
+  return resuming && rate === undefined && (state === 'uploading' || state === 'queued')
 }
 
 /** The Clipboard API where the page may use it (a secure context), else the old copy command. */
