@@ -139,10 +139,7 @@ async function firefoxPage(url: string, size: (typeof SIZES)[number]): Promise<S
   const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX_PATH, headless: true })
   const page = await browser.newPage()
   await page.setViewport({ width: size.width, height: size.height, ...(size.mobile && { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }) })
-  await page.emulateMediaFeatures([
-    { name: 'prefers-color-scheme', value: 'light' },
-    { name: 'prefers-reduced-motion', value: 'reduce' },
-  ])
+  // Headless Firefox is light already; Puppeteer cannot emulate media features over BiDi.
   await page.goto(url)
   await page.waitForFunction(() => !document.body.textContent?.includes('Asking the server…'))
   return {
