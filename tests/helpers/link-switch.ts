@@ -58,26 +58,41 @@ export async function startLinkSwitch(target: string, { uploadBytesPerSecond }: 
 /** How far ahead of the link the relay may read (ms of transfer queued) before it stops reading. */
 const QUEUED_MS = 50
 
-/** One uplink of `bytesPerSecond` for every connection: each chunk leaves when the link is free. */
+/** One uplink of `bytesPerSecond` for every connection: each chunk leaves when the link is free, in order. */
 function slowLink(bytesPerSecond: number) {
   let freeAt = 0
   const paused = new Set<Socket>()
   const link: { (client: Socket, store: Socket): void; rate: number } = (client, store) => {
-    client.on('data', (chunk: Buffer) => {
+    // One queue and one timer per connection: timers of different delays that fall due together
+    // fire in no set order, and chunks sent out of order corrupted the stored object.
+    const queue: Array<{ at: number; chunk?: Buffer }> = []
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const pump = () => {
+      timer = undefined
       const now = performance.now()
-      freeAt = Math.max(now, freeAt) + (chunk.length / link.rate) * 1000
+      while (queue.length > 0 && queue[0]!.at <= now) {
+        const { chunk } = queue.shift()!
+        if (store.destroyed) continue
+        if (chunk) store.write(chunk)
+        else store.end()
+      }
+      if (queue.length > 0) timer = setTimeout(pump, queue[0]!.at - now)
+      if (freeAt - now > QUEUED_MS) return
+      for (const socket of paused) socket.resume()
+      paused.clear()
+    }
+    const send = (chunk?: Buffer) => {
+      const now = performance.now()
+      freeAt = Math.max(now, freeAt) + ((chunk?.length ?? 0) / link.rate) * 1000
+      queue.push({ at: freeAt, chunk })
+      timer ??= setTimeout(pump, freeAt - now)
       if (freeAt - now > QUEUED_MS) {
         client.pause()
         paused.add(client)
       }
-      setTimeout(() => {
-        if (!store.destroyed) store.write(chunk)
-        if (freeAt - performance.now() > QUEUED_MS) return
-        for (const socket of paused) socket.resume()
-        paused.clear()
-      }, freeAt - now)
-    })
-    client.on('end', () => setTimeout(() => store.end(), Math.max(0, freeAt - performance.now())))
+    }
+    client.on('data', (chunk: Buffer) => send(chunk))
+    client.on('end', () => send())
     client.on('close', () => paused.delete(client))
   }
   link.rate = bytesPerSecond
