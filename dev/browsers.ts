@@ -27,18 +27,26 @@ export interface FileToPick {
 export interface TestPage {
   browser: BrowserName
   goto(url: string): Promise<void>
+  /** Reloads as a person who confirms leaving: a leave-page prompt (uploads running) is accepted. */
   reload(): Promise<void>
   /** Runs `fn` in the page (its source is serialised: it must not refer to anything outside itself). */
   evaluate<R, A = undefined>(fn: (arg: A) => R | Promise<R>, arg?: A): Promise<Awaited<R>>
   /** Waits until `fn(arg)` is truthy in the page. */
   waitForFunction<A = undefined>(fn: (arg: A) => unknown, arg?: A, timeoutMs?: number): Promise<void>
   /** Sets the files of the `<input type=file>` matching `selector`, as a pick would (a change event follows). */
-  setInputFiles(selector: string, files: FileToPick[]): Promise<void>
+  /** Files made in memory, or paths on disk (the same file picked twice is then the same to the page: name, bytes and lastModified). */
+  setInputFiles(selector: string, files: FileToPick[] | string[]): Promise<void>
   /** Runs `open` (a click, a key press) and answers the file dialog it opens with `files`. */
-  pickWithDialog(open: () => Promise<void>, files: FileToPick[]): Promise<void>
+  pickWithDialog(open: () => Promise<void>, files: FileToPick[] | string[]): Promise<void>
   /** Runs `open` and waits for the file dialog it opens, then dismisses it with nothing picked. */
   dismissDialog(open: () => Promise<void>): Promise<void>
   click(selector: string): Promise<void>
+  /**
+   * A double click at page coordinates (CSS pixels, the viewport's): two clicks, the second's
+   * `detail` 2, each dispatched after the page has handled the one before (a button the first
+   * click put there takes the second).
+   */
+  doubleClickAt(x: number, y: number): Promise<void>
   /** A key as a person presses it: `Tab`, `Shift+Tab`, `Enter`, `Space`, `Escape`. */
   press(key: string): Promise<void>
   /** Errors the page logged or threw since it opened. */
@@ -115,7 +123,15 @@ function playwrightPage(page: PlaywrightPage): TestPage {
     browser: 'chromium',
     errors,
     goto: async (url) => void (await page.goto(url)),
-    reload: async () => void (await page.reload()),
+    async reload() {
+      const leave = (dialog: import('playwright-core').Dialog) => void (dialog.type() === 'beforeunload' && dialog.accept())
+      page.on('dialog', leave)
+      try {
+        await page.reload()
+      } finally {
+        page.off('dialog', leave)
+      }
+    },
     evaluate: (fn, arg) => page.evaluate(fn as never, arg) as never,
     waitForFunction: async (fn, arg, timeout = 30_000) => void (await page.waitForFunction(fn as never, arg, { timeout })),
     setInputFiles: (selector, files) => page.setInputFiles(selector, files),
@@ -126,6 +142,7 @@ function playwrightPage(page: PlaywrightPage): TestPage {
     // Chromium's dialog is intercepted once a listener is on: nothing to dismiss.
     dismissDialog: async (open) => void (await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), open()])),
     click: (selector) => page.click(selector),
+    doubleClickAt: (x, y) => page.mouse.dblclick(x, y),
     press: (key) => page.keyboard.press(key),
     close: () => page.close(),
   }
@@ -141,12 +158,13 @@ function puppeteerPage(page: PuppeteerPage, sessionFolders: string[]): TestPage 
    * that stays until the page closes.
    */
   const folders: string[] = []
-  async function withFiles<T>(files: FileToPick[], use: (paths: string[]) => Promise<T>): Promise<T> {
+  async function withFiles<T>(files: FileToPick[] | string[], use: (paths: string[]) => Promise<T>): Promise<T> {
+    if (files.every((file) => typeof file === 'string')) return use(files as string[])
     const dir = await mkdtemp(join(tmpdir(), 'updraft-pick-'))
     folders.push(dir)
     sessionFolders.push(dir)
     const paths = await Promise.all(
-      files.map(async (file, i) => {
+      (files as FileToPick[]).map(async (file, i) => {
         // A folder per file, so two files of one name do not overwrite each other.
         const path = join(dir, String(i))
         await mkdir(path)
@@ -160,7 +178,15 @@ function puppeteerPage(page: PuppeteerPage, sessionFolders: string[]): TestPage 
     browser: 'firefox',
     errors,
     goto: async (url) => void (await page.goto(url)),
-    reload: async () => void (await page.reload()),
+    async reload() {
+      const leave = (dialog: import('puppeteer-core').Dialog) => void (dialog.type() === 'beforeunload' && dialog.accept())
+      page.on('dialog', leave)
+      try {
+        await page.reload()
+      } finally {
+        page.off('dialog', leave)
+      }
+    },
     evaluate: (fn, arg) => page.evaluate(fn as never, arg) as never,
     // Puppeteer's own waitForFunction over BiDi never passed the argument here (the wait timed
     // out with the condition true): poll with evaluate instead, every 50 ms.
@@ -185,6 +211,8 @@ function puppeteerPage(page: PuppeteerPage, sessionFolders: string[]): TestPage 
       await chooser.cancel()
     },
     click: (selector) => page.click(selector),
+    // One WebDriver action sequence: Firefox counts the clicks of a series within it.
+    doubleClickAt: (x, y) => page.mouse.click(x, y, { count: 2 }),
     async press(key) {
       const keys = key.split('+')
       for (const held of keys.slice(0, -1)) await page.keyboard.down(held as never)

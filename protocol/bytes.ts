@@ -14,13 +14,15 @@ export const formatBytes = (bytes: number): string => inUnits(bytes)
 
 /** {@link formatBytes} with `digits` decimals (default: one under 10, none above). */
 function inUnits(bytes: number, digits?: number): string {
+  const shown = (value: number) => value.toFixed(digits ?? (value < 10 ? 1 : 0))
   let value = bytes
   let unit = 0
-  while (value >= 1024 && unit < UNITS.length - 1) {
+  // Compared as shown, rounded: 1023.7 KiB reads "1 MiB", never "1024 KiB".
+  while (Number(shown(value)) >= 1024 && unit < UNITS.length - 1) {
     value /= 1024
     unit++
   }
-  return unit === 0 ? `${value} B` : `${trim(value.toFixed(digits ?? (value < 10 ? 1 : 0)))} ${UNITS[unit]}`
+  return unit === 0 ? `${value} B` : `${trim(shown(value))} ${UNITS[unit]}`
 }
 
 /** "5.0" reads as more precise than it is: "5 MiB"; "100.40" as "100.4". */

@@ -15,7 +15,10 @@ export interface UploadControls {
    * Files from folders are sent with their path inside the folder as the filename.
    */
   addFiles(files: File[], options?: UploadToS3Options): Promise<UploadOutcome[]>
-  /** Uploads an ended entry's file again, as a new entry at the end of the list (the old one goes). */
+  /**
+   * Uploads an ended entry's file again, as a new entry (a new id) in the old one's place: a list
+   * shows the retried file where it was, not at the end, so nothing moves under the pointer.
+   */
   retry(id: string, options?: UploadToS3Options): Promise<UploadOutcome | undefined>
   /** Takes an entry off the list, aborting it first if it still runs. */
   remove(id: string): void
@@ -25,24 +28,27 @@ export interface UploadControls {
 
 let lastRefusal = 0
 
+/** The hook's `uploadToS3`, which lists the upload in the place of entry `replaces` when given one. */
+export type StartUpload = (file: File, options?: UploadToS3Options, replaces?: string) => Promise<UploadResult>
+
 /** The list controls a dropzone or a row needs, on top of the hook's `uploadToS3`. */
 export function useUploadControls(
   files: UploadEntry[],
   dispatch: Dispatch<UploadAction>,
-  uploadToS3: (file: File, options?: UploadToS3Options) => Promise<UploadResult>,
+  upload: StartUpload,
   check: FileCheck | undefined,
 ): UploadControls {
   const latest = useRef({ files, check })
   latest.current = { files, check }
 
   const start = useCallback(
-    (file: File, options: UploadToS3Options = {}): Promise<UploadResult> => {
+    (file: File, options: UploadToS3Options = {}, replaces?: string): Promise<UploadResult> => {
       const refusal = latest.current.check?.(file)
-      if (!refusal) return uploadToS3(file, { filename: relativePathOf(file), ...options })
-      dispatch({ type: 'added', entry: refusedEntry(`refused-${++lastRefusal}`, file, refusal) })
+      if (!refusal) return upload(file, { filename: relativePathOf(file), ...options }, replaces)
+      dispatch({ type: 'added', entry: refusedEntry(`refused-${++lastRefusal}`, file, refusal), replaces })
       return Promise.reject(refusal)
     },
-    [dispatch, uploadToS3],
+    [dispatch, upload],
   )
 
   const addFiles = useCallback(
@@ -54,8 +60,7 @@ export function useUploadControls(
     async (id: string, options?: UploadToS3Options) => {
       const entry = latest.current.files.find((candidate) => candidate.id === id)
       if (!entry || isRunning(entry)) return undefined
-      dispatch({ type: 'removed', id })
-      const [outcome] = await Promise.allSettled([start(entry.file, options)])
+      const [outcome] = await Promise.allSettled([start(entry.file, options, id)])
       return outcome
     },
     [dispatch, start],

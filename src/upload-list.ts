@@ -52,7 +52,8 @@ export interface UploadEntry<ServerData = unknown> {
 export type PauseControls = Pick<UploadEntry, 'pause' | 'resume'>
 
 export type UploadAction =
-  | { type: 'added'; entry: UploadEntry }
+  /** A new entry, at the end, or in the place of entry `replaces` (a retry keeps its row where it was). */
+  | { type: 'added'; entry: UploadEntry; replaces?: string }
   | { type: 'progressed'; id: string; uploaded: number }
   | { type: 'retrying'; id: string; error: Error }
   /** The engine's `onStateChange`: paused, waiting for the network, or running again. */
@@ -77,8 +78,13 @@ const held = (entry: UploadEntry) => entry.status === 'paused' || entry.status =
  */
 export function uploadListReducer(files: UploadEntry[], action: UploadAction): UploadEntry[] {
   switch (action.type) {
-    case 'added':
-      return [...files, action.entry]
+    case 'added': {
+      const at = action.replaces === undefined ? -1 : files.findIndex((entry) => entry.id === action.replaces)
+      if (at < 0) return [...files, action.entry]
+      const next = files.slice()
+      next[at] = action.entry
+      return next
+    }
     case 'reset':
       return files.length === 0 ? files : []
     case 'removed':

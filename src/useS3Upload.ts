@@ -105,7 +105,7 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
     latest.current = { engineDefaults, uploader, onUploaded }
   })
 
-  const uploadToS3 = useCallback(async (file: File, callOptions: UploadToS3Options = {}) => {
+  const upload = useCallback(async (file: File, callOptions: UploadToS3Options = {}, replaces?: string) => {
     const { uploader, onUploaded } = latest.current
     const { queue = pageQueue, ...hookOptions } = latest.current.engineDefaults
     const {
@@ -124,7 +124,7 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
     if (callerSignal?.aborted) abort()
     callerSignal?.addEventListener('abort', abort, { once: true })
     const pauses = new PauseController()
-    dispatch({ type: 'added', entry: queuedEntry(id, file, abort, { pause: () => pauses.pause(), resume: () => pauses.resume() }) })
+    dispatch({ type: 'added', entry: queuedEntry(id, file, abort, { pause: () => pauses.pause(), resume: () => pauses.resume() }), replaces })
 
     const progress = createProgressThrottle((uploaded) => dispatch({ type: 'progressed', id, uploaded }))
     let result: UploadResult
@@ -178,9 +178,11 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
     return result
   }, [])
 
+  // The public one takes no place to list the upload in: only a retry (upload-controls.ts) does.
+  const uploadToS3 = useCallback((file: File, callOptions?: UploadToS3Options) => upload(file, callOptions), [upload])
   const resetFiles = useCallback(() => dispatch({ type: 'reset' }), [])
 
-  const controls = useUploadControls(files, dispatch, uploadToS3, own.check)
+  const controls = useUploadControls(files, dispatch, upload, own.check)
   useLeaveWarning(own.warnBeforeLeaving !== false && files.some(isRunning))
 
   // Untyped inside: `serverData` is whatever the endpoint sent; `Handler` only names its type.

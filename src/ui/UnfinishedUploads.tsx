@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import type { ResumeRecord, ResumeUploads } from '../../engine/index.ts'
 import { formatBytes } from '../format.ts'
+import { ownClick } from './own-click.ts'
 
 /** What `<UnfinishedUploads>` lists, and where a file to carry on goes. */
 export interface UnfinishedUploadsProps {
@@ -78,14 +79,15 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
                 <span className="updraft-state">
                   {record.parts.length} of {record.partCount} parts stored
                 </span>
+                <span className="updraft-transfer">{whatResumeSends(record)}</span>
                 {failed[record.fingerprint] && <span className="updraft-message">{failed[record.fingerprint]}</span>}
               </p>
             </div>
             <div className="updraft-actions">
-              <button type="button" className="updraft-button updraft-small" aria-label={`Resume upload of ${record.name}`} onClick={() => void carryOn(record)}>
+              <button type="button" className="updraft-button updraft-small" aria-label={`Resume upload of ${record.name}`} onClick={(event) => ownClick(event) && void carryOn(record)}>
                 Resume
               </button>
-              <button type="button" className="updraft-button updraft-small updraft-quiet" aria-label={`Discard upload of ${record.name}`} onClick={() => void discard(record)}>
+              <button type="button" className="updraft-button updraft-small updraft-quiet" aria-label={`Discard upload of ${record.name}`} onClick={(event) => ownClick(event) && void discard(record)}>
                 Discard
               </button>
             </div>
@@ -107,4 +109,15 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
       />
     </section>
   )
+}
+
+/**
+ * What Resume will do, in bytes: only whole parts are kept by storage, and a page that closed at 33%
+ * of a 40 MiB upload had all of its first four parts two-thirds sent and none whole ("0 of 8 parts
+ * stored", then Resume from 0, looked like lost work).
+ */
+function whatResumeSends({ parts, partCount, partSize, size }: ResumeRecord): string {
+  if (parts.length === 0) return 'no part was whole when the page closed: Resume sends it from the start'
+  const stored = parts.reduce((sum, { partNumber }) => sum + (partNumber === partCount ? size - (partCount - 1) * partSize : partSize), 0)
+  return `${formatBytes(stored)} of ${formatBytes(size)}: Resume sends the rest`
 }

@@ -4,10 +4,11 @@ import { formatBytes, formatTimeLeft } from '../format.ts'
 import { describeError } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 import type { S3Upload } from '../useS3Upload.ts'
-import { overall } from './row-state.ts'
+import { Figures, Pieces } from './Pieces.tsx'
+import { overall, rowState } from './row-state.ts'
 import { UploadRow } from './UploadRow.tsx'
 import { useOnline } from './useOnline.ts'
-import { useTransferRate } from './useTransferRate.ts'
+import { useTransferRates } from './useTransferRate.ts'
 
 /** Props of {@link UploadList}. */
 export interface UploadListProps {
@@ -53,53 +54,43 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
   const { containerRef, rowRef } = useFocusKeeper(returnFocusTo)
 
   const total = overall(files)
-  // Paused uploads send nothing: counted in the rate, they made "time left" grow while nothing ran.
-  const sending = online && files.some((entry) => isRunning(entry) && entry.status !== 'paused' && entry.status !== 'waiting-for-network')
-  const rate = useTransferRate(total.sent, sending)
+  const rates = useTransferRates(files, (entry) => rowState(entry, online) === 'uploading')
+  const left = timeLeft(files, online, rates)
   const percent = total.total > 0 ? Math.floor((100 * total.sent) / total.total) : total.running > 0 ? 0 : 100
-  const left = rate && rate > 0 && sending ? formatTimeLeft((total.total - total.sent) / rate) : !sending && total.paused > 0 ? 'paused' : undefined
-  const figures = `${percent}% of ${formatBytes(total.total)}`
-  const summary = [
+  // Once nothing runs, the figures say what was stored, of all that was picked.
+  const figures = total.running > 0 ? `${percent}% of ${formatBytes(total.total)}` : `${formatBytes(total.sent)} of ${formatBytes(total.total)} stored`
+  const counts = [
     total.running > total.paused && `${total.running - total.paused} uploading`,
     total.paused > 0 && `${total.paused} paused`,
     total.done > 0 && `${total.done} done`,
-    total.ended > 0 && `${total.ended} not uploaded`,
-  ]
-    .filter(Boolean)
-    .join(' · ')
+    total.cancelled > 0 && `${total.cancelled} cancelled`,
+    total.failed > 0 && `${total.failed} not uploaded`,
+  ].filter((count) => count !== false)
 
   return (
     <div className="updraft-list" ref={containerRef}>
       {files.length > 0 && (
         <div className="updraft-summary">
-          {/* Once nothing is counted (the last upload was cancelled) the bar and its figures keep
-              their space, empty: the rows below do not jump up under the pointer. */}
-          {total.files > 0 ? (
-            <div
-              className="updraft-bar updraft-overall"
-              role="progressbar"
-              aria-label="All uploads"
-              aria-valuemin={0}
-              aria-valuemax={100}
-              aria-valuenow={percent}
-              aria-valuetext={`${percent}%, ${formatBytes(total.sent)} of ${formatBytes(total.total)}${left ? `, ${left}` : ''}`}
-            >
-              <div className="updraft-bar-fill" style={{ width: `${percent}%` }} />
-            </div>
-          ) : (
-            <div className="updraft-bar updraft-overall updraft-ghost" aria-hidden="true" />
-          )}
+          {/* Every listed file counts (a cancelled one as nothing stored): the bar and its figures
+              never leave, and the rows below do not jump up under the pointer. */}
+          <div
+            className="updraft-bar updraft-overall"
+            role="progressbar"
+            aria-label="All uploads"
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={percent}
+            aria-valuetext={`${percent}%, ${formatBytes(total.sent)} of ${formatBytes(total.total)}${total.running > 0 ? '' : ' stored'}${left ? `, ${left}` : ''}`}
+          >
+            <div className="updraft-bar-fill" style={{ width: `${percent}%` }} />
+          </div>
           <p className="updraft-summary-text">
-            <span>{summary}</span>
-            <span className={`updraft-transfer${total.files > 0 ? '' : ' updraft-ghost'}`} aria-hidden={total.files > 0 ? undefined : true}>
-              <span className="updraft-piece">{figures}</span>
-              {left && (
-                <>
-                  {' '}
-                  <span className="updraft-piece">· {left}</span>
-                </>
-              )}
-            </span>
+            <Figures className="updraft-counts">
+              <Pieces texts={counts} />
+            </Figures>
+            <Figures>
+              <Pieces texts={left ? [figures, left] : [figures]} />
+            </Figures>
           </p>
           <button
             type="button"
@@ -118,6 +109,7 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
             ref={rowRef(entry.id)}
             entry={entry}
             online={online}
+            rate={rates.get(entry.id)}
             limits={limits}
             describeServerData={describeServerData}
             onRetry={onRetry}
@@ -131,6 +123,22 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
       </div>
     </div>
   )
+}
+
+/**
+ * The summary's time left: the bytes still to send of the uploads that move (a paused or offline
+ * one's are not waited for), at the sum of their speeds — with one upload, the very figure its row
+ * shows. Nothing until every moving upload has a real speed; "paused" when only paused ones are left.
+ */
+function timeLeft(files: UploadEntry[], online: boolean, rates: ReadonlyMap<string, number>): string | undefined {
+  const states = files.map((entry) => rowState(entry, online))
+  const moving = files.filter((_, index) => states[index] === 'uploading')
+  const waiting = files.filter((entry, index) => isRunning(entry) && states[index] !== 'paused' && states[index] !== 'offline')
+  if (moving.length === 0) return states.includes('paused') && waiting.length === 0 ? 'paused' : undefined
+  if (moving.some((entry) => rates.get(entry.id) === undefined)) return undefined
+  const rate = moving.reduce((sum, entry) => sum + rates.get(entry.id)!, 0)
+  const bytes = waiting.reduce((sum, entry) => sum + entry.size - entry.uploaded, 0)
+  return rate > 0 ? formatTimeLeft(bytes / rate) : undefined
 }
 
 /**

@@ -1,15 +1,18 @@
-import { forwardRef, Fragment, memo, useEffect, useRef, useState } from 'react'
+import { forwardRef, memo, useEffect, useRef, useState } from 'react'
 import type { UploadLimits } from '../file-checks.ts'
 import { formatBytes, formatSpeed, formatTimeLeft } from '../format.ts'
 import { describeError } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 import { FilePreview } from './FilePreview.tsx'
-import { ROW_LABELS, type RowState, rowState } from './row-state.ts'
-import { useTransferRate } from './useTransferRate.ts'
+import { ownClick } from './own-click.ts'
+import { Figures, Pieces } from './Pieces.tsx'
+import { FINISHING_WAIT, ROW_LABELS, type RowState, rowState } from './row-state.ts'
 
 export interface UploadRowProps {
   entry: UploadEntry
   online: boolean
+  /** Bytes per second while it moves (the list's `useTransferRates`); undefined until a real speed is known. */
+  rate?: number
   limits?: UploadLimits
   /** What the server said about this file once done (`entry.serverData`), in words. */
   describeServerData?: (serverData: unknown, file: File) => string | undefined
@@ -25,14 +28,13 @@ export interface UploadRowProps {
  * focus (tabIndex -1) when the button that had it goes away.
  */
 const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
-  { entry, online, limits, describeServerData, onRetry, onRemove, onAnnounce },
+  { entry, online, rate, limits, describeServerData, onRetry, onRemove, onAnnounce },
   ref,
 ) {
   const { file, size, uploaded, progress, error, result } = entry
   const state = rowState(entry, online)
   const name = file.name
   const moving = state === 'uploading'
-  const rate = useTransferRate(uploaded, moving)
   const resuming = useResuming(state, rate)
   const label = resuming ? 'Resuming…' : ROW_LABELS[state]
   const [copied, setCopied] = useState(false)
@@ -58,14 +60,15 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
   }
 
   const percent = Math.floor(progress)
-  // Speed and time left only from a sample taken while bytes moved (useTransferRate): never a
-  // stale "0 B/s" or an hour left right after Resume. Paused, resuming or cancelled, the row keeps
-  // how far it got and the speed's place as blank space: it neither shrinks nor moves its buttons
-  // under the pointer.
+  // Speed and time left only once a real speed is known (useTransferRates): never a stale "0 B/s"
+  // or an hour left right after Resume. Paused, resuming or cancelled, the row keeps how far it got
+  // and the speed's place as blank space: it neither shrinks nor moves its buttons under the pointer.
   const rateText = rate !== undefined && moving ? [formatSpeed(rate), ...(rate > 0 ? [formatTimeLeft((size - uploaded) / rate)] : [])] : []
   const lastRate = useRef<string[]>([])
   if (rateText.length > 0) lastRate.current = rateText
-  const showFigures = isRunning(entry) || state === 'cancelled'
+  const sizes = `${formatBytes(uploaded)} of ${formatBytes(size)}`
+  // Every byte is out: what it waits for, rather than "99%" under a full bar for seconds.
+  const figures = state === 'finishing' ? [`${formatBytes(size)} sent`, FINISHING_WAIT] : isRunning(entry) || state === 'cancelled' ? [`${percent}%`, sizes] : []
   const serverNote = entry.serverData !== undefined ? describeServerData?.(entry.serverData, file) : undefined
   const message = error && (state === 'failed' || state === 'refused' || state === 'retrying') ? describeError(error, { file, limits, retrying: state === 'retrying' }) : undefined
 
@@ -74,9 +77,16 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
       <FilePreview file={file} />
       <div className="updraft-row-main">
         <div className="updraft-row-head">
-          <span className="updraft-name" title={name}>
-            {name}
-          </span>
+          {/* Once stored, the name opens the file: a link line under a finished row made it grow and shove the rows below */}
+          {result ? (
+            <a className="updraft-name updraft-link" href={result.url} target="_blank" rel="noreferrer" title={name}>
+              {name}
+            </a>
+          ) : (
+            <span className="updraft-name" title={name}>
+              {name}
+            </span>
+          )}
           <span className="updraft-size">{formatBytes(size)}</span>
         </div>
         {state !== 'refused' && (
@@ -94,10 +104,15 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
         )}
         <p className="updraft-row-foot">
           <span className="updraft-state">{label}</span>
-          {showFigures && (
-            <span className="updraft-transfer">
-              <Pieces texts={[`${percent}%`, `${formatBytes(uploaded)} of ${formatBytes(size)}`]} />
-              {rateText.length > 0 ? <Pieces texts={rateText} after /> : <Pieces texts={lastRate.current} after ghost />}
+          {figures.length > 0 && (
+            <Figures>
+              <Pieces texts={figures} />
+              {state !== 'finishing' && (rateText.length > 0 ? <Pieces texts={rateText} after /> : <Pieces texts={lastRate.current} after ghost />)}
+            </Figures>
+          )}
+          {serverNote && (
+            <span className="updraft-server-note" title={serverNote}>
+              {serverNote}
             </span>
           )}
           {message && <span className="updraft-message">{message}</span>}
@@ -108,12 +123,6 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             <code>{error.message}</code>
           </details>
         )}
-        {serverNote && <p className="updraft-server-note">{serverNote}</p>}
-        {result && (
-          <a className="updraft-link" href={result.url} target="_blank" rel="noreferrer">
-            {result.url}
-          </a>
-        )}
       </div>
       <div className="updraft-actions">
         {isRunning(entry) && state !== 'finishing' && (
@@ -121,7 +130,7 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             type="button"
             className="updraft-button updraft-small updraft-quiet"
             aria-label={`${state === 'paused' ? 'Resume' : 'Pause'} upload of ${name}`}
-            onClick={() => (state === 'paused' ? entry.resume() : entry.pause())}
+            onClick={(event) => ownClick(event) && (state === 'paused' ? entry.resume() : entry.pause())}
           >
             {state === 'paused' ? 'Resume' : 'Pause'}
           </button>
@@ -131,7 +140,9 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             type="button"
             className="updraft-button updraft-small"
             aria-label={`Cancel upload of ${name}`}
-            onClick={() => {
+            // Retry's place: the second click of a double click on Retry lands here, and must not cancel.
+            onClick={(event) => {
+              if (!ownClick(event)) return
               cancelling.current = true
               entry.abort()
             }}
@@ -145,8 +156,8 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             type="button"
             className="updraft-button updraft-small updraft-quiet"
             aria-label={`Remove ${name} from the list`}
-            // detail 2 is the second click of a double click that began on the button before this one
-            onClick={(event) => event.detail < 2 && onRemove(entry.id)}
+            // The next row's Remove comes up under the pointer: a double click removes one row, not two.
+            onClick={(event) => ownClick(event) && onRemove(entry.id)}
           >
             Remove
           </button>
@@ -158,13 +169,13 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             className="updraft-button updraft-small"
             aria-label={`Retry upload of ${name}`}
             // It takes Cancel's place: a double click on Cancel must not start the upload again.
-            onClick={(event) => event.detail < 2 && onRetry(entry.id)}
+            onClick={(event) => ownClick(event) && onRetry(entry.id)}
           >
             Retry
           </button>
         )}
         {result && (
-          <button type="button" className="updraft-button updraft-small" aria-label={`Copy link to ${name}`} onClick={copy}>
+          <button type="button" className="updraft-button updraft-small" aria-label={`Copy link to ${name}`} onClick={(event) => ownClick(event) && void copy()}>
             {/* Both words take the same cell: the button is as wide as the wider one, whichever shows */}
             <span className="updraft-swap">
               <span className={copied ? 'is-off' : undefined}>Copy link</span>
@@ -179,29 +190,6 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
 
 /** Memoised: the list re-renders on every progress tick, a row only when its own props change. */
 export const UploadRow = memo(Row)
-
-/**
- * "12 MiB of 40 MiB", "· 1.9 MiB/s", "· 11 s left", each kept on one line: a narrow row wraps
- * between them, never inside one ("11 / s left"). `after` puts a " · " before the first too;
- * `ghost` keeps their space but shows nothing (aria-hidden).
- */
-function Pieces({ texts, after = false, ghost = false }: { texts: string[]; after?: boolean; ghost?: boolean }) {
-  if (texts.length === 0) return null
-  // The space before "·" stays outside the piece: it is where the line may break.
-  const pieces = texts.map((text, index) => (
-    <Fragment key={index}>
-      {(index > 0 || after) && ' '}
-      <span className="updraft-piece">{index > 0 || after ? `· ${text}` : text}</span>
-    </Fragment>
-  ))
-  return ghost ? (
-    <span className="updraft-ghost" aria-hidden="true">
-      {pieces}
-    </span>
-  ) : (
-    <>{pieces}</>
-  )
-}
 
 /**
  * True from Resume until a speed is known again: the engine first re-sends the parts Pause
@@ -219,7 +207,8 @@ function useResuming(state: RowState, rate: number | undefined): boolean {
   useEffect(() => {
     if (rate !== undefined) setResuming(false)
   }, [rate])
-  return resuming && (state === 'uploading' || state === 'queued')
+  // The render that brings the first speed says "Uploading" with it, not "Resuming…" a moment longer.
+  return resuming && rate === undefined && (state === 'uploading' || state === 'queued')
 }
 
 /** The Clipboard API where the page may use it (a secure context), else the old copy command. */

@@ -56,32 +56,42 @@ export function rowState(entry: UploadEntry, online: boolean): RowState {
   return 'uploading'
 }
 
+/** What a row waits for once every byte is sent, in words ("Finishing…" alone, under a full bar, said nothing for seconds). */
+export const FINISHING_WAIT = 'waiting for storage and the server to confirm the file'
+
 export interface Overall {
-  /** Files sent or being sent (refused, failed and cancelled ones are out of the count). */
+  /** Every file listed. */
   files: number
-  /** Their bytes, and how many have gone. */
+  /** Their bytes, and how many are stored or on their way (a failed, refused or cancelled file's count none). */
   total: number
   sent: number
   running: number
   /** Of the running ones, how many the person paused. */
   paused: number
   done: number
-  /** Failed, refused or cancelled. */
-  ended: number
+  cancelled: number
+  /** Failed or refused. */
+  failed: number
 }
 
-/** The list as one figure, for the overall bar and the summary line. */
+/**
+ * The list as one figure, for the overall bar and the summary line. The bar counts every file
+ * listed: what was stored, and what is on its way, of all of it, so a list where 3 of 4 files were
+ * refused never reads "100%", nor a cancelled file sit under a full bar.
+ */
 export function overall(entries: UploadEntry[]): Overall {
-  const counted = entries.filter((entry) => isRunning(entry) || entry.status === 'done')
-  const running = counted.filter(isRunning).length
-  const done = counted.length - running
+  const count = (status: UploadEntry['status']) => entries.filter((entry) => entry.status === status).length
+  const running = entries.filter(isRunning).length
+  const done = count('done')
+  const cancelled = count('aborted')
   return {
-    files: counted.length,
-    total: counted.reduce((sum, entry) => sum + entry.size, 0),
-    sent: counted.reduce((sum, entry) => sum + (entry.status === 'done' ? entry.size : entry.uploaded), 0),
+    files: entries.length,
+    total: entries.reduce((sum, entry) => sum + entry.size, 0),
+    sent: entries.reduce((sum, entry) => sum + (entry.status === 'done' ? entry.size : isRunning(entry) ? entry.uploaded : 0), 0),
     running,
-    paused: counted.filter((entry) => entry.status === 'paused').length,
+    paused: count('paused'),
     done,
-    ended: entries.length - counted.length,
+    cancelled,
+    failed: entries.length - running - done - cancelled,
   }
 }

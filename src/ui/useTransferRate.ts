@@ -1,36 +1,59 @@
 import { useEffect, useRef, useState } from 'react'
+import type { UploadEntry } from '../upload-list.ts'
 
 /** Speed over the last few seconds, so a time left follows the link as it is now. */
 const WINDOW_MS = 5000
 const SAMPLE_MS = 1000
+/**
+ * Samples in a row in which the count must have grown, once it first moved, before a speed is told. A
+ * browser that reports progress in coarse steps (Firefox: the first event after megabytes, then
+ * bursts as socket buffers drain) showed "0 B/s" one second after Resume, and a rate of a few
+ * bytes a second ("24596 h 10 min left") from a count that had crept up by one step.
+ */
+const SETTLE_SAMPLES = 2
+
+const NONE: ReadonlyMap<string, number> = new Map()
 
 /**
- * Bytes per second of `bytes` (a growing count) over the last 5 s, sampled once a second while
- * `active`; undefined until bytes have moved for one whole sample. After Resume the engine first
- * re-sends the parts Pause cancelled, and the count stands still for seconds, then starts mid-sample:
- * a window that opened before it moved would give a rate far below the link's (16 KiB/s and
- * "23 min left" on a 2 MiB/s link), so the window opens at the first sample that shows growth.
- * Once bytes have moved, a stall shows as a falling rate, not a frozen one.
+ * Each moving upload's speed in bytes per second, by entry id: sampled once a second over the last
+ * 5 s, for the entries `moving` picks (uploading, not paused, offline or finishing). An entry has
+ * no speed until its bytes have moved for a while (see {@link createRateMeter}); one that stops
+ * moving (paused, ended) loses its speed and starts afresh when it moves again. One timer for the
+ * whole list, so the summary's time left and a row's are computed from the very same figures.
  */
-export function useTransferRate(bytes: number, active: boolean): number | undefined {
-  const latest = useRef(bytes)
-  latest.current = bytes
-  const [rate, setRate] = useState<number>()
+export function useTransferRates(entries: UploadEntry[], moving: (entry: UploadEntry) => boolean): ReadonlyMap<string, number> {
+  const latest = useRef(entries)
+  latest.current = entries
+  const meters = useRef(new Map<string, RateMeter>())
+  const [rates, setRates] = useState(NONE)
+  const movingIds = entries
+    .filter(moving)
+    .map((entry) => entry.id)
+    .join(' ')
 
   useEffect(() => {
-    if (!active) {
-      setRate(undefined)
-      return
+    const ids = new Set(movingIds ? movingIds.split(' ') : [])
+    for (const id of meters.current.keys()) if (!ids.has(id)) meters.current.delete(id)
+    const start = performance.now()
+    for (const entry of latest.current) {
+      if (ids.has(entry.id) && !meters.current.has(entry.id)) meters.current.set(entry.id, createRateMeter(start, entry.uploaded))
     }
-    const meter = createRateMeter(performance.now(), latest.current)
+    const kept = (previous: ReadonlyMap<string, number>) => new Map([...previous].filter(([id]) => ids.has(id)))
+    setRates((previous) => (previous.size === 0 ? previous : kept(previous)))
+    if (ids.size === 0) return
     const timer = setInterval(() => {
-      const next = meter(performance.now(), latest.current)
-      if (next !== undefined) setRate(next)
+      const now = performance.now()
+      const sampled = new Map<string, number>()
+      for (const entry of latest.current) {
+        const rate = meters.current.get(entry.id)?.(now, entry.uploaded)
+        if (rate !== undefined) sampled.set(entry.id, rate)
+      }
+      setRates(sampled.size === 0 ? NONE : sampled)
     }, SAMPLE_MS)
     return () => clearInterval(timer)
-  }, [active])
+  }, [movingIds])
 
-  return rate
+  return rates
 }
 
 interface Sample {
@@ -38,14 +61,21 @@ interface Sample {
   bytes: number
 }
 
+export type RateMeter = (at: number, bytes: number) => number | undefined
+
 /**
- * The sampling behind useTransferRate, apart from React and timers: call it once a sample with the
- * time (ms) and the count; it answers bytes per second, or undefined while no whole sample of
- * moving bytes has been seen.
+ * The sampling behind useTransferRates, apart from React and timers: call it once a sample with
+ * the time (ms) and the count; it answers bytes per second, or undefined until a real speed is
+ * known. After Resume the engine first re-sends the parts Pause cancelled, and the count stands
+ * still for seconds, then starts mid-sample: a window that opened before it moved would give a
+ * rate far below the link's (16 KiB/s and "23 min left" on a 2 MiB/s link), so the window opens at
+ * the first sample that shows growth, and a speed is told once the count has grown in
+ * {@link SETTLE_SAMPLES} samples in a row since (a still sample before then opens it again). Once told, a stall shows as a falling rate, not a frozen one.
  */
-export function createRateMeter(at: number, bytes: number): (at: number, bytes: number) => number | undefined {
+export function createRateMeter(at: number, bytes: number): RateMeter {
   let waiting: Sample | undefined = { at, bytes }
   let samples: Sample[] = []
+  let grew = 0
   return (now, count) => {
     if (waiting) {
       // Still or going back (a re-sent part starts again from 0): the window has not opened.
@@ -57,8 +87,16 @@ export function createRateMeter(at: number, bytes: number): (at: number, bytes: 
       samples = [{ at: now, bytes: count }]
       return undefined
     }
+    if (count > samples.at(-1)!.bytes) grew++
+    else if (grew < SETTLE_SAMPLES) {
+      // A step, then nothing: not yet a speed. The window opens again at the next growth.
+      samples = [{ at: now, bytes: count }]
+      grew = 0
+      return undefined
+    }
     samples.push({ at: now, bytes: count })
     while (samples.length > 2 && now - samples[0]!.at > WINDOW_MS) samples.shift()
+    if (grew < SETTLE_SAMPLES) return undefined
     const oldest = samples[0]!
     return Math.max(0, (count - oldest.bytes) / ((now - oldest.at) / 1000))
   }

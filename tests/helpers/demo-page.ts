@@ -42,7 +42,7 @@ export async function pickFiles(page: Page, files: string[] | FilePayload[], but
   await chooser.setFiles(files)
 }
 
-/** Every row for a file name, in the order the uploads started (a retried file's row moves to the end). */
+/** Every row for a file name, in list order (a retried file's row keeps its place). */
 export const rowsOf = (page: Page, name: string): Locator =>
   page.getByTestId('upload-row').filter({ has: page.locator('.updraft-name').getByText(name, { exact: true }) })
 

@@ -176,6 +176,8 @@ describe('words for limits, sizes and times', () => {
 
   it('formatBytes and formatTimeLeft', () => {
     expect([0, 1023, 1024, 1536, 5 * MiB, 62914560, 12.5 * MiB].map(formatBytes)).toEqual(['0 B', '1023 B', '1 KiB', '1.5 KiB', '5 MiB', '60 MiB', '13 MiB'])
+    // Rounded as shown: just short of 1 MiB (a speed of 1023.7 KiB/s, Firefox's "1024 KiB/s") is 1 MiB.
+    expect([MiB - 300, MiB - 1, 1023.4 * 1024, 1024 * MiB - 1024].map(formatBytes)).toEqual(['1 MiB', '1 MiB', '1023 KiB', '1 GiB'])
     expect([0.2, 8.1, 59, 61, 3599, 3900].map(formatTimeLeft)).toEqual(['1 s left', '9 s left', '59 s left', '1 min left', '1 h left', '1 h 5 min left'])
   })
 })

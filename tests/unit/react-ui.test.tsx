@@ -176,6 +176,42 @@ describe('<UploadDropzone>', () => {
     expect(screen.getByText('2 uploading')).toBeTruthy()
   })
 
+  it('the summary tells cancelled from not uploaded, and its bar counts what was stored of all that was picked', async () => {
+    // Issue 35: with 3 of 4 files refused the summary read "100% of 120 KiB", and a cancelled file
+    // was "1 not uploaded" under a full bar.
+    const { calls } = renderZone({ limits: { maxFileSize: 1000 } })
+    pick([file(1000, 'kept.png', 'image/png'), file(1000, 'cancelled.png', 'image/png'), file(2000, 'big-1.png', 'image/png'), file(2000, 'big-2.png', 'image/png')])
+    act(() => fireEvent.click(within(row('cancelled.png')).getByRole('button', { name: 'Cancel upload of cancelled.png' })))
+    await act(async () => calls[0]!.resolve(result))
+    const summary = (document.querySelector('.updraft-summary-text') as HTMLElement).textContent!.replace(/\s+/g, ' ')
+    expect(summary).toContain('1 done · 1 cancelled · 2 not uploaded')
+    expect(summary).toContain('1000 B of 5.9 KiB stored')
+    expect(screen.getByRole('progressbar', { name: 'All uploads' }).getAttribute('aria-valuenow')).toBe('16')
+  })
+
+  it('a double click never acts on a button it did not begin on: Retry then Cancel in its place, Remove then the next row\'s Remove', async () => {
+    const { calls } = renderZone({ limits: false })
+    pick([file(10, 'a.png', 'image/png'), file(10, 'b.png', 'image/png')])
+    await act(async () => {
+      calls[0]!.reject(new NetworkError('Failed to fetch'))
+      calls[1]!.reject(new NetworkError('Failed to fetch'))
+    })
+    // A double click on a's Retry: the first click retries; the second lands on the Cancel that took its place.
+    act(() => fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Retry upload of a.png' }), { detail: 1 }))
+    expect(calls).toHaveLength(3)
+    expect(rows().map((element) => element.dataset.state)).toEqual(['queued', 'failed'])
+    act(() => fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Cancel upload of a.png' }), { detail: 2 }))
+    expect(calls[2]!.options.signal!.aborted).toBe(false)
+    // A double click on a Remove: one row goes, not two.
+    act(() => fireEvent.click(within(row('b.png')).getByRole('button', { name: 'Remove b.png from the list' }), { detail: 1 }))
+    await act(async () => calls[2]!.reject(new NetworkError('Failed to fetch')))
+    act(() => fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Remove a.png from the list' }), { detail: 2 }))
+    expect(rows().map((element) => element.textContent?.includes('a.png'))).toEqual([true])
+    // A key press, or a click of its own, still acts.
+    act(() => fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Remove a.png from the list' }), { detail: 1 }))
+    expect(screen.queryAllByTestId('upload-row')).toHaveLength(0)
+  })
+
   it('running uploads show as waiting for the network while the browser is offline', () => {
     const online = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(true)
     renderZone()

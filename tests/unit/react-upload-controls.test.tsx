@@ -54,7 +54,7 @@ describe('addFiles', () => {
 })
 
 describe('retry, remove, clearEnded', () => {
-  it('retry uploads a failed file again as a new entry at the end, and the failed one goes', async () => {
+  it('retry uploads a failed file again as a new entry in the failed one\'s place (the row does not move to the end)', async () => {
     const { hook, calls } = renderUploads()
     act(() => void hook.current.addFiles([file(10, 'flaky.bin'), file(10, 'other.bin')]))
     await act(async () => calls[0]!.reject(new NetworkError('Failed to fetch')))
@@ -66,12 +66,13 @@ describe('retry, remove, clearEnded', () => {
     expect(calls).toHaveLength(3)
     expect(calls[2]!.file).toBe(failed.file)
     expect(hook.current.files.map((f) => [f.file.name, f.status])).toEqual([
-      ['other.bin', 'queued'],
       ['flaky.bin', 'queued'],
+      ['other.bin', 'queued'],
     ])
+    expect(hook.current.files[0]!.id).not.toBe(failed.id)
     await act(async () => calls[2]!.resolve(result))
     expect(await retried).toEqual({ status: 'fulfilled', value: result })
-    expect(hook.current.files[1]).toMatchObject({ status: 'done', result })
+    expect(hook.current.files[0]).toMatchObject({ status: 'done', result })
   })
 
   it('retry of a running or unknown entry does nothing', async () => {
