@@ -5,10 +5,12 @@ import type { UploadEntry } from '../upload-list.ts'
 const WINDOW_MS = 5000
 const SAMPLE_MS = 1000
 /**
- * Samples in a row in which the count must have grown, once it first moved, before a speed is told. A
+ * Samples in which the count must have grown, once it first moved, before a speed is told. A
  * browser that reports progress in coarse steps (Firefox: the first event after megabytes, then
  * bursts as socket buffers drain) showed "0 B/s" one second after Resume, and a rate of a few
- * bytes a second ("24596 h 10 min left") from a count that had crept up by one step.
+ * bytes a second ("24596 h 10 min left") from a count that had crept up by one step. Not in a row:
+ * through a relay that buffers (and in Firefox) the count grows every other second, and a rule of
+ * two in a row told no speed for a whole 48 MiB upload.
  */
 const SETTLE_SAMPLES = 2
 
@@ -70,7 +72,8 @@ export type RateMeter = (at: number, bytes: number) => number | undefined
  * still for seconds, then starts mid-sample: a window that opened before it moved would give a
  * rate far below the link's (16 KiB/s and "23 min left" on a 2 MiB/s link), so the window opens at
  * the first sample that shows growth, and a speed is told once the count has grown in
- * {@link SETTLE_SAMPLES} samples in a row since (a still sample before then opens it again). Once told, a stall shows as a falling rate, not a frozen one.
+ * {@link SETTLE_SAMPLES} samples since, in a row or not (a still sample right after the first step opens
+ * it again). Once told, a stall shows as a falling rate, not a frozen one.
  */
 export function createRateMeter(at: number, bytes: number): RateMeter {
   let waiting: Sample | undefined = { at, bytes }
@@ -88,10 +91,10 @@ export function createRateMeter(at: number, bytes: number): RateMeter {
       return undefined
     }
     if (count > samples.at(-1)!.bytes) grew++
-    else if (grew < SETTLE_SAMPLES) {
-      // A step, then nothing: not yet a speed. The window opens again at the next growth.
+    else if (grew === 0) {
+      // The first step, then nothing (a count that crept up by one event): the window opens again
+      // here, so that wait is not counted in the speed.
       samples = [{ at: now, bytes: count }]
-      grew = 0
       return undefined
     }
     samples.push({ at: now, bytes: count })
