@@ -40,12 +40,19 @@ const startsWith = (label: string) => (cells: string[]) => cells[0]!.startsWith(
 const bundle = (label: string) => row(section('1'), '**Bytes shipped**', startsWith(label))
 // Section 2, null sink at queue 4: queue, client, MB/s, vs lib-storage, vs fetch ceiling, …
 const node = (client: string) => row(section('2'), '**null sink: 256 MiB', (c) => c[0] === '4' && c[1]!.startsWith(client))
+// Section 3, cells with queue <= 6: queue, part MiB, in flight, null sink share, RGW share, worst share.
+const sweep = (part: string) => row(section('3'), '**Cells with queue <= 6', (c) => c[0] === '4' && c[1] === part)
 // Section 4, Chromium to null sink: client, MB/s, vs raw XHR ceiling, vs lib-storage, …
 const chromium = (client: string) => row(section('4'), '**Chromium to null sink', startsWith(client))
 // Section 5, peak growth of a 1024 MiB file: client, MB/s, idle RSS, peak growth MiB, growth / goal.
 const memory = (table: string, client: string) => row(section('5'), table, startsWith(client))
 // Section 6, presigns per CPU-second: presigner, presigns / CPU-s, µs each, vs getSignedUrl.
 const presign = (presigner: string) => row(section('6'), '**Part-URL presigns', startsWith(presigner))
+
+// Section 10, many small files: client, s, vs raw page, API requests / file, …
+const manyFiles = (table: string, client: string) => row(section('10'), table, startsWith(client))
+const SMALL_FILES_HOME = '**1000 × 8–32 KiB, home broadband'
+const SMALL_FILES_SLOW = '**1000 × 8–32 KiB, 20 Mbit/s, 150 ms RTT'
 
 const NODE_MEMORY = '**Node: 1024 MiB'
 const CHROMIUM_MEMORY = '**Chromium: 1024 MiB file picked through <input type=file>, 8 MiB'
@@ -71,6 +78,8 @@ const FIGURES: Record<string, { where: string; value: () => string }> = {
   'node.fetch.vs-lib-storage': { where: 'section 2, null sink, queue 4', value: () => node('Updraft over fetch')[3]! },
   'node.buffer.rate': { where: 'section 2, null sink, queue 4', value: () => `${node('Updraft, a Node `Buffer` body')[2]} MB/s` },
   'node.lib-storage.rate': { where: 'section 2, null sink, queue 4', value: () => `${node('`@aws-sdk/lib-storage`')[2]} MB/s` },
+  'concurrency.q4-16MiB.worst-share': { where: 'section 3, cells with queue <= 6', value: () => sweep('16')[5]! },
+  'concurrency.q4-5MiB.worst-share': { where: 'section 3, cells with queue <= 6', value: () => sweep('5')[5]! },
   'chromium.updraft.rate': { where: 'section 4, Chromium to null sink', value: () => `${chromium('Updraft')[1]} MB/s` },
   'chromium.updraft.vs-ceiling': { where: 'section 4, Chromium to null sink', value: () => chromium('Updraft')[2]! },
   'chromium.updraft.vs-lib-storage': { where: 'section 4, Chromium to null sink', value: () => chromium('Updraft')[3]! },
@@ -82,6 +91,10 @@ const FIGURES: Record<string, { where: string; value: () => string }> = {
   'presign.prepared': { where: 'section 6, Part-URL presigns', value: () => presign('`S3RequestPresigner.presign`')[1]! },
   'presign.getSignedUrl': { where: 'section 6, Part-URL presigns', value: () => presign('`getSignedUrl(')[1]! },
   'presign.vs-getSignedUrl': { where: 'section 6, Part-URL presigns', value: () => presign('`S3RequestPresigner.presign`')[3]! },
+  'many-files.hook.home.requests': { where: 'section 10, 1000 × 8–32 KiB, home broadband', value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[3]! },
+  'many-files.per-file.home.requests': { where: 'section 10, 1000 × 8–32 KiB, home broadband', value: () => manyFiles(SMALL_FILES_HOME, '`upload()` per file')[3]! },
+  'many-files.hook.home.vs-raw': { where: 'section 10, 1000 × 8–32 KiB, home broadband', value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[2]! },
+  'many-files.hook.slow.vs-raw': { where: 'section 10, 1000 × 8–32 KiB, 150 ms RTT', value: () => manyFiles(SMALL_FILES_SLOW, '`useS3Upload`')[2]! },
 }
 
 interface Quote {
@@ -125,7 +138,7 @@ const all = DOCS.flatMap((doc) => quotes(doc, readFileSync(join(ROOT, doc), 'utf
 
 describe('doc figures', () => {
   it('finds every figure of bench/RESULTS.md it knows', () => {
-    for (const [key, figure] of Object.entries(FIGURES)) expect(figure.value(), key).toMatch(/^\+?\d[\d.]*( KB| MB\/s| MiB|x)?$/)
+    for (const [key, figure] of Object.entries(FIGURES)) expect(figure.value(), key).toMatch(/^\+?\d[\d.]*( KB| MB\/s| MiB|x|%)?$/)
   })
 
   it('each known figure is quoted somewhere, marked', () => {
