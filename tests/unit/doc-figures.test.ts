@@ -103,6 +103,8 @@ interface Quote {
   key: string
   /** The doc's text right after the marker, to the end of its line. */
   text: string
+  /** Nothing but spaces before the marker: Markdown then starts an HTML block, and shows the line's Markdown raw. */
+  startsLine: boolean
 }
 
 const MARKER = /<!-- figure: ([\w.-]+) -->/g
@@ -115,6 +117,7 @@ function quotes(doc: string, source: string): Quote[] {
       line: index + 1,
       key: match[1]!,
       text: lineText.slice(match.index! + match[0].length),
+      startsLine: lineText.slice(0, match.index).trim() === '',
     })),
   )
 }
@@ -127,6 +130,7 @@ function mismatches(all: Quote[]): string[] {
   return all.flatMap((q) => {
     const figure = FIGURES[q.key]
     if (!figure) return [`${q.doc}:${q.line} marks an unknown figure "${q.key}"; add it to FIGURES in tests/unit/doc-figures.test.ts.`]
+    if (q.startsLine) return [`${q.doc}:${q.line} starts its line with the marker of ${q.key}, which shows the line's Markdown raw; put a word before it.`]
     const expected = figure.value()
     return quoted(q.text) === expected
       ? []
@@ -151,11 +155,12 @@ describe('doc figures', () => {
   })
 
   it('names the doc, line, quoted value and RESULTS.md’s value when a figure differs', () => {
-    const doc = 'Ships <!-- figure: bundle.upload.gzip -->1.23 KB gzip.\nAnd <!-- figure: no.such -->4x.'
+    const doc = 'Ships <!-- figure: bundle.upload.gzip -->1.23 KB gzip.\nAnd <!-- figure: no.such -->4x.\n  <!-- figure: bundle.upload.gzip -->6.66 KB'
     const found = mismatches(quotes('docs/x.md', doc))
     expect(found).toEqual([
       `docs/x.md:1 quotes 1.23 KB for bundle.upload.gzip; bench/RESULTS.md (section 1, Bytes shipped) has ${FIGURES['bundle.upload.gzip']!.value()}.`,
       'docs/x.md:2 marks an unknown figure "no.such"; add it to FIGURES in tests/unit/doc-figures.test.ts.',
+      "docs/x.md:3 starts its line with the marker of bundle.upload.gzip, which shows the line's Markdown raw; put a word before it.",
     ])
   })
 })
