@@ -3,9 +3,9 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from '../../scripts/build.ts'
 
-// Every benchmark figure README.md and docs/*.md quote comes from bench/RESULTS.md, which
-// `npm run bench -- NAME --update` writes: one source. A quoted figure is marked by a comment right
-// before it, `<!-- figure: bundle.upload.gzip -->6.66 KB`, naming a row of FIGURES below, which says
+// The benchmark figures README.md and docs/*.md quote from bench/RESULTS.md, which
+// `npm run bench -- NAME --update` writes, are held to it: one source. A quoted figure is marked by a
+// comment right before it (never at the start of a line), `<!-- figure: bundle.upload.gzip -->6.66 KB`, naming a row of FIGURES below, which says
 // where RESULTS.md holds it. After a bench run rewrites RESULTS.md this test names each doc line
 // whose figure no longer matches, with both values. It reads checked-in files only: it does not
 // depend on the machine it runs on.
