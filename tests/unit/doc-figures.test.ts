@@ -92,7 +92,6 @@ const FIGURES: Record<string, { where: string; value: () => string }> = {
   'presign.getSignedUrl': { where: 'section 6, Part-URL presigns', value: () => presign('`getSignedUrl(')[1]! },
   'presign.vs-getSignedUrl': { where: 'section 6, Part-URL presigns', value: () => presign('`S3RequestPresigner.presign`')[3]! },
   'many-files.hook.home.requests': { where: 'section 10, 1000 × 8–32 KiB, home broadband', value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[3]! },
-  'many-files.per-file.home.requests': { where: 'section 10, 1000 × 8–32 KiB, home broadband', value: () => manyFiles(SMALL_FILES_HOME, '`upload()` per file')[3]! },
   'many-files.hook.home.vs-raw': { where: 'section 10, 1000 × 8–32 KiB, home broadband', value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[2]! },
   'many-files.hook.slow.vs-raw': { where: 'section 10, 1000 × 8–32 KiB, 150 ms RTT', value: () => manyFiles(SMALL_FILES_SLOW, '`useS3Upload`')[2]! },
 }
