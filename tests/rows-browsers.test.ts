@@ -187,7 +187,7 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
     link.setUploadRate(SLOW)
     const page = await openPage(session)
     const name = `resumed-${browser}.bin`
-    await page.setInputFiles(INPUT, [await files.write(name, 48 * MiB, 353)])
+    await page.setInputFiles(INPUT, [await files.write(name, 96 * MiB, 353)])
     await until(() => rowNamed(page, name), (row) => / left/.test(row?.foot ?? ''), `${name} showing a time left`)
     await page.click(`button[aria-label="Pause upload of ${name}"]`)
     await until(() => rowNamed(page, name), (row) => row?.state === 'paused', `${name} paused`)
@@ -205,6 +205,9 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
       async () => seen[seen.push(await read()) - 1]!,
       ({ row }) => /\/s · \d+ (s|min) left/.test(row),
       `${name} telling a speed after Resume`,
+      // Through the relay the count goes back for the parts Pause cancelled and then grows in bursts:
+      // a speed can take half a minute to be known (loaded, 48 MiB ended first in a full run).
+      150_000,
     )
     const told = seen.findIndex(({ row }) => row.includes('/s'))
     console.log(`${browser} after Resume: ${told} samples without a speed ("${seen[0]!.row}"), then "${seen[told]!.row}" | "${seen[told]!.summary}"`)
@@ -221,7 +224,7 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
       if (rowLeft) expect(summaryLeft).toBe(rowLeft)
     }
     link.setUploadRate(Infinity)
-    await expectStored(page, name, testBytes(48 * MiB, 353))
+    await expectStored(page, name, testBytes(96 * MiB, 353))
     expect(page.errors).toEqual([])
     await page.close()
   }, 240_000)
