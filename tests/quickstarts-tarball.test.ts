@@ -61,7 +61,7 @@ describe.each(Object.keys(QUICK_STARTS) as QuickStart[])('the README quick start
 
   it('runs as written and uploads through its page in Chromium, both files read back byte for byte', { timeout: 900_000 }, async () => {
     const commands = quickStarts.get(name)
-    expect(commands, `README.md has no <!-- quickstart: ${name} --> block`).toBeDefined()
+    expect(commands, `README.md and docs/quickstarts.md have no <!-- quickstart: ${name} --> block`).toBeDefined()
     base = await mkdtemp(join(tmpdir(), `updraft-quickstart-${name}-`))
     const localTarball = join(base, basename(tarball))
     await copyFile(tarball, localTarball)

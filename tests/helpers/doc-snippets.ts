@@ -38,10 +38,10 @@ function closing(lines: string[], open: number): number {
   throw new Error(`unclosed fence at line ${open + 1}`)
 }
 
-/** The README's quick starts: each `<!-- quickstart: NAME -->` block's commands, one array of words per command (`&&` and lines split, comments dropped). */
+/** The quick starts (README.md's first, docs/quickstarts.md's others): each `<!-- quickstart: NAME -->` block's commands, one array of words per command (`&&` and lines split, comments dropped). */
 export function quickStartCommands(): Map<string, string[][]> {
   const found = new Map<string, string[][]>()
-  for (const s of snippets('README.md')) {
+  for (const s of ['README.md', 'docs/quickstarts.md'].flatMap((doc) => snippets(doc))) {
     const name = /^quickstart:\s*(\S+)$/.exec(s.marker ?? '')?.[1]
     if (!name) continue
     const commands = s.code
