@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import S3rver from '@20minutes/s3rver'
+import { LOCAL_STORE_KEY } from '../server/local-store.ts'
 
 /** s3rver accepts only this key pair, and checks SigV4 signatures made with it. */
-export const EMBEDDED_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
+export const EMBEDDED_CREDENTIALS = { accessKeyId: LOCAL_STORE_KEY, secretAccessKey: LOCAL_STORE_KEY }
 export const EMBEDDED_BUCKET = 'uploads'
 export const EMBEDDED_REGION = 'us-east-1'
 

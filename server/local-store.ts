@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from './config.ts'
 
-/** s3rver's one key pair: the store of `npm run store`, `npm start` and the tests (cli/embedded-s3.ts). */
-const LOCAL_STORE_KEY = 'S3RVER'
+/** s3rver's one key (its id and its secret): the store of `npx updraft-s3 store`, `npm start` and the tests (cli/embedded-s3.ts). */
+export const LOCAL_STORE_KEY = 'S3RVER'
 
 /**
  * Whether the config points at the local development store: s3rver on this machine, with its one
