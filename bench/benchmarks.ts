@@ -2,7 +2,7 @@ import { browser } from './browser.ts'
 import { bundleSize } from './bundle-size.ts'
 import { concurrency } from './concurrency.ts'
 import type { Benchmark } from './lib/report.ts'
-import { endpoint } from './endpoint.ts'
+import { uploadApi } from './upload-api.ts'
 import { firstByte } from './first-byte.ts'
 import { manyFiles } from './many-files.ts'
 import { memory } from './memory.ts'
@@ -11,4 +11,4 @@ import { node } from './node.ts'
 import { throughput } from './throughput.ts'
 
 /** In run order; `npm run bench -- NAME` picks by name. */
-export const benchmarks: Benchmark[] = [bundleSize, throughput, node, concurrency, browser, memory, endpoint, network, firstByte, manyFiles]
+export const benchmarks: Benchmark[] = [bundleSize, throughput, node, concurrency, browser, memory, uploadApi, network, firstByte, manyFiles]

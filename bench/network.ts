@@ -150,11 +150,11 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
     const storage: LinkProxy = await link.proxy(sink.endpoint)
     const sts: Service = await startService('sts-server', KEYS)
     stopping.push(() => sts.stop())
-    const endpointServer = await startService('endpoint-server', { stsEndpoint: sts.url, s3Endpoint: storage.url, s3Direct: sink.endpoint, keys: KEYS })
-    stopping.push(() => endpointServer.stop())
-    const endpoint = await link.proxy(endpointServer.url)
-    await warmUp(endpointServer.url)
-    const chromium: ChromiumBench = await startChromiumBench({ apiUpstream: endpoint.url })
+    const apiServer = await startService('upload-api-server', { stsEndpoint: sts.url, s3Endpoint: storage.url, s3Direct: sink.endpoint, keys: KEYS })
+    stopping.push(() => apiServer.stop())
+    const api = await link.proxy(apiServer.url)
+    await warmUp(apiServer.url)
+    const chromium: ChromiumBench = await startChromiumBench({ apiUpstream: api.url })
     stopping.push(() => chromium.close())
     const folder = await mkdtemp(join(tmpdir(), 'updraft-network-'))
     stopping.push(() => rm(folder, { recursive: true, force: true }))
@@ -179,7 +179,7 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
             ? await runClient({
                 contender: contender as Contender,
                 target,
-                endpoint: `${endpoint.url}/api/s3-upload`,
+                api: `${api.url}/api/s3-upload`,
                 body: { kind: 'memory', size },
                 partSize: PART_SIZE,
                 queueSize: QUEUE_SIZE,
@@ -204,9 +204,9 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
  * One request of each kind straight to the endpoint server (not over the link): the server's SDK
  * clients load their code on first use, which a server that has been up a while has long done.
  */
-async function warmUp(endpointUrl: string) {
+async function warmUp(apiUrl: string) {
   for (const [strategy, filesize] of [['token', 1], ['presigned', 1], ['presigned', 6 * MiB]] as const) {
-    const response = await fetch(`${endpointUrl}/api/s3-upload`, {
+    const response = await fetch(`${apiUrl}/api/s3-upload`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ filename: 'warm-up.bin', filetype: 'application/octet-stream', filesize, strategy }),

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
 import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
-import { type ChargeFile, createEndpoint, type Endpoint } from './endpoint.ts'
+import { type ChargeFile, createUploadApi, type UploadApi } from './upload-api.ts'
 import { describeError } from './errors.ts'
 import { checkJsonContentType } from './json-body.ts'
 import { bodyTooLarge, RequestError } from './request-error.ts'
@@ -68,7 +68,7 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   if (path !== undefined && path.replace(/\/+$/, '') !== prefix.replace(/\/+$/, '')) {
     throw new TypeError(`updraft: the Fastify plugin is mounted at its prefix ('${prefix}'), and path ('${path}') is the Web handler's setting: pass prefix: '${path}' instead`)
   }
-  const endpoint = createEndpoint(config)
+  const api = createUploadApi(config)
   // The limit counts per request.ip: with every hop trusted, that is whatever the client wrote.
   if (rateLimit !== false && trustsEveryHop(app)) (config.logger ?? app.log).warn?.({ trustProxy: true }, TRUSTS_EVERY_HOP)
   // fastify-plugin skips encapsulation, and with it the register-time prefix: an inner scope
@@ -76,19 +76,19 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   await app.register(
     async (scope) => {
       if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...sharedLimit(rateLimit), global: true })
-      routes(scope, endpoint, config.logger, rateLimit === false ? undefined : fileCharger(scope))
+      routes(scope, api, config.logger, rateLimit === false ? undefined : fileCharger(scope))
     },
     { prefix },
   )
-  const stopSweeping = sweepEverySeconds === undefined ? undefined : scheduleSweep(endpoint, config.logger ?? app.log, sweepEverySeconds, sweepLock)
+  const stopSweeping = sweepEverySeconds === undefined ? undefined : scheduleSweep(api, config.logger ?? app.log, sweepEverySeconds, sweepLock)
   app.addHook('onClose', async () => {
     await stopSweeping?.()
-    endpoint.s3.destroy()
+    api.s3.destroy()
   })
 }
 
 /**
- * The rate limit's counter for a batch's files (ChargeFile, server/endpoint.ts): the same store and
+ * The rate limit's counter for a batch's files (ChargeFile, server/upload-api.ts): the same store and
  * client key as the limit on every request, one more count per file after the first.
  */
 function fileCharger(scope: FastifyInstance) {
@@ -100,7 +100,7 @@ function fileCharger(scope: FastifyInstance) {
     }
 }
 
-function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | undefined, chargeFiles?: (request: FastifyRequest) => ChargeFile) {
+function routes(scope: FastifyInstance, api: UploadApi, logger: Logger | undefined, chargeFiles?: (request: FastifyRequest) => ChargeFile) {
   // The body goes to the endpoint as the text that was sent: server/parse-requests.ts is the one
   // judge of what it holds, so every mounting answers a bad request in the same words.
   scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) =>
@@ -117,11 +117,11 @@ function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | und
       // each route's onRequest): refusals (cross-site, throttle, authorize, wrong method), /info.
       preParsing: async (request, reply) => {
         // A logger passed in the options wins; else the request's pino logger, which carries reqId.
-        const answered = await endpoint.preamble(toWebRequest(request, undefined), route, logger ?? request.log)
+        const answered = await api.preamble(toWebRequest(request, undefined), route, logger ?? request.log)
         if (answered) return send(reply, answered)
       },
       handler: async (request, reply) =>
-        send(reply, await endpoint.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log, chargeFiles?.(request))),
+        send(reply, await api.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log, chargeFiles?.(request))),
     })
   }
   // Any other path under the prefix: the endpoint's 404, before any body is read.
@@ -135,7 +135,7 @@ function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | und
   async function notFound(request: FastifyRequest, reply: FastifyReply) {
     // scope.prefix is the whole mount point, an outer register's prefix included.
     const refusal = unknownRoute(request.method, new URL(request.url, 'http://localhost').pathname, scope.prefix)
-    return send(reply, endpoint.refuse(toWebRequest(request, undefined), refusal))
+    return send(reply, api.refuse(toWebRequest(request, undefined), refusal))
   }
 }
 
@@ -161,7 +161,7 @@ function sharedLimit(options: RateLimitPluginOptions): RateLimitPluginOptions {
 }
 
 /** sweepStaleUploads every `seconds`; a failed sweep is logged and tried again next time. Returns what stops it. */
-function scheduleSweep({ config, s3 }: Endpoint, logger: Logger, seconds: number, lock: RedisClient | undefined) {
+function scheduleSweep({ config, s3 }: UploadApi, logger: Logger, seconds: number, lock: RedisClient | undefined) {
   if (!Number.isSafeInteger(seconds) || seconds < 1) {
     throw new RangeError(`updraft: sweepEverySeconds must be a whole number of seconds of at least 1, got ${seconds}`)
   }

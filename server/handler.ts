@@ -1,7 +1,7 @@
 import type { UploadTypes } from '../protocol/wire.ts'
 import { ConfigurationFault, createFaultLog } from './config-faults.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
-import { createEndpoint } from './endpoint.ts'
+import { createUploadApi } from './upload-api.ts'
 import { routeOf } from './routes.ts'
 
 /**
@@ -57,11 +57,11 @@ export type UploadHandler<Metadata = unknown, ServerData = unknown> = ((request:
 export function createUploadHandler<Metadata = unknown, ServerData = unknown>(
   config?: UploadHandlerConfig<Metadata, ServerData>,
 ): UploadHandler<Metadata, ServerData> {
-  const endpoint = createEndpoint(config as UploadHandlerConfig)
+  const api = createUploadApi(config as UploadHandlerConfig)
   return async (request) => {
-    const route = routeOf(request.method, new URL(request.url).pathname, endpoint.config.path)
-    if (typeof route !== 'string') return endpoint.refuse(request, route)
-    return (await endpoint.preamble(request, route)) ?? endpoint.respond(request, route)
+    const route = routeOf(request.method, new URL(request.url).pathname, api.config.path)
+    if (typeof route !== 'string') return api.refuse(request, route)
+    return (await api.preamble(request, route)) ?? api.respond(request, route)
   }
 }
 

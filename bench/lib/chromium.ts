@@ -92,8 +92,8 @@ const SCRIPTS: Record<PageContender, string> = {
   updraft: 'browser-updraft.ts',
   'raw-xhr': 'browser-raw-xhr.ts',
   'lib-storage': 'browser-lib-storage.ts',
-  'updraft-token': 'browser-updraft-endpoint.ts',
-  'updraft-presigned': 'browser-updraft-endpoint.ts',
+  'updraft-token': 'browser-updraft-api.ts',
+  'updraft-presigned': 'browser-updraft-api.ts',
   uppy: 'browser-uppy.ts',
 }
 

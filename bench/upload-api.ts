@@ -13,9 +13,9 @@ const KEYS = { accessKeyId: 'AKIDBENCHSERVER', secretAccessKey: 'bench-server-se
 const LOCATION = { bucket: 'uploads', key: 'next-s3-uploads/0b7a4f0e-2c1d-4f43-9d5e-1f6c2a3b4c5d/holiday-video.mp4', region: 'us-east-1' }
 
 /** Issue 5, item 6: part-URL presigning per CPU-second, and the Fastify endpoint under load. */
-export const endpoint: Benchmark = {
-  name: 'endpoint',
-  title: '6. Endpoint',
+export const uploadApi: Benchmark = {
+  name: 'upload-api',
+  title: '6. Upload API',
   async run({ quick, log }) {
     const presign = await presignRate({ count: quick ? 200 : 3000, rounds: quick ? 1 : 5, log })
     const load = await loadTest({ seconds: quick ? 1 : 5, rounds: quick ? 1 : 3, log })
@@ -26,7 +26,7 @@ export const endpoint: Benchmark = {
       goals: [presign.goal],
       headlines: [
         `Presigning part URLs: ${presign.headline}`,
-        `Endpoint (Fastify, 10 connections): ${load.headline}`,
+        `Upload API (Fastify, 10 connections): ${load.headline}`,
         `Several instances behind haproxy (presigned PUT): ${scale.headline}`,
       ],
       notes: [
@@ -110,7 +110,7 @@ interface Mode {
 async function loadTest({ seconds, rounds, log }: { seconds: number; rounds: number; log: (message: string) => void }) {
   const s3 = await nullSinkStore()
   const sts = await startService('sts-server', KEYS)
-  const server = await startService('endpoint-server', { stsEndpoint: sts.url, s3Endpoint: s3.target('x').endpoint, keys: KEYS })
+  const server = await startService('upload-api-server', { stsEndpoint: sts.url, s3Endpoint: s3.target('x').endpoint, keys: KEYS })
   try {
     const api = `${server.url}/api/s3-upload`
     const upload = (strategy: string, filesize: number) => ({ filename: 'holiday video.mp4', filetype: 'video/mp4', filesize, strategy, _nextS3: { strategy: strategy === 'token' ? 'aws-sdk' : 'presigned' } })
@@ -166,8 +166,8 @@ async function scalingTest({ seconds, rounds, log }: { seconds: number; rounds: 
   const sts = await startService('sts-server', KEYS)
   const redis = await startRedis()
   const base = { stsEndpoint: sts.url, s3Endpoint: s3.target('x').endpoint, keys: KEYS }
-  const servers = await Promise.all([1, 2, 3].map(() => startService('endpoint-server', base)))
-  const counted = await Promise.all([1, 2, 3].map(() => startService('endpoint-server', { ...base, redisUrl: redis.url })))
+  const servers = await Promise.all([1, 2, 3].map(() => startService('upload-api-server', base)))
+  const counted = await Promise.all([1, 2, 3].map(() => startService('upload-api-server', { ...base, redisUrl: redis.url })))
   const balancers: LoadBalancer[] = []
   try {
     const balanced = async (targets: typeof servers) => {

@@ -31,7 +31,7 @@ import { answerUploadRequest, type UploadRequestContext } from './upload-request
  * plugin (server/fastify.ts) each find the route, then run the same two steps, so a request is
  * refused in the same order and the same words under every mounting.
  */
-export interface Endpoint {
+export interface UploadApi {
   /** The config, resolved once. */
   readonly config: ResolvedConfig
   /** The server's S3 client (multipart calls, /complete's checks; the sweep may share it). */
@@ -40,7 +40,7 @@ export interface Endpoint {
    * Everything decided on the method and headers alone, before the body is read: a CORS
    * preflight's answer, 405 for a wrong method, `GET /info`, then for the other routes cross-site
    * refusal, `throttle` and `authorize`, in that order. A `Response` ends the request; `undefined`
-   * lets it go on to {@link Endpoint.respond}. Fastify runs it in `onRequest`, with no body.
+   * lets it go on to {@link UploadApi.respond}. Fastify runs it in `onRequest`, with no body.
    */
   preamble(request: Request, route: Route, logger?: Logger): Promise<Response | undefined>
   /**
@@ -68,7 +68,7 @@ export type ChargeFile = () => Promise<number | undefined>
  * Resolves the config (missing or invalid settings throw here, at startup) and builds what every
  * request shares: the S3 client, STS issuers, presigners and ticket secret.
  */
-export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
+export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
   const resolved = resolveConfig(config)
   const s3 = createS3Client(resolved)
   // One credential provider for every call the endpoint makes: its S3 client's (server/credentials.ts).
