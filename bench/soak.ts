@@ -1,6 +1,6 @@
 // `npm run soak`: the issue-11 fault campaign at scale. At least 1000 uploads (0 B … 23 MiB,
 // single and multipart, token and presigned, s3rver and a Ceph RGW of its own) through proxies
-// that fault 30% of requests to storage and to the endpoint, then aborts at every moment of an
+// that fault 30% of requests to storage and to the upload API, then aborts at every moment of an
 // upload. Prints uploads, faults by kind, retries, successes, typed failures, corrupt, hung,
 // orphans and abort-to-reject times. `npm run soak -- 200 3`: 200 faulted uploads, 3 aborts per moment.
 // It prints its seed first; `CAMPAIGN_SEED=<seed> npm run soak` draws the same uploads and faults again.
@@ -120,7 +120,7 @@ function report() {
   const afterCompletion = aborted.filter(
     (r) => r.abortToSettleMs !== undefined && (r.scenario.abortAt === 'complete-answered' || r.scenario.abortAt === 'single-put-answered'),
   )
-  // Where the endpoint completes (presigned multipart), the commit is its call and an abort waits
+  // Where the upload API completes (presigned multipart), the commit is its call and an abort waits
   // for it; where the page completes, an abort ends the upload before /complete's verdict (issue 24).
   console.log(`- aborts after storage completed the object: ${count(afterCompletion, (r) => r.outcome === 'success')} resolved with it, ${count(afterCompletion, (r) => r.outcome === 'failure')} ended with AbortError before /complete, the object left unrecorded (of ${afterCompletion.length})`)
   console.log('')

@@ -58,14 +58,14 @@ export interface RunRecord {
   abortWhileCommitting?: boolean
   /** Multipart uploads left on RGW for the key the engine used (must be 0 unless leavePartsOnError). */
   orphans: number
-  /** Uploads left on other keys of the run: an upload request whose reply was lost after the endpoint created the upload (the sweep's). */
+  /** Uploads left on other keys of the run: an upload request whose reply was lost after the upload API created the upload (the sweep's). */
   leftForSweep: number
   /** Object bytes that differ from what was sent. */
   corrupt: boolean
   violations: string[]
   /** The wire log, ms from the upload's start, when something was violated: what to look at first. */
   wire?: string[]
-  /** What the endpoint logged as failures (its 500s) during the run. */
+  /** What the upload API logged as failures (its 500s) during the run. */
   serverLog: string[]
 }
 
@@ -108,7 +108,7 @@ interface StoreRig {
 }
 
 /**
- * s3rver and the given RGW, each behind a fault proxy, each with Updraft's endpoint (also behind a
+ * s3rver and the given RGW, each behind a fault proxy, each with Updraft's upload API (also behind a
  * fault proxy) issuing presigned URLs and token credentials (RGW's own STS; an STS stand-in for
  * s3rver). `run` performs one upload under a scenario and checks every promise the issue makes.
  */
@@ -117,7 +117,7 @@ export async function startCampaign(rgw: RgwStore) {
   const sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
   let decide: (kind: 'storage' | 'endpoint', step: string) => Fault | undefined = () => undefined
   const closers: Array<() => Promise<unknown>> = []
-  /** What the endpoints logged as faults (500s), for the record of the run they happened in. */
+  /** What the upload APIs logged as faults (500s), for the record of the run they happened in. */
   const serverLog: string[] = []
 
   async function rig(store: TestStore, sts: UploadHandlerConfig['sts']): Promise<StoreRig> {
@@ -162,7 +162,7 @@ export async function startCampaign(rgw: RgwStore) {
     serverLog.length = 0
     const faultsBefore = { ...storage.stats.faults }
     const endpointFaultsBefore = { ...endpoint.stats.faults }
-    // Under the endpoint's keyPrefix, which presigned URLs may write.
+    // Under the upload API's keyPrefix, which presigned URLs may write.
     const runPrefix = `next-s3-uploads/campaign-${scenario.seed}-${crypto.randomUUID().slice(0, 8)}`
     const bytes = testBytes(scenario.size, scenario.seed)
     const controller = new AbortController()
@@ -248,12 +248,12 @@ export async function startCampaign(rgw: RgwStore) {
       }
     }
     violations.push(...retryViolations(recorder.log, MAX_ATTEMPTS))
-    // The proxies fault the page's requests, never the endpoint's own: a 500 of its own is a bug,
+    // The proxies fault the page's requests, never the upload API's own: a 500 of its own is a bug,
     // except on s3rver's /abort and /duplicates (it has neither AbortMultipartUpload nor
     // ListMultipartUploads: cleanup there is expected to fail).
     const ownFailures = serverLog.filter((line) => !(scenario.store === 's3rver' && /^\/(abort|duplicates):/.test(line)))
-    violations.push(...ownFailures.map((line) => `the endpoint failed: ${line}`))
-    // Aborted once storage held the object, before the endpoint's verdict: the bytes were all
+    violations.push(...ownFailures.map((line) => `the upload API failed: ${line}`))
+    // Aborted once storage held the object, before the upload API's verdict: the bytes were all
     // stored (100% is true of them), and the upload ended with AbortError (issue 24).
     const abortedAfterCommit = abortedAt !== undefined && committedBeforeVerdict(recorder.log)
     violations.push(...progressViolations(progress, scenario.size, result !== undefined, abortedAfterCommit))
@@ -285,7 +285,7 @@ export async function startCampaign(rgw: RgwStore) {
         const parts = await bounded(admin.send(new ListPartsCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId })), 'ListParts')
         violations.push(`left: ${upload.UploadId}, parts ${(parts.Parts ?? []).map((part) => part.PartNumber).join(', ')}`)
       }
-      // Only an upload request that reached the endpoint and whose reply the page never read can
+      // Only an upload request that reached the upload API and whose reply the page never read can
       // have created an upload the page never heard of (presigned mode, token mode's createMultipart):
       // at most one each. Anything more is an upload the engine lost track of.
       const unheardReplies = recorder.log.filter((entry) => entry.endpoint && entry.step === 'POST /' && entry.status === undefined).length
@@ -344,7 +344,7 @@ function progressViolations(progress: Array<{ loaded: number; total: number }>, 
 
 /**
  * Storage answered the page's final write (single PUT, CompleteMultipartUpload): an abort from
- * then on ends the upload without the endpoint's verdict (issue 24), leaving the object stored
+ * then on ends the upload without the upload API's verdict (issue 24), leaving the object stored
  * and unrecorded, for the app's reconciliation.
  */
 const committedBeforeVerdict = (log: WireEntry[]) =>

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 export type WebHandler = (request: Request) => Promise<Response>
 
 export interface ServedHandler {
-  /** `http://127.0.0.1:PORT/api/s3-upload`: an absolute endpoint for `upload()`. */
+  /** `http://127.0.0.1:PORT/api/s3-upload`: an absolute upload API URL for `upload()`. */
   endpoint: string
   origin: string
   close(): Promise<void>
@@ -74,7 +74,7 @@ export interface EndpointCall {
 }
 
 /**
- * Wraps a handler so a test can see what the engine asked the endpoint and what it was told,
+ * Wraps a handler so a test can see what the engine asked the upload API and what it was told,
  * in order. `prefix` is cut from the path to name the route.
  */
 export function recordCalls(handler: WebHandler, prefix = '/api/s3-upload') {

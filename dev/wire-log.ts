@@ -5,13 +5,13 @@ import { nodeTransport } from '../engine/transport/node-transport.ts'
 export interface WireEntry {
   /** performance.now() when the engine handed the request to the transport. */
   at: number
-  /** `PUT ?partNumber`, `POST ?uploads`, `DELETE ?uploadId`, … or an endpoint route: `POST /`, `POST /parts`… */
+  /** `PUT ?partNumber`, `POST ?uploads`, `DELETE ?uploadId`, … or an upload API route: `POST /`, `POST /parts`… */
   step: string
   /** The same logical request across its attempts: step, path and part (storage), or route and body (endpoint). */
   key: string
   endpoint: boolean
   status?: number
-  /** S3's `<Code>`, or the endpoint's JSON reply. */
+  /** S3's `<Code>`, or the upload API's JSON reply. */
   code?: string
   reply?: string
   /** The transport rejected: no reply (or cancelled). */

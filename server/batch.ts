@@ -39,7 +39,7 @@ export async function answerBatch<Answer>(
       return await answerOne(entry)
     } catch (error) {
       if (error instanceof RequestError) return batchError(error)
-      logger.error({ err: describeError(error), route, file: index }, 'updraft: upload endpoint failed')
+      logger.error({ err: describeError(error), route, file: index }, 'updraft: upload API failed')
       return { error: 'Internal Server Error', status: 500 }
     }
   })

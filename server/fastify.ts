@@ -2,7 +2,7 @@ import rateLimiter, { type RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import fp from 'fastify-plugin'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
-import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
+import { DEFAULT_API_PATH } from '../protocol/wire.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
 import { type ChargeFile, createUploadApi, type UploadApi } from './upload-api.ts'
 import { describeError } from './errors.ts'
@@ -16,10 +16,10 @@ import { TRUSTS_EVERY_HOP, trustsEveryHop } from './trust-proxy.ts'
 /** Options of the {@link s3Upload} plugin: every {@link UploadHandlerConfig} setting, plus the plugin's own. */
 // `path` is the Web handler's mount point; the plugin is mounted at `prefix`, Fastify's word for it.
 export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'> {
-  /** The endpoint's path; its routes are `{prefix}`, `{prefix}/parts`, … @default '/api/s3-upload' */
+  /** The upload API's path; its routes are `{prefix}`, `{prefix}/parts`, … @default '/api/s3-upload' */
   prefix?: string
   /**
-   * `@fastify/rate-limit` on the endpoint's routes, counted per `request.ip`; over the limit → 429
+   * `@fastify/rate-limit` on the upload API's routes, counted per `request.ip`; over the limit → 429
    * with Retry-After. Behind a load balancer set Fastify's `trustProxy` to the balancer's address
    * (`'10.0.0.2'`), or every visitor shares the balancer's count;
    * never `true`, which takes the X-Forwarded-For entry the client writes (the plugin warns at
@@ -40,9 +40,6 @@ export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'>
   sweepLock?: RedisClient
 }
 
-/** The plugin's default `prefix`: `/api/s3-upload`, next-s3-upload's path. */
-export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
-
 /**
  * Per client IP: enough for a page uploading a few files a second (each upload is one request,
  * plus /parts every 100 parts and /complete), far below what minting credentials in a loop needs.
@@ -51,18 +48,18 @@ export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
  */
 export const DEFAULT_RATE_LIMIT = Object.freeze({ max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions)
 
-/** Every route answers every method: a wrong one gets the endpoint's 405 with `Allow`, as under the Web handler. */
+/** Every route answers every method: a wrong one gets the upload API's 405 with `Allow`, as under the Web handler. */
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
 
 /**
- * The credential endpoint as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.
- * Fastify routes by the endpoint's route table (server/routes.ts); each route runs the endpoint's
+ * The upload API as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.
+ * Fastify routes by the upload API's route table (server/routes.ts); each route runs the upload API's
  * preamble in `preParsing` (before Fastify reads the body) and answers in its handler, with the
  * request's pino logger.
  */
 const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   app,
-  { prefix = DEFAULT_PREFIX, rateLimit = DEFAULT_RATE_LIMIT, sweepEverySeconds, sweepLock, ...config },
+  { prefix = DEFAULT_API_PATH, rateLimit = DEFAULT_RATE_LIMIT, sweepEverySeconds, sweepLock, ...config },
 ) => {
   const path = (config as UploadHandlerConfig).path
   if (path !== undefined && path.replace(/\/+$/, '') !== prefix.replace(/\/+$/, '')) {
@@ -101,7 +98,7 @@ function fileCharger(scope: FastifyInstance) {
 }
 
 function routes(scope: FastifyInstance, api: UploadApi, logger: Logger | undefined, chargeFiles?: (request: FastifyRequest) => ChargeFile) {
-  // The body goes to the endpoint as the text that was sent: server/parse-requests.ts is the one
+  // The body goes to the upload API as the text that was sent: server/parse-requests.ts is the one
   // judge of what it holds, so every mounting answers a bad request in the same words.
   scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) =>
     done(null, body),
@@ -124,7 +121,7 @@ function routes(scope: FastifyInstance, api: UploadApi, logger: Logger | undefin
         send(reply, await api.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log, chargeFiles?.(request))),
     })
   }
-  // Any other path under the prefix: the endpoint's 404, before any body is read.
+  // Any other path under the prefix: the upload API's 404, before any body is read.
   scope.route({
     method: METHODS,
     url: '/*',
@@ -192,7 +189,7 @@ function replyWithError(error: FastifyError, reply: FastifyReply, logger: Logger
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: jsonOnly(reply.request).message })
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) return reply.code(status).send({ error: error.message })
-  logger.error({ err: describeError(error) }, 'updraft: upload endpoint failed')
+  logger.error({ err: describeError(error) }, 'updraft: upload API failed')
   return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error')
 }
 
@@ -226,7 +223,7 @@ function toWebRequest(request: FastifyRequest, body: string | undefined): Reques
 const safeHost = (host: string) => (/^[\w.-]+(:\d+)?$|^\[[\d:a-f.]+\](:\d+)?$/i.test(host) ? host : 'localhost')
 
 /**
- * The credential endpoint as a Fastify plugin (`fastify-plugin`, Fastify 5): the routes of
+ * The upload API as a Fastify plugin (`fastify-plugin`, Fastify 5): the routes of
  * {@link createUploadHandler} under `prefix` (any other path under it answers 404 naming them),
  * each request refused and answered by the same code as under every other mounting, failures
  * logged with the request's pino logger, a per-client rate limit, then cross-site refusal,

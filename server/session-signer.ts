@@ -23,7 +23,7 @@ const FALLBACK_MIN_SECONDS = 5 * 60
 export const PREFLIGHT_CHECK_ORIGIN = 'https://updraft-preflight-check.invalid'
 
 /**
- * What signs the URLs the endpoint hands to pages (config.presignWith):
+ * What signs the URLs the upload API hands to pages (config.presignWith):
  * - 'session': a cached STS credential whose policy allows only the upload actions under
  *   `keyPrefix` (server/sts.ts `presignPolicy`), renewed when it has less than 30 minutes left.
  *   RGW and s3rver apply headers a presigned request carries without signing them (AWS refuses

@@ -27,7 +27,7 @@ import { verifyTicket } from './ticket.ts'
 import { answerUploadRequest, type UploadRequestContext } from './upload-request.ts'
 
 /**
- * The endpoint apart from how it is mounted: the Web handler (server/handler.ts) and the Fastify
+ * The upload API apart from how it is mounted: the Web handler (server/handler.ts) and the Fastify
  * plugin (server/fastify.ts) each find the route, then run the same two steps, so a request is
  * refused in the same order and the same words under every mounting.
  */
@@ -71,7 +71,7 @@ export type ChargeFile = () => Promise<number | undefined>
 export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
   const resolved = resolveConfig(config)
   const s3 = createS3Client(resolved)
-  // One credential provider for every call the endpoint makes: its S3 client's (server/credentials.ts).
+  // One credential provider for every call the upload API makes: its S3 client's (server/credentials.ts).
   const issueCredentials = createCredentialIssuer(resolved, credentialsOf(s3))
   const issueToken = createTokenIssuer(resolved, issueCredentials)
   const signer = createSessionSigner(resolved, issueCredentials, s3)
@@ -188,7 +188,7 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
     if (error instanceof NotAnsweredError) logger.error({ err: describeError(error.cause ?? error), route }, `updraft: ${error.message}`)
     if (error instanceof RequestError) return refuse(request, error)
     // The page learns only that it failed; what failed (STS/S3 code, request id) goes to the log.
-    logger.error({ err: describeError(error), route }, 'updraft: upload endpoint failed')
+    logger.error({ err: describeError(error), route }, 'updraft: upload API failed')
     return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } })
   }
 

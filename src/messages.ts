@@ -12,7 +12,7 @@ import { formatBytes, overLimit } from './format.ts'
 export interface MessageContext {
   /** The file, for its size and type in "60 MiB is over the 30 MiB limit". */
   file?: File
-  /** The endpoint's limits (from `/info`), to name the limit a 413 or 415 broke. */
+  /** The upload API's limits (from `/info`), to name the limit a 413 or 415 broke. */
   limits?: UploadLimits
   /** The engine will try again: "Connection lost — retrying". */
   retrying?: boolean
@@ -41,7 +41,7 @@ export function describeError(error: unknown, { file, limits, retrying }: Messag
   if (error instanceof ApiError && error.status === 422) return error.message
   // The same words for every file, whatever its size; what to change is in the server's log, not here.
   if (error instanceof ApiError && error.code === 'ServerMisconfigured') return "This site's upload service is misconfigured — its owner has to fix it; retrying won't help"
-  if (error instanceof ApiError) return endpointMessage(error.status, file, limits, retrying)
+  if (error instanceof ApiError) return apiErrorMessage(error.status, file, limits, retrying)
   if (error instanceof S3Error) return storageMessage(error, retrying)
   // The engine's own errors (e.g. a bucket CORS rule hiding ETags) are written for people already.
   if (error instanceof UploadError) return error.message
@@ -76,7 +76,7 @@ export function isFinal(error: unknown): boolean {
   return error instanceof S3Error && ['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'NoSuchBucket'].includes(error.code)
 }
 
-function endpointMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {
+function apiErrorMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {
   if (status === 413) {
     if (file && limits.maxFileSize !== undefined) return overLimit(file.size, limits.maxFileSize)
     return `${file ? formatBytes(file.size) : 'This file'} is over this site's size limit`

@@ -6,9 +6,9 @@ import { type OnUploaded, type S3Upload, useUploads } from './useS3Upload.ts'
 /** Options of {@link useS3Dropzone}: the upload hook's, plus what the dropzone takes. */
 export interface UseS3DropzoneOptions extends UseS3UploadOptions {
   /**
-   * The endpoint's limits (`GET {endpoint}/info` reports them; `useApiInfo` asks): files
+   * The upload API's limits (`GET {api}/info` reports them; `useApiInfo` asks): files
    * breaking them are listed as refused, with the reason, before any request leaves the page,
-   * and the file inputs' `accept` follows `allowedTypes`. @default none: the endpoint alone decides
+   * and the file inputs' `accept` follows `allowedTypes`. @default none: the upload API alone decides
    */
   limits?: UploadLimits
   /** What happens to files dropped, pasted or picked. @default `addFiles`: each is checked and uploaded */
@@ -24,8 +24,8 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
 
 /**
  * `useS3Upload` plus `getRootProps`, `getInputProps`, `isDragActive`, `open` and `openFolder`,
- * with files checked against the endpoint's limits before anything is sent. Token mode by
- * default, as `useS3Upload` (presigned where the endpoint has no STS); pass `strategy: 'presigned'`
+ * with files checked against the upload API's limits before anything is sent. Token mode by
+ * default, as `useS3Upload` (presigned where the upload API has no STS); pass `strategy: 'presigned'`
  * for presigned mode. Dropped and picked
  * folders are walked, and each file is sent with its path inside the folder as its filename.
  *

@@ -88,7 +88,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   let proxy: Awaited<ReturnType<typeof startCountingProxy>>
   let reader: S3Client
   beforeAll(async () => {
-    // The endpoint reaches storage through the proxy (and so do the URLs it signs): every storage request is seen.
+    // The upload API reaches storage through the proxy (and so do the URLs it signs): every storage request is seen.
     proxy = await startCountingProxy(store().endpoint)
     reader = track(sdkClient(store()))
   })
@@ -98,7 +98,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   const strategies = name === 'swift' ? (['presigned'] as const) : (['presigned', 'token'] as const)
   const modeConfig = (strategy: 'presigned' | 'token'): UploadHandlerConfig => (strategy === 'token' ? { sts: tokenSts(store()) } : {})
 
-  /** The storage requests the endpoint made while `during` ran, as `METHOD status`. */
+  /** The storage requests the upload API made while `during` ran, as `METHOD status`. */
   async function storageRequests<T>(during: () => Promise<T>): Promise<{ result: T; requests: string[] }> {
     const before = proxy.log.length
     const result = await during()

@@ -82,7 +82,7 @@ describe('cleanup after the last part request has closed (issue 24)', () => {
     expect(Uploads).toEqual([])
   })
 
-  it('presigned mode: the same, the cleanup through the endpoint', async () => {
+  it('presigned mode: the same, the cleanup through the upload API', async () => {
     const { endpoint } = await endpointFor({ ...rgw, endpoint: proxy.url })
     const filename = `cleanup-${crypto.randomUUID()}.bin`
     const { settled, settledAt } = await abortAfterPartOneLeft((options) =>

@@ -264,7 +264,7 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
     expect(errors).toEqual([])
   })
 
-  it("refuses a file the endpoint's limits forbid in the page, before any request, saying why (allowedTypes: ['image/*'])", async () => {
+  it("refuses a file the upload API's limits forbid in the page, before any request, saying why (allowedTypes: ['image/*'])", async () => {
     const started = await app({ allowedTypes: ['image/*'] })
     const page = await newPage(started.url)
     const requests: string[] = []

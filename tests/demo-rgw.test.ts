@@ -20,18 +20,18 @@ function run(command: string, args: string[], env: Record<string, string> = {}) 
 }
 
 describe('npm run demo:rgw', () => {
-  it('starts RGW with STS and the demo in token mode; a token upload through its endpoint reads back byte-exact; SIGTERM stops it all', async () => {
+  it('starts RGW with STS and the demo in token mode; a token upload through its upload API reads back byte-exact; SIGTERM stops it all', async () => {
     const demo = run('npm', ['run', 'demo:rgw'])
     await expect.poll(demo.output, { timeout: 120_000, interval: 250 }).toContain('Press Ctrl-C to stop.')
     const output = demo.output()
     const url = /Updraft demo on Ceph RGW: (http:\/\/\S+)/.exec(output)![1]!
-    const store = /storage {3}Ceph RGW at (http:\/\/\S+)/.exec(output)![1]!
+    const store = /storage +Ceph RGW at (http:\/\/\S+)/.exec(output)![1]!
     const [, key, secret] = /S3_UPLOAD_KEY=(\S+) S3_UPLOAD_SECRET=(\S+)/.exec(output)!
 
     const info = await fetch(`${url}/api/s3-upload/info`).then((reply) => reply.json())
     expect(info).toMatchObject({ token: true, presigned: true })
 
-    // One token upload as the page sends it: the endpoint issues STS credentials, the engine signs with them.
+    // One token upload as the page sends it: the upload API issues STS credentials, the engine signs with them.
     const bytes = testBytes(300_000, 71)
     const result = await upload(new File([bytes], 'token.bin', { type: 'application/octet-stream' }), { api: `${url}/api/s3-upload`, strategy: 'token' })
     const client = sdkClient({ endpoint: store, region: 'us-east-1', credentials: { accessKeyId: key!, secretAccessKey: secret! } })

@@ -54,7 +54,7 @@ describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => 
   it('multipart (12 MiB, partSize 5 MiB) signed in the page, bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
     await uploadAndReadBack(client, testBytes(12 * MiB, 34), { api: endpoint, strategy: 'token', partSize: 5 * MiB })
-    // Token mode asks the endpoint once, and tells it once done: the endpoint created the upload
+    // Token mode asks the upload API once, and tells it once done: the upload API created the upload
     // and completes it (createMultipart); every part is signed with the STS credentials.
     expect(calls.map((call) => call.route)).toEqual(['', '/complete'])
     expect((calls[0]!.reply as TokenReply).uploadId).toEqual(expect.any(String))
@@ -118,14 +118,14 @@ describe('abort midway on RGW leaves no multipart upload behind', () => {
   it('token: AbortMultipartUpload with the scoped credentials (the policy allows it), nothing left', async () => {
     const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
     const sent: string[] = []
-    // The endpoint's calls go through the transport too; only storage's are listed here.
+    // The upload API's calls go through the transport too; only storage's are listed here.
     const transport: Transport = async (request) => {
       const response = await fetchTransport(request)
       if (request.url.startsWith(rgw.endpoint)) sent.push(`${request.method} ${response.status}`)
       return response
     }
     await abortAfterFirstPart({ api: endpoint, strategy: 'token', partSize: 5 * MiB, transport })
-    // The endpoint created the upload (createMultipart); part 1, then AbortMultipartUpload
+    // The upload API created the upload (createMultipart); part 1, then AbortMultipartUpload
     // answered 204: the scoped credentials may abort an upload the server's key created.
     expect(sent).toEqual(['PUT 200', 'DELETE 204'])
     const issued = calls[0]!.reply as TokenReply

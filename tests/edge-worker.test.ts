@@ -39,7 +39,7 @@ afterAll(async () => {
   await s3rver?.stop()
 })
 
-/** The bundled handler in its own workerd, configured for `store`; returns its endpoint URL. */
+/** The bundled handler in its own workerd, configured for `store`; returns its upload API URL. */
 async function startWorker(store: TestStore, extra: Record<string, string> = {}) {
   const worker = new Miniflare({
     modules: true,

@@ -114,7 +114,7 @@ describe('every algorithm on s3rver (its multipart ETag is not S3-style: no fals
   })
 })
 
-describe('token-mode upload() (the endpoint on RGW, assume-role credentials for one key)', () => {
+describe('token-mode upload() (the upload API on RGW, assume-role credentials for one key)', () => {
   it('md5 and crc32c, single and multipart: each body carries its checksum; byte-exact', async () => {
     const served = await serveHandler(createUploadHandler(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn } })))
     try {
@@ -208,7 +208,7 @@ describe("presigned mode with 'md5': Content-MD5 on every PUT, verified by RGW w
   })
 })
 
-describe('a part URL that signs Content-MD5, used by someone else (the endpoint on RGW)', () => {
+describe('a part URL that signs Content-MD5, used by someone else (the upload API on RGW)', () => {
   const handler = createUploadHandler(storeConfig(rgw))
   const post = async (path: string, body: unknown) => {
     const response = await handler(

@@ -153,10 +153,10 @@ describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, t
 })
 
 describe('token-mode upload() with awsEndpoints() to a directory bucket', () => {
-  it('signs with a session made from the endpoint\'s credentials, renews them through /refresh when CreateSession refuses them, and completes', async () => {
+  it('signs with a session made from the upload API\'s credentials, renews them through /refresh when CreateSession refuses them, and completes', async () => {
     const bucket = directoryBucket('token', 's3rver')
     const routes: string[] = []
-    // An endpoint that hands out credentials for a directory bucket (this package's server does not:
+    // An upload API that hands out credentials for a directory bucket (this package's server does not:
     // a session covers the whole bucket), the first ones already expired.
     const endpoint = await serveHandler(async (request) => {
       const route = new URL(request.url).pathname.split('/').pop()!

@@ -1,5 +1,5 @@
 // examples/hono and examples/worker as users run them (issue 9, "examples that are real apps"):
-// each installed from the packed package into a fresh folder, its endpoint started as its README
+// each installed from the packed package into a fresh folder, its upload API started as its README
 // says, and files uploaded through it with the engine, read back byte for byte: presigned single
 // and multipart against s3rver and RGW, token mode through RGW's AssumeRole.
 import { execFile } from 'node:child_process'
@@ -117,7 +117,7 @@ describe('examples/worker in workerd (miniflare)', () => {
     await uploadsThrough(endpoint, rgw, 'token', 100_000, 96)
   })
 
-  it('answers 404 outside the endpoint', async () => {
+  it('answers 404 outside the upload API', async () => {
     const endpoint = await start(storeEnv(s3))
     expect((await fetch(new URL('/elsewhere', endpoint))).status).toBe(404)
   })

@@ -1,4 +1,4 @@
-// Issue 13, the endpoint side of resume, against Ceph RGW: `/list-parts` answers only for a
+// Issue 13, the upload API side of resume, against Ceph RGW: `/list-parts` answers only for a
 // multipart ticket it signed (never for a key or upload id the page names), only with `resumable`
 // on; token credentials may list parts only with `resumable` on.
 import {
@@ -20,7 +20,7 @@ const MiB = 1024 * 1024
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
-/** Starts a presigned multipart upload through the endpoint and sends part 1 with its URL. */
+/** Starts a presigned multipart upload through the upload API and sends part 1 with its URL. */
 async function startWithOnePart(endpoint: string) {
   const started = (await (await post(endpoint, { filename: 'r.bin', filetype: 'application/octet-stream', filesize: 12 * MiB, strategy: 'presigned' })).json()) as {
     ticket: string

@@ -12,7 +12,7 @@ import type { TestStore } from '../dev/stores.ts'
 
 const AWKWARD = "dir/a b+c ü 写真?#%25%!'()*~.txt"
 /**
- * A token policy names its key in an IAM Resource, where `?` and `*` are wildcards; the endpoint
+ * A token policy names its key in an IAM Resource, where `?` and `*` are wildcards; the upload API
  * escapes them as policy variables where the store has them (AWS), and refuses such keys for token
  * mode where it has none, as RGW 16.2 (the last test). Token-mode keys here keep every other awkward character.
  */
@@ -46,7 +46,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
   describe.each([
     ['presigned', AWKWARD],
     ['token', AWKWARD_FOR_TOKEN],
-  ] as const)('through the endpoint, %s mode, a key from its key callback', (strategy, name) => {
+  ] as const)('through the upload API, %s mode, a key from its key callback', (strategy, name) => {
     it.each(Object.entries(SIZES))('%s', async (_kind, size) => {
       const bytes = testBytes(size, size + 1)
       const key = `next-s3-uploads/${crypto.randomUUID()}/${name}`
@@ -58,7 +58,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
   })
 })
 
-it('token mode on RGW, a custom key with an IAM wildcard: refused at the endpoint (RGW has no policy variables to name it), never widened', async () => {
+it('token mode on RGW, a custom key with an IAM wildcard: refused at the upload API (RGW has no policy variables to name it), never widened', async () => {
   const rgw = inject('rgw')
   const key = `next-s3-uploads/${crypto.randomUUID()}/${AWKWARD}`
   const { endpoint, client } = await endpointFor(rgw, { key: () => key, sts: tokenSts(rgw) })

@@ -30,7 +30,7 @@ afterAll(async () => {
   reader.destroy()
 })
 
-/** Part PUTs of `key` the page sent (the endpoint's own SDK calls are left out). */
+/** Part PUTs of `key` the page sent (the upload API's own SDK calls are left out). */
 const partPuts = (key: string) =>
   proxy.log.filter((entry) => entry.step === 'PUT ?partNumber' && decodeURIComponent(entry.url).includes(key))
 const partPutsSince = (from: number, key: string) => partPuts(key).filter((entry) => proxy.log.indexOf(entry) >= from)
@@ -112,7 +112,7 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
     expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 7])
   })
 
-  it('presigned mode: the same, with part URLs from the endpoint', async () => {
+  it('presigned mode: the same, with part URLs from the upload API', async () => {
     const { endpoint } = await endpointFor({ ...rgw, endpoint: proxy.url })
     const bytes = testBytes(SIZE, 14)
     const { options, holdThenResume } = pauseMidway()
@@ -200,7 +200,7 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
     const resentFinishedBytes = resent.filter((put) => firstPage.has(partNumberOf(put))).reduce((sum, put) => sum + put.bytes, 0)
     expect(resentFinishedBytes).toBe(0)
     console.log(`${strategy}: ${firstPage.size} parts kept, ${resent.length} sent after resume, ${resentFinishedBytes} bytes of finished parts re-sent`)
-    // No second multipart upload was created: the endpoint was not asked for a new one.
+    // No second multipart upload was created: the upload API was not asked for a new one.
     expect(proxy.log.slice(before).some((entry) => entry.step === 'POST ?uploads')).toBe(false)
     expect(await store.list()).toEqual([])
   })

@@ -30,7 +30,7 @@ afterAll(async () => {
   admin.destroy()
 })
 
-/** The endpoint on RGW with `extra`, served on its own port; its warnings are kept. */
+/** The upload API on RGW with `extra`, served on its own port; its warnings are kept. */
 async function endpointWith(extra: UploadHandlerConfig, origin = engine.origin) {
   const warnings: string[] = []
   const logger = { error: (obj: object) => void warnings.push(`error: ${JSON.stringify(obj)}`), warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') }

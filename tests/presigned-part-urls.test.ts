@@ -1,4 +1,4 @@
-// Presigned multipart part URLs, end to end over HTTP: the first come with the endpoint's reply,
+// Presigned multipart part URLs, end to end over HTTP: the first come with the upload API's reply,
 // the rest in batches asked for ahead of need (never all at once, and never making a part wait on
 // /parts), and a URL that storage refuses as expired is asked for again.
 import { describe, expect, it } from 'vitest'

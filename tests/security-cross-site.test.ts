@@ -1,6 +1,6 @@
 // Issue 10, finding 3: the Web handler processed text/plain, form-encoded, multipart and typeless
 // bodies, which a page on any site can make a visitor's browser send without asking (no CORS
-// preflight): from another site's page in Chromium the endpoint answered 200, and an `authorize`
+// preflight): from another site's page in Chromium the upload API answered 200, and an `authorize`
 // trusting the visitor's session cookie let such a request through (CSRF). Now both mountings
 // read JSON only (415) and refuse cross-site requests (403) unless the origin is in
 // `allowedOrigins`; same-origin pages and servers keep working.
@@ -39,7 +39,7 @@ interface Seen {
 
 const UPLOAD = JSON.stringify({ filename: 'a.txt', filetype: 'text/plain', filesize: 3, strategy: 'presigned' })
 
-/** A page of the endpoint's own origin that calls it as the engine does (JSON, cookies sent). */
+/** A page of the upload API's own origin that calls it as the engine does (JSON, cookies sent). */
 const OWN_PAGE = `<!doctype html><title>own</title><script>
 window.callEndpoint = () => fetch('/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(UPLOAD)} }).then((r) => r.status)
 </script>`
@@ -122,7 +122,7 @@ describe('the Web handler in Chromium', () => {
     expect(posts.map((post) => post.status)).toEqual([403, 403, 403, 403])
   })
 
-  it('the endpoint’s own page keeps working: same-origin JSON with the cookie → 200', async () => {
+  it('the upload API’s own page keeps working: same-origin JSON with the cookie → 200', async () => {
     const app = await endpoint()
     const page = await visit(`${app.origin}/own`, app.origin)
     expect(await page.evaluate(() => (window as unknown as { callEndpoint(): Promise<number> }).callEndpoint())).toBe(200)
@@ -134,7 +134,7 @@ describe('the Web handler in Chromium', () => {
     const page = await visit(`${site.origin}/`, app.origin)
     const outcomes = await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.endpoint)
     expect(outcomes.at(-1)).toBe('read 200')
-    // Allowed as an origin, the non-JSON bodies are still refused: the endpoint reads JSON only.
+    // Allowed as an origin, the non-JSON bodies are still refused: the upload API reads JSON only.
     expect(app.seen.filter((request) => request.method === 'POST').map((post) => post.status).sort()).toEqual([200, 415, 415, 415, 415])
   })
 })

@@ -40,7 +40,7 @@ const NAMED: Record<string, RegExp> = {
   'Content-Language': /Content-Language/,
 }
 
-/** The endpoint's config per store: RGW signs with an STS session (assume-role), s3rver with the server's key. */
+/** The upload API's config per store: RGW signs with an STS session (assume-role), s3rver with the server's key. */
 const presignedConfig = (store: TestStore, extra: UploadHandlerConfig = {}): UploadHandlerConfig =>
   storeConfig(store, { sts: tokenSts(store), logger: { error: () => {}, warn: () => {} }, ...extra })
 
@@ -96,7 +96,7 @@ describe.each(Object.entries(stores))('presigned uploads on %s', (name, store) =
     expect(completed.status).toBe(422)
     expect(completed.body.error).toMatch(/^The uploaded object was refused and deleted: it carries /)
     expect(completed.body.error).toMatch(NAMED[header]!)
-    // Never the page's values in the endpoint's words.
+    // Never the page's values in the upload API's words.
     expect(completed.body.error).not.toContain(EXTRAS[header]!)
     expect(await readStatus(admin, reply.bucket, reply.key)).toBe(404)
   })
@@ -135,7 +135,7 @@ describe.each(Object.entries(stores))('presigned uploads on %s', (name, store) =
     expect((await put(other.url, bytes, { ...other.headers!, 'Content-Disposition': 'inline' })).status).toBe(403)
   })
 
-  it('an honest multipart upload (11 MiB, the endpoint’s own Create with a configured Content-Disposition) completes: bytes exact', async () => {
+  it('an honest multipart upload (11 MiB, the upload API’s own Create with a configured Content-Disposition) completes: bytes exact', async () => {
     const attachment = createUploadHandler(presignedConfig(store(), { contentDisposition: 'attachment' }))
     const bytes = testBytesOf('video/mp4', 11 * MiB, 404)
     const started = await ask<PresignedMultipartReply>(attachment, '', { filename: 'clip.mp4', filetype: 'video/mp4', filesize: bytes.length, strategy: 'presigned' })

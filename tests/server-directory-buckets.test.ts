@@ -1,5 +1,5 @@
 // Issue 14, "Directory buckets (S3 Express One Zone)", presigned mode: when the configured bucket
-// is a directory bucket, the endpoint calls CreateSession with its own credentials and presigns
+// is a directory bucket, the upload API calls CreateSession with its own credentials and presigns
 // with the session (service s3express, X-Amz-S3session-Token in the query). Through the real
 // handler served over HTTP and the engine's upload(), in front of the S3 Express stand-in
 // (tests/helpers/s3express-server.ts), which checks every URL and forwards to s3rver; every
@@ -21,7 +21,7 @@ let served: ServedHandler
 
 beforeAll(async () => {
   s3rver = await startS3rver()
-  // The endpoint's own key pair is the one the stand-in lets call CreateSession.
+  // The upload API's own key pair is the one the stand-in lets call CreateSession.
   express = await startS3ExpressStandIn({ store: s3rver, buckets: { [DIRECTORY_BUCKET]: s3rver.bucket }, callers: [s3rver.credentials] })
   served = await serveHandler(
     createUploadHandler({
@@ -54,7 +54,7 @@ async function askForUrl(filename: string, filesize: number): Promise<PresignedP
   return (await reply.json()) as PresignedPutReply
 }
 
-describe('presigned upload() to a directory bucket through the endpoint', () => {
+describe('presigned upload() to a directory bucket through the upload API', () => {
   it('a single PUT: the URL is signed with a session (s3express, X-Amz-S3session-Token), read back byte-exact', async () => {
     const bytes = testBytes(150_000, 51)
     const sent: HttpRequest[] = []

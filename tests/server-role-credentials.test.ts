@@ -1,7 +1,7 @@
-// The endpoint on role credentials, as production runs it on AWS (Lambda, ECS, EKS): no key in
+// The upload API on role credentials, as production runs it on AWS (Lambda, ECS, EKS): no key in
 // its config; the AWS SDK's default chain finds credentials at the container-credentials endpoint.
-// That endpoint is a stand-in, but what it serves is real: credentials RGW's STS issued for a role.
-// Through them the endpoint issues token credentials (AssumeRole again, chained), signs presigned
+// That upload API is a stand-in, but what it serves is real: credentials RGW's STS issued for a role.
+// Through them the upload API issues token credentials (AssumeRole again, chained), signs presigned
 // URLs and checks uploads at /complete, across a rotation of its own credentials.
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
 import type { S3Client } from '@aws-sdk/client-s3'
@@ -49,7 +49,7 @@ afterAll(async () => {
   vi.unstubAllEnvs()
 })
 
-/** An endpoint with no key configured: the chain finds the container's. */
+/** An upload API with no key configured: the chain finds the container's. */
 async function endpointWithoutKeys(extra: Record<string, unknown> = {}) {
   const handler = createUploadHandler({
     bucket: rgw.bucket,
@@ -73,7 +73,7 @@ async function uploadAndReadBack(api: string, strategy: 'token' | 'presigned', s
   return result
 }
 
-describe('an endpoint with no key, on role credentials from a container-credentials endpoint', () => {
+describe('an upload API with no key, on role credentials from a container-credentials endpoint', () => {
   it('refuses to start without a ticketSecret, which rotating credentials cannot give', () => {
     expect(() => createUploadHandler({ bucket: rgw.bucket, region: rgw.region, endpoint: rgw.endpoint, forcePathStyle: true })).toThrow(
       "updraft: missing settings: a static key (S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or, with credentials from the AWS SDK's chain, ticketSecret (S3_UPLOAD_TICKET_SECRET)",
@@ -97,7 +97,7 @@ describe('an endpoint with no key, on role credentials from a container-credenti
     for (const strategy of ['presigned', 'token'] as const) {
       const before = new Set(credentialsEndpoint.served.map(({ AccessKeyId }) => AccessKeyId))
       // Paused after its first part: the rest of the upload (part URLs, Complete, /complete) runs
-      // on credentials the endpoint has renewed since it issued the upload.
+      // on credentials the upload API has renewed since it issued the upload.
       const pause = new PauseController()
       let paused = false
       const uploading = uploadAndReadBack(endpoint, strategy, 12 * MiB, 77, {
@@ -116,7 +116,7 @@ describe('an endpoint with no key, on role credentials from a container-credenti
       pause.resume()
       await uploading
       const after = credentialsEndpoint.served.map(({ AccessKeyId }) => AccessKeyId).filter((id) => !before.has(id))
-      expect(after.length, `${strategy}: the endpoint renewed its credentials during the upload`).toBeGreaterThan(0)
+      expect(after.length, `${strategy}: the upload API renewed its credentials during the upload`).toBeGreaterThan(0)
     }
     expect(errors).toEqual([])
   })

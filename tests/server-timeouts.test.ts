@@ -1,7 +1,7 @@
-// Every call the endpoint makes through the AWS SDK has a bound (server/bounds.ts). A credentials
+// Every call the upload API makes through the AWS SDK has a bound (server/bounds.ts). A credentials
 // source, an STS and a store that each accept the connection and never answer (a proxy in front
 // of the real one, gone silent) make the page's request a 503 naming what did not answer, within
-// the endpoint's `timeouts`, here small; once the source answers again, the next request succeeds
+// the upload API's `timeouts`, here small; once the source answers again, the next request succeeds
 // without a restart (was: every request hung for good behind the SDK's memoized credential
 // promise, and storage's 30 s requestTimeout only logged a warning). The credentials the
 // container endpoint serves are real ones, issued by RGW's STS; the store and STS are RGW itself.

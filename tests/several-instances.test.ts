@@ -1,4 +1,4 @@
-// Several endpoint instances, as production runs past one process: three of them, each its own
+// Several upload API instances, as production runs past one process: three of them, each its own
 // process, behind a real load balancer (haproxy, round robin: consecutive requests land on
 // different instances) with one real Redis, in front of Ceph RGW. One client meets one limit
 // whichever instance answers; an upload whose steps land on different instances completes; Redis
@@ -148,7 +148,7 @@ describe('three Fastify instances (the demo app) behind haproxy, sharing Redis',
       const bytes = testBytes(12 * MiB, strategy.length)
       const result = await upload(new Blob([bytes]), { api: `${origin}${PREFIX}`, strategy, transport, partSize: 5 * MiB, retry: { limit: 0 } })
       expect(sha256(await readObject(admin, result.bucket, result.key)), strategy).toBe(sha256(bytes))
-      expect(answered.size, `${strategy}: its endpoint calls were answered by ${[...answered].join(', ')}`).toBeGreaterThan(1)
+      expect(answered.size, `${strategy}: its upload API calls were answered by ${[...answered].join(', ')}`).toBeGreaterThan(1)
     }
   })
 

@@ -1,6 +1,6 @@
 // SSE-C through `upload()` in token mode, against Ceph RGW with its STS. `/complete` HEADs the
 // object to check it; storage describes an object written with a customer key only to a request
-// carrying that key, and the endpoint never holds it (sending it there would make the app server a
+// carrying that key, and the upload API never holds it (sending it there would make the app server a
 // holder of every page's key). It used to answer that 400 with a 500: the page retried, then
 // rejected, `onUploadComplete` never ran, and the object stayed in the bucket, unrecorded. Now
 // `upload()` refuses the combination before the API is asked (a TypeError naming `uploadObject`),
@@ -51,7 +51,7 @@ const statusOf = (key: string, withKey: boolean) =>
       (error: { $metadata?: { httpStatusCode?: number } }) => error.$metadata?.httpStatusCode,
     )
 
-/** Token credentials for one key, as the endpoint issues them to a page. */
+/** Token credentials for one key, as the upload API issues them to a page. */
 async function issued(api: string, size: number) {
   const response = await fetch(api, {
     method: 'POST',
@@ -95,7 +95,7 @@ describe('a page that writes an SSE-C object anyway, then asks /complete, on Cep
   })
 })
 
-describe('uploadObject with sseCustomerKey and the endpoint’s token credentials: the way named', () => {
+describe('uploadObject with sseCustomerKey and the upload API’s token credentials: the way named', () => {
   it('lands, and reads back byte-exact with the key', async () => {
     const { api } = await endpoint()
     const bytes = testBytes(70_000, 62)

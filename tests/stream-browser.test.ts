@@ -2,7 +2,7 @@
 // in real Chromium, its chunks fed to a ReadableStream that uploads while the recording goes on
 // (length unknown until the recorder stops). Read back from Ceph RGW and compared with the bytes
 // the page recorded. Over one part: uploadObject (the engine runs the multipart upload itself);
-// within one part: upload() through the endpoint, which then knows the length.
+// within one part: upload() through the upload API, which then knows the length.
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
@@ -58,7 +58,7 @@ interface Recorded {
 /**
  * Records a canvas of noise (incompressible: the recorder makes bytes fast) until `minBytes` are
  * recorded, uploading the chunks as they come through `how` ('object': uploadObject straight to
- * RGW; 'endpoint': upload() through the endpoint, presigned).
+ * RGW; 'endpoint': upload() through the upload API, presigned).
  */
 function recordAndUpload(how: 'object' | 'endpoint', minBytes: number): Promise<Recorded> {
   const target = { bucket: rgw.bucket, region: rgw.region, endpoint: rgw.endpoint, forcePathStyle: true, credentials: rgw.credentials }
@@ -154,7 +154,7 @@ describe('a MediaRecorder stream in Chromium', () => {
     expect(run.progress.at(-1)).toEqual({ loaded: run.size, total: run.size })
   }, 60_000)
 
-  it('within one part: upload() through the endpoint, one PUT, read back byte-exact', async () => {
+  it('within one part: upload() through the upload API, one PUT, read back byte-exact', async () => {
     const run = await recordAndUpload('endpoint', 256 * 1024)
     expect(run.error).toBeUndefined()
     const stored = await readObject(reader, rgw.bucket, run.key)

@@ -1,8 +1,8 @@
 // OpenStack Swift's S3 API (Debian 2.30, the s3api middleware) as the third store: the engine's
 // uploads with its own keys (single, multipart, abort with nothing left, resume through ListParts)
-// and the endpoint in presigned mode, every object read back byte-exact. Where Swift differs from
+// and the upload API in presigned mode, every object read back byte-exact. Where Swift differs from
 // S3 the test says so in its name. The round trips of every size also run on Swift
-// (engine-roundtrip.test.ts), and so do the presigned endpoint's steps (server-presigned.test.ts).
+// (engine-roundtrip.test.ts), and so do the upload API's presigned steps (server-presigned.test.ts).
 import {
   ListMultipartUploadsCommand,
   ListPartsCommand,
@@ -93,8 +93,8 @@ describe('the engine with its own keys, on Swift', () => {
   })
 })
 
-describe('the endpoint in presigned mode, on Swift', () => {
-  it('single PUT (200 kB) and multipart (12 MiB → 3 parts): the engine through the endpoint, byte-exact', async () => {
+describe('the upload API in presigned mode, on Swift', () => {
+  it('single PUT (200 kB) and multipart (12 MiB → 3 parts): the engine through the upload API, byte-exact', async () => {
     const { api, calls } = await endpoint()
     for (const [size, seed] of [[200_000, 44], [12 * MiB, 45]] as const) {
       const bytes = testBytes(size, seed)
@@ -140,7 +140,7 @@ describe('the endpoint in presigned mode, on Swift', () => {
     const result = await upload(file(), { api, strategy: 'presigned', resume: resumeUploads({ store }) })
     expect(result.key).toBe(record!.key)
     expect(sha256(await readObject(client, swift.bucket, result.key))).toBe(sha256(bytes))
-    // The second page listed the parts through the endpoint and asked URLs only for the others.
+    // The second page listed the parts through the upload API and asked URLs only for the others.
     expect(calls.map((call) => call.route)).toContain('/list-parts')
     expect(calls.some((call) => call.route === '')).toBe(false)
     const asked = calls.filter((call) => call.route === '/parts').flatMap((call) => (call.body as { partNumbers: number[] }).partNumbers)
@@ -197,7 +197,7 @@ describe('where Swift differs from S3', () => {
   })
 })
 
-/** A 2-byte PUT with the URL the endpoint presigned for `bucket`, sent with an Origin as a page would. */
+/** A 2-byte PUT with the URL the upload API presigned for `bucket`, sent with an Origin as a page would. */
 async function presignedPut(bucket: string, origin: string, alter = (url: string) => url) {
   const { api } = await endpoint({ bucket })
   const reply = await fetch(api, {

@@ -1,4 +1,4 @@
-// Token mode, with the multipart upload created and completed by the endpoint (issue 16: two
+// Token mode, with the multipart upload created and completed by the upload API (issue 16: two
 // round trips fewer from the page, four in a browser). The page asks with `createMultipart`; the
 // server creates the upload next to its store while it issues the credentials, the page sends
 // only parts, and /complete with their ETags completes, verifies and records it. On s3rver and
@@ -45,7 +45,7 @@ const openUploads = (store: TestStore, client: S3Client, key: string) =>
 const file = (bytes: Uint8Array<ArrayBuffer>, name = 'data.bin') => new File([bytes], name, { type: 'application/octet-stream' })
 
 describe.each(Object.entries(stores))('on %s', (_name, store) => {
-  it('12 MiB: the endpoint creates the upload, the page sends only its 3 parts, /complete completes it; bytes exact', async () => {
+  it('12 MiB: the upload API creates the upload, the page sends only its 3 parts, /complete completes it; bytes exact', async () => {
     const { endpoint, calls, client } = await endpointFor(store(), tokenConfig(store()))
     const { sent, transport } = storageRequests(store())
     const bytes = testBytes(12 * MiB, 61)
@@ -112,7 +112,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
       const plain = await post<TokenReply>(endpoint, '', { filename: 'y.bin', filetype: 'application/octet-stream', filesize: 6 * MiB })
       expect(plain.body.uploadId).toBeUndefined()
       const refused = await post(endpoint, '/complete', { ticket: plain.body.ticket, parts: [{ partNumber: 1, etag: '"x"' }] })
-      expect(refused).toEqual({ status: 400, body: { error: expect.stringContaining('only for a multipart upload the endpoint created') } })
+      expect(refused).toEqual({ status: 400, body: { error: expect.stringContaining('only for a multipart upload the upload API created') } })
       await expect(readObject(client, plain.body.bucket, plain.body.key)).rejects.toMatchObject({ name: 'NoSuchKey' })
     })
 

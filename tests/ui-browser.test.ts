@@ -160,7 +160,7 @@ describe('getting files in: pick, folder, drop, paste', () => {
 })
 
 describe('limits', () => {
-  it("refuses, before any request leaves the page, what the endpoint's limits forbid, and the picker offers only the allowed types", async () => {
+  it("refuses, before any request leaves the page, what the upload API's limits forbid, and the picker offers only the allowed types", async () => {
     const page = await newPage(limited)
     expect(await page.locator(FILE_INPUT).getAttribute('accept')).toBe('image/*,video/*,application/pdf,application/zip')
     await page.getByText('Images, videos, PDFs and ZIP archives, up to 64 MiB each').first().waitFor()

@@ -1,7 +1,7 @@
 // Bodies that are not Blobs (issue 14): Uint8Array/Buffer, ReadableStream and async iterables of
 // known and unknown length, uploaded to s3rver and Ceph RGW, directly (uploadObject) and through
 // the HTTP endpoint (upload(), streams of known length). Every object is read back and compared.
-// upload() of unknown length needs the endpoint's side: tests/upload-unknown-size.test.ts.
+// upload() of unknown length needs the upload API's side: tests/upload-unknown-size.test.ts.
 import { Readable } from 'node:stream'
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
@@ -306,7 +306,7 @@ describe('failing and aborted streams on RGW', () => {
   })
 })
 
-describe.each(Object.entries(stores))('upload() through the endpoint with bodies that are not Blobs, on %s', (name, store) => {
+describe.each(Object.entries(stores))('upload() through the upload API with bodies that are not Blobs, on %s', (name, store) => {
   const modes: Array<[string, UploadHandlerConfig, 'token' | 'presigned']> = [['presigned', {}, 'presigned']]
   if (name === 'rgw') modes.push(['token (assume-role)', { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } }, 'token'])
 
@@ -326,7 +326,7 @@ describe.each(Object.entries(stores))('upload() through the endpoint with bodies
       const result = await upload(readableOf(data, 32 * 1024), { api: endpoint, strategy, size, filename: 'stream.bin', contentType: 'application/octet-stream' })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
     }
-    // The endpoint was told each size, as for a file.
+    // The upload API was told each size, as for a file.
     expect(calls.filter((call) => call.route === '').map((call) => (call.body as { filesize?: number }).filesize)).toEqual([11 * MiB + 9, 300_000])
   })
 

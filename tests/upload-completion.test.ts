@@ -1,4 +1,4 @@
-// Issue 12: every upload ends at the endpoint. On s3rver and Ceph RGW, in both modes, single PUT
+// Issue 12: every upload ends at the upload API. On s3rver and Ceph RGW, in both modes, single PUT
 // and multipart: the server verifies the object (size, type, first bytes) before it believes it,
 // `onUploadComplete` runs with what storage holds and its answer reaches the page; forged,
 // replayed, expired or lying completions are refused and call nothing.
@@ -110,7 +110,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
           cookie: 'visitor-1',
         },
       ])
-      // A multipart upload the endpoint created (presigned, or token mode's createMultipart):
+      // A multipart upload the upload API created (presigned, or token mode's createMultipart):
       // storage's UploadId is the dedupe key; otherwise the ticket's own.
       if (size > 5 * MiB) expect(app.calls[0]!.uploadId).toBe((calls[0]!.reply as PresignedMultipartReply | TokenReply).uploadId)
       expect(calls.map((call) => call.route).filter((route) => route === '/complete')).toEqual(['/complete'])
@@ -293,7 +293,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
       const app = recordingApp()
       const { endpoint, client } = await endpointFor(store(), { ...app.config, ...modeConfig(strategy) })
       let dropped = false
-      // The endpoint does its work, then the reply is lost on the way back: the engine tries again.
+      // The upload API does its work, then the reply is lost on the way back: the engine tries again.
       const transport: Transport = async (request) => {
         const response = await fetchTransport(request)
         if (!dropped && request.url.endsWith('/complete')) {

@@ -32,7 +32,7 @@ describe("(a) next-s3-upload's requests against this handler", () => {
     ['rgw', () => rgw as TestStore],
   ])('presigned on %s: its shape { key, bucket, region, endpoint, url }, and its PUT lands byte-exact', async (_name, store) => {
     // Its client sends only Content-Type and Cache-Control, never the `headers` a reply lists:
-    // the canned ACL and the copy guard this endpoint signs by default would make storage refuse its PUT.
+    // the canned ACL and the copy guard this upload API signs by default would make storage refuse its PUT.
     const { endpoint } = await serve(createUploadHandler(storeConfig(store(), { objectAcl: false, copyGuard: false })))
     const bytes = testBytes(150_000, 51)
     const file = new File([bytes], 'holiday photo.jpg', { type: 'image/jpeg' })
@@ -134,7 +134,7 @@ describe("(b) this engine against a route that answers only next-s3-upload's sha
   ])('%s uploads byte-exact with the headers its URL signs', async (_title, size) => {
     const { endpoint, calls } = await serve(nextS3UploadRoute(s3rver()))
     const puts: string[] = []
-    // The endpoint's own calls go through the transport too; only storage's are counted here.
+    // The upload API's own calls go through the transport too; only storage's are counted here.
     const transport: Transport = (request) => {
       if (request.url.startsWith(s3rver().endpoint)) {
         puts.push(`${request.method} ${new URL(request.url).searchParams.has('partNumber') ? 'part' : 'object'}`)

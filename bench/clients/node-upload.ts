@@ -54,7 +54,7 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
     const { uploadObject, fetchTransport } = await import('../../engine/index.ts')
     return (body) => uploadObject(body, { ...objectTarget(spec), transport: fetchTransport }).then(() => undefined)
   },
-  // Through the credential endpoint, as a page does: upload() asks it, then sends to storage.
+  // Through the upload API, as a page does: upload() asks it, then sends to storage.
   async 'updraft-token'() {
     const { upload } = await import('../../engine/index.ts')
     return (body) => upload(body, { ...apiOptions(spec), strategy: 'token' }).then(() => undefined)

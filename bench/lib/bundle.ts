@@ -138,7 +138,7 @@ export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number;
   // Pause/Resume and "Waiting for the network", and the lazy loader of the unfinished-uploads list
   // (its own chunk, ~0.6 KB, loaded only with `resume`): 11622 / 13353 / 19055 B
   // measured with issue 12 (about +1327 / +1323 / +1525 B over its limits).
-  // Issue 16's endpoint-created token uploads, carried by `upload()`: 12330 / 14057 / 19799 B measured (+78 / +80 / +92 B).
+  // Issue 16's API-created token uploads, carried by `upload()`: 12330 / 14057 / 19799 B measured (+78 / +80 / +92 B).
   // Issue 22's SigV4 signer in aws4fetch's stead, carried by `upload()`: 10586 / 12333 / 18050 B measured (-1744 / -1724 / -1749 B).
   // Issue 22: the engine's run state and retry predicate as above, and the hooks' internal uploader
   // context (tests inject a stand-in through it; no public type carries it): 10740 / 12475 / 18193 B;

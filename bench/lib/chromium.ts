@@ -59,7 +59,7 @@ export interface ChromiumBenchOptions {
   /**
    * Where the page's same-origin `/api/s3-upload…` requests go (the harness forwards them, Host
    * kept, over one warm keep-alive connection: a page's connection to its own origin is open
-   * before it uploads). Needed by the endpoint contenders.
+   * before it uploads). Needed by the upload API contenders.
    */
   apiUpstream?: string
   /**
@@ -294,7 +294,7 @@ async function pickFile(cdp: CDPSession, targetId: string, path: string) {
 
 /**
  * Forwards requests to `upstream` over one keep-alive connection, opened ahead (as a page's own
- * connection to its origin is), keeping Host so the endpoint sees a same-origin request.
+ * connection to its origin is), keeping Host so the upload API sees a same-origin request.
  */
 function forwarder(upstream: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })

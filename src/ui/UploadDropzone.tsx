@@ -12,7 +12,7 @@ export interface UploadDropzoneProps extends UploadComponentProps {
 }
 
 /**
- * A drop zone with "Choose files" (and "Choose folder"), paste, the endpoint's limits said up
+ * A drop zone with "Choose files" (and "Choose folder"), paste, the upload API's limits said up
  * front and checked before anything is sent, and the list of uploads under it. Everything is a
  * real button: keyboard and screen readers reach it all. Styles: `updraft-s3/react/ui/styles.css`.
  *

@@ -109,7 +109,7 @@ describe('completion after storage accepted the bytes', () => {
     expect(fake.log).toEqual(['POST /', 'PUT', 'POST /complete', 'POST /complete'])
   })
 
-  it('an abort while /complete is pending ends the upload at once with AbortError and cancels the call (issue 24: it waited for the verdict, for ever while the endpoint was down)', async () => {
+  it('an abort while /complete is pending ends the upload at once with AbortError and cancels the call (issue 24: it waited for the verdict, for ever while the upload API was down)', async () => {
     const { controller, result, next } = setup()
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
@@ -119,12 +119,12 @@ describe('completion after storage accepted the bytes', () => {
     expect(complete.signal?.aborted).toBe(true)
   })
 
-  it('with waitForNetwork and the endpoint out of reach, an abort during /complete still ends the upload at once', async () => {
+  it('with waitForNetwork and the upload API out of reach, an abort during /complete still ends the upload at once', async () => {
     const { PauseController } = await import('../../engine/index.ts')
     const { controller, result, next } = setup({ pauseSignal: new PauseController().signal, waitForNetwork: true, retry: { limit: 1, delay: 1 } })
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
-    // The endpoint is down: every /complete attempt fails on the network, past the retry budget,
+    // The upload API is down: every /complete attempt fails on the network, past the retry budget,
     // and waitForNetwork then waits for the network to come back.
     for (let i = 0; i < 2; i++) (await next()).fail(lostReply())
     await new Promise((resolve) => setTimeout(resolve, 20))

@@ -1,5 +1,5 @@
 // Words for people (src/messages.ts), built from the typed errors' fields; and the page's own
-// check of the endpoint's limits (src/file-checks.ts, protocol/file-limits.ts).
+// check of the upload API's limits (src/file-checks.ts, protocol/file-limits.ts).
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../../engine/core/errors.ts'
@@ -19,7 +19,7 @@ function sized(name: string, type: string, size: number) {
   return file
 }
 
-describe('checkFile: the endpoint limits, applied in the page', () => {
+describe('checkFile: the upload API limits, applied in the page', () => {
   const limits = { maxFileSize: 30 * MiB, allowedTypes: ['image/*', 'application/pdf'] }
 
   it('refuses a file over maxFileSize with the figures, and a type not allowed with the type', () => {
@@ -31,14 +31,14 @@ describe('checkFile: the endpoint limits, applied in the page', () => {
     expect(checkFile(sized('a.pdf', 'application/pdf', 1), limits)).toBeUndefined()
   })
 
-  it('refuses active content as the endpoint does: SVG is not an image/* match, HTML needs naming even without allowedTypes', () => {
+  it('refuses active content as the upload API does: SVG is not an image/* match, HTML needs naming even without allowedTypes', () => {
     expect(checkFile(sized('logo.svg', 'image/svg+xml', 10), limits)!.refusal).toMatchObject({ activeContent: true })
     expect(checkFile(sized('page.html', 'text/html', 10), {})!.refusal).toMatchObject({ reason: 'type', allowedTypes: undefined })
     expect(checkFile(sized('page.html', 'text/html', 10), { allowedTypes: ['text/html'] })).toBeUndefined()
     expect(checkFile(sized('x', '', 10), { allowedTypes: ['image/*'] })!.refusal).toMatchObject({ essence: 'application/octet-stream' })
   })
 
-  it('agrees with the endpoint: the page refuses exactly what checkLimits answers 413 or 415 to', () => {
+  it('agrees with the upload API: the page refuses exactly what checkLimits answers 413 or 415 to', () => {
     const types = fc.constantFrom('image/png', 'image/svg+xml', 'text/plain', 'text/html', 'application/pdf', 'video/mp4', '', 'application/xml')
     const allowed = fc.option(fc.subarray(['image/*', 'application/pdf', 'text/html', 'video/*']), { nil: undefined })
     fc.assert(
@@ -79,10 +79,10 @@ describe('describeError', () => {
     expect(describeError(refused(sized('page.html', 'text/html', 1), {}))).toBe("Web pages (HTML) aren't accepted here")
   })
 
-  it("turns the endpoint's 413 and 415 into the same words, with the limits from /info", () => {
+  it("turns the upload API's 413 and 415 into the same words, with the limits from /info", () => {
     const file = sized('talk.mp4', 'video/mp4', 62914560)
     const limits = { maxFileSize: 31457280, allowedTypes: ['image/*', 'application/pdf'] }
-    // The endpoint's own words stay in error.message for developers; people get these.
+    // The upload API's own words stay in error.message for developers; people get these.
     const tooBig = new ApiError('60 MiB is over the 30 MiB limit (filesize 62914560, maxFileSize 31457280 bytes)', 413)
     expect(describeError(tooBig, { file, limits })).toBe('60 MiB is over the 30 MiB limit')
     expect(describeError(tooBig, { file })).toBe("60 MiB is over this site's size limit")

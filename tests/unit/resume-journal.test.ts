@@ -16,7 +16,7 @@ const answerPart = (part: PendingRequest) => part.respond(200, { ETag: `"${part.
 const json = (request: PendingRequest, body: unknown) => request.respond(200, {}, JSON.stringify(body))
 const completed = { url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }
 
-/** Plays storage and the endpoint's /parts and /complete until the upload completes. */
+/** Plays storage and the upload API's /parts and /complete until the upload completes. */
 async function answerUntilComplete(fake: ReturnType<typeof stepThroughTransport>, afterEachPart: () => Promise<void> = async () => {}) {
   for (;;) {
     const request = await next(fake)

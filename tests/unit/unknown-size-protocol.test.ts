@@ -1,7 +1,7 @@
 // The engine's side of the unknown-length contract (docs/server.md, "Uploads of unknown length"), presigned mode, step by step against
-// an endpoint that answers as the contract says (the server side is built on another branch;
+// an upload API that answers as the contract says (the server side is built on another branch;
 // tests/upload-unknown-size.test.ts runs both for real once merged): the first part is read
-// before the endpoint is asked; the request says `sizeUnknown` and no `filesize`; parts are cut to
+// before the upload API is asked; the request says `sizeUnknown` and no `filesize`; parts are cut to
 // the reply's `partSize`, not the engine's; the reply's URLs serve full parts only, any other part
 // gets its own from `/parts` with its length in `sizes`; `/complete` ends it, once.
 import { describe, expect, it } from 'vitest'

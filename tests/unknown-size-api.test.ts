@@ -1,4 +1,4 @@
-// Issue 14, "Bodies that are not Blobs", the endpoint's side (notes: the wire contract): a page
+// Issue 14, "Bodies that are not Blobs", the upload API's side (notes: the wire contract): a page
 // streaming a body whose length it learns only at its end says `sizeUnknown: true`. The server
 // goes multipart at once (presigned: no partCount, URLs bound to the lengths the page declares,
 // part numbers capped by maxFileSize), and `/complete` holds the stored size to `maxFileSize`.
@@ -45,7 +45,7 @@ function withToken({ token: { Credentials }, ...reply }: TokenReply, bytes: Uint
 
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('base64')
 
-/** An endpoint for `store` whose onUploadComplete records what it was told. */
+/** An upload API for `store` whose onUploadComplete records what it was told. */
 async function unknownSizeEndpoint(store: TestStore, extra: UploadHandlerConfig = {}) {
   const completed: Array<Omit<CompletedUpload, 'request'>> = []
   const served = await endpointFor(store, {
@@ -175,14 +175,14 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     await post(endpoint, '/abort', { ticket: reply.ticket })
   })
 
-  it('a part number over min(10000, ceil(maxFileSize / partSize)) is refused by the endpoint (413), in /parts and /complete', async () => {
+  it('a part number over min(10000, ceil(maxFileSize / partSize)) is refused by the upload API (413), in /parts and /complete', async () => {
     const { endpoint, client, completed } = await unknownSizeEndpoint(rgw, { maxFileSize: 12 * MiB })
     const reply = await startUnknown(endpoint)
     expect(Object.keys(reply.urls!)).toEqual(['1', '2', '3'])
     const over = await post(endpoint, '/parts', { ticket: reply.ticket, partNumbers: [3, 4], sizes: { 3: PART, 4: 1 } })
     expect(over).toEqual({
       status: 413,
-      body: { error: `part number 4 is over the limit: this endpoint accepts files of at most ${12 * MiB} bytes, which is 3 parts of ${PART} bytes` },
+      body: { error: `part number 4 is over the limit: this upload API accepts files of at most ${12 * MiB} bytes, which is 3 parts of ${PART} bytes` },
     })
     const parts = await sendParts(endpoint, reply, testBytesOf('image/png', PART + 10, 17))
     const done = await post(endpoint, '/complete', { ticket: reply.ticket, parts: [...parts, { partNumber: 4, etag: parts[0]!.etag }] })
