@@ -4,7 +4,7 @@ import { parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
 import type { CompleteReply, CompleteRequest } from '../protocol/wire.ts'
 import type { Logger, ResolvedConfig } from './config.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { hasFileSignature, matchesFileSignature } from './file-signatures.ts'
 import { completeMultipart, type MultipartContext } from './multipart.ts'
 import { RequestError } from './request-error.ts'
@@ -81,7 +81,7 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
     }
     // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
     if (httpStatus(error) === 403) {
-      logger.error({ err: describeError(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
+      logger.error({ err: errorLogFields(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
       throw new RequestError(500, 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft-s3 doctor)')
     }
     throw error
@@ -123,7 +123,7 @@ async function deliver(
   } catch (error) {
     // The app refused the upload on purpose: it goes, as a failed verification's does.
     if (error instanceof RequestError) return refuseObject(s3, claims, error.status, error.message, logger, false)
-    logger.error({ err: describeError(error), key, uploadId }, 'updraft: onUploadComplete failed')
+    logger.error({ err: errorLogFields(error), key, uploadId }, 'updraft: onUploadComplete failed')
     // A 5xx, so the page tries again: the object stays, verified, for a retry to record.
     throw new RequestError(500, 'The file is stored, but the server could not record the upload (onUploadComplete failed): try again')
   }
@@ -143,7 +143,7 @@ async function refuseObject(
     await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))
   } catch (error) {
     // Refused all the same; the log says why the object is still there (docs/security.md: s3:DeleteObject).
-    logger.error({ err: describeError(error), key }, 'updraft: could not delete an upload that failed verification')
+    logger.error({ err: errorLogFields(error), key }, 'updraft: could not delete an upload that failed verification')
     fate = 'not deleted'
   }
   // A page's refusal its person sees; the operator hears it too (a fake PDF, a lying size), one line each.

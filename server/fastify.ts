@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES } from '../protocol/limits.ts'
 import { DEFAULT_API_PATH } from '../protocol/wire.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
 import { type ChargeFile, createUploadApi, type UploadApi } from './upload-api.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { checkJsonContentType } from './json-body.ts'
 import { bodyTooLarge, RequestError } from './request-error.ts'
 import { ROUTES, unknownRoute, type Route } from './routes.ts'
@@ -168,7 +168,7 @@ function scheduleSweep({ config, s3 }: UploadApi, logger: Logger, seconds: numbe
     // One at a time: a slow store must not pile sweeps up.
     running ??= turn()
       .then((mine) => (mine ? sweepStaleUploads(config, s3) : undefined))
-      .then(() => {}, (error: unknown) => logger.error({ err: describeError(error) }, 'updraft: sweeping stale multipart uploads failed'))
+      .then(() => {}, (error: unknown) => logger.error({ err: errorLogFields(error) }, 'updraft: sweeping stale multipart uploads failed'))
       .finally(() => {
         running = undefined
       })
@@ -189,7 +189,7 @@ function replyWithError(error: FastifyError, reply: FastifyReply, logger: Logger
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: jsonOnly(reply.request).message })
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) return reply.code(status).send({ error: error.message })
-  logger.error({ err: describeError(error) }, 'updraft: upload API failed')
+  logger.error({ err: errorLogFields(error) }, 'updraft: upload API failed')
   return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error')
 }
 

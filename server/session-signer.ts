@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
 import { createDirectorySigner } from './directory-signer.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { describePreflight, refusesSessionPreflight, sendPreflight } from './preflight-check.ts'
 import { objectHeaders } from './presigned-urls.ts'
@@ -86,7 +86,7 @@ function withPreflightFallback(
       choice = refusesSessionPreflight(bySession, byKey) ? 'server-key' : 'session'
       if (choice === 'server-key') warnPreflightFallback(config, describePreflight(bySession))
     } catch (error) {
-      config.logger.warn?.({ err: describeError(error) }, 'updraft: could not check how storage answers a preflight for presigned URLs; signing with the session, checking again on the next request')
+      config.logger.warn?.({ err: errorLogFields(error) }, 'updraft: could not check how storage answers a preflight for presigned URLs; signing with the session, checking again on the next request')
     }
   }
 
@@ -149,7 +149,7 @@ function createStsSigner(config: ResolvedConfig, issue: IssueCredentials): () =>
     } catch (error) {
       // STS hiccup with a credential still good for a while: keep signing, retry on the next call.
       if (current && current.expires - Date.now() > FALLBACK_MIN_SECONDS * 1000) {
-        config.logger.error({ err: describeError(error) }, 'updraft: renewing the presigning session failed; using the current one')
+        config.logger.error({ err: errorLogFields(error) }, 'updraft: renewing the presigning session failed; using the current one')
         return current.signer
       }
       throw error

@@ -6,7 +6,7 @@ import { credentialsOf } from './credentials.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { NotAnsweredError } from './bounds.ts'
 import { configurationFault, createFaultLog } from './config-faults.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { serverInfo } from './info.ts'
 import { checkJsonContentType, readJson } from './json-body.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
@@ -185,10 +185,10 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
     if (fault && fault !== caught) logFault(fault, logger)
     const error = fault ?? caught
     // Not the client's doing: the page hears what did not answer (503), the log hears it too.
-    if (error instanceof NotAnsweredError) logger.error({ err: describeError(error.cause ?? error), route }, `updraft: ${error.message}`)
+    if (error instanceof NotAnsweredError) logger.error({ err: errorLogFields(error.cause ?? error), route }, `updraft: ${error.message}`)
     if (error instanceof RequestError) return refuse(request, error)
     // The page learns only that it failed; what failed (STS/S3 code, request id) goes to the log.
-    logger.error({ err: describeError(error), route }, 'updraft: upload API failed')
+    logger.error({ err: errorLogFields(error), route }, 'updraft: upload API failed')
     return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } })
   }
 

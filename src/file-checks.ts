@@ -37,7 +37,7 @@ export class FileRefusedError extends UploadError {
  * @example
  * ```ts
  * const refused = checkFile(file, { maxFileSize: 30 * 1024 * 1024, allowedTypes: ['image/*'] })
- * if (refused) alert(describeError(refused)) // "60 MiB is over the 30 MiB limit"
+ * if (refused) alert(errorMessage(refused)) // "60 MiB is over the 30 MiB limit"
  * ```
  */
 export function checkFile(file: File, limits: UploadLimits): FileRefusedError | undefined {

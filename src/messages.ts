@@ -8,7 +8,7 @@ import type { UploadLimits } from '../protocol/file-limits.ts'
 import { FileRefusedError } from './file-checks.ts'
 import { formatBytes, overLimit } from './format.ts'
 
-/** What {@link describeError} may use to say more: the file, the limits, whether it retries. */
+/** What {@link errorMessage} may use to say more: the file, the limits, whether it retries. */
 export interface MessageContext {
   /** The file, for its size and type in "60 MiB is over the 30 MiB limit". */
   file?: File
@@ -26,10 +26,10 @@ export interface MessageContext {
  *
  * @example
  * ```tsx
- * {entry.error && <p role="alert">{describeError(entry.error, { file: entry.file, limits, retrying: entry.status === 'retrying' })}</p>}
+ * {entry.error && <p role="alert">{errorMessage(entry.error, { file: entry.file, limits, retrying: entry.status === 'retrying' })}</p>}
  * ```
  */
-export function describeError(error: unknown, { file, limits, retrying }: MessageContext = {}): string {
+export function errorMessage(error: unknown, { file, limits, retrying }: MessageContext = {}): string {
   if (error instanceof FileRefusedError) {
     const { refusal } = error
     if (refusal.reason === 'too-large') return overLimit(refusal.size, refusal.maxFileSize)

@@ -32,7 +32,7 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
  * Never throws: refused files and failed uploads are entries in `files` with their error.
  * @example
  * ```tsx
- * import { describeError, useApiInfo, useS3Dropzone } from 'updraft-s3/react'
+ * import { errorMessage, useApiInfo, useS3Dropzone } from 'updraft-s3/react'
  *
  * export function Dropzone() {
  *   const info = useApiInfo()
@@ -43,7 +43,7 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
  *       <input {...getInputProps()} />
  *       <button onClick={open}>Choose files</button> or drop them here
  *       {files.map((entry) => (
- *         <p key={entry.id}>{entry.file.name}: {entry.error ? describeError(entry.error, { file: entry.file, limits }) : `${entry.progress}%`}</p>
+ *         <p key={entry.id}>{entry.file.name}: {entry.error ? errorMessage(entry.error, { file: entry.file, limits }) : `${entry.progress}%`}</p>
  *       ))}
  *     </div>
  *   )

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ApiError, upload } from '../engine/index.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { createLazyUploadHandler } from '../server/index.ts'
-import { describeError } from '../src/messages.ts'
+import { errorMessage } from '../src/messages.ts'
 import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
 import { recordCalls, serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 import { storeEnv } from '../dev/stores.ts'
@@ -36,7 +36,7 @@ describe('createLazyUploadHandler with a setting missing', () => {
         const failed = await upload(body, { api: served.endpoint, strategy: 'presigned', transport: nodeTransport }).catch((error: unknown) => error)
         expect(failed).toBeInstanceOf(ApiError)
         expect(failed).toMatchObject({ status: 500, code: 'ServerMisconfigured', message: expect.stringMatching(/^The upload API is misconfigured: a setting is missing or invalid\./) })
-        expect(describeError(failed)).toBe("This site's upload service is misconfigured — its owner has to fix it; retrying won't help")
+        expect(errorMessage(failed)).toBe("This site's upload service is misconfigured — its owner has to fix it; retrying won't help")
       }
       // One request per upload: none retried.
       expect(calls.map(({ route, status }) => [route, status])).toEqual([['', 500], ['', 500]])
