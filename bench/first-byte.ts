@@ -7,7 +7,7 @@ import { fixed, type Goal, median, MiB, ratio, rotate, type Benchmark, type Tabl
 
 /**
  * Issue 32: the engine loads aws4fetch's signer and the multipart machinery lazily, each started
- * beside the upload request whose reply needs it (modes/token.ts `tokenFields`, modes/presigned.ts
+ * beside the upload request whose reply needs it (modes/token-mode.ts `tokenFields`, modes/presigned-mode.ts
  * `presignedFields`), so it should cost no latency. This measures that in Chromium: the engine
  * code-split as a page's bundler ships it, against the same engine in one file with nothing lazy.
  */

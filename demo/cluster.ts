@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { startHaproxy } from '../dev/haproxy.ts'
-import { startRedis } from '../dev/redis.ts'
+import { startRedis } from '../dev/redis-server.ts'
 import { storeEnv } from '../dev/stores.ts'
 import { freePort } from '../dev/app-process.ts'
 import { ensureDemoBuilt, PROJECT_ROOT } from './build-page.ts'

@@ -1,6 +1,6 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './modes/confirm.ts'
-import { presignedFields, sendPresigned } from './modes/presigned.ts'
+import { presignedFields, sendPresigned } from './modes/presigned-mode.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { runUpload } from './core/run.ts'
 import { warnUnknownOptions } from './core/option-names.ts'

@@ -1,6 +1,6 @@
 import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './modes/confirm.ts'
-import { sendWithToken, tokenFields } from './modes/token.ts'
+import { sendWithToken, tokenFields } from './modes/token-mode.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { runUpload } from './core/run.ts'
 import { warnUnknownOptions } from './core/option-names.ts'

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { EMBEDDED_TOKEN_REASON, startApp, type AppOptions, type RunningApp } from '../demo/app.ts'
 import type { UploadHandlerConfig } from '../server/config.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { gradientPng } from './helpers/png.ts'
 import { formatBytes } from '../src/format.ts'
 import {

@@ -1,4 +1,4 @@
-// `npm run demo:rgw` (demo/rgw.ts, docs/local-token-mode.md): the demo on a throwaway Ceph RGW with
+// `npm run demo:rgw` (demo/main-rgw.ts, docs/local-token-mode.md): the demo on a throwaway Ceph RGW with
 // STS, where token mode works; without Ceph, one plain line and the install command.
 import type { ChildProcess } from 'node:child_process'
 import { dirname } from 'node:path'
@@ -49,7 +49,7 @@ describe('npm run demo:rgw', () => {
 
   it('without Ceph on PATH, says so in one line with the install command, and exits 1', async () => {
     // Node alone on PATH: the Ceph programs (in /usr/bin) cannot be found.
-    const demo = run(process.execPath, ['--import', 'tsx', 'demo/rgw.ts'], { PATH: dirname(process.execPath) })
+    const demo = run(process.execPath, ['--import', 'tsx', 'demo/main-rgw.ts'], { PATH: dirname(process.execPath) })
     expect(await demo.exited).toBe(1)
     expect(demo.output().trim().split('\n')).toEqual([
       'updraft: token mode needs Ceph RGW on this machine, and radosgw, radosgw-admin, ceph-mon, ceph-osd, ceph, monmaptool, ceph-authtool are not installed. On Debian or Ubuntu:',

@@ -6,7 +6,7 @@
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, ListPartsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { PauseController, resumeUploads, upload, uploadObject, type ResumeStore } from '../engine/index.ts'
-import { memoryResumeStore } from '../engine/resume/store.ts'
+import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import { type Strategy } from '../protocol/wire.ts'
 import { type TransferOptions } from '../engine/core/options.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'

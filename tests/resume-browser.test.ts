@@ -8,7 +8,7 @@ import { AbortMultipartUploadCommand, ListPartsCommand } from '@aws-sdk/client-s
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { BROWSER_LABELS, BROWSERS, launchBrowser, type TestPage } from '../dev/browsers.ts'
 import { bundleEngine } from './helpers/engine-bundle.ts'
 import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf } from '../dev/fault-proxy.ts'

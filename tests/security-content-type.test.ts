@@ -12,7 +12,7 @@ import type { InfoReply, PresignedPutReply } from '../protocol/wire.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { createPresigner } from '../server/presigner.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 

@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { bundleEngine } from './helpers/engine-bundle.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'

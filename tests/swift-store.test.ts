@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { PauseController, resumeUploads, S3Error, upload, uploadObject } from '../engine/index.ts'
-import { memoryResumeStore } from '../engine/resume/store.ts'
+import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'

@@ -16,7 +16,7 @@ import type { PartJournal, Prepared } from '../core/run-hooks.ts'
 import { send } from '../s3/send.ts'
 import { createSigner } from '../s3/sign.ts'
 import { postToApi } from '../transport/api.ts'
-import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './store.ts'
+import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './resume-store.ts'
 
 /**
  * What resume reads of an upload's options: `UploadOptions`' fields, named here because

@@ -3,7 +3,7 @@
 // store that fails means no resume, never a failed upload.
 import { describe, expect, it } from 'vitest'
 import { resumeUploads, type ResumeRecord, type ResumeStore } from '../../engine/index.ts'
-import { fileFingerprint, memoryResumeStore } from '../../engine/resume/store.ts'
+import { fileFingerprint, memoryResumeStore } from '../../engine/resume/resume-store.ts'
 import { uploadPresigned } from '../../engine/presigned.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'

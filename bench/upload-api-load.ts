@@ -5,9 +5,9 @@ import { objectUrl } from '../protocol/object-url.ts'
 import { createPresigner } from '../server/presigner.ts'
 import { startService } from './lib/child.ts'
 import { fixed, median, MiB, ratio, rotate, type Benchmark, type Goal, type Table } from './lib/report.ts'
-import { nullSinkStore } from './lib/stores.ts'
+import { nullSinkStore } from './lib/bench-stores.ts'
 import { type LoadBalancer, startHaproxy } from '../dev/haproxy.ts'
-import { startRedis } from '../dev/redis.ts'
+import { startRedis } from '../dev/redis-server.ts'
 
 const KEYS = { accessKeyId: 'AKIDBENCHSERVER', secretAccessKey: 'bench-server-secret' }
 const LOCATION = { bucket: 'uploads', key: 'next-s3-uploads/0b7a4f0e-2c1d-4f43-9d5e-1f6c2a3b4c5d/holiday-video.mp4', region: 'us-east-1' }
