@@ -21,7 +21,7 @@ interface ContenderSpec {
 const CONTENDERS: Record<Runtime, ContenderSpec[]> = {
   node: [
     { id: 'updraft-token', label: 'Updraft token mode (upload API + STS, then storage)' },
-    { id: 'updraft-presigned', label: 'Updraft presigned mode (endpoint signs every request)' },
+    { id: 'updraft-presigned', label: 'Updraft presigned mode (upload API signs every request)' },
     { id: 'lib-storage', label: '`@aws-sdk/lib-storage` Upload (credentials in hand)', peer: true },
     { id: 'http-ceiling', label: 'ceiling: raw parallel node:http PUTs (presigned, no upload API)' },
   ],
@@ -80,7 +80,7 @@ interface Measurement {
 }
 
 /**
- * Issue 16: uploads over an emulated access link (bench/lib/link.ts). Page ↔ endpoint and
+ * Issue 16: uploads over an emulated access link (bench/lib/link.ts). Page ↔ upload API and
  * page ↔ storage both cross the one link; every contender runs in a fresh `node` per upload.
  */
 export const network: Benchmark = {
@@ -211,7 +211,7 @@ async function warmUp(apiUrl: string) {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ filename: 'warm-up.bin', filetype: 'application/octet-stream', filesize, strategy }),
     })
-    if (!response.ok) throw new Error(`endpoint warm-up (${strategy}) answered ${response.status}: ${await response.text()}`)
+    if (!response.ok) throw new Error(`upload API warm-up (${strategy}) answered ${response.status}: ${await response.text()}`)
   }
 }
 
@@ -274,7 +274,7 @@ function headlineOf(profile: LinkProfile, runtime: Runtime, size: number, runs: 
 
 /**
  * Round trips before the first byte can leave for storage, cold: Node opens a connection to the
- * endpoint (1), asks it (1), opens one to storage (1). A page's connection to its origin is
+ * upload API (1), asks it (1), opens one to storage (1). A page's connection to its origin is
  * already open: it asks the upload API (1) and opens one to storage (1), where its preflight leaves.
  */
 const minimumRtts = (runtime: Runtime) => (runtime === 'node' ? 3 : 2)

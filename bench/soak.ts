@@ -15,7 +15,7 @@ const ABORTS_PER_MOMENT = Number(process.argv[3] ?? 12)
 const SIZES = [0, 1, 4321, MIN_PART_SIZE - 1, MIN_PART_SIZE + 1, 2 * MIN_PART_SIZE + 777, 3 * MIN_PART_SIZE, 23 * MiB]
 /** Where an abort can land for each kind of upload. */
 const MOMENTS: Record<'single' | 'token' | 'presigned', readonly AbortMoment[]> = {
-  single: ['endpoint-sent', 'single-put-sent', 'single-put-answered'],
+  single: ['api-sent', 'single-put-sent', 'single-put-answered'],
   token: ABORT_MOMENTS.filter((moment) => !moment.startsWith('single')),
   presigned: ABORT_MOMENTS.filter((moment) => !moment.startsWith('single') && !moment.startsWith('create')),
 }

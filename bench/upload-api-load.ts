@@ -133,7 +133,7 @@ async function loadTest({ seconds, rounds, log }: { seconds: number; rounds: num
       for (const mode of rotate(modes, round)) {
         const result = await cannon(api + mode.path, mode.body(), seconds)
         results.get(mode.name)!.push(result)
-        log(`endpoint ${mode.name}: ${fixed(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`)
+        log(`upload API ${mode.name}: ${fixed(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`)
       }
     }
     const table: Table = {

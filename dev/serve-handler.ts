@@ -5,7 +5,7 @@ export type WebHandler = (request: Request) => Promise<Response>
 
 export interface ServedHandler {
   /** `http://127.0.0.1:PORT/api/s3-upload`: an absolute upload API URL for `upload()`. */
-  endpoint: string
+  api: string
   origin: string
   close(): Promise<void>
 }
@@ -34,7 +34,7 @@ export async function serveHandler(handler: WebHandler, path = '/api/s3-upload',
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
     origin,
-    endpoint: origin + path,
+    api: origin + path,
     close: () =>
       new Promise<void>((resolve, reject) => {
         // fetch keeps connections alive; without this close() waits for them to time out.
@@ -65,7 +65,7 @@ async function send(response: Response, outgoing: ServerResponse) {
   outgoing.writeHead(response.status, Object.fromEntries(response.headers)).end(body)
 }
 
-export interface EndpointCall {
+export interface ApiCall {
   /** `''` for the upload request, else `/parts`, `/complete`, `/abort`. */
   route: string
   body: Record<string, unknown>
@@ -78,7 +78,7 @@ export interface EndpointCall {
  * in order. `prefix` is cut from the path to name the route.
  */
 export function recordCalls(handler: WebHandler, prefix = '/api/s3-upload') {
-  const calls: EndpointCall[] = []
+  const calls: ApiCall[] = []
   const recorded: WebHandler = async (request) => {
     const body = (await request.clone().json().catch(() => ({}))) as Record<string, unknown>
     const response = await handler(request)

@@ -70,7 +70,7 @@ describe.each(['s3rver', 'rgw', 'swift'] as const)(`${BROWSER_LABELS[browser]}, 
     const server = await serveHandler(createUploadHandler(storeConfig(store(), { allowedOrigins: [engine.origin] })))
     try {
       const size = 11 * MiB
-      const run = await presignedInPage(page, { api: server.endpoint, size, seed: 13 })
+      const run = await presignedInPage(page, { api: server.api, size, seed: 13 })
       expect(run.error).toBeUndefined()
       // Only part PUTs reach storage from the page: Create and Complete, whose replies carry no CORS headers on Swift, are the upload API's.
       expect(run.storage).toEqual(['PUT ?partNumber=1', 'PUT ?partNumber=2', 'PUT ?partNumber=3'])
@@ -146,11 +146,11 @@ const presignedInPage = (page: TestPage, run: { api: string; size: number; seed:
     const bytes = (window as unknown as { testBytes(size: number, seed: number): Uint8Array<ArrayBuffer> }).testBytes(size, seed)
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
     const outcome: PresignedOutcome = { sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''), progress: [], storage: [] }
-    const endpoint = new URL(api).origin
+    const apiOrigin = new URL(api).origin
     const { open } = XMLHttpRequest.prototype
     XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL) {
       const parsed = new URL(url, location.href)
-      if (parsed.origin !== endpoint) outcome.storage.push(`${method} ${parsed.searchParams.has('partNumber') ? `?partNumber=${parsed.searchParams.get('partNumber')}` : ''}`)
+      if (parsed.origin !== apiOrigin) outcome.storage.push(`${method} ${parsed.searchParams.has('partNumber') ? `?partNumber=${parsed.searchParams.get('partNumber')}` : ''}`)
       return open.call(this, method, url, true)
     }
     try {

@@ -122,7 +122,7 @@ describe('token-mode upload() (the upload API on RGW, assume-role credentials fo
         const bytes = testBytes(size, seed)
         const sent: HttpRequest[] = []
         const recording: Transport = (request) => (sent.push(request), fetchTransport(request))
-        const { key } = await upload(new Blob([bytes]), { api: served.endpoint, strategy: 'token', transport: recording, ...checksum(algorithm) })
+        const { key } = await upload(new Blob([bytes]), { api: served.api, strategy: 'token', transport: recording, ...checksum(algorithm) })
         expect(sha256(await read(key))).toBe(sha256(bytes))
         const header = algorithm === 'md5' ? 'content-md5' : 'x-amz-checksum-crc32c'
         const bodies = sent.filter(({ body }) => body instanceof Blob)
@@ -161,7 +161,7 @@ describe("presigned mode with 'md5': Content-MD5 on every PUT, verified by RGW w
     const retried: unknown[] = []
     try {
       const result = await uploadPresigned(new Blob([bytes]), {
-        api: served.endpoint,
+        api: served.api,
         transport: (request) => (sent.push(request), fetchTransport(request)),
         retry: { delay: 1 },
         onRetry: ({ error }) => retried.push(error),

@@ -41,9 +41,9 @@ const faulted: fc.Arbitrary<Scenario> = fc.record({
 
 /** Where an abort can land for each kind of upload (token mode creates the multipart upload itself). */
 const MOMENTS: Record<'single' | 'token' | 'presigned', AbortMoment[]> = {
-  single: ['endpoint-sent', 'single-put-sent', 'single-put-answered'],
-  token: ['endpoint-sent', 'create-sent', 'create-answered', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
-  presigned: ['endpoint-sent', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
+  single: ['api-sent', 'single-put-sent', 'single-put-answered'],
+  token: ['api-sent', 'create-sent', 'create-answered', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
+  presigned: ['api-sent', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
 }
 
 // Aborts on RGW, which lists what is left; a few faults too, so cleanup itself meets them.

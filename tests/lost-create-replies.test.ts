@@ -3,7 +3,7 @@
 // uploads). Where the upload API creates the upload itself (presigned mode; token mode's
 // createMultipart), its SDK retries such a Create: the upload API now finds what earlier attempts
 // made on the key and aborts it before answering. Ceph RGW behind the fault proxy, dropping the
-// endpoint's own Create reply once (the request took effect); every object read back.
+// upload API's own Create reply once (the request took effect); every object read back.
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'

@@ -12,12 +12,12 @@ import { ApiError, upload } from '../engine/index.ts'
 import { taggingHeaders } from '../engine/opt-ins/tags.ts'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
-const { stores, endpointFor, tokenSts, track } = useEndpointFixture()
+const { stores, uploadApiFor, tokenSts, track } = useUploadApiFixture()
 
 /** Each header a page can add to a presigned PUT that RGW or s3rver keeps with the object (measured: see the report in docs/security.md). */
 const EXTRAS: Record<string, string> = {
@@ -188,9 +188,9 @@ describe('token mode on Ceph RGW: the page signs its own headers', () => {
   })
 
   it('upload() with the page’s own x-amz-meta-* on its CreateMultipartUpload (11 MiB): refused as the upload’s error, object gone', async () => {
-    const { endpoint, client, calls } = await endpointFor(rgwStore(), tokenConfig())
+    const { api, client, calls } = await uploadApiFor(rgwStore(), tokenConfig())
     const bytes = testBytes(11 * MiB, 406)
-    const error = await upload(file(bytes), { api: endpoint, strategy: 'token', objectHeaders: { 'x-amz-meta-origin': 'camera' } }).catch((caught: unknown) => caught)
+    const error = await upload(file(bytes), { api, strategy: 'token', objectHeaders: { 'x-amz-meta-origin': 'camera' } }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ApiError)
     expect(error).toMatchObject({ status: 422, message: expect.stringMatching(/it carries x-amz-meta-origin, which this upload was not issued/) })
     expect(calls.map((c) => [c.route, c.status])).toEqual([['', 200], ['/complete', 422]])
@@ -199,11 +199,11 @@ describe('token mode on Ceph RGW: the page signs its own headers', () => {
   })
 
   it('with allowedObjectExtras naming them, the page’s tags and x-amz-meta-* pass: single PUT and multipart, bytes exact', async () => {
-    const { endpoint, client, calls } = await endpointFor(rgwStore(), tokenConfig({ allowedObjectExtras: { tags: true, meta: ['x-amz-meta-Origin'] } }))
+    const { api, client, calls } = await uploadApiFor(rgwStore(), tokenConfig({ allowedObjectExtras: { tags: true, meta: ['x-amz-meta-Origin'] } }))
     for (const [size, seed] of [[70_000, 407], [11 * MiB, 408]] as const) {
       const bytes = testBytes(size, seed)
       const result = await upload(file(bytes), {
-        api: endpoint,
+        api,
         strategy: 'token',
         objectHeaders: { ...taggingHeaders({ project: 'updraft' }).objectHeaders, 'x-amz-meta-origin': 'camera' },
       })
@@ -217,10 +217,10 @@ describe('token mode on Ceph RGW: the page signs its own headers', () => {
   })
 
   it('an honest token upload (no extras) still completes, single and multipart: bytes exact', async () => {
-    const { endpoint, client } = await endpointFor(rgwStore(), tokenConfig())
+    const { api, client } = await uploadApiFor(rgwStore(), tokenConfig())
     for (const [size, seed] of [[12_345, 409], [11 * MiB, 410]] as const) {
       const bytes = testBytes(size, seed)
-      const result = await upload(file(bytes), { api: endpoint, strategy: 'token' })
+      const result = await upload(file(bytes), { api, strategy: 'token' })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     }
   })

@@ -45,7 +45,7 @@ const stored = (key: string) => readObject(sdkClient(s3rver), s3rver.bucket, key
 
 /** A single-PUT reply (these sizes are under the multipart threshold). */
 async function askForUrl(filename: string, filesize: number): Promise<PresignedPutReply> {
-  const reply = await fetch(served.endpoint, {
+  const reply = await fetch(served.api, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ filename, filetype: 'application/octet-stream', filesize, strategy: 'presigned' }),
@@ -58,7 +58,7 @@ describe('presigned upload() to a directory bucket through the upload API', () =
   it('a single PUT: the URL is signed with a session (s3express, X-Amz-S3session-Token), read back byte-exact', async () => {
     const bytes = testBytes(150_000, 51)
     const sent: HttpRequest[] = []
-    const result = await upload(new File([bytes], 'express.bin'), { api: served.endpoint, strategy: 'presigned', transport: recording(sent) })
+    const result = await upload(new File([bytes], 'express.bin'), { api: served.api, strategy: 'presigned', transport: recording(sent) })
     expect(result.bucket).toBe(DIRECTORY_BUCKET)
     const put = new URL(sent.find((request) => request.method === 'PUT')!.url)
     expect(put.searchParams.get('X-Amz-Credential')).toMatch(/^SESSION[0-9A-F]+\/\d{8}\/us-east-1\/s3express\/aws4_request$/)
@@ -72,7 +72,7 @@ describe('presigned upload() to a directory bucket through the upload API', () =
     const bytes = testBytes(2 * MIN_PART_SIZE + 11, 52)
     const sent: HttpRequest[] = []
     const result = await upload(new File([bytes], 'express-multi.bin'), {
-      api: served.endpoint,
+      api: served.api,
       strategy: 'presigned',
       partSize: MIN_PART_SIZE,
       transport: recording(sent),
@@ -121,7 +121,7 @@ describe('presigned upload() to a directory bucket through the upload API', () =
   })
 
   it('token mode is refused: a directory bucket session could write any key in the bucket', async () => {
-    const error = await upload(new Blob(['x']), { api: served.endpoint, strategy: 'token' }).catch((caught: unknown) => caught)
+    const error = await upload(new Blob(['x']), { api: served.api, strategy: 'token' }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ApiError)
     expect((error as Error).message).toMatch(/directory bucket .* presigned/)
   })

@@ -50,7 +50,7 @@ afterAll(async () => {
 })
 
 /** An upload API with no key configured: the chain finds the container's. */
-async function endpointWithoutKeys(extra: Record<string, unknown> = {}) {
+async function uploadApiWithoutKeys(extra: Record<string, unknown> = {}) {
   const handler = createUploadHandler({
     bucket: rgw.bucket,
     region: rgw.region,
@@ -86,21 +86,21 @@ describe('an upload API with no key, on role credentials from a container-creden
     ['presigned', 1 * MiB],
     ['presigned', 12 * MiB],
   ] as const)('%s mode, %i bytes: lands byte-exact on RGW', async (strategy, size) => {
-    const { endpoint } = await endpointWithoutKeys()
-    await uploadAndReadBack(endpoint, strategy, size, size + strategy.length)
+    const { api } = await uploadApiWithoutKeys()
+    await uploadAndReadBack(api, strategy, size, size + strategy.length)
     expect(credentialsEndpoint.served.length).toBeGreaterThan(0)
     expect(errors).toEqual([])
   })
 
   it('keeps working across a rotation of its own credentials, in the middle of an upload', async () => {
-    const { endpoint } = await endpointWithoutKeys({ presignWith: 'server-key' })
+    const { api } = await uploadApiWithoutKeys({ presignWith: 'server-key' })
     for (const strategy of ['presigned', 'token'] as const) {
       const before = new Set(credentialsEndpoint.served.map(({ AccessKeyId }) => AccessKeyId))
       // Paused after its first part: the rest of the upload (part URLs, Complete, /complete) runs
       // on credentials the upload API has renewed since it issued the upload.
       const pause = new PauseController()
       let paused = false
-      const uploading = uploadAndReadBack(endpoint, strategy, 12 * MiB, 77, {
+      const uploading = uploadAndReadBack(api, strategy, 12 * MiB, 77, {
         partSize: 5 * MiB,
         partConcurrency: 1,
         pauseSignal: pause.signal,
@@ -122,8 +122,8 @@ describe('an upload API with no key, on role credentials from a container-creden
   })
 
   it("signs presigned URLs with its own credentials for no longer than they live", async () => {
-    const { endpoint } = await endpointWithoutKeys({ presignWith: 'server-key' })
-    const response = await fetch(endpoint, {
+    const { api } = await uploadApiWithoutKeys({ presignWith: 'server-key' })
+    const response = await fetch(api, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ filename: 'a.bin', filetype: 'application/octet-stream', filesize: 10, strategy: 'presigned' }),

@@ -105,9 +105,9 @@ const MOUNTINGS: Array<[string, () => Promise<Mounting>]> = [
 ]
 
 describe.each(MOUNTINGS)('unknown paths under the upload API, through %s', (_name, mount) => {
-  let endpoint: Mounting
+  let mounted: Mounting
   beforeAll(async () => {
-    endpoint = await mount()
+    mounted = await mount()
   })
 
   describe.each(Object.entries(UPLOAD_REQUESTS))('with a %s upload request as the body', (_strategy, body) => {
@@ -115,7 +115,7 @@ describe.each(MOUNTINGS)('unknown paths under the upload API, through %s', (_nam
       'POST %s: 404 with a JSON error naming the routes; nothing signed or issued',
       async (path) => {
         const before = issuedSoFar()
-        const reply = await endpoint.ask('POST', path, body)
+        const reply = await mounted.ask('POST', path, body)
         expectNotFound(reply, `POST ${path}`, ['POST /api/s3-upload/complete', 'POST /api/s3-upload/parts', 'GET /api/s3-upload/info'])
         expect(issuedSoFar()).toEqual(before)
       },
@@ -124,7 +124,7 @@ describe.each(MOUNTINGS)('unknown paths under the upload API, through %s', (_nam
     // The other side of the 404s above: here the same body is issued, and the counters see it.
     it('POST /api/s3-upload, the upload API itself: issued', async () => {
       const before = issuedSoFar()
-      const reply = await endpoint.ask('POST', '/api/s3-upload', body)
+      const reply = await mounted.ask('POST', '/api/s3-upload', body)
       expect(reply.status, reply.text).toBe(200)
       expect(reply.text).toMatch(/ticket/)
       const after = issuedSoFar()
@@ -133,7 +133,7 @@ describe.each(MOUNTINGS)('unknown paths under the upload API, through %s', (_nam
   })
 
   it('GET of an unknown path is a 404 as well, not the 405 of a known route', async () => {
-    expectNotFound(await endpoint.ask('GET', '/api/s3-upload/nope'), 'GET /api/s3-upload/nope', ['GET /api/s3-upload/info'])
+    expectNotFound(await mounted.ask('GET', '/api/s3-upload/nope'), 'GET /api/s3-upload/nope', ['GET /api/s3-upload/info'])
   })
 })
 

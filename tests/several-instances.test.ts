@@ -124,7 +124,7 @@ describe('three Fastify instances (the demo app) behind haproxy, sharing Redis',
     await redis.kill()
     // Counted, not timed: one request over the limit, and every one answered, so none was counted.
     // (Had each waited out ioredis's ~3 s offline queue, the 121 would outlast the test's timeout;
-    // how long one takes with Redis down is a row of `npm run bench -- endpoint`.)
+    // how long one takes with Redis down is a row of `npm run bench -- upload-api`.)
     const whileDown = await requests(LIMIT + 1, info)
     expect(whileDown.filter(({ status }) => status !== 200)).toEqual([])
     console.log(`Fastify instances, Redis down: ${LIMIT + 1} requests answered 200, slowest ${Math.max(...whileDown.map(({ ms }) => ms)).toFixed(0)} ms`)

@@ -31,11 +31,11 @@ const uploadsLeftFor = async (key: string) => {
   return (listed.Uploads ?? []).filter((open) => open.Key === key)
 }
 
-async function endpoint(extra = {}) {
+async function uploadApi(extra = {}) {
   const recorded = recordCalls(createUploadHandler(storeConfig(swift, extra)))
   const server = await serveHandler(recorded.handler)
   servers.push(server)
-  return { api: server.endpoint, calls: recorded.calls }
+  return { api: server.api, calls: recorded.calls }
 }
 
 describe('the engine with its own keys, on Swift', () => {
@@ -95,7 +95,7 @@ describe('the engine with its own keys, on Swift', () => {
 
 describe('the upload API in presigned mode, on Swift', () => {
   it('single PUT (200 kB) and multipart (12 MiB → 3 parts): the engine through the upload API, byte-exact', async () => {
-    const { api, calls } = await endpoint()
+    const { api, calls } = await uploadApi()
     for (const [size, seed] of [[200_000, 44], [12 * MiB, 45]] as const) {
       const bytes = testBytes(size, seed)
       calls.length = 0
@@ -106,7 +106,7 @@ describe('the upload API in presigned mode, on Swift', () => {
   })
 
   it('resume through ListParts: a page that left after 2 parts is carried on by the next, only the missing parts sent, byte-exact', async () => {
-    const { api, calls } = await endpoint({ resumable: true })
+    const { api, calls } = await uploadApi({ resumable: true })
     const store = memoryResumeStore()
     const bytes = testBytes(4 * MIN_PART_SIZE + 999, 46)
     const file = () => new File([bytes], 'resumed.bin', { lastModified: 1_700_000_000_000 })
@@ -199,7 +199,7 @@ describe('where Swift differs from S3', () => {
 
 /** A 2-byte PUT with the URL the upload API presigned for `bucket`, sent with an Origin as a page would. */
 async function presignedPut(bucket: string, origin: string, alter = (url: string) => url) {
-  const { api } = await endpoint({ bucket })
+  const { api } = await uploadApi({ bucket })
   const reply = await fetch(api, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -23,7 +23,7 @@ const AXE = new URL('../node_modules/axe-core/axe.min.js', import.meta.url)
 
 let chromium: ChromiumSession
 let files: TestFiles
-/** The page with no limits, and one whose endpoint allows images, videos, PDFs and ZIPs up to 64 MiB. */
+/** The page with no limits, and one whose upload API allows images, videos, PDFs and ZIPs up to 64 MiB. */
 let open: RunningApp
 let limited: RunningApp
 let client: S3Client

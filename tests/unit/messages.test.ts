@@ -44,13 +44,13 @@ describe('checkFile: the upload API limits, applied in the page', () => {
     fc.assert(
       fc.property(types, fc.nat(100), fc.option(fc.nat(100), { nil: undefined }), allowed, (type, size, maxFileSize, allowedTypes) => {
         const page = checkFile(sized('f', type, size), { maxFileSize, allowedTypes })
-        let endpoint: RequestError | undefined
+        let serverRefusal: RequestError | undefined
         try {
           checkLimits({ maxFileSize, allowedTypes }, parseUploadRequest({ filename: 'f', filetype: type, filesize: size }))
         } catch (error) {
-          endpoint = error as RequestError
+          serverRefusal = error as RequestError
         }
-        expect(page?.refusal.reason).toBe(endpoint === undefined ? undefined : endpoint.status === 413 ? 'too-large' : 'type')
+        expect(page?.refusal.reason).toBe(serverRefusal === undefined ? undefined : serverRefusal.status === 413 ? 'too-large' : 'type')
       }),
       { numRuns: 300 },
     )

@@ -24,7 +24,7 @@ const hugeFile = {
 describe('part URL batches', () => {
   it('never ask /parts for more URLs than one call may sign, whatever partConcurrency is', async () => {
     const asked: number[] = []
-    const endpoint = (route: string, body: Record<string, unknown>): unknown => {
+    const answerAsApi = (route: string, body: Record<string, unknown>): unknown => {
       if (route === 's3-upload') {
         const reply: PresignedMultipartReply = {
           key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: PART_COUNT, ticket: 't',
@@ -43,11 +43,11 @@ describe('part URL batches', () => {
       if (route === 'complete') return { url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }
       throw new Error(`unexpected route ${route}`)
     }
-    // Endpoint calls and storage requests both go through the upload's transport.
+    // Upload API calls and storage requests both go through the upload's transport.
     const transport: Transport = async (request) => {
       const url = new URL(request.url)
       if (url.host === 'page.test') {
-        const reply = endpoint(url.pathname.split('/').pop()!, JSON.parse(String(request.body)))
+        const reply = answerAsApi(url.pathname.split('/').pop()!, JSON.parse(String(request.body)))
         return { status: (reply as { error?: string }).error ? 400 : 200, header: () => null, body: JSON.stringify(reply) }
       }
       return {

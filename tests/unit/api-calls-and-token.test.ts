@@ -1,4 +1,4 @@
-// Issue 11, endpoint side and token mode, step by step: upload API calls behave like storage calls
+// Issue 11, the upload API side and token mode, step by step: upload API calls behave like storage calls
 // (typed errors, retries, abort), prefetched part URLs never reject unheard, and token-mode
 // credentials are renewed from the upload API for the same upload. Each test fails without its fix.
 import { afterAll, describe, expect, it, vi } from 'vitest'
@@ -9,7 +9,7 @@ import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply, TokenReply } from '../../protocol/wire.ts'
 import { lostReply, type PendingRequest, settle, stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
-const ENDPOINT = 'https://app.test/api/s3-upload'
+const API_URL = 'https://app.test/api/s3-upload'
 const TWO_PARTS = MIN_PART_SIZE + 1000
 const hourFromNow = () => new Date(Date.now() + 3_600_000).toISOString()
 
@@ -42,7 +42,7 @@ function setup(size: number, options: UploadOptions = {}) {
   const controller = new AbortController()
   const cleanup = vi.fn()
   const result = upload(new File([new Uint8Array(size)], 'k.bin'), {
-    api: ENDPOINT,
+    api: API_URL,
     strategy: 'token',
     transport: fake.transport,
     stallTimeout: 200,
@@ -100,7 +100,7 @@ describe('upload API calls', () => {
     await expect(broken.result).rejects.toEqual(new ApiError('Upload API https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500))
   })
 
-  it('outside a browser, a relative endpoint is refused with what to set, not a bare "Invalid URL"', async () => {
+  it('outside a browser, a relative upload API URL is refused with what to set, not a bare "Invalid URL"', async () => {
     const failure = upload(new Blob(['x']), { strategy: 'token', transport: nodeTransport })
     await expect(failure).rejects.toBeInstanceOf(TypeError)
     await expect(failure).rejects.toThrow("updraft: '/api/s3-upload' is not an absolute URL: outside a browser, give your upload API's URL in full, e.g. api: 'https://")
@@ -113,7 +113,7 @@ describe('upload API calls', () => {
     expect(fake.log).toEqual(['POST /'])
   })
 
-  it('regression: an abort during the first endpoint call was a DOMException, not "Upload aborted"', async () => {
+  it('regression: an abort during the first upload API call was a DOMException, not "Upload aborted"', async () => {
     const { controller, result, next } = setup(10)
     await next()
     controller.abort()
