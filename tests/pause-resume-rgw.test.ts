@@ -128,7 +128,7 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
   })
 })
 
-async function presignedApi(strategy: Strategy) {
+async function resumableApi(strategy: Strategy) {
   const { api } = await uploadApiFor(
     { ...rgw, endpoint: proxy.url },
     strategy === 'token' ? { resumable: true, sts: { mode: 'assume-role', roleArn: rgw.roleArn } } : { resumable: true },
@@ -172,7 +172,7 @@ async function leaveAfter(file: File, api: string, strategy: Strategy, store: Re
 
 describe.each(['presigned', 'token'] as const)('resume after the page went away, %s mode, on RGW', (strategy) => {
   it('the same file carries on: only the missing parts go out, byte-exact, record dropped', async () => {
-    const api = await presignedApi(strategy)
+    const api = await resumableApi(strategy)
     const store = memoryResumeStore()
     const bytes = testBytes(SIZE, 31)
     const file = new File([bytes], 'resumed.bin', { lastModified: 1_700_000_000_000 })
@@ -206,7 +206,7 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
   })
 
   it('a different file with the same name and size does not resume: it starts afresh', async () => {
-    const api = await presignedApi(strategy)
+    const api = await resumableApi(strategy)
     const store = memoryResumeStore()
     const lastModified = 1_700_000_000_000
     const record = await leaveAfter(new File([testBytes(SIZE, 32)], 'same-name.bin', { lastModified }), api, strategy, store, 2)
@@ -221,7 +221,7 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
   })
 
   it('a record whose upload was aborted on storage starts afresh, and the stale record goes', async () => {
-    const api = await presignedApi(strategy)
+    const api = await resumableApi(strategy)
     const store = memoryResumeStore()
     const bytes = testBytes(SIZE, 34)
     const file = new File([bytes], 'aborted.bin', { lastModified: 1 })
@@ -237,7 +237,7 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
   })
 
   it('discard() aborts a recorded upload on storage and forgets it', async () => {
-    const api = await presignedApi(strategy)
+    const api = await resumableApi(strategy)
     const store = memoryResumeStore()
     const record = await leaveAfter(new File([testBytes(SIZE, 35)], 'discarded.bin', { lastModified: 1 }), api, strategy, store, 1)
     await resumeUploads({ store }).discard(record)
