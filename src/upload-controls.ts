@@ -63,7 +63,7 @@ export function useUploadControls(
       const [outcome] = await Promise.allSettled([start(entry.file, options, id)])
       return outcome
     },
-    [dispatch, start],
+    [start],
   )
 
   const remove = useCallback(

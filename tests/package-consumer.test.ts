@@ -5,7 +5,7 @@
 // type a public signature names can be imported; updraft-s3/server loads in plain Node ESM; and
 // the browser entries, bundled from the installed package, are the bytes `npm run size` measures.
 import { execFile } from 'node:child_process'
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
