@@ -63,6 +63,10 @@ export const UPDRAFT_ENTRIES = {
     label: 'updraft-s3/checksums `checksum()` (opt-in: CRC32/CRC32C/MD5, the hashing worker, the checks)',
     contents: `export { checksum } from 'updraft-s3/checksums'`,
   },
+  images: {
+    label: 'updraft-s3/images `shrinkImage()` + `shrinkImages()` (opt-in: resize and re-encode in a worker, the page fallback)',
+    contents: `export { shrinkImage, shrinkImages } from 'updraft-s3/images'`,
+  },
 } satisfies Record<string, BundleEntry>
 
 /** What people ship today for the same job. */
