@@ -1,7 +1,7 @@
 // updraft-s3/images in Chromium and in Firefox ESR, through Updraft's endpoint to Ceph RGW
 // (presigned mode: the endpoint's /complete verifies every object's size and file signature
 // against what the page announced). The page makes its images in a canvas — a 4000×3000 photo-like
-// JPEG given an EXIF Orientation 6 segment by hand, a PNG with transparency, a small JPEG — and
+// JPEG given an EXIF Orientation 6 segment by hand (dev/photos.ts), a PNG with transparency, a small JPEG — and
 // takes a GIF, an SVG, a HEIC header and a damaged JPEG as they are; each goes through
 // `shrinkImage` (in the opt-in's worker) and `upload()`. Every object is read back from RGW: its
 // bytes are the ones the page sent, its Content-Type and size the announced ones, and the shrunk
@@ -16,6 +16,7 @@ import { BROWSER_LABELS, BROWSERS, type TestPage } from '../dev/browsers.ts'
 import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import { storeConfig } from '../dev/stores.ts'
+import { installPhotoMaker, type MakePhoto } from '../dev/photos.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
 import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
 
@@ -48,38 +49,11 @@ interface Job {
   api: string
 }
 
-/** Installs the page's helpers: image makers (canvas), the EXIF segment, a decoder that reads corner pixels. */
-const installKit = (page: TestPage) =>
-  page.evaluate(() => {
+/** Installs the page's helpers: file makers (the photo from dev/photos.ts), a decoder that reads corner pixels. */
+const installKit = async (page: TestPage) => {
+  await page.evaluate(installPhotoMaker)
+  await page.evaluate(() => {
     const hex = async (blob: Blob) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer())), (b) => b.toString(16).padStart(2, '0')).join('')
-    /** A photo-like picture: four coloured quadrants (red, green, blue, white from the top left, clockwise… see corners) and fine noise that JPEG must spend bytes on. */
-    const paint = (width: number, height: number) => {
-      const canvas = Object.assign(document.createElement('canvas'), { width, height })
-      const context = canvas.getContext('2d')!
-      const image = context.createImageData(width, height)
-      const data = image.data
-      let seed = 12345
-      for (let y = 0; y < height; y++) {
-        for (let x = 0; x < width; x++) {
-          seed = (seed * 1103515245 + 12345) & 0x7fffffff
-          const noise = (seed >> 16) & 31
-          const top = y < height / 2
-          const left = x < width / 2
-          // Top left red, top right green, bottom left blue, bottom right grey: no two corners alike.
-          const [r, g, b] = top ? (left ? [230, 20, 20] : [20, 200, 20]) : left ? [20, 20, 230] : [128, 128, 128]
-          const at = (y * width + x) * 4
-          data[at] = Math.min(255, r! + noise)
-          data[at + 1] = Math.min(255, g! + noise)
-          data[at + 2] = Math.min(255, b! + noise)
-          data[at + 3] = 255
-        }
-      }
-      context.putImageData(image, 0, 0)
-      return canvas
-    }
-    /** APP1 Exif with one IFD0 entry, Orientation (0x0112, SHORT) = `value`: TIFF 6.0 / Exif 2.3, big-endian. */
-    const exifSegment = (value: number) =>
-      new Uint8Array([0xff, 0xe1, 0, 34, 0x45, 0x78, 0x69, 0x66, 0, 0, 0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, value, 0, 0, 0, 0, 0, 0])
     const make = async (spec: Make): Promise<Blob> => {
       if (spec.kind === 'bytes') return new Blob([Uint8Array.from(atob(spec.base64), (c) => c.charCodeAt(0))], { type: spec.type })
       if (spec.kind === 'png') {
@@ -95,13 +69,7 @@ const installKit = (page: TestPage) =>
         context.fillRect(0, 0, spec.width, spec.height)
         return new Promise<Blob>((resolve) => canvas.toBlob((blob) => resolve(blob!), 'image/png'))
       }
-      const canvas = paint(spec.width, spec.height)
-      const jpeg = await new Promise<Blob>((resolve) => canvas.toBlob((blob) => resolve(blob!), 'image/jpeg', spec.quality))
-      if (!spec.orientation) return jpeg
-      // After SOI and the canvas's APP0 (JFIF), where cameras put their APP1.
-      const bytes = new Uint8Array(await jpeg.arrayBuffer())
-      const app0 = bytes[3] === 0xe0 ? 4 + ((bytes[4]! << 8) | bytes[5]!) : 2
-      return new Blob([bytes.subarray(0, app0), exifSegment(spec.orientation), bytes.subarray(app0)], { type: 'image/jpeg' })
+      return (window as unknown as { makePhoto: MakePhoto }).makePhoto(spec.width, spec.height, spec.quality, spec.orientation)
     }
     /** Width, height and the colour (r, g, b, a) of 5 % in from each corner, decoded with the orientation applied. */
     const inspect = async (base64: string, type: string) => {
@@ -123,6 +91,7 @@ const installKit = (page: TestPage) =>
     }
     Object.assign(window, { kit: { make, hex, inspect, workers: () => workers } })
   })
+}
 
 interface Kit {
   make(spec: Make): Promise<Blob>
