@@ -89,7 +89,7 @@ export const images: Benchmark = {
         met: worst <= 0.5,
         note: 'Synthetic noise is harder on JPEG than most photos: a phone photo usually shrinks further.',
       })
-      headlines.push(`Images: a ${photos[0]!.label.split(',')[0]} photo goes in ${fixed(100 * Math.min(...ratios))}–${fixed(100 * worst)}% of its bytes at 2048 px (\`updraft-s3/images\`)`)
+      headlines.push(`Images: photos of ${photos.map(({ label }) => label.split(',')[0]).join(', ')} go in ${fixed(100 * Math.min(...ratios))}–${fixed(100 * worst)}% of their bytes as 2048 px JPEGs (\`updraft-s3/images\` defaults)`)
     } finally {
       await site.close()
     }

@@ -5,20 +5,22 @@
 // takes a GIF, an SVG, a HEIC header and a damaged JPEG as they are; each goes through
 // `shrinkImage` (in the opt-in's worker) and `upload()`. Every object is read back from RGW: its
 // bytes are the ones the page sent, its Content-Type and size the announced ones, and the shrunk
-// ones are decoded in the page again to check size, orientation and transparency.
+// ones are decoded in the page again to check size, orientation and transparency. A page whose CSP
+// forbids blob: workers gets the same result, drawn on the page.
 import { randomUUID } from 'node:crypto'
 import { HeadObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
 import type * as Images from '../engine/opt-ins/images/index.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { BROWSER_LABELS, BROWSERS, type TestPage } from '../dev/browsers.ts'
+import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type TestPage } from '../dev/browsers.ts'
 import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import { storeConfig } from '../dev/stores.ts'
 import { installPhotoMaker, type MakePhoto } from '../dev/photos.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
 import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
+import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
 
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)
@@ -144,15 +146,16 @@ const HEIC = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic\
 /** A JPEG's first marker, then bytes that are no JPEG: a damaged file. */
 const DAMAGED_JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(Array.from({ length: 6000 }, (_, i) => (i * 31 + 7) & 255))])
 
+/** The engine and the opt-in's own entry, as a page that imports both ships them. */
+const engineWithImages = () =>
+  bundleForBrowser({ contents: `export * from './engine/index.ts'; export { shrinkImage, shrinkImages } from './engine/opt-ins/images/index.ts'` })
+
 describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', (browser) => {
   let engine: EnginePageIn
   let page: TestPage
   let server: ServedHandler
   beforeAll(async () => {
-    engine = await openEnginePageIn(
-      browser,
-      bundleForBrowser({ contents: `export * from './engine/index.ts'; export { shrinkImage, shrinkImages } from './engine/opt-ins/images/index.ts'` }),
-    )
+    engine = await openEnginePageIn(browser, engineWithImages())
     page = engine.page
     await installKit(page)
     // SVG is active content: the endpoint takes it only when listed by its exact type.
@@ -245,3 +248,49 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', 
     await expectStored(outcome)
   })
 })
+
+describe.each(BROWSERS)("a page whose CSP forbids blob: workers (worker-src 'self'), in %s", (browser) => {
+  let site: StaticServer
+  let session: BrowserSession
+  let page: TestPage
+  beforeAll(async () => {
+    const html = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="worker-src 'self'">
+<title>updraft, no blob: workers</title><script type="module">import * as updraft from '/engine.js'; window.updraft = updraft</script>`
+    site = await startStaticServer({
+      '/': { type: 'text/html; charset=utf-8', body: html },
+      '/engine.js': { type: 'text/javascript; charset=utf-8', body: (await engineWithImages()).code },
+    })
+    session = await launchBrowser(browser)
+    page = await session.newPage()
+    await page.goto(`${site.origin}/`)
+    await page.waitForFunction(() => 'updraft' in window)
+    await installKit(page)
+  })
+  afterAll(async () => {
+    await session?.close()
+    await site?.close()
+  })
+
+  it(`${BROWSER_LABELS[browser]}: the photo is shrunk on the page instead — upright at 1536×2048, smaller, no worker answering`, async () => {
+    for (const round of [1, 2]) {
+      const outcome = await page.evaluate(async () => {
+        const { updraft, kit } = window as unknown as { updraft: typeof Images; kit: Kit }
+        const blob = await kit.make({ kind: 'jpeg', width: 4000, height: 3000, quality: 0.92, orientation: 6 })
+        const picked = new File([blob], 'portrait.jpg', { type: 'image/jpeg' })
+        const before = kit.workers()
+        const sent = await updraft.shrinkImage(picked)
+        const bytes = new Uint8Array(await sent.arrayBuffer())
+        let binary = ''
+        for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+        return { pickedSize: picked.size, size: sent.size, type: sent.type, workers: kit.workers() - before, seen: await kit.inspect(btoa(binary), sent.type) }
+      })
+      expect(outcome.workers, `round ${round}`).toBe(0)
+      expect(outcome.type).toBe('image/jpeg')
+      expect(outcome.size).toBeLessThan(outcome.pickedSize)
+      expect([outcome.seen.width, outcome.seen.height]).toEqual([1536, 2048])
+      expect(outcome.seen.topRight[0]).toBeGreaterThan(180) // the red corner, turned to the top right
+      expect(outcome.seen.topRight[2]).toBeLessThan(100)
+    }
+  })
+})
+
