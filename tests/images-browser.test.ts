@@ -6,8 +6,11 @@
 // `shrinkImage` (in the opt-in's worker) and `upload()`. Every object is read back from RGW: its
 // bytes are the ones the page sent, its Content-Type and size the announced ones, and the shrunk
 // ones are decoded in the page again to check size, orientation and transparency. A page whose CSP
-// forbids blob: workers gets the same result, drawn on the page.
+// forbids blob: workers gets the same result, drawn on the page. And the hooks' `prepare` end to
+// end: a photo dropped on `<UploadDropzone prepare={shrinkImages()}>` over the endpoint's
+// maxFileSize as picked is judged as prepared, under it, and stored upright.
 import { randomUUID } from 'node:crypto'
+import { build } from 'esbuild'
 import { HeadObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
@@ -291,6 +294,91 @@ describe.each(BROWSERS)("a page whose CSP forbids blob: workers (worker-src 'sel
       expect(outcome.seen.topRight[0]).toBeGreaterThan(180) // the red corner, turned to the top right
       expect(outcome.seen.topRight[2]).toBeLessThan(100)
     }
+  })
+})
+
+/** A page with `<UploadDropzone prepare={shrinkImages()}>` (React bundled in), its API from `?api=`. */
+async function dropzonePage(): Promise<string> {
+  const result = await build({
+    stdin: {
+      contents: `
+        import { createElement as h } from 'react'
+        import { createRoot } from 'react-dom/client'
+        import { UploadDropzone } from './src/ui/index.ts'
+        import { shrinkImages } from './engine/opt-ins/images/index.ts'
+        window.stored = []
+        const api = new URL(location.href).searchParams.get('api')
+        const onUploadComplete = (result) => window.stored.push(result.key)
+        createRoot(document.getElementById('app')).render(h(UploadDropzone, { api, strategy: 'presigned', prepare: shrinkImages(), onUploadComplete }))`,
+      loader: 'tsx',
+      resolveDir: process.cwd(),
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    minify: true,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  })
+  return result.outputFiles[0]!.text
+}
+
+describe.each(BROWSERS)('<UploadDropzone prepare={shrinkImages()}> in %s, to RGW through an endpoint whose maxFileSize is 1 MB', (browser) => {
+  let site: StaticServer
+  let server: ServedHandler
+  let session: BrowserSession
+  beforeAll(async () => {
+    site = await startStaticServer({
+      '/': { type: 'text/html; charset=utf-8', body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>photos</title><main><div id="app"></div></main><script type="module" src="/zone.js"></script>' },
+      '/zone.js': { type: 'text/javascript; charset=utf-8', body: await dropzonePage() },
+    })
+    server = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], maxFileSize: 1_000_000 })))
+    session = await launchBrowser(browser)
+  })
+  afterAll(async () => {
+    await session?.close()
+    await server?.close()
+    await site?.close()
+  })
+
+  it(`${BROWSER_LABELS[browser]}: a dropped 4000×3000 photo (over the limit as picked) is prepared under it, judged as prepared, stored upright at 1536×2048; the row is done`, async () => {
+    const page = await session.newPage()
+    await page.goto(`${site.origin}/?api=${encodeURIComponent(server.endpoint)}`)
+    // The limits from /info are shown once the endpoint answered: the page checks files with them from then on.
+    await page.waitForFunction(() => !!document.querySelector('.updraft-zone .updraft-hint'))
+    await page.evaluate(installPhotoMaker)
+    const picked = await page.evaluate(async () => {
+      const blob = await (window as unknown as { makePhoto: MakePhoto }).makePhoto(4000, 3000, 0.92, 6)
+      const data = new DataTransfer()
+      data.items.add(new File([blob], 'portrait.jpg', { type: 'image/jpeg' }))
+      const zone = document.querySelector<HTMLElement>('.updraft-zone')!
+      for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }))
+      return blob.size
+    })
+    expect(picked).toBeGreaterThan(1_000_000)
+    await page.waitForFunction(() => {
+      const row = document.querySelector<HTMLElement>('[data-testid=upload-row]')
+      return row && ['done', 'error', 'aborted'].includes(row.dataset.status ?? '')
+    }, undefined, 60_000)
+    const row = await page.evaluate(() => {
+      const element = document.querySelector<HTMLElement>('[data-testid=upload-row]')!
+      return { status: element.dataset.status, text: element.innerText, stored: (window as unknown as { stored: string[] }).stored }
+    })
+    expect(row.status, row.text).toBe('done')
+    expect(row.stored).toHaveLength(1)
+    const key = row.stored[0]!
+    expect(key.endsWith('/portrait.jpg')).toBe(true)
+    const stored = await readObject(reader, rgw.bucket, key)
+    expect(stored.length).toBeLessThan(1_000_000)
+    const head = await reader.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))
+    expect([head.ContentType, head.ContentLength]).toEqual(['image/jpeg', stored.length])
+    await installKit(page)
+    const seen = await page.evaluate(({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/jpeg'), { data: base64(stored) })
+    expect([seen.width, seen.height]).toEqual([1536, 2048])
+    expect(seen.topRight[0]).toBeGreaterThan(180)
+    await page.close()
   })
 })
 
