@@ -56,6 +56,7 @@ interface Recording {
   error?: string
   puts: Put[]
   stopAt?: number
+  lastChunkAt?: number
   settledAt?: number
   text: string
 }
@@ -70,6 +71,14 @@ type PageWindow = Window & {
 declare const window: PageWindow
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Clicks the button labelled `label` from inside the page: while Chromium encodes noise on a loaded
+ * machine, Playwright's click can wait past its timeout for the page to scroll and settle. (Start
+ * is a real click: the AudioContext wants a user gesture.)
+ */
+const press = (page: TestPage, label: string) =>
+  page.evaluate((label) => document.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]`)!.click(), label)
 
 describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
   let session: BrowserSession
@@ -109,13 +118,13 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     await page.click('.updraft-record button.updraft-primary')
     // Paused once two whole parts are recorded: the second is still to be stored, and is while the recorder waits.
     await recordedAtLeast(page, 2 * PART + 256 * 1024)
-    await page.click('button[aria-label="Pause recording"]')
+    await press(page, 'Pause recording')
     const paused = await page.evaluate(() => ({ state: document.querySelector<HTMLElement>('.updraft-record')!.dataset.state, recorded: (window as unknown as PageWindow).recordedBytes() }))
     expect(paused.state).toBe('paused')
     await page.waitForFunction(() => (window as unknown as PageWindow).puts.some((put) => put.part === 2 && put.status === 200), undefined, 60_000)
     const whilePaused = await page.evaluate(() => ({ state: document.querySelector<HTMLElement>('.updraft-record')!.dataset.state, recorded: (window as unknown as PageWindow).recordedBytes() }))
     expect(whilePaused.state).toBe('paused')
-    await page.click('button[aria-label="Resume recording"]')
+    await press(page, 'Resume recording')
     await recordedAtLeast(page, 3 * PART + MiB)
     const shown = await page.evaluate(() => ({
       timer: document.querySelector('[role=timer]')!.textContent,
@@ -125,7 +134,7 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     expect(shown.timer).toMatch(/^\d+:\d\d$/)
     expect(shown.figures).toMatch(/sent.*recorded/)
     expect(shown.bar).toMatch(/sent of .* recorded$/)
-    await page.click('button[aria-label="Stop recording"]')
+    await press(page, 'Stop recording')
     await settled(page)
     const run = await recording(page)
     const stored = await expectStored(run)
@@ -142,7 +151,8 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     expect(storedBeforeStop).toBeGreaterThanOrEqual(3)
     console.log(
       `[recording] ${BROWSER_LABELS[browser]}: ${run.chunks} chunks, ${stored.length} B in ${parts.length} parts (${parts.map((put) => put.size).join(', ')}); ` +
-        `${storedBeforeStop} stored before Stop; Stop → stored and verified ${Math.round(run.settledAt! - run.stopAt!)} ms`,
+        `${storedBeforeStop} stored before Stop; Stop → stored and verified ${Math.round(run.settledAt! - run.stopAt!)} ms ` +
+        `(the recorder's last chunk at +${Math.round(run.lastChunkAt! - run.stopAt!)} ms, the last part's PUT from +${Math.round(parts.at(-1)!.start - run.stopAt!)} to +${Math.round(parts.at(-1)!.end! - run.stopAt!)} ms)`,
     )
 
     const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: rgw.bucket, Key: run.key! }), { expiresIn: 600 })
@@ -169,6 +179,8 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
       const seeked = await seeking
       return { metadata, duration: String(duration), played, seeked, currentTime: video.currentTime, seekable: video.seekable.length ? video.seekable.end(0) : -1 }
     }, url)
+    const posts = await page.evaluate(() => (window as unknown as { posts: Array<{ path: string; start: number; end: number }> }).posts)
+    console.log(`[recording] ${BROWSER_LABELS[browser]}: API calls after Stop: ${posts.filter((post) => post.end > run.stopAt!).map((post) => `${post.path} +${Math.round(post.start - run.stopAt!)}..+${Math.round(post.end - run.stopAt!)} ms`).join(', ')}`)
     console.log(`[recording] ${BROWSER_LABELS[browser]}: <video> ${JSON.stringify(played)}`)
     expect(played.metadata).toBe('loadedmetadata')
     expect(played.played).toBe('timeupdate')
@@ -183,7 +195,7 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     await page.click('.updraft-record button.updraft-primary')
     await page.waitForFunction(() => document.querySelectorAll('.updraft-record [role=timer]').length && (window as unknown as PageWindow).recordedBytes() > 0, undefined, 30_000)
     await sleep(1500)
-    await page.click('button[aria-label="Stop recording"]')
+    await press(page, 'Stop recording')
     await settled(page)
     const run = await recording(page)
     await expectStored(run)
@@ -230,6 +242,11 @@ async function bundleRecordPage(): Promise<string> {
         }
         XMLHttpRequest.prototype.send = function (body) {
           const { method, url } = this.__request
+          if (method === 'POST') {
+            const post = { path: new URL(url).pathname, start: performance.now() }
+            ;(window.posts ??= []).push(post)
+            this.addEventListener('loadend', () => Object.assign(post, { status: this.status, end: performance.now() }))
+          }
           if (method === 'PUT') {
             const put = { part: Number(new URL(url).searchParams.get('partNumber') ?? 0), size: body?.size ?? body?.byteLength ?? 0, start: performance.now() }
             puts.push(put)
@@ -265,7 +282,7 @@ async function bundleRecordPage(): Promise<string> {
 
         const chunks = []
         let recorded = 0
-        let stopAt, settledAt, key
+        let stopAt, settledAt, lastChunkAt, key
         document.addEventListener('click', (event) => {
           if (event.target.closest('[aria-label="Stop recording"]')) stopAt = performance.now()
         }, true)
@@ -275,7 +292,7 @@ async function bundleRecordPage(): Promise<string> {
           createRoot(document.getElementById('app')).render(h(RecordButton, {
             ...props,
             source: noise,
-            onChunk: (chunk) => { chunks.push(chunk); recorded += chunk.size },
+            onChunk: (chunk) => { chunks.push(chunk); recorded += chunk.size; lastChunkAt = performance.now() },
             onUploadComplete: (result) => { settledAt = performance.now(); key = result.key },
           }))
         }
@@ -292,6 +309,7 @@ async function bundleRecordPage(): Promise<string> {
             error: root.querySelector('[role=alert]')?.textContent ?? undefined,
             puts,
             stopAt,
+            lastChunkAt,
             settledAt,
             text: root.textContent,
           }

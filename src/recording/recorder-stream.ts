@@ -68,12 +68,13 @@ export function recordToStream(media: MediaStream, options: RecorderStreamOption
   const onTrackEnded = () => stop('track-ended')
   const tracks = media.getTracks()
   for (const track of tracks) track.addEventListener('ended', onTrackEnded)
+  // A track the page itself stopped (track.stop()) fires no `ended`, and Firefox's recorder then
+  // gives no more chunks: looked for every timeslice.
+  const watch = setInterval(() => tracks.some((track) => track.readyState === 'ended') && stop('track-ended'), timeslice)
 
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       recorder.addEventListener('dataavailable', ({ data }) => {
-        // A track the page itself stopped (track.stop()) fires no `ended`: seen here, at the latest one timeslice later.
-        if (tracks.some((track) => track.readyState === 'ended')) stop('track-ended')
         if (!data.size) return
         onChunk?.(data)
         queue = queue.then(async () => {
@@ -97,6 +98,7 @@ export function recordToStream(media: MediaStream, options: RecorderStreamOption
       })
       recorder.addEventListener('stop', () => {
         for (const track of tracks) track.removeEventListener('ended', onTrackEnded)
+        clearInterval(watch)
         queue = queue.then(() => {
           if (closed) return
           closed = true
