@@ -15,6 +15,7 @@ export type RecordingFailure =
  * failures are the engine's errors (`ApiError`, `S3Error`, `NetworkError`…), not this one.
  */
 export class RecordingError extends Error {
+  /** Always `RecordingError`. */
   override name = 'RecordingError'
   /** What went wrong, for a page that words it its own way. */
   declare readonly reason: RecordingFailure

@@ -6,4 +6,4 @@ export { useRecordingUpload, type RecordingUpload, type RecordingStatus, type Us
 export { RecordButton, type RecordButtonProps } from './RecordButton.tsx'
 export { RecordingError, type RecordingFailure } from './errors.ts'
 export type { RecordingSource } from './media-source.ts'
-export type { RecordingEnd, RecorderStreamOptions } from './recorder-stream.ts'
+export type { RecordingEnd, RecordingOptions } from './recorder-stream.ts'

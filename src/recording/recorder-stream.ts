@@ -3,15 +3,21 @@ import { RecordingError } from './errors.ts'
 /** How a recording ended: the Stop button (`stop()`), a track the browser or the person ended, or the recorder failing. */
 export type RecordingEnd = 'stopped' | 'track-ended' | 'recorder-failed'
 
-export interface RecorderStreamOptions {
+/** How to record: MediaRecorder's own options, and how often it hands over what it has. */
+export interface RecordingOptions {
   /** A type `MediaRecorder.isTypeSupported()` accepts. @default the first of WebM, then MP4, the browser can record for the stream's tracks */
   mimeType?: string
   /** How often the recorder hands over what it has, in ms: the longest a recorded byte waits before it can be sent. @default 1000 */
   timeslice?: number
+  /** The video bitrate MediaRecorder aims at (it decides the bytes per minute: 2.5 Mbit/s is ~19 MB a minute). @default the browser's */
   videoBitsPerSecond?: number
+  /** The audio bitrate MediaRecorder aims at. @default the browser's */
   audioBitsPerSecond?: number
-  /** Each chunk as the recorder gives it (a local copy, a preview). */
+  /** Each chunk as the recorder gives it, in order (a local copy, a preview): the stored object is these chunks, concatenated. */
   onChunk?: (chunk: Blob) => void
+}
+
+export interface RecorderStreamOptions extends RecordingOptions {
   /** Bytes recorded so far, after each chunk. */
   onRecorded?: (bytes: number) => void
 }

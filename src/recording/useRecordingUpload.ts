@@ -3,7 +3,7 @@ import { upload, type UploadOptions, type UploadResult } from '../../engine/inde
 import { callBack } from '../call-back.ts'
 import { useLeaveWarning } from '../leave-warning.ts'
 import { openSource, recordingName, type RecordingSource } from './media-source.ts'
-import { type RecorderStreamOptions, type RecordingEnd, recordToStream } from './recorder-stream.ts'
+import { type RecordingEnd, type RecordingOptions, recordToStream } from './recorder-stream.ts'
 
 /** Where a recording is: `finishing` is recorded and still sending its last part and `/complete`. */
 export type RecordingStatus = 'idle' | 'starting' | 'recording' | 'paused' | 'finishing' | 'done' | 'failed' | 'cancelled'
@@ -11,7 +11,7 @@ export type RecordingStatus = 'idle' | 'starting' | 'recording' | 'paused' | 'fi
 /** {@link useRecordingUpload}'s options: any engine option, how to record, and what to call the file. */
 export interface UseRecordingUploadOptions
   extends Omit<UploadOptions, 'signal' | 'onProgress' | 'pauseSignal' | 'size' | 'filename' | 'contentType' | 'resume' | 'fileHandle'>,
-    Omit<RecorderStreamOptions, 'onRecorded'> {
+    RecordingOptions {
   /** What `start()` records when it is given nothing. @default 'camera' (with the microphone) */
   source?: RecordingSource
   /** The file name the API builds the key from. @default `recording-{ISO time}.webm` (`.mp4`, `.ogg` by type) */
@@ -24,6 +24,7 @@ export interface UseRecordingUploadOptions
 
 /** A recording as it goes: state, figures and controls. */
 export interface RecordingUpload {
+  /** Where the recording is; `done` once stored and verified by the API. */
   status: RecordingStatus
   /**
    * Starts recording `source` (else the `source` option) and uploading it as it is recorded.
@@ -35,6 +36,7 @@ export interface RecordingUpload {
   stop(): void
   /** Pauses the recording, not the upload: parts already recorded keep going out. */
   pause(): void
+  /** Records on after `pause()`, into the same file. */
   resume(): void
   /** Ends the recording and aborts its upload: nothing is stored, the parts sent are removed. */
   cancel(): void
