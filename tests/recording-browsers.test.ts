@@ -129,6 +129,9 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     expect(whilePaused.state).toBe('paused')
     await press(page, 'Resume recording')
     await recordedAtLeast(page, 3 * PART + MiB)
+    // Three parts stored while the recorder still runs (an engine that sent only at Stop never gets here).
+    await page.waitForFunction(() => (window as unknown as PageWindow).puts.filter((put) => put.part > 0 && put.status === 200).length >= 3, undefined, 60_000)
+    expect(await page.evaluate(() => document.querySelector<HTMLElement>('.updraft-record')!.dataset.state)).toBe('recording')
     const shown = await page.evaluate(() => ({
       timer: document.querySelector('[role=timer]')!.textContent,
       figures: document.querySelector('.updraft-record .updraft-row-foot')!.textContent,
