@@ -5,10 +5,12 @@
 // number, body size, when it ended) and keeps the recorder's chunks: the stored object must be
 // those chunks concatenated, byte for byte; every part but the last exactly 5 MiB; parts stored
 // while recording went on, and while it was paused; the <video> plays the stored object and seeks.
+// Also: a recording stopped within one part is one PUT; a stopped track ends the recording and
+// stores it; Cancel after a part was stored leaves no object and no multipart upload on RGW.
 // The long recording is measured in bytes, not seconds: it stops once three whole parts and 1 MiB
 // more are recorded (4 parts), 15–25 s at 12 Mbit/s rather than the issue's 30 s, which would add
 // ~10 s per browser and prove nothing more (the parts counted are what the issue asks for).
-import { GetObjectCommand } from '@aws-sdk/client-s3'
+import { GetObjectCommand, ListPartsCommand } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
@@ -42,7 +44,10 @@ afterAll(async () => {
 
 /** One PUT as the page handed it to XMLHttpRequest. */
 interface Put {
+  url?: string
   part: number
+  /** The multipart upload's id, from the part's URL. */
+  uploadId?: string
   size: number
   start: number
   end?: number
@@ -212,6 +217,26 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     await page.close()
   }, 120_000)
 
+  it(`${BROWSER_LABELS[browser]}: Cancel after a part is stored ends the recording and aborts its upload: no object, the parts removed`, async () => {
+    const page = await openPage({ videoBitsPerSecond: 12_000_000 })
+    await page.click('.updraft-record button.updraft-primary')
+    await page.waitForFunction(() => (window as unknown as PageWindow).puts.some((put) => put.part === 1 && put.status === 200), undefined, 90_000)
+    const first = (await page.evaluate(() => (window as unknown as PageWindow).puts)).find((put) => put.part === 1)!
+    const key = decodeURIComponent(new URL(first.url!).pathname.split('/').slice(2).join('/'))
+    expect(await uploadExists(key, first.uploadId!)).toBe(true)
+    await press(page, 'Cancel recording')
+    await settled(page)
+    const run = await recording(page)
+    expect(run.state).toBe('cancelled')
+    expect(run.key).toBeUndefined()
+    // The abort runs in the background once the part requests have closed.
+    const deadline = Date.now() + 30_000
+    while ((await uploadExists(key, first.uploadId!)) && Date.now() < deadline) await sleep(250)
+    expect(await uploadExists(key, first.uploadId!)).toBe(false)
+    expect(page.errors).toEqual([])
+    await page.close()
+  }, 120_000)
+
   it(`${BROWSER_LABELS[browser]}: a track that ends (the canvas track stopped) ends the recording, and what was recorded is stored`, async () => {
     const page = await openPage({ videoBitsPerSecond: 12_000_000 })
     await page.click('.updraft-record button.updraft-primary')
@@ -226,6 +251,17 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     await page.close()
   }, 120_000)
 })
+
+/** Whether RGW still holds the multipart upload `uploadId` of `key` (RGW 16.2 answers an aborted one's ListParts with NoSuchKey; S3 says NoSuchUpload). */
+async function uploadExists(key: string, uploadId: string): Promise<boolean> {
+  try {
+    await client.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: key, UploadId: uploadId }))
+    return true
+  } catch (error) {
+    if (['NoSuchUpload', 'NoSuchKey'].includes((error as Error).name)) return false
+    throw error
+  }
+}
 
 /**
  * The test page: `<RecordButton>` recording a canvas of noise and an oscillator, every PUT logged,
@@ -254,7 +290,8 @@ async function bundleRecordPage(): Promise<string> {
             this.addEventListener('loadend', () => Object.assign(post, { status: this.status, end: performance.now() }))
           }
           if (method === 'PUT') {
-            const put = { part: Number(new URL(url).searchParams.get('partNumber') ?? 0), size: body?.size ?? body?.byteLength ?? 0, start: performance.now() }
+            const put = { part: Number(new URL(url).searchParams.get('partNumber') ?? 0), uploadId: new URL(url).searchParams.get('uploadId') ?? undefined, size: body?.size ?? body?.byteLength ?? 0, start: performance.now() }
+            put.url = url
             puts.push(put)
             this.addEventListener('loadend', () => Object.assign(put, { status: this.status, end: performance.now() }))
           }
