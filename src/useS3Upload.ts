@@ -11,6 +11,7 @@ import { type UploadControls, useUploadControls } from './upload-controls.ts'
 import type { FileCheck, UploadToS3Options, UseS3UploadOptions } from './upload-options.ts'
 import { prepareUpload } from './prepare.ts'
 import { UploaderContext } from './uploader.ts'
+import { callBack } from './call-back.ts'
 
 /** The hook's own options: never handed to the engine. */
 const ownOptions = ({ check, warnBeforeLeaving, prepare, ...engineDefaults }: UseS3UploadOptions) => ({
@@ -202,19 +203,3 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
 /** next-s3-upload accepts any HeadersInit; the engine takes a plain record. */
 const headersRecord = (init: HeadersInit | undefined): Record<string, string> =>
   init ? Object.fromEntries(new Headers(init)) : {}
-
-/**
- * Calls the app's callback. One that throws is the app's bug: reported as uncaught on its own task
- * (as the engine does with its callbacks, and the platform with an event listener's), rather than
- * rejecting `uploadToS3` or turning a stored file's entry into a failed one that Retry would send
- * again.
- */
-function callBack<A extends unknown[]>(callback: ((...args: A) => void) | undefined, ...args: A): void {
-  try {
-    callback?.(...args)
-  } catch (error) {
-    setTimeout(() => {
-      throw error
-    })
-  }
-}
