@@ -52,7 +52,7 @@ export const images: Benchmark = {
         const session = await launchBrowser(browser)
         try {
           const page = await session.newPage()
-          await page.goto(site.origin + '/')
+          await page.goto(`${site.origin}/`)
           await page.waitForFunction(() => 'images' in window)
           await page.evaluate(installPhotoMaker)
           for (const photo of photos) {

@@ -56,6 +56,7 @@ export function RecordButton({ label, className, theme, onUploadComplete, ...opt
 
   return (
     <div className={`updraft updraft-record${className ? ` ${className}` : ''}`} data-theme={theme} data-state={status}>
+      {/* biome-ignore lint/a11y/useSemanticElements: a row of buttons, not a form's fields: a fieldset would bring its border and legend */}
       <div className="updraft-button-row" role="group" aria-label="Recording">
         {!busy && (
           <button type="button" className="updraft-button updraft-primary" onClick={() => void recording.start()}>

@@ -122,11 +122,11 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
     const tick = setInterval(() => setElapsedMs(clock.current.before + (performance.now() - (clock.current.since ?? performance.now()))), 250)
     return () => clearInterval(tick)
   }, [running])
-  const clockStop = () => {
+  const clockStop = useCallback(() => {
     const { before, since } = clock.current
     if (since !== undefined) clock.current = { before: before + performance.now() - since, since: undefined }
     setElapsedMs(clock.current.before)
-  }
+  }, [])
 
   const start = useCallback(async (given?: RecordingSource): Promise<UploadResult | undefined> => {
     if (run.current) return undefined
@@ -204,7 +204,7 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
       update({ media: undefined })
       run.current = undefined
     }
-  }, [update])
+  }, [update, clockStop])
 
   const stop = useCallback(() => run.current?.stop(), [])
   const pause = useCallback(() => run.current?.pause(), [])

@@ -27,7 +27,7 @@ export type ShrinkOutcome =
  * in a worker (OffscreenCanvas) or, where none can, on the page (OffscreenCanvas, else a canvas
  * element). JPEG has no transparency: it is drawn on white, as a viewer would show it, not black.
  */
-export async function drawSmaller(job: ShrinkJob, fit: typeof fitWithin): Promise<ShrinkOutcome> {
+export async function drawSmaller(job: ShrinkJob, fitInto: typeof fitWithin): Promise<ShrinkOutcome> {
   let bitmap: ImageBitmap
   try {
     bitmap = await createImageBitmap(job.image, { imageOrientation: 'from-image' })
@@ -35,7 +35,7 @@ export async function drawSmaller(job: ShrinkJob, fit: typeof fitWithin): Promis
     return { unchanged: 'undecodable' }
   }
   try {
-    const { width, height } = fit(bitmap.width, bitmap.height, job.maxWidth, job.maxHeight)
+    const { width, height } = fitInto(bitmap.width, bitmap.height, job.maxWidth, job.maxHeight)
     if (!job.convert && width === bitmap.width && height === bitmap.height) return { unchanged: 'fits' }
     const canvas =
       typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(width, height) : Object.assign(document.createElement('canvas'), { width, height })
@@ -81,11 +81,11 @@ export interface ShrinkScope {
  * The worker's program: jobs one at a time, in order (a 12-megapixel photo decodes to 48 MB of
  * pixels; several at once would hold several).
  */
-export function serveShrinking(scope: ShrinkScope, draw: typeof drawSmaller, fit: typeof fitWithin): void {
+export function serveShrinking(scope: ShrinkScope, draw: typeof drawSmaller, fitInto: typeof fitWithin): void {
   let turn = Promise.resolve()
   scope.onmessage = ({ data: { id, job } }) => {
     turn = turn
-      .then(() => draw(job, fit))
+      .then(() => draw(job, fitInto))
       .then(
         (outcome) => scope.postMessage({ id, outcome }),
         (error: unknown) => scope.postMessage({ id, error: String(error) }),
