@@ -4,6 +4,7 @@ import { concurrency } from './concurrency.ts'
 import type { Benchmark } from './lib/report.ts'
 import { uploadApi } from './upload-api-load.ts'
 import { firstByte } from './first-byte.ts'
+import { images } from './images.ts'
 import { manyFiles } from './many-files.ts'
 import { memory } from './memory.ts'
 import { network } from './network.ts'
@@ -11,4 +12,4 @@ import { node } from './node.ts'
 import { throughput } from './throughput.ts'
 
 /** In run order; `npm run bench -- NAME` picks by name. */
-export const benchmarks: Benchmark[] = [bundleSize, throughput, node, concurrency, browser, memory, uploadApi, network, firstByte, manyFiles]
+export const benchmarks: Benchmark[] = [bundleSize, throughput, node, concurrency, browser, memory, uploadApi, network, firstByte, manyFiles, images]

@@ -152,7 +152,7 @@ async function loadTest({ seconds, rounds, log }: { seconds: number; rounds: num
     }
     const rate = (name: string) => fixed(median(results.get(name)!.map((run) => run.requests.average)))
     const rates = Object.fromEntries(modes.map((mode) => [mode.short, rate(mode.name)]))
-    return { table, rates, headline: modes.map((mode) => `${mode.short} ${rate(mode.name)} req/s`).join(', ') + '.' }
+    return { table, rates, headline: `${modes.map((mode) => `${mode.short} ${rate(mode.name)} req/s`).join(', ')}.` }
   } finally {
     await server.stop()
     await sts.stop()
@@ -219,7 +219,7 @@ async function scalingTest({ seconds, rounds, log }: { seconds: number; rounds: 
         ],
       ]),
     }
-    return { table, headline: setups.slice(1).map(({ name }) => `${name.replace('haproxy → ', '')} ${fixed(rate(name))} req/s`).join(', ') + ` (one alone ${fixed(alone)}).` }
+    return { table, headline: `${setups.slice(1).map(({ name }) => `${name.replace('haproxy → ', '')} ${fixed(rate(name))} req/s`).join(', ')} (one alone ${fixed(alone)}).` }
   } finally {
     for (const balancer of balancers) await balancer.stop()
     for (const server of [...servers, ...counted]) await server.stop()

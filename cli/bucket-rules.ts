@@ -95,7 +95,7 @@ export function corsFix(provider: Provider, { bucket, endpoint, origins }: Targe
         `MINIO_API_CORS_ALLOW_ORIGIN=${origins.join(',')}   (in MinIO's environment, then restart it)`
       )
     case 'swift':
-      return SWIFT_CORS_PLACE + `:\n${swiftCorsConfig(origins)}`
+      return `${SWIFT_CORS_PLACE}:\n${swiftCorsConfig(origins)}`
   }
 }
 

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { importNeeding, MissingPackagesError, STORE_PACKAGES } from '../server/optional-peers.ts'
+import type { EmbeddedS3 } from './embedded-s3.ts'
 
 /** s3rver's own default port: a fixed one, so object URLs printed or copied survive a restart. */
 export const DEFAULT_STORE_PORT = 4568
@@ -30,7 +31,7 @@ export async function runStore(env: Env, print: (line: string) => void, { until 
     return 2
   }
   const directory = resolve(env.UPDRAFT_DATA_DIR || join('.data', 's3'))
-  let store
+  let store: EmbeddedS3
   try {
     const { startEmbeddedS3 } = await importNeeding('npx updraft-s3 store', STORE_PACKAGES, () => import('./embedded-s3.ts'), { dev: true })
     store = await startEmbeddedS3({ port, directory, log: (line) => print(`  ${line}`) })

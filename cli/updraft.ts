@@ -37,23 +37,27 @@ next-s3-uploads/): a lifecycle rule on a prefix of it is enough.`
 
 const MARK = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL', skip: 'skip' } as const
 
+/** The command line's words and flags; throws on an unknown flag. */
+const parseCommandLine = (argv: string[]) =>
+  parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      origin: { type: 'string', multiple: true },
+      provider: { type: 'string' },
+      'key-prefix': { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      yes: { type: 'boolean' },
+      force: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+
 /** Runs the command in `argv`; resolves with the exit code. Output goes through `print`. */
 export async function main(argv: string[], print: (line: string) => void = console.log, ask = askOnTerminal): Promise<number> {
-  let parsed
+  let parsed: ReturnType<typeof parseCommandLine>
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        origin: { type: 'string', multiple: true },
-        provider: { type: 'string' },
-        'key-prefix': { type: 'string' },
-        'dry-run': { type: 'boolean' },
-        yes: { type: 'boolean' },
-        force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
+    parsed = parseCommandLine(argv)
   } catch (error) {
     print(`${(error as Error).message}\n\n${USAGE}`)
     return 2

@@ -85,7 +85,7 @@ function slowLink(bytesPerSecond: number) {
       const now = performance.now()
       freeAt = Math.max(now, freeAt) + ((chunk?.length ?? 0) / link.rate) * 1000
       queue.push({ at: freeAt, chunk })
-      timer ??= setTimeout(pump, freeAt - now)
+      if (timer === undefined) timer = setTimeout(pump, freeAt - now)
       if (freeAt - now > QUEUED_MS) {
         client.pause()
         paused.add(client)

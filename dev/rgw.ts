@@ -130,7 +130,7 @@ async function startOnce(): Promise<RgwServer> {
   const [rgwPort, monPort] = await freePorts(2);
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'updraft-rgw-'));
   const accessKeyId =
-    'UPDRAFT' + randomKey(13, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789');
+    `UPDRAFT${randomKey(13, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`;
   const secretAccessKey = randomKey(
     40,
     'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',

@@ -199,6 +199,7 @@ async function startOnce(): Promise<SwiftServer> {
   // Kill the servers if this process dies without stop() (the test runner crashed).
   const watchdog = spawn(
     'bash',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${@:3}, not a template
     ['-c', 'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 1; done; kill -9 ${@:3} 2>/dev/null; rm -rf "$2"', '_', String(process.pid), dir, ...pids.map(String)],
     { detached: true, stdio: 'ignore' },
   )

@@ -81,7 +81,9 @@ async function main() {
         if (browser === 'chromium' && size.name === 'desktop') await copyFile(path, README_PICTURE)
         console.log(`wrote ${path}`)
         // Nothing left running into the next page's link.
-        await shot.evaluate(() => document.querySelectorAll<HTMLButtonElement>('button[aria-label^="Cancel upload"]').forEach((button) => button.click()))
+        await shot.evaluate(() => {
+          for (const button of document.querySelectorAll<HTMLButtonElement>('button[aria-label^="Cancel upload"]')) button.click()
+        })
         await shot.close()
       }
     }

@@ -3,6 +3,7 @@
 
 /** The prefix goes into an IAM Resource followed by `*`: a wildcard or control character in it would widen or break that. */
 export function checkKeyPrefix(prefix: string) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   if (typeof prefix !== 'string' || prefix === '' || prefix.length > 512 || /[*?$\\\u0000-\u001f\u007f]/.test(prefix) || prefix.startsWith('/') || /(^|\/)\.\.?(\/|$)/.test(prefix)) {
     throw new TypeError(
       `updraft: keyPrefix must be a non-empty key prefix of at most 512 characters, with no leading '/', no '.' or '..' segment, and none of * ? $ \\ or control characters, got ${JSON.stringify(prefix)}`,
@@ -40,6 +41,7 @@ export function checkNumber(name: string, value: number, min: number, max = Numb
  * matched against `new URL(request.url).pathname`, so it is a path, never a URL or a pattern.
  */
 export function mountPath(path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   if (typeof path !== 'string' || !path.startsWith('/') || /[?#*:\s\u0000-\u001f\u007f]|\/\//.test(path)) {
     throw new TypeError(`updraft: path must be the URL path the handler is mounted at, such as '/api/s3-upload' (a leading '/', no query, pattern or '//'), got ${JSON.stringify(path)}`)
   }

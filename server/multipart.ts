@@ -160,7 +160,7 @@ export async function completeMultipart(
         MultipartUpload: { Parts: ordered.map(({ partNumber, etag }) => ({ PartNumber: partNumber, ETag: etag })) },
       }),
     ),
-  ).catch((error: unknown) => completedEarlier({ config, s3 }, claims, error))
+  ).catch((error: unknown) => completedEarlier({ s3 }, claims, error))
   // RGW answers Complete with an empty <ETag>. Storage has just accepted these part ETags, and a
   // multipart object's ETag is made from them: computed here, the server's key needs no s3:GetObject.
   const etag = completed.ETag || multipartETag(ordered.map((part) => part.etag))
@@ -175,7 +175,7 @@ export async function completeMultipart(
  * the truth the page gets. Anything else keeps the original error, as does a key without
  * s3:GetObject (HeadObject is then refused: the page hears the error).
  */
-async function completedEarlier({ config, s3 }: Pick<MultipartContext, 'config' | 's3'>, claims: TicketClaims | TokenTicketClaims, error: unknown) {
+async function completedEarlier({ s3 }: Pick<MultipartContext, 's3'>, claims: TicketClaims | TokenTicketClaims, error: unknown) {
   if (error instanceof RequestError && error.status !== 404) throw error
   const issued = claims.issued * 1000
   const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)

@@ -29,6 +29,7 @@ export interface ValidUploadRequest {
   body: Record<string, unknown>
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 export function parseUploadRequest(body: unknown): ValidUploadRequest {

@@ -94,7 +94,10 @@ function schedule(group: Group, postOnce: PostOnce): void {
     clearTimeout(group.timer)
     group.timer = undefined
   }
-  if (waiting >= MAX_BATCH_FILES) return flush(group, postOnce)
+  if (waiting >= MAX_BATCH_FILES) {
+    flush(group, postOnce)
+    return
+  }
   group.gathering = gather
   group.timer ??= setTimeout(
     () => {

@@ -36,6 +36,8 @@ export function errorMessage(error: unknown, { file, limits, retrying }: Message
     return refusedType(refusal.essence, error.file.name, refusal.allowedTypes)
   }
   if ((error as Error | undefined)?.name === 'AbortError') return 'Cancelled'
+  // By name: the hook loads PrepareError only with a `prepare`, and this module ships without it.
+  if ((error as Error | undefined)?.name === 'PrepareError') return "This site could not prepare this file for upload — nothing was sent; retrying won't help"
   if (error instanceof NetworkError) return networkMessage(error, retrying)
   // The server's verdict on stored bytes (size, type, file signature) is written for people, and specific.
   if (error instanceof ApiError && error.status === 422) return error.message
@@ -65,12 +67,12 @@ function networkMessage({ to, origin }: NetworkError, retrying?: boolean): strin
 }
 
 /**
- * Whether no retry can change how the upload ended: the file's type or size is refused, the
+ * Whether no retry can change how the upload ended: the file's type or size is refused, `prepare` failed on it, the
  * server checked the stored bytes and refused them, or the server is misconfigured. A component
  * offers no Retry for these.
  */
 export function isFinal(error: unknown): boolean {
-  if (error instanceof FileRefusedError) return true
+  if (error instanceof FileRefusedError || (error as Error | undefined)?.name === 'PrepareError') return true
   if (error instanceof ApiError) return error.code === 'ServerMisconfigured' || [413, 415, 422].includes(error.status)
   // Storage refused the signature or the key itself: the server signs the same way next time.
   return error instanceof S3Error && ['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'NoSuchBucket'].includes(error.code)

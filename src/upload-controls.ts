@@ -28,8 +28,11 @@ export interface UploadControls {
 
 let lastRefusal = 0
 
-/** The hook's `uploadToS3`, which lists the upload in the place of entry `replaces` when given one. */
-export type StartUpload = (file: File, options?: UploadToS3Options, replaces?: string) => Promise<UploadResult>
+/**
+ * The hook's `uploadToS3`, which lists the upload in the place of entry `replaces` when given one,
+ * and runs `check` on the prepared file when the hook has a `prepare`.
+ */
+export type StartUpload = (file: File, options?: UploadToS3Options, replaces?: string, check?: FileCheck) => Promise<UploadResult>
 
 /** The list controls a dropzone or a row needs, on top of the hook's `uploadToS3`. */
 export function useUploadControls(
@@ -37,14 +40,17 @@ export function useUploadControls(
   dispatch: Dispatch<UploadAction>,
   upload: StartUpload,
   check: FileCheck | undefined,
+  /** The hook prepares each file: `check` judges what `prepare` gives, not what was picked. */
+  checkPrepared = false,
 ): UploadControls {
-  const latest = useRef({ files, check })
-  latest.current = { files, check }
+  const latest = useRef({ files, check, checkPrepared })
+  latest.current = { files, check, checkPrepared }
 
   const start = useCallback(
     (file: File, options: UploadToS3Options = {}, replaces?: string): Promise<UploadResult> => {
-      const refusal = latest.current.check?.(file)
-      if (!refusal) return upload(file, { filename: relativePathOf(file), ...options }, replaces)
+      const { check, checkPrepared } = latest.current
+      const refusal = checkPrepared ? undefined : check?.(file)
+      if (!refusal) return upload(file, { filename: relativePathOf(file), ...options }, replaces, checkPrepared ? check : undefined)
       dispatch({ type: 'added', entry: refusedEntry(`refused-${++lastRefusal}`, file, refusal), replaces })
       return Promise.reject(refusal)
     },
@@ -63,7 +69,7 @@ export function useUploadControls(
       const [outcome] = await Promise.allSettled([start(entry.file, options, id)])
       return outcome
     },
-    [dispatch, start],
+    [start],
   )
 
   const remove = useCallback(

@@ -13,7 +13,7 @@ export interface UploadEntry<ServerData = unknown> {
   progress: number
   /** Bytes sent so far. */
   uploaded: number
-  /** The file's size in bytes. */
+  /** The bytes to send: the file's size, or the prepared file's once the hook's `prepare` gave one. */
   size: number
   /**
    * `queued` until its first bytes move (or it waits for a connection), then `uploading`, then one
@@ -54,6 +54,8 @@ export type PauseControls = Pick<UploadEntry, 'pause' | 'resume'>
 export type UploadAction =
   /** A new entry, at the end, or in the place of entry `replaces` (a retry keeps its row where it was). */
   | { type: 'added'; entry: UploadEntry; replaces?: string }
+  /** `prepare` gave another file: `size` is what will be sent. */
+  | { type: 'prepared'; id: string; size: number }
   | { type: 'progressed'; id: string; uploaded: number }
   | { type: 'retrying'; id: string; error: Error }
   /** The engine's `onStateChange`: paused, waiting for the network, or running again. */
@@ -91,6 +93,8 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
       return files.some((entry) => entry.id === action.id) ? files.filter((entry) => entry.id !== action.id) : files
     case 'clearedEnded':
       return files.every(running) ? files : files.filter(running)
+    case 'prepared':
+      return update(files, action.id, (entry) => ({ ...entry, size: action.size }))
     case 'progressed':
       return update(files, action.id, (entry) => {
         const uploaded = Math.min(action.uploaded, entry.size)

@@ -8,6 +8,9 @@ import type { MetadataOf, Strategy } from '../protocol/wire.ts'
 /** Refuses a file before any request (an Error says why), or lets it through (undefined). */
 export type FileCheck = (file: File) => Error | undefined
 
+/** The hooks' `prepare`: turns a picked file into the one to send (e.g. `shrinkImages()` of `updraft-s3/images`). */
+export type PrepareFile = (file: File) => Promise<File> | File
+
 /** Defaults for every `uploadToS3` call of one hook: any engine option, plus the hook's own. */
 export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onProgress' | 'pauseSignal' | 'strategy'> {
   /**
@@ -29,6 +32,15 @@ export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onPr
    * (src/file-checks.ts). @default none: the upload API alone decides
    */
   check?: FileCheck
+  /**
+   * Runs on each file before the upload API is asked; the File it gives is what goes: its name,
+   * type and size are announced, `check` judges it (not the picked one), and `/complete` verifies
+   * its bytes. E.g. `shrinkImages()` from `updraft-s3/images`. One that throws or gives no File
+   * ends that file's entry with a `PrepareError`, and nothing is sent. The entry's `file` stays
+   * the one picked (`retry` prepares it again); its `size` becomes the prepared file's.
+   * @default none: files go as picked
+   */
+  prepare?: PrepareFile
   /** Ask before the page is left or reloaded while uploads run. @default true */
   warnBeforeLeaving?: boolean
 }

@@ -61,12 +61,12 @@ export interface InputProps {
 /** The drop, paste and pick part of {@link useS3Dropzone}'s result: react-dropzone's prop getters. */
 export interface Dropzone {
   /** Spread on the element that takes drops and pastes (react-dropzone's prop getter). */
-  getRootProps<P extends object = {}>(props?: P): Omit<P, keyof RootProps> & RootProps
+  getRootProps<P extends object = Record<never, never>>(props?: P): Omit<P, keyof RootProps> & RootProps
   /**
    * Spread on an `<input>`: the hidden file input `open()` clicks; with `{ directory: true }` the
    * folder input `openFolder()` clicks (files keep their path inside the folder).
    */
-  getInputProps<P extends object = {}>(props?: P & { directory?: boolean }): Omit<P, keyof InputProps | 'directory'> & InputProps
+  getInputProps<P extends object = Record<never, never>>(props?: P & { directory?: boolean }): Omit<P, keyof InputProps | 'directory'> & InputProps
   /** Files are being dragged over the root. */
   isDragActive: boolean
   /** Opens the file dialog (the value cleared first, so the same file can be picked again). */
@@ -76,6 +76,14 @@ export interface Dropzone {
 }
 
 const hidden: CSSProperties = { display: 'none' }
+
+/** Opens the file dialog of `input`. */
+function openInput(input: HTMLInputElement | null) {
+  if (!input) return
+  // A file input fires no change event when the same file is picked twice in a row.
+  input.value = ''
+  input.click()
+}
 
 /** react-dropzone's headless shape: prop getters for a root and an input, drag state, `open()`. */
 export function useDropzone(options: DropzoneOptions): Dropzone {
@@ -95,12 +103,6 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
     if (files.length > 0) latest.current.onFiles(files)
   }, [])
 
-  const openInput = (input: HTMLInputElement | null) => {
-    if (!input) return
-    // A file input fires no change event when the same file is picked twice in a row.
-    input.value = ''
-    input.click()
-  }
   const open = useCallback(() => openInput(inputRef.current), [inputRef])
   const openFolder = useCallback(() => openInput(folderRef.current), [])
 
@@ -131,7 +133,7 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
   }, [deliver])
 
   const getRootProps = useCallback(
-    <P extends object = {}>(props?: P) => {
+    <P extends object = Record<never, never>>(props?: P) => {
       const theirs = (props ?? {}) as Partial<RootProps> & object
       const own: RootProps = {
         role: theirs.role ?? 'button',
@@ -183,7 +185,7 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
   )
 
   const getInputProps = useCallback(
-    <P extends object = {}>(props?: P & { directory?: boolean }) => {
+    <P extends object = Record<never, never>>(props?: P & { directory?: boolean }) => {
       const { directory, ...theirs } = (props ?? {}) as Partial<InputProps> & { directory?: boolean }
       const own: InputProps = {
         type: 'file',

@@ -12,7 +12,7 @@ export interface FileDialog {
   /** Clears the input, then opens the browser's file dialog: picking the same file again fires `onChange` again. */
   openFileDialog(): void
   /** Prop getter (react-dropzone style) for callers rendering `<FileInput>` or their own input. */
-  getInputProps<P extends object = {}>(props?: P): { style: CSSProperties } & P & { ref: RefObject<HTMLInputElement | null> }
+  getInputProps<P extends object = Record<never, never>>(props?: P): { style: CSSProperties } & P & { ref: RefObject<HTMLInputElement | null> }
 }
 
 export function useFileDialog(): FileDialog {
@@ -27,12 +27,13 @@ export function useFileDialog(): FileDialog {
   }, [])
 
   const getInputProps = useCallback(
-    <P extends object = {}>(props?: P) => ({ ...inputDefaults, ...(props as P), ref: inputRef }),
+    <P extends object = Record<never, never>>(props?: P) => ({ ...inputDefaults, ...(props as P), ref: inputRef }),
     [],
   )
 
   // Created once per hook: a component made anew each render would remount the input every time.
   const [BoundFileInput] = useState(() => {
+    // biome-ignore lint/correctness/noComponentHookFactories: made once per hook by useState's initializer, as the comment above says
     const HiddenFileInput = (props: FileInputProps) => <FileInput {...getInputProps(props)} />
     return HiddenFileInput
   })

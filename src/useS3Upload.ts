@@ -8,12 +8,14 @@ import { queuedEntry, type UploadEntry, uploadListReducer } from './upload-list.
 import { useLeaveWarning } from './leave-warning.ts'
 import { isRunning } from './upload-list.ts'
 import { type UploadControls, useUploadControls } from './upload-controls.ts'
-import type { UploadToS3Options, UseS3UploadOptions } from './upload-options.ts'
+import type { FileCheck, UploadToS3Options, UseS3UploadOptions } from './upload-options.ts'
+import { prepareUpload } from './prepare.ts'
 import { UploaderContext } from './uploader.ts'
+import { callBack } from './call-back.ts'
 
 /** The hook's own options: never handed to the engine. */
-const ownOptions = ({ check, warnBeforeLeaving, ...engineDefaults }: UseS3UploadOptions) => ({
-  own: { check, warnBeforeLeaving },
+const ownOptions = ({ check, warnBeforeLeaving, prepare, ...engineDefaults }: UseS3UploadOptions) => ({
+  own: { check, warnBeforeLeaving, prepare },
   engineDefaults,
 })
 
@@ -100,13 +102,15 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
   // The latest options, read when an upload starts, so `uploadToS3` keeps one identity.
   const { own, engineDefaults } = ownOptions(options)
   const uploader = useContext(UploaderContext)
-  const latest = useRef({ engineDefaults, uploader, onUploaded })
+  const { prepare } = own
+  const latest = useRef({ engineDefaults, uploader, onUploaded, prepare })
   useLayoutEffect(() => {
-    latest.current = { engineDefaults, uploader, onUploaded }
+    latest.current = { engineDefaults, uploader, onUploaded, prepare }
   })
 
-  const upload = useCallback(async (file: File, callOptions: UploadToS3Options = {}, replaces?: string) => {
-    const { uploader, onUploaded } = latest.current
+  // `check`: the list controls' check, run here on the prepared file when there is a `prepare`.
+  const upload = useCallback(async (file: File, callOptions: UploadToS3Options = {}, replaces?: string, check?: FileCheck) => {
+    const { uploader, onUploaded, prepare } = latest.current
     const { queue = pageQueue, ...hookOptions } = latest.current.engineDefaults
     const {
       api,
@@ -129,12 +133,19 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
     const progress = createProgressThrottle((uploaded) => dispatch({ type: 'progressed', id, uploaded }))
     let result: UploadResult
     try {
+      let sent = file
+      let filename = engineOptions.filename ?? hookOptions.filename
+      if (prepare) {
+        ;({ file: sent, filename } = await prepareUpload(prepare, file, controller.signal, check, filename))
+        dispatch({ type: 'prepared', id, size: sent.size })
+      }
       result = await uploadWithinBudget(
         uploader,
-        file,
+        sent,
         {
           ...hookOptions,
           ...engineOptions,
+          filename,
           // Unnamed, the engine's default: token mode, or presigned where the API has no STS.
           strategy: engineOptions.strategy ?? hookOptions.strategy,
           api: request.url ?? hookOptions.api,
@@ -182,7 +193,7 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
   const uploadToS3 = useCallback((file: File, callOptions?: UploadToS3Options) => upload(file, callOptions), [upload])
   const resetFiles = useCallback(() => dispatch({ type: 'reset' }), [])
 
-  const controls = useUploadControls(files, dispatch, upload, own.check)
+  const controls = useUploadControls(files, dispatch, upload, own.check, prepare !== undefined)
   useLeaveWarning(own.warnBeforeLeaving !== false && files.some(isRunning))
 
   // Untyped inside: `serverData` is whatever the upload API sent; `Handler` only names its type.
@@ -192,19 +203,3 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
 /** next-s3-upload accepts any HeadersInit; the engine takes a plain record. */
 const headersRecord = (init: HeadersInit | undefined): Record<string, string> =>
   init ? Object.fromEntries(new Headers(init)) : {}
-
-/**
- * Calls the app's callback. One that throws is the app's bug: reported as uncaught on its own task
- * (as the engine does with its callbacks, and the platform with an event listener's), rather than
- * rejecting `uploadToS3` or turning a stored file's entry into a failed one that Retry would send
- * again.
- */
-function callBack<A extends unknown[]>(callback: ((...args: A) => void) | undefined, ...args: A): void {
-  try {
-    callback?.(...args)
-  } catch (error) {
-    setTimeout(() => {
-      throw error
-    })
-  }
-}

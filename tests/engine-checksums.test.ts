@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 import { fetchTransport, type HttpRequest, type ObjectTarget, S3Error, type Transport, upload, UploadError, uploadObject } from '../engine/index.ts'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
-import { type ChecksumRun } from '../engine/upload-object.ts'
+import type { ChecksumRun } from '../engine/upload-object.ts'
 import { uploadPresigned } from '../engine/presigned.ts'
 import { CRC32C, crc } from '../engine/opt-ins/checksums/crc.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
@@ -419,7 +419,7 @@ describe('a mismatch the engine sees itself', () => {
     const bytes = testBytes(MIN_PART_SIZE + 5, 9)
     const parts = [bytes.subarray(0, MIN_PART_SIZE), bytes.subarray(MIN_PART_SIZE)]
     const right = `${createHash('md5').update(Buffer.concat(parts.map((part) => createHash('md5').update(part).digest()))).digest('hex')}-2`
-    for (const [etag, fails] of [[right, false], ['0'.repeat(32) + '-2', true]] as const) {
+    for (const [etag, fails] of [[right, false], [`${'0'.repeat(32)}-2`, true]] as const) {
       const key = newKey(`md5-composite-${fails}.bin`)
       const stating: Transport = async (request) => {
         const reply = await fetchTransport(request)

@@ -1,7 +1,7 @@
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
 import { S3Error, uploadObject } from '../engine/index.ts'
-import { type TransferOptions } from '../engine/core/options.ts'
+import type { TransferOptions } from '../engine/core/options.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'

@@ -61,7 +61,8 @@ describe.each(BROWSERS)('in %s', (browser) => {
         const open = XMLHttpRequest.prototype.open
         const send = XMLHttpRequest.prototype.send
         const timeline: string[] = []
-        XMLHttpRequest.prototype.open = function (this: XMLHttpRequest & { host?: string; ended?: () => void }, method: string, url: string | URL) {
+        XMLHttpRequest.prototype.open = function (this: XMLHttpRequest & { host?: string; ended?: () => void }, ...args: Parameters<typeof open>) {
+          const [method, url] = args
           const { host, pathname } = new URL(url, location.href)
           this.host = host
           // Registered before the engine's own handlers, so a request counts as ended before the
@@ -74,8 +75,7 @@ describe.each(BROWSERS)('in %s', (browser) => {
           }
           for (const type of ['load', 'error', 'abort', 'timeout']) this.addEventListener(type, this.ended)
           timeline.push(`${Math.round(performance.now())} ${method} ${pathname.startsWith('/api') ? pathname : host}`)
-          // eslint-disable-next-line prefer-rest-params
-          return open.apply(this, arguments as unknown as Parameters<typeof open>)
+          return open.apply(this, args)
         } as typeof open
         XMLHttpRequest.prototype.send = function (this: XMLHttpRequest & { host: string }, body) {
           const host = this.host
@@ -115,7 +115,9 @@ describe.each(BROWSERS)('in %s', (browser) => {
       )
       .catch(async (error: Error) => {
         const statuses = await page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')].map((row) => row.dataset.status))
-        throw new Error(`${error.message}; statuses: ${JSON.stringify(statuses.reduce<Record<string, number>>((n, s) => ({ ...n, [s ?? '?']: (n[s ?? '?'] ?? 0) + 1 }), {}))}`)
+        const counts: Record<string, number> = {}
+        for (const status of statuses) counts[status ?? '?'] = (counts[status ?? '?'] ?? 0) + 1
+        throw new Error(`${error.message}; statuses: ${JSON.stringify(counts)}`)
       })
     const rows = await page.evaluate(() =>
       [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')].map((row) => ({

@@ -5,7 +5,7 @@
 // type a public signature names can be imported; updraft-s3/server loads in plain Node ESM; and
 // the browser entries, bundled from the installed package, are the bytes `npm run size` measures.
 import { execFile } from 'node:child_process'
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -142,9 +142,9 @@ describe('installed into a fresh project', () => {
       expect(shipped.filter((path) => /@aws-sdk|@smithy|fastify|^node:/.test(path)), name).toEqual([])
       expect(shipped.some((path) => path.includes('node_modules/updraft-s3/dist/lib/')), name).toBe(true)
       // Token mode signs through aws4fetch, a lazy chunk (the design's signer, no hand-written one);
-      // presigned pages never ship a signer.
+      // presigned pages, and the opt-ins alone, never ship a signer.
       const signer = installed.inputs.filter(({ path }) => /aws4fetch|sigv4/.test(path)).map(({ path, lazy }) => [path.replace(/^.*node_modules\//, ''), lazy])
-      if (name === 'presigned' || name === 'checksums') expect(signer, name).toEqual([])
+      if (name === 'presigned' || name === 'checksums' || name === 'images') expect(signer, name).toEqual([])
       else expect(signer, name).toEqual([['aws4fetch/dist/aws4fetch.esm.mjs', true], ['updraft-s3/dist/lib/engine/s3/aws4fetch-signer.js', true]])
       sizes.push(`${name} ${installed.gzip} B gzip (${installed.allGzip} B with lazy chunks)`)
     }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
 import { BROWSER_LABELS, BROWSERS, type TestPage } from '../dev/browsers.ts'
 import { useEnginePageIn } from './helpers/engine-page.ts'
-import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from '../dev/fault-proxy.ts'
+import { type FaultProxy, startFaultProxy, partNumberOf, resentFinishedBytes } from '../dev/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 
 const MiB = 1024 * 1024

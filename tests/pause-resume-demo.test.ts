@@ -137,7 +137,6 @@ describe('the demo page: pause, resume, and unfinished uploads after a reload', 
     const size = 24 * MiB
     const path = await files.write('reloaded.bin', size, 52)
     await pickFiles(page, [path])
-    const row = rowsOf(page, 'reloaded.bin')
     await expect.poll(() => recordedParts(page), { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(2)
     // The person reloads mid-upload (the leave-page warning is for people, not for this test).
     page.on('dialog', (dialog) => void dialog.accept())

@@ -4,7 +4,7 @@
 // click, landing on the Cancel that took Retry's place, cancels nothing; a double click on Cancel
 // restarts nothing. After Resume no speed or time left shows until bytes move, and then the
 // summary's time left is the row's. A reload at a third of a 40 MiB upload lists the parts storage
-// holds (none whole: four parts were two-thirds sent), a reload later lists the whole ones, and
+// holds (none whole: four parts were two-thirds sent), a reload once four are whole lists them, and
 // Resume sends only the others. Every upload is read back from storage and compared byte for byte.
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -237,13 +237,9 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
     await page.setInputFiles(INPUT, [path])
     const atReload = await until(() => rowNamed(page, name), (row) => (row?.percent ?? 0) >= 33, `${name} at 33%`)
 
-    /** Lists the unfinished upload after a reload; answers what it says and what storage holds whole then. */
-    const reloadAndList = async () => {
-      await page.reload()
-      await page.waitForFunction(() => document.querySelector('[data-testid=unfinished-row]') !== null)
-      // The upload the page's record names; parts whose bodies had all left the page may still
-      // land, so storage settles before it is read.
-      const uploadId = await page.evaluate(
+    /** The upload the page's resume record names (written when the upload was created). */
+    const recordedUploadId = () =>
+      page.evaluate(
         () =>
           new Promise<string>((resolve, reject) => {
             const opened = indexedDB.open('updraft-resume')
@@ -257,30 +253,46 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
             }
           }),
       )
-      const whole = await settledWholeParts(uploadId)
+    /**
+     * Reloads and reads the unfinished upload's listing, with what storage held whole just before
+     * the reload and once it has settled after the listing. Bytes of the closed page's parts that
+     * had already left it (the kernel's buffers, the relay) still land while the page lists, so a
+     * part can turn whole after the page asked: the listing is bounded by the two reads, not equal
+     * to either (a full run saw 3 listed, 4 whole once settled).
+     */
+    const reloadAndList = async () => {
+      const uploadId = await recordedUploadId()
+      const before = await wholeParts(uploadId)
+      await page.reload()
+      await page.waitForFunction(() => document.querySelector('[data-testid=unfinished-row]') !== null)
       const text = await page.evaluate(() => (document.querySelector('[data-testid=unfinished-row]') as HTMLElement).innerText.replace(/\s+/g, ' '))
-      return { listed: Number(/(\d+) of 8 parts stored/.exec(text)?.[1]), text, whole, uploadId }
+      const settled = await settledWholeParts(uploadId)
+      const listed = Number(/(\d+) of 8 parts stored/.exec(text)?.[1])
+      expect(listed, `${text}; whole before the reload [${before}], once settled [${settled}]`).toBeGreaterThanOrEqual(before.length)
+      expect(listed, `${text}; whole before the reload [${before}], once settled [${settled}]`).toBeLessThanOrEqual(settled.length)
+      return { listed, text, before, settled, uploadId }
     }
     // The four parts in flight were each about two-thirds sent: none is whole, and the list says so
     // in bytes, not as lost work.
     const third = await reloadAndList()
-    console.log(`${browser} reload at ${atReload!.percent}%: "${third.text}"; storage holds whole parts [${third.whole}]`)
-    expect(third.listed).toBe(third.whole.length)
+    console.log(`${browser} reload at ${atReload!.percent}%: "${third.text}"; whole parts before [${third.before}], settled [${third.settled}]`)
     if (third.listed === 0) expect(third.text).toContain('no part was whole when the page closed: Resume sends it from the start')
 
     await page.pickWithDialog(() => page.click(`button[aria-label="Resume upload of ${name}"]`), [path])
-    // Past the first four parts (each whole at about 50%), reload again: now parts are stored.
-    await until(() => rowNamed(page, name), (row) => (row?.percent ?? 0) >= 70, `${name} at 70%`, 120_000)
+    // Once storage holds four parts whole (the page's count runs ahead of storage by what the
+    // kernel and the relay hold), reload again: now parts are listed.
+    const uploadId = await recordedUploadId()
+    await until(() => wholeParts(uploadId), (whole) => whole.length >= 4, `${name}: four parts whole`, 120_000)
     const later = await reloadAndList()
-    console.log(`${browser} reload at 70%: "${later.text}"; storage holds whole parts [${later.whole}]`)
-    expect(later.listed).toBe(later.whole.length)
+    console.log(`${browser} reload with four parts whole: "${later.text}"; whole parts before [${later.before}], settled [${later.settled}]`)
     expect(later.listed).toBeGreaterThanOrEqual(4)
     expect(later.text).toContain(`${later.listed * 5} MiB of 40 MiB: Resume sends the rest`)
 
     link.setUploadRate(Infinity)
-    // What the relay still held of the closed page's parts lands at full speed now: storage is read
-    // again once it has settled, as the page's Resume will find it (a part made whole after the
-    // listing above is not sent again, rightly: seen in a full run).
+    // What the relay still held of the closed page's parts lands at full speed now; storage is read
+    // once it has settled. Resume sends none of the parts stored whole then, and each other part
+    // at most once (one that turned whole after this read, as a full run saw in Firefox, is
+    // rightly not sent: Resume lists the parts again when clicked).
     const atResume = await settledWholeParts(later.uploadId)
     await page.evaluate(() => performance.clearResourceTimings())
     await page.pickWithDialog(() => page.click(`button[aria-label="Resume upload of ${name}"]`), [path])
@@ -292,8 +304,10 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
         .filter((part) => part !== null)
         .map(Number),
     )
-    const missing = [1, 2, 3, 4, 5, 6, 7, 8].filter((part) => !atResume.includes(part))
-    expect(sent.sort((x, y) => x - y)).toEqual(missing)
+    console.log(`${browser} Resume: whole before [${atResume}], sent [${sent}]`)
+    expect(sent.filter((part) => atResume.includes(part)), 'parts stored whole before Resume, sent again').toEqual([])
+    expect(new Set(sent).size, `parts sent [${sent}]`).toBe(sent.length)
+    expect(sent.length).toBeGreaterThan(0)
     await page.close()
   }, 240_000)
 })

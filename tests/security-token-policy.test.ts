@@ -21,7 +21,7 @@ import {
   ListMultipartUploadsCommand,
   PutObjectCommand,
   PutPublicAccessBlockCommand,
-  S3Client,
+  type S3Client,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3'
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
@@ -248,6 +248,7 @@ describe('token mode on RGW: a key with * ? $ : is refused, never widened', () =
   const handlerFor = (key: string, extra: UploadHandlerConfig = {}) =>
     createUploadHandler(storeConfig(rgw, { key: () => key, ...extra, sts: { mode: 'assume-role', roleArn: rgw.roleArn, ...extra.sts } }))
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, written literally
   it.each(['custom/a*b.png', 'custom/a?b.png', 'custom/cost$5.png', 'custom/a${*}b.png', 'custom/2024-05-01T12:00:00Z/photo.jpg', 'custom/a:b.txt'])(
     "%s: 400 at the upload API, saying what to change; nothing created, nothing written",
     async (template) => {
@@ -291,12 +292,14 @@ describe('token mode on RGW: a key with * ? $ : is refused, never widened', () =
     expect(sha256(await readObject(admin, rgw.bucket, key))).toBe(sha256(bytes))
   })
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, written literally
   it("the widening itself, pinned on RGW: the escaped policy AWS needs (sts.policyVariables: true) lets the credentials write 'a${*}b.png', and not 'a*b.png'", async () => {
     const key = `custom/${uuid()}/a*b.png`
     const response = await handlerFor(key, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, policyVariables: true } })(request({ strategy: 'token' }))
     expect(response.status).toBe(200)
     const { token } = (await response.json()) as TokenReply
     const page = s3With({ accessKeyId: token.Credentials.AccessKeyId, secretAccessKey: token.Credentials.SecretAccessKey, sessionToken: token.Credentials.SessionToken })
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, written literally
     expect(await statusOf(page.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: key.replace('*', '${*}'), Body: 'x' })))).toBe(200)
     expect(await statusOf(page.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: key, Body: 'x' })))).toBe(403)
   })

@@ -5,7 +5,7 @@ import {
   CreateMultipartUploadCommand,
   GetObjectCommand,
   ListMultipartUploadsCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { S3Error, uploadObject } from '../engine/index.ts'

@@ -146,7 +146,7 @@ describe('requests and replies', () => {
     expect(response.headers['content-type']).toMatch(/^text\/plain/)
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatchObject({ level: 50, msg: 'updraft: upload API failed', reqId: expect.any(String), route: 'upload', err: { code: 'EKEYSTORE' } })
-    expect(JSON.stringify(lines)).not.toContain(s3rver.credentials.secretAccessKey + '"')
+    expect(JSON.stringify(lines)).not.toContain(`${s3rver.credentials.secretAccessKey}"`)
   })
 
   // Issue 35: a setting no retry heals is final for the page and one line for the operator, however many requests meet it.

@@ -14,7 +14,7 @@ let tripwireHits = 0
 let endpoint: string
 
 beforeAll(async () => {
-  tripwire = createServer((request, response) => {
+  tripwire = createServer((_request, response) => {
     tripwireHits++
     response.writeHead(500).end()
   })

@@ -85,7 +85,6 @@ describe.each<[string, UploadOptions]>([
     const controller = new AbortController()
     let cleaned!: () => void
     const cleanedUp = new Promise<void>((resolve) => (cleaned = resolve))
-    let firstKey: string | undefined
     const first = upload(file(testBytes(11 * MiB, 701)), {
       ...firstOptions,
       api,
@@ -100,7 +99,7 @@ describe.each<[string, UploadOptions]>([
     // Create it was waiting for (held HOLD_MS), not after.
     expect(proxy.log.filter((e) => e.step === 'POST ?uploads').at(-1)!.answeredAt).toBeUndefined()
     // The request that made the first upload names its key: the last upload request the proxy saw a Create for.
-    firstKey = decodeURIComponent(new URL(proxy.log.filter((e) => e.step === 'POST ?uploads').at(-1)!.url, 'http://x').pathname).split('/').slice(2).join('/')
+    const firstKey = decodeURIComponent(new URL(proxy.log.filter((e) => e.step === 'POST ?uploads').at(-1)!.url, 'http://x').pathname).split('/').slice(2).join('/')
 
     // While that Create is still held: more uploads, of every kind, some sharing the first one's queue.
     const later: Array<[string, Uint8Array<ArrayBuffer>, UploadOptions]> = [

@@ -10,7 +10,7 @@ import { fetchTransport, upload, type Transport } from '../engine/index.ts'
 import type { PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
-import { type WebHandler } from '../dev/serve-handler.ts'
+import type { WebHandler } from '../dev/serve-handler.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 

@@ -30,21 +30,25 @@ function makeFiles(job: Job): File[] {
   })
 }
 
-async function runHook(files: File[]): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    function App() {
-      const { addFiles } = useS3Upload()
-      useEffect(() => {
-        addFiles(files).then((outcomes) => {
-          const failed = outcomes.find((outcome) => outcome.status !== 'fulfilled')
-          if (failed) reject(new Error(`a file failed: ${String((failed as PromiseRejectedResult).reason)}`))
-          else resolve(outcomes.map((outcome) => (outcome as PromiseFulfilledResult<{ key: string }>).value.key))
-        }, reject)
-      }, [])
-      return null
-    }
-    createRoot(document.getElementById('root')!).render(<App />)
-  })
+/** Hands every file to the hook once, on mount, and settles with their keys. */
+function HookUploader({ files, done }: { files: File[]; done: (outcome: Promise<string[]>) => void }) {
+  const { addFiles } = useS3Upload()
+  // Once per mount: the files and the callback are fixed for the run.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: addFiles is read once, on mount
+  useEffect(() => {
+    done(
+      addFiles(files).then((outcomes) => {
+        const failed = outcomes.find((outcome) => outcome.status !== 'fulfilled')
+        if (failed) throw new Error(`a file failed: ${String((failed as PromiseRejectedResult).reason)}`)
+        return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<{ key: string }>).value.key)
+      }),
+    )
+  }, [])
+  return null
+}
+
+function runHook(files: File[]): Promise<string[]> {
+  return new Promise((resolve) => createRoot(document.getElementById('root')!).render(<HookUploader files={files} done={resolve} />))
 }
 
 const runUpload = async (files: File[]) => (await Promise.all(files.map((file) => upload(file)))).map((result) => result.key)
@@ -53,7 +57,9 @@ async function runRaw(files: File[]): Promise<string[]> {
   const keys: string[] = new Array(files.length)
   const ready: Array<() => Promise<void>> = []
   const sleeping: Array<() => void> = []
-  const wake = () => sleeping.splice(0).forEach((resume) => resume())
+  const wake = () => {
+    for (const resume of sleeping.splice(0)) resume()
+  }
   let asked = 0
   const chunks = Array.from({ length: Math.ceil(files.length / 100) }, (_, c) => files.slice(c * 100, c * 100 + 100))
   const asking = chunks.map(async (chunk, c) => {
@@ -63,12 +69,12 @@ async function runRaw(files: File[]): Promise<string[]> {
       body: JSON.stringify({ files: chunk.map((file) => ({ filename: file.name, filetype: file.type, filesize: file.size, strategy: 'presigned' })) }),
     })
     const { files: replies } = (await response.json()) as { files: Array<{ url: string; key: string; headers: Record<string, string>; error?: string }> }
-    replies.forEach((reply, i) => {
+    for (const [i, reply] of replies.entries()) {
       if (reply.error) throw new Error(reply.error)
       const index = c * 100 + i
       keys[index] = reply.key
       ready.push(() => put(reply.url, reply.headers, files[index]!))
-    })
+    }
     asked++
     wake()
   })
@@ -105,7 +111,7 @@ async function runUppy(files: File[]): Promise<string[]> {
       return { url: reply.url, key: reply.key, headers: reply.headers }
     },
   } as never)
-  files.forEach((file, index) => uppy.addFile({ name: file.name, type: file.type, data: file, meta: { index } }))
+  for (const [index, file] of files.entries()) uppy.addFile({ name: file.name, type: file.type, data: file, meta: { index } })
   const result = await uppy.upload()
   if (!result || (result.failed?.length ?? 0) > 0 || result.successful?.length !== files.length) {
     throw new Error(`uppy: ${result?.failed?.length ?? 'all'} files failed: ${String(result?.failed?.[0]?.error)}`)

@@ -59,9 +59,18 @@ export const UPDRAFT_ENTRIES = {
     // image row is first seen, or by pages given `resume`.
     external: REACT,
   },
+  recording: {
+    label: 'Updraft React `useRecordingUpload` + `RecordButton` (record and upload at once; React external, CSS apart)',
+    contents: `export { useRecordingUpload, RecordButton } from 'updraft-s3/react/recording'`,
+    external: REACT,
+  },
   checksums: {
     label: 'updraft-s3/checksums `checksum()` (opt-in: CRC32/CRC32C/MD5, the hashing worker, the checks)',
     contents: `export { checksum } from 'updraft-s3/checksums'`,
+  },
+  images: {
+    label: 'updraft-s3/images `shrinkImage()` + `shrinkImages()` (opt-in: resize and re-encode in a worker, the page fallback)',
+    contents: `export { shrinkImage, shrinkImages } from 'updraft-s3/images'`,
   },
 } satisfies Record<string, BundleEntry>
 
@@ -157,8 +166,11 @@ export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number;
   // the bottom, and the second click of a double click on its Retry cancelled the row that slid up
   // under the pointer): +61 B, 13331 B measured.
   // All of issue 35 with the token-mode probe: 11613 / 13694 B measured.
-  { entry: 'react', goal: 9000, limit: 11625, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
-  { entry: 'dropzone', goal: 10800, limit: 13705, what: 'React dropzone hook (`useS3Dropzone`)' },
+  // Issue 37: the hooks' `prepare` (the prepared file sent, the list's check run on it, its size on
+  // the entry, PrepareError and its words, Cancel while a preparer runs): 12001 / 14054 B measured
+  // (+389 / +360 B); the components +376 B. What prepares (updraft-s3/images) is apart.
+  { entry: 'react', goal: 9000, limit: 12015, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
+  { entry: 'dropzone', goal: 10800, limit: 14065, what: 'React dropzone hook (`useS3Dropzone`)' },
   // Rows memoised with stable callbacks and one ref callback per row (a long folder drop re-rendered
   // every row on every progress tick): +56 B. Issue 14's directory-bucket session hook: +15 B measured.
   // Issue 23's rows that hold still and tell the truth ("Resuming…" until bytes move again, the
@@ -181,13 +193,25 @@ export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number;
   // without a lone "·", "Finishing…" saying what it waits for, and the unfinished list saying in
   // bytes what Resume sends: +669 B, 21294 B measured.
   // Both parts of issue 35 together, with the token-mode probe: 21854 B measured.
-  { entry: 'ui', goal: 16200, limit: 21865, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
+  { entry: 'ui', goal: 16200, limit: 22240, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
+  // Issue 37: record and upload at once, an entry of its own (`updraft-s3/react/recording`): pages that
+  // do not record ship none of it. It carries `upload()` (7103 B) and the streams' lazy chunk (the
+  // gatherer, loaded with the first chunk), the recorder glue, the hook and the button, and
+  // `errorMessage` for upload failures in words (3.5 KB min): 12451 B with the page, 19362 B with
+  // every chunk, measured; 12483 B / 19394 B once merged with issue 37's images (`errorMessage`
+  // words `PrepareError`).
+  { entry: 'recording', goal: 12500, limit: 12500, allLimit: 19410, what: 'React recording (`useRecordingUpload`, `RecordButton`; CSS apart)' },
   // An opt-in, off every base path: pages that import it pay for it. Issue 14: 2110 B with the
   // hashing on the calling thread; the worker that takes the hashing off a page's main thread (its
   // pool, the fallback, its program as source text, Node's timers unreferenced) made it 2961 B
   // measured (+851 B). Refusing MD5 for a directory bucket (S3 Express takes none) with a
   // message that names the way out: 3032 B measured (+72 B).
-  { entry: 'checksums', goal: 3000, limit: 3037, what: 'opt-in `checksum()` (`updraft-s3/checksums`)' },
+  // Issue 37: the Blob-URL worker start shared with updraft-s3/images (opt-ins/blob-worker.ts): 3052 B (+20 B).
+  { entry: 'checksums', goal: 3000, limit: 3055, what: 'opt-in `checksum()` (`updraft-s3/checksums`)' },
+  // Issue 37: `shrinkImage()` and `shrinkImages()`, off every other entry: the options checked, the
+  // fit, type and name rules, APNG/animated-WebP detection, the drawing program (worker and page),
+  // the one-worker pool with its page fallback: 2085 B measured.
+  { entry: 'images', goal: 2000, limit: 2100, what: 'opt-in `shrinkImage()` (`updraft-s3/images`)' },
 ]
 
 /**

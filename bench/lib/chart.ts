@@ -123,7 +123,7 @@ export function barChart(chart: BarChart): string {
     y += 12
     let left = PAD
     for (const kind of kinds) {
-      legend.push(`<rect x="${left}" y="${y - 10}" width="12" height="12" fill="${COLOURS[kind]}" rx="2"/>` + text(left + 17, y, LEGEND[kind], { fill: COLOURS.muted }))
+      legend.push(`<rect x="${left}" y="${y - 10}" width="12" height="12" fill="${COLOURS[kind]}" rx="2"/>${text(left + 17, y, LEGEND[kind], { fill: COLOURS.muted })}`)
       left += 17 + LEGEND[kind].length * CHAR + 20
     }
   }

@@ -59,7 +59,10 @@ export function breakdown(profileFile: string): { phase: Breakdown; leaf: Breakd
   profile.samples.forEach((id, i) => {
     const seconds = (profile.timeDeltas[i + 1] ?? 0) / 1e6
     const { functionName, url, lineNumber, columnNumber } = byId.get(id)!.callFrame
-    if (functionName === '(idle)') return void (idle += seconds)
+    if (functionName === '(idle)') {
+      idle += seconds
+      return
+    }
     busy += seconds
     const what = own(id) ?? nodeGroup(functionName, sourceOf(url, lineNumber, columnNumber))
     leaf.set(what, (leaf.get(what) ?? 0) + seconds)

@@ -72,12 +72,12 @@ export const mib = (bytes: number, digits = 0) => fixed(bytes / MiB, digits)
 export const mbps = (bytes: number, seconds: number) => bytes / 1e6 / seconds
 
 export function markdownTable({ title, columns, rows }: Table): string {
-  const escape = (cell: string) => cell.replace(/\|/g, '\\|')
+  const escapeCell = (cell: string) => cell.replace(/\|/g, '\\|')
   const numeric = columns.map((_, c) => rows.length > 0 && rows.every((row) => /^(\*\*)?[-+~]?[\d.,]+(x|%)?(\*\*)?$|^n\/a$/.test(row[c] ?? '')))
   const lines = [
-    `| ${columns.map(escape).join(' | ')} |`,
+    `| ${columns.map(escapeCell).join(' | ')} |`,
     `|${numeric.map((right) => (right ? '---:' : '---')).join('|')}|`,
-    ...rows.map((row) => `| ${row.map(escape).join(' | ')} |`),
+    ...rows.map((row) => `| ${row.map(escapeCell).join(' | ')} |`),
   ]
   return `**${title}**\n\n${lines.join('\n')}`
 }

@@ -34,7 +34,7 @@ export function spliceSection(markdown: string, section: Section, provenance: st
   const chunks = sectionChunks(markdown)
   const old = chunks.find((chunk) => chunk.title === section.title)
   const fresh = markdownSection(section).replace(/^## .*\n/, (heading) => `${heading}\n${provenance}\n`)
-  const text = old ? markdown.slice(0, old.start) + fresh + '\n' + markdown.slice(old.end).replace(/^\n*/, '\n') : `${markdown.trimEnd()}\n\n${fresh}\n`
+  const text = old ? `${markdown.slice(0, old.start) + fresh}\n${markdown.slice(old.end).replace(/^\n*/, '\n')}` : `${markdown.trimEnd()}\n\n${fresh}\n`
 
   const lines = text.split('\n')
   const goalRow = `| ${section.name} | `

@@ -49,12 +49,27 @@ export function ModeSwitch({ mode, onChange, server }: ModeSwitchProps) {
         />
         <span className="mode-title">Temporary credentials (token)</span>
         <span id="mode-token-note" className="mode-note">
-          {tokenNote}
+          {settingsKeptWhole(tokenNote)}
         </span>
       </label>
     </fieldset>
   )
 }
+
+/**
+ * A setting to paste (`S3_UPLOAD_STS_MODE=assume-role`) is never broken across lines: a narrow card
+ * broke it at its hyphen, as "assume-" and "role".
+ */
+const settingsKeptWhole = (text: string) =>
+  text.split(/([A-Z][A-Z0-9_]*=[^\s,;)]*[^\s.,;:)])/).map((piece, index) =>
+    index % 2 === 1 ? (
+      <code key={piece} className="setting">
+        {piece}
+      </code>
+    ) : (
+      piece
+    ),
+  )
 
 /** A reason as a sentence: capital first, full stop last. */
 const sentence = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`

@@ -1,5 +1,5 @@
 import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
-import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from '../core/body.ts'
+import { type Bytes, isBlob, sizeOf, type UploadBody, withBody } from '../core/body.ts'
 import type { PartStream } from '../core/stream-body.ts'
 import { postToApi } from '../transport/api.ts'
 import type { ApiOptions, ResolvedOptions, TransferOptions } from '../core/options.ts'

@@ -78,6 +78,8 @@ export function md5(bytes: Uint8Array): Uint8Array {
   blocks(new DataView(bytes.buffer, bytes.byteOffset, bytes.length), whole)
   blocks(tailView, tail.length)
   const digest = new DataView(new ArrayBuffer(16))
-  state.forEach((word, i) => digest.setUint32(i * 4, word, true))
+  state.forEach((word, i) => {
+    digest.setUint32(i * 4, word, true)
+  })
   return new Uint8Array(digest.buffer)
 }

@@ -66,7 +66,7 @@ export async function runPool<T>(limit: number, next: () => T | undefined | Prom
   let failed = false
   const worker = async () => {
     try {
-      for (let item; !failed && (item = await next()) !== undefined; ) await task(item)
+      for (let item: T | undefined; !failed && (item = await next()) !== undefined; ) await task(item)
     } catch (error) {
       failed = true
       throw error

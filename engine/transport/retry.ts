@@ -48,7 +48,9 @@ function sleep(ms: number, signal: AbortSignal | undefined, held: AbortSignal | 
       reject()
     }
     stops = [onAbort(signal, stop), onAbort(held, stop)]
-  }).finally(() => stops.forEach((stop) => stop()))
+  }).finally(() => {
+    for (const stop of stops) stop()
+  })
 }
 
 /**

@@ -51,6 +51,7 @@ export function FilePreview({ file }: { file: File }) {
 function FileIcon({ name }: { name: string }) {
   const extension = /\.([^.]{1,4})$/.exec(name)?.[1]?.toUpperCase() ?? ''
   return (
+    // biome-ignore lint/a11y/noSvgWithoutTitle: decorative; the preview box holding it is aria-hidden and the row names the file
     <svg viewBox="0 0 32 40" className="updraft-icon" focusable="false">
       <path d="M3 1h18l8 8v28a2 2 0 0 1-2 2H3a2 2 0 0 1-2-2V3a2 2 0 0 1 2-2z" className="updraft-icon-page" />
       <path d="M21 1v8h8" className="updraft-icon-fold" />

@@ -11,6 +11,7 @@ import { Fragment, type ReactNode } from 'react'
 export function Pieces({ texts, after = false, ghost = false }: { texts: string[]; after?: boolean; ghost?: boolean }) {
   if (texts.length === 0) return null
   const pieces = texts.map((text, index) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: the pieces are positions in one line of text, never reordered
     <Fragment key={index}>
       {/* The space stays outside the pieces: it is where a line may break. */}
       {(index > 0 || after) && ' '}
@@ -25,7 +26,7 @@ export function Pieces({ texts, after = false, ghost = false }: { texts: string[
       {pieces}
     </span>
   ) : (
-    <>{pieces}</>
+    pieces
   )
 }
 

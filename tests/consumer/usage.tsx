@@ -44,7 +44,7 @@ export function Picker() {
   return (
     <div>
       <FileInput onChange={(file) => file && void uploadToS3(file)} />
-      <button onClick={openFileDialog}>Upload</button>
+      <button type="button" onClick={openFileDialog}>Upload</button>
       {files.map((entry) => (
         <p key={entry.id}>{`${entry.file.name} ${entry.progress}% ${entry.status} ${entry.result?.url ?? ''}`}</p>
       ))}
@@ -60,7 +60,7 @@ export function TokenDropzone({ onStored }: { onStored(result: UploadResult): vo
   return (
     <div {...getRootProps()}>
       <input {...getInputProps()} />
-      <button onClick={open}>Choose files</button>
+      <button type="button" onClick={open}>Choose files</button>
       {files.map((entry) => (
         <p key={entry.id}>{say(entry)}</p>
       ))}

@@ -26,7 +26,7 @@ export interface CredentialsEndpoint {
 
 export async function startCredentialsEndpoint(next: () => Promise<ContainerCredentials>): Promise<CredentialsEndpoint> {
   const served: ContainerCredentials[] = []
-  const server = createServer((request, response) => {
+  const server = createServer((_request, response) => {
     next().then(
       (credentials) => {
         served.push(credentials)

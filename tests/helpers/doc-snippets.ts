@@ -1,5 +1,5 @@
 // The fenced code blocks of a Markdown document, with the comment line just above each (its
-// marker: how tests/unit/doc-snippets.test.ts holds it to the code, or which quick start it is).
+// marker: how tests/checks/doc-snippets.test.ts holds it to the code, or which quick start it is).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../../scripts/build.ts'

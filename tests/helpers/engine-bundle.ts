@@ -14,11 +14,14 @@ export interface BrowserBundle {
  * platform 'browser' already refuses most, but `rejectNodeBuiltins` also catches the ones a
  * package.json `browser` field or a future `external` setting could let through.
  */
-export async function bundleForBrowser(entry: string | { contents: string }): Promise<BrowserBundle> {
+export async function bundleForBrowser(entry: string | { contents: string; react?: boolean }): Promise<BrowserBundle> {
+  // A React page (`react`): TSX, and React's production build, as a page's bundler ships it.
+  const react = typeof entry !== 'string' && entry.react
   const result = await build({
     ...(typeof entry === 'string'
       ? { entryPoints: [entry] }
-      : { stdin: { contents: entry.contents, loader: 'ts', resolveDir: process.cwd() } }),
+      : { stdin: { contents: entry.contents, loader: react ? 'tsx' : 'ts', resolveDir: process.cwd() } }),
+    ...(react && { define: { 'process.env.NODE_ENV': '"production"' } }),
     bundle: true,
     format: 'esm',
     platform: 'browser',

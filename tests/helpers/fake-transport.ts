@@ -43,7 +43,7 @@ export function stepThroughTransport() {
       // As the real transports do: an aborted request rejects at once.
       request.signal?.addEventListener('abort', () => entry.fail(new UploadAbortedError()))
       pending.push(entry)
-      waiters.splice(0).forEach((wake) => wake())
+      for (const wake of waiters.splice(0)) wake()
     })
 
   /** Resolves once at least `count` requests are waiting for an answer. */

@@ -22,6 +22,7 @@ export function stubUploader() {
  * out of every public type.
  */
 export function withUploader(uploader: Uploader) {
+  // biome-ignore lint/correctness/noComponentHookFactories: a render() wrapper, made once per test for its uploader, never during a render
   return function WithUploader({ children }: { children?: ReactNode }) {
     return createElement(UploaderContext.Provider, { value: uploader }, children)
   }

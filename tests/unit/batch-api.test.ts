@@ -1,7 +1,7 @@
 // Issue 34, item 1, step by step: the hooks' uploads ask for permission and confirm in batches
 // (src/batch-api.ts, through the engine's `post` run hook), each file keeping its own errors,
 // retries, abort and strategy. End to end against real stores and browsers: tests/many-files-browser.test.ts.
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ApiError, upload, type UploadOptions, type UploadResult } from '../../engine/index.ts'
 import { BatchingPauseController } from '../../src/batch-api.ts'
 import { type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'
@@ -67,12 +67,15 @@ function stand(options: { refuse?: (name: string, attempt: number, strategy: str
     }
     throw new Error(`unexpected ${request.step}`)
   }
-  /** Answers until `all` settles, a tick at a time, so what arrives together is answered together. */
+  /**
+   * Answers until `all` settles, a tick (1 ms of fake time) at a time, so what arrives together is
+   * answered together; the engine's gathering windows and retry delays pass in fake time.
+   */
   async function serve<T>(all: Promise<T>): Promise<T> {
     let done = false
     const settled = all.finally(() => (done = true))
     while (!done) {
-      await new Promise((wake) => setTimeout(wake, 1))
+      await vi.advanceTimersByTimeAsync(1)
       for (const request of fake.pending.slice()) answer(request)
     }
     return settled
@@ -81,6 +84,14 @@ function stand(options: { refuse?: (name: string, attempt: number, strategy: str
   const steps = () => fake.log.map((step) => step.replace(/^POST /, ''))
   return { fake, serve, asked, steps, mostCompletes: () => mostCompletes }
 }
+
+// Fake time: the engine's windows (completions gather for up to 400 ms) pass without waiting.
+beforeEach(() => {
+  vi.useFakeTimers()
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 let apis = 0
 /** Each test its own API: what the page learns of one (no batch routes, no STS) is kept for the page's life. */

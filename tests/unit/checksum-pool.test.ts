@@ -80,7 +80,7 @@ describe('the hashing pool', () => {
     const first = pool.hashBody('crc32c', new Blob([bytes]))
     const second = pool.hashBody('md5', bytes)
     await settle()
-    started.forEach((worker) => worker.failed())
+    for (const worker of started) worker.failed()
     expect(await first).toEqual(await digest('crc32c', bytes))
     expect(await second).toEqual(await digest('md5', bytes))
     expect(started.every((worker) => worker.stopped)).toBe(true)

@@ -144,7 +144,7 @@ describe('hostile filetype strings (fast-check)', () => {
   it('either refused, or one canonical, printable, comma-free type that parses to itself', () => {
     fc.assert(
       fc.property(hostileFiletype, (filetype) => {
-        let parsed
+        let parsed: ReturnType<typeof parseMediaType>
         try {
           parsed = parseMediaType(filetype)
         } catch (error) {
@@ -165,7 +165,7 @@ describe('hostile filetype strings (fast-check)', () => {
   it('nothing active ever passes image/*, and what passes is signed as an image type', () => {
     fc.assert(
       fc.property(hostileFiletype, (filetype) => {
-        let request
+        let request: ReturnType<typeof parseUploadRequest>
         try {
           request = parseUploadRequest({ filename: 'a.png', filetype })
         } catch (error) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { uploadPresigned } from '../../engine/presigned.ts'
 import { MAX_PARTS_PER_REQUEST, MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { parsePartsRequest } from '../../server/parse-requests.ts'
-import { RequestError } from '../../server/request-error.ts'
+import type { RequestError } from '../../server/request-error.ts'
 import type { PresignedMultipartReply } from '../../protocol/wire.ts'
 import type { Transport } from '../../engine/transport/transport.ts'
 

@@ -53,7 +53,7 @@ function connectionCounter() {
   }
   const finishAll = async () => {
     while (finishers.length) {
-      finishers.splice(0).forEach((finish) => finish())
+      for (const finish of finishers.splice(0)) finish()
       await tick()
     }
   }

@@ -36,6 +36,14 @@ describe('demo page', () => {
     expect(screen.getByText(/Any file/)).toBeTruthy()
   })
 
+  it('keeps a setting to paste whole on one line (a narrow card broke "assume-" / "role")', async () => {
+    serveInfo({ token: false, tokenUnavailableReason: 'GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role and S3_UPLOAD_ROLE_ARN.', presigned: true, store: 'RGW' })
+    render(<App />, { wrapper: stubUploader().wrapper })
+    const note = await screen.findByText(/GetFederationToken/)
+    expect(note.textContent).toBe('Not on this server. GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role and S3_UPLOAD_ROLE_ARN.')
+    expect([...note.querySelectorAll('code.setting')].map((code) => code.textContent)).toEqual(['S3_UPLOAD_STS_MODE=assume-role'])
+  })
+
   it('token available: switching to it makes the next uploads use token mode', async () => {
     serveInfo({ token: true, presigned: true, store: 'RGW' })
     const { wrapper, calls } = stubUploader()

@@ -1,5 +1,5 @@
 // The React entries' surface: one upload hook, and no test seam in the public types (that every
-// name is exported once is tests/unit/entry-surface.test.ts). api/updraft-s3-react*.api.md pin the rest.
+// name is exported once is tests/checks/entry-surface.test.ts). api/updraft-s3-react*.api.md pin the rest.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'

@@ -24,7 +24,9 @@ const keys = [
 const sessionTokens = [undefined, 'IQoJb3JpZ2luX2VjE+/=session-token']
 
 const clients: S3Client[] = []
-afterAll(() => clients.forEach((client) => client.destroy()))
+afterAll(() => {
+  for (const client of clients) client.destroy()
+})
 
 function sdkClient(store: (typeof stores)[number], sessionToken?: string) {
   const client = new S3Client({

@@ -1,6 +1,5 @@
 // Tickets, every kind (multipart, token, single PUT): stateless, HMAC-signed, expiring; anything
 // but an intact, current ticket of the expected kind for this bucket is a 403.
-import type { S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../server/config.ts'
 import { readTicket, type MultipartContext } from '../../server/multipart.ts'

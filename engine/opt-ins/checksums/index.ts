@@ -100,7 +100,9 @@ function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): Chec
     },
     async complete(etags) {
       parts = await Promise.all(etags.map((_, i) => digests.get(i + 1)!))
-      parts.forEach((part, i) => checkETag(etags[i]!, toHex(part), `part ${i + 1}`))
+      parts.forEach((part, i) => {
+        checkETag(etags[i]!, toHex(part), `part ${i + 1}`)
+      })
       return md5 ? undefined : parts.map((part) => `<${name}>${toBase64(part)}</${name}>`)
     },
     async stored(reply, etag) {

@@ -145,7 +145,7 @@ function packagePaths(): Record<string, string[]> {
  * repository's compiler options, `strict`, Vite's client types (a CSS import) and `updraft-s3/*`
  * mapped to the sources. Returns one line per diagnostic, naming the doc and line.
  */
-export function typeCheck(list: Snippet[], scripts: string[] = []): string[] {
+function typeCheck(list: Snippet[], scripts: string[] = []): string[] {
   const dir = join(ROOT, '.doc-snippets')
   const files = new Map<string, Snippet>()
   const texts = new Map<string, string>()

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { connect, createServer, type Server } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createLink, type Link, type LinkProfile, mbit } from '../../bench/lib/link.ts'
+import { createLink, type Link, type LinkProfile, mbit } from '../bench/lib/link.ts'
 
 /** A TCP echo server that answers each connection's bytes with their SHA-256 after the client ends. */
 async function hashServer(): Promise<Server> {

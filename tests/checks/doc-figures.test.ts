@@ -16,7 +16,7 @@ const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => n
 /** The text of RESULTS.md's section `## N. …`, up to the next `## `. */
 function section(number: string): string {
   const start = RESULTS.indexOf(`\n## ${number}. `)
-  if (start < 0) throw new Error(`bench/RESULTS.md has no section "## ${number}."; update FIGURES in tests/unit/doc-figures.test.ts.`)
+  if (start < 0) throw new Error(`bench/RESULTS.md has no section "## ${number}."; update FIGURES in tests/checks/doc-figures.test.ts.`)
   const end = RESULTS.indexOf('\n## ', start + 1)
   return RESULTS.slice(start, end < 0 ? undefined : end)
 }
@@ -24,13 +24,13 @@ function section(number: string): string {
 /** The cells of the first table row of `text`, after the line containing `after`, whose cells satisfy `match`. */
 function row(text: string, after: string, match: (cells: string[]) => boolean): string[] {
   const from = text.indexOf(after)
-  if (from < 0) throw new Error(`bench/RESULTS.md has no "${after}"; update FIGURES in tests/unit/doc-figures.test.ts.`)
+  if (from < 0) throw new Error(`bench/RESULTS.md has no "${after}"; update FIGURES in tests/checks/doc-figures.test.ts.`)
   for (const line of text.slice(from).split('\n')) {
     if (!line.startsWith('|')) continue
     const cells = line.split('|').slice(1, -1).map((cell) => cell.trim())
     if (match(cells)) return cells
   }
-  throw new Error(`bench/RESULTS.md has no row for this figure after "${after}"; update FIGURES in tests/unit/doc-figures.test.ts.`)
+  throw new Error(`bench/RESULTS.md has no row for this figure after "${after}"; update FIGURES in tests/checks/doc-figures.test.ts.`)
 }
 
 const kb = (bytes: string) => `${(Number(bytes) / 1000).toFixed(2)} KB`
@@ -128,7 +128,7 @@ const quoted = (text: string) => /^[+-]?\d+(?:[ ,]\d{3})*(?:\.\d+)?(?: ?(?:KB|MB
 function mismatches(all: Quote[]): string[] {
   return all.flatMap((q) => {
     const figure = FIGURES[q.key]
-    if (!figure) return [`${q.doc}:${q.line} marks an unknown figure "${q.key}"; add it to FIGURES in tests/unit/doc-figures.test.ts.`]
+    if (!figure) return [`${q.doc}:${q.line} marks an unknown figure "${q.key}"; add it to FIGURES in tests/checks/doc-figures.test.ts.`]
     if (q.startsLine) return [`${q.doc}:${q.line} starts its line with the marker of ${q.key}, which shows the line's Markdown raw; put a word before it.`]
     const expected = figure.value()
     return quoted(q.text) === expected
@@ -158,7 +158,7 @@ describe('doc figures', () => {
     const found = mismatches(quotes('docs/x.md', doc))
     expect(found).toEqual([
       `docs/x.md:1 quotes 1.23 KB for bundle.upload.gzip; bench/RESULTS.md (section 1, Bytes shipped) has ${FIGURES['bundle.upload.gzip']!.value()}.`,
-      'docs/x.md:2 marks an unknown figure "no.such"; add it to FIGURES in tests/unit/doc-figures.test.ts.',
+      'docs/x.md:2 marks an unknown figure "no.such"; add it to FIGURES in tests/checks/doc-figures.test.ts.',
       "docs/x.md:3 starts its line with the marker of bundle.upload.gzip, which shows the line's Markdown raw; put a word before it.",
     ])
   })

@@ -1,0 +1,362 @@
+// Issue 37's record-and-upload (updraft-s3/react/recording) in Chromium and in Firefox ESR, against
+// Ceph RGW through the upload API (presigned). The source is real media with no device: a canvas
+// of noise (captureStream, incompressible, so the encoder makes bytes at its bitrate) and an
+// AudioContext oscillator. The page logs every PUT the engine hands to XMLHttpRequest (its part
+// number, body size, when it ended) and keeps the recorder's chunks: the stored object must be
+// those chunks concatenated, byte for byte; every part but the last exactly 5 MiB; parts stored
+// while recording went on, and while it was paused; the <video> plays the stored object and seeks.
+// Also: a recording stopped within one part is one PUT; a stopped track ends the recording and
+// stores it; Cancel after a part was stored leaves no object and no multipart upload on RGW.
+// The long recording is measured in bytes, not seconds: it stops once three whole parts and 1 MiB
+// more are recorded (4 parts), 15–25 s at 12 Mbit/s rather than the issue's 30 s, which would add
+// ~10 s per browser and prove nothing more (the parts counted are what the issue asks for).
+import { GetObjectCommand, ListPartsCommand } from '@aws-sdk/client-s3'
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createUploadHandler } from '../server/index.ts'
+import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type TestPage } from '../dev/browsers.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
+import { storeConfig } from '../dev/stores.ts'
+import { bundleForBrowser } from './helpers/engine-bundle.ts'
+import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
+
+const MiB = 1024 * 1024
+const PART = 5 * MiB
+const rgw = inject('rgw')
+const client = sdkClient(rgw)
+let site: StaticServer
+let served: ServedHandler
+
+beforeAll(async () => {
+  site = await startStaticServer({
+    '/': { type: 'text/html; charset=utf-8', body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>record</title><link rel="icon" href="data:,"><main><div id="app"></div></main><script type="module" src="/record.js"></script>' },
+    '/record.js': { type: 'text/javascript; charset=utf-8', body: await bundleRecordPage() },
+  })
+  served = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })))
+})
+
+afterAll(async () => {
+  client.destroy()
+  await served?.close()
+  await site?.close()
+})
+
+/** One PUT as the page handed it to XMLHttpRequest. */
+interface Put {
+  url?: string
+  part: number
+  /** The multipart upload's id, from the part's URL. */
+  uploadId?: string
+  size: number
+  start: number
+  end?: number
+  status?: number
+}
+
+/** What the page kept of one recording. */
+interface Recording {
+  state: string
+  chunks: number
+  size: number
+  sha256: string
+  key?: string
+  error?: string
+  puts: Put[]
+  stopAt?: number
+  lastChunkAt?: number
+  settledAt?: number
+  text: string
+}
+
+type PageWindow = Window & {
+  mount(props: Record<string, unknown>): void
+  recording(): Promise<Recording>
+  recordedBytes(): number
+  canvasTrack(): MediaStreamTrack
+  puts: Put[]
+}
+declare const window: PageWindow
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Clicks the button labelled `label` from inside the page: while Chromium encodes noise on a loaded
+ * machine, Playwright's click can wait past its timeout for the page to scroll and settle. (Start
+ * is a real click: the AudioContext wants a user gesture.)
+ */
+const press = (page: TestPage, label: string) =>
+  page.evaluate((label) => document.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]`)!.click(), label)
+
+describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
+  let session: BrowserSession
+  beforeAll(async () => {
+    session = await launchBrowser(browser)
+  })
+  afterAll(() => session?.close())
+
+  async function openPage(props: Record<string, unknown> = {}): Promise<TestPage> {
+    const page = await session.newPage()
+    await page.goto(`${site.origin}/`)
+    await page.waitForFunction(() => typeof (window as unknown as PageWindow).mount === 'function')
+    await page.evaluate((props) => (window as unknown as PageWindow).mount(props), { api: served.api, strategy: 'presigned', ...props })
+    return page
+  }
+  const recordedAtLeast = (page: TestPage, bytes: number, timeoutMs = 90_000) =>
+    page.waitForFunction((bytes) => (window as unknown as PageWindow).recordedBytes() >= bytes, bytes, timeoutMs)
+  const settled = (page: TestPage) =>
+    page.waitForFunction(() => ['done', 'failed', 'cancelled'].includes(document.querySelector<HTMLElement>('.updraft-record')!.dataset.state!), undefined, 90_000)
+  const recording = (page: TestPage) => page.evaluate(() => (window as unknown as PageWindow).recording())
+
+  /** The object stored is the recorder's chunks, byte for byte. */
+  async function expectStored(run: Recording) {
+    expect(run.error, run.text).toBeUndefined()
+    expect(run.state, run.text).toBe('done')
+    const stored = await readObject(client, rgw.bucket, run.key!)
+    expect(stored.length).toBe(run.size)
+    expect(sha256(stored)).toBe(run.sha256)
+    return stored
+  }
+
+  /** The last try of each part (a retry sends a part again), in part order. */
+  const partsOf = (puts: Put[]) => [...new Map(puts.filter((put) => put.part > 0).map((put) => [put.part, put])).values()].sort((a, b) => a.part - b.part)
+
+  it(`${BROWSER_LABELS[browser]}: ≥ 3 parts sent while recording (and while paused), every part but the last 5 MiB, byte-identical; Stop to stored logged; the <video> plays and seeks`, async () => {
+    const page = await openPage({ videoBitsPerSecond: 12_000_000 })
+    await page.click('.updraft-record button.updraft-primary')
+    // Paused once two whole parts are recorded: the second is still to be stored, and is while the recorder waits.
+    await recordedAtLeast(page, 2 * PART + 256 * 1024)
+    await press(page, 'Pause recording')
+    const paused = await page.evaluate(() => ({ state: document.querySelector<HTMLElement>('.updraft-record')!.dataset.state, recorded: (window as unknown as PageWindow).recordedBytes() }))
+    expect(paused.state).toBe('paused')
+    await page.waitForFunction(() => (window as unknown as PageWindow).puts.some((put) => put.part === 2 && put.status === 200), undefined, 60_000)
+    const whilePaused = await page.evaluate(() => ({ state: document.querySelector<HTMLElement>('.updraft-record')!.dataset.state, recorded: (window as unknown as PageWindow).recordedBytes() }))
+    expect(whilePaused.state).toBe('paused')
+    await press(page, 'Resume recording')
+    await recordedAtLeast(page, 3 * PART + MiB)
+    // Three parts stored while the recorder still runs (an engine that sent only at Stop never gets here).
+    await page.waitForFunction(() => (window as unknown as PageWindow).puts.filter((put) => put.part > 0 && put.status === 200).length >= 3, undefined, 60_000)
+    expect(await page.evaluate(() => document.querySelector<HTMLElement>('.updraft-record')!.dataset.state)).toBe('recording')
+    const shown = await page.evaluate(() => ({
+      timer: document.querySelector('[role=timer]')!.textContent,
+      figures: document.querySelector('.updraft-record .updraft-row-foot')!.textContent,
+      bar: document.querySelector('[role=progressbar]')!.getAttribute('aria-valuetext'),
+    }))
+    expect(shown.timer).toMatch(/^\d+:\d\d$/)
+    expect(shown.figures).toMatch(/sent.*recorded/)
+    expect(shown.bar).toMatch(/sent of .* recorded$/)
+    await press(page, 'Stop recording')
+    await settled(page)
+    const run = await recording(page)
+    const stored = await expectStored(run)
+
+    const parts = partsOf(run.puts)
+    expect(parts.length).toBeGreaterThanOrEqual(4)
+    expect(parts.map((put) => put.part)).toEqual(parts.map((_, index) => index + 1))
+    expect(parts.slice(0, -1).every((put) => put.size === PART)).toBe(true)
+    expect(parts.at(-1)!.size).toBeGreaterThan(0)
+    expect(parts.at(-1)!.size).toBeLessThanOrEqual(PART)
+    expect(parts.reduce((sum, put) => sum + put.size, 0)).toBe(stored.length)
+    expect(run.puts.every((put) => put.part > 0)).toBe(true) // no single PUT: one multipart upload
+    const storedBeforeStop = parts.filter((put) => put.status === 200 && put.end! < run.stopAt!).length
+    expect(storedBeforeStop).toBeGreaterThanOrEqual(3)
+    console.log(
+      `[recording] ${BROWSER_LABELS[browser]}: ${run.chunks} chunks, ${stored.length} B in ${parts.length} parts (${parts.map((put) => put.size).join(', ')}); ` +
+        `${storedBeforeStop} stored before Stop; Stop → stored and verified ${Math.round(run.settledAt! - run.stopAt!)} ms ` +
+        `(the recorder's last chunk at +${Math.round(run.lastChunkAt! - run.stopAt!)} ms, the last part's PUT from +${Math.round(parts.at(-1)!.start - run.stopAt!)} to +${Math.round(parts.at(-1)!.end! - run.stopAt!)} ms)`,
+    )
+
+    const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: rgw.bucket, Key: run.key! }), { expiresIn: 600 })
+    const played = await page.evaluate(async (url) => {
+      const video = document.createElement('video')
+      video.muted = true
+      document.body.append(video)
+      const next = (type: string) =>
+        new Promise<string>((resolve) => {
+          const timer = setTimeout(() => resolve(`no ${type} within 20 s`), 20_000)
+          video.addEventListener(type, () => (clearTimeout(timer), resolve(type)), { once: true })
+          video.addEventListener('error', () => (clearTimeout(timer), resolve(`error ${video.error?.code}: ${video.error?.message}`)), { once: true })
+        })
+      const loaded = next('loadedmetadata')
+      video.src = url
+      const metadata = await loaded
+      const duration = video.duration
+      const playing = next('timeupdate')
+      await video.play().catch(() => {})
+      const played = await playing
+      const seekTo = 4
+      const seeking = next('seeked')
+      video.currentTime = seekTo
+      const seeked = await seeking
+      return { metadata, duration: String(duration), played, seeked, currentTime: video.currentTime, seekable: video.seekable.length ? video.seekable.end(0) : -1 }
+    }, url)
+    const posts = await page.evaluate(() => (window as unknown as { posts: Array<{ path: string; start: number; end: number }> }).posts)
+    console.log(`[recording] ${BROWSER_LABELS[browser]}: API calls after Stop: ${posts.filter((post) => post.end > run.stopAt!).map((post) => `${post.path} +${Math.round(post.start - run.stopAt!)}..+${Math.round(post.end - run.stopAt!)} ms`).join(', ')}`)
+    console.log(`[recording] ${BROWSER_LABELS[browser]}: <video> ${JSON.stringify(played)}`)
+    expect(played.metadata).toBe('loadedmetadata')
+    expect(played.played).toBe('timeupdate')
+    expect(played.seeked).toBe('seeked')
+    expect(played.currentTime).toBeGreaterThan(3)
+    expect(page.errors).toEqual([])
+    await page.close()
+  }, 240_000)
+
+  it(`${BROWSER_LABELS[browser]}: stopped within its first part, the recording goes as one PUT`, async () => {
+    const page = await openPage({ videoBitsPerSecond: 1_000_000 })
+    await page.click('.updraft-record button.updraft-primary')
+    await page.waitForFunction(() => document.querySelectorAll('.updraft-record [role=timer]').length && (window as unknown as PageWindow).recordedBytes() > 0, undefined, 30_000)
+    await sleep(1500)
+    await press(page, 'Stop recording')
+    await settled(page)
+    const run = await recording(page)
+    await expectStored(run)
+    expect(run.size).toBeLessThanOrEqual(PART)
+    expect(run.puts.map(({ part, status }) => ({ part, status }))).toEqual([{ part: 0, status: 200 }])
+    expect(run.puts[0]!.size).toBe(run.size)
+    expect(page.errors).toEqual([])
+    await page.close()
+  }, 120_000)
+
+  it(`${BROWSER_LABELS[browser]}: Cancel after a part is stored ends the recording and aborts its upload: no object, the parts removed`, async () => {
+    const page = await openPage({ videoBitsPerSecond: 12_000_000 })
+    await page.click('.updraft-record button.updraft-primary')
+    await page.waitForFunction(() => (window as unknown as PageWindow).puts.some((put) => put.part === 1 && put.status === 200), undefined, 90_000)
+    const first = (await page.evaluate(() => (window as unknown as PageWindow).puts)).find((put) => put.part === 1)!
+    const key = decodeURIComponent(new URL(first.url!).pathname.split('/').slice(2).join('/'))
+    expect(await uploadExists(key, first.uploadId!)).toBe(true)
+    await press(page, 'Cancel recording')
+    await settled(page)
+    const run = await recording(page)
+    expect(run.state).toBe('cancelled')
+    expect(run.key).toBeUndefined()
+    // The abort runs in the background once the part requests have closed.
+    const deadline = Date.now() + 30_000
+    while ((await uploadExists(key, first.uploadId!)) && Date.now() < deadline) await sleep(250)
+    expect(await uploadExists(key, first.uploadId!)).toBe(false)
+    expect(page.errors).toEqual([])
+    await page.close()
+  }, 120_000)
+
+  it(`${BROWSER_LABELS[browser]}: a track that ends (the canvas track stopped) ends the recording, and what was recorded is stored`, async () => {
+    const page = await openPage({ videoBitsPerSecond: 12_000_000 })
+    await page.click('.updraft-record button.updraft-primary')
+    await recordedAtLeast(page, PART + MiB)
+    await page.evaluate(() => (window as unknown as PageWindow).canvasTrack().stop())
+    await settled(page)
+    const run = await recording(page)
+    await expectStored(run)
+    expect(partsOf(run.puts).length).toBeGreaterThanOrEqual(2)
+    expect(run.text).toContain('ended when its source stopped')
+    expect(page.errors).toEqual([])
+    await page.close()
+  }, 120_000)
+})
+
+/** Whether RGW still holds the multipart upload `uploadId` of `key` (RGW 16.2 answers an aborted one's ListParts with NoSuchKey; S3 says NoSuchUpload). */
+async function uploadExists(key: string, uploadId: string): Promise<boolean> {
+  try {
+    await client.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: key, UploadId: uploadId }))
+    return true
+  } catch (error) {
+    if (['NoSuchUpload', 'NoSuchKey'].includes((error as Error).name)) return false
+    throw error
+  }
+}
+
+/**
+ * The test page: `<RecordButton>` recording a canvas of noise and an oscillator, every PUT logged,
+ * the chunks kept, the moments of the Stop click and of the stored result noted.
+ */
+async function bundleRecordPage(): Promise<string> {
+  const { code } = await bundleForBrowser({
+    react: true,
+    contents: `
+        import { createElement as h } from 'react'
+        import { createRoot } from 'react-dom/client'
+        import { RecordButton } from './src/recording/index.ts'
+
+        const puts = (window.puts = [])
+        const open = XMLHttpRequest.prototype.open
+        const send = XMLHttpRequest.prototype.send
+        XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+          this.__request = { method, url: String(url) }
+          return open.call(this, method, url, ...rest)
+        }
+        XMLHttpRequest.prototype.send = function (body) {
+          const { method, url } = this.__request
+          if (method === 'POST') {
+            const post = { path: new URL(url).pathname, start: performance.now() }
+            ;(window.posts ??= []).push(post)
+            this.addEventListener('loadend', () => Object.assign(post, { status: this.status, end: performance.now() }))
+          }
+          if (method === 'PUT') {
+            const put = { part: Number(new URL(url).searchParams.get('partNumber') ?? 0), uploadId: new URL(url).searchParams.get('uploadId') ?? undefined, size: body?.size ?? body?.byteLength ?? 0, start: performance.now() }
+            put.url = url
+            puts.push(put)
+            this.addEventListener('loadend', () => Object.assign(put, { status: this.status, end: performance.now() }))
+          }
+          return send.call(this, body)
+        }
+
+        let canvasTrack
+        function noise() {
+          const canvas = document.createElement('canvas')
+          canvas.width = 480
+          canvas.height = 360
+          const context = canvas.getContext('2d')
+          const frame = context.createImageData(canvas.width, canvas.height)
+          const draw = () => {
+            for (let at = 0; at < frame.data.length; at += 65536) crypto.getRandomValues(frame.data.subarray(at, at + 65536))
+            context.putImageData(frame, 0, 0)
+          }
+          draw()
+          setInterval(draw, 33)
+          const media = canvas.captureStream(30)
+          canvasTrack = media.getVideoTracks()[0]
+          const audio = new AudioContext()
+          const tone = audio.createOscillator()
+          const out = audio.createMediaStreamDestination()
+          tone.connect(out)
+          tone.start()
+          void audio.resume()
+          media.addTrack(out.stream.getAudioTracks()[0])
+          return media
+        }
+
+        const chunks = []
+        let recorded = 0
+        let stopAt, settledAt, lastChunkAt, key
+        document.addEventListener('click', (event) => {
+          if (event.target.closest('[aria-label="Stop recording"]')) stopAt = performance.now()
+        }, true)
+        window.recordedBytes = () => recorded
+        window.canvasTrack = () => canvasTrack
+        window.mount = (props) => {
+          createRoot(document.getElementById('app')).render(h(RecordButton, {
+            ...props,
+            source: noise,
+            onChunk: (chunk) => { chunks.push(chunk); recorded += chunk.size; lastChunkAt = performance.now() },
+            onUploadComplete: (result) => { settledAt = performance.now(); key = result.key },
+          }))
+        }
+        window.recording = async () => {
+          const bytes = new Uint8Array(await new Blob(chunks).arrayBuffer())
+          const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+          const root = document.querySelector('.updraft-record')
+          return {
+            state: root.dataset.state,
+            chunks: chunks.length,
+            size: bytes.length,
+            sha256: [...digest].map((b) => b.toString(16).padStart(2, '0')).join(''),
+            key,
+            error: root.querySelector('[role=alert]')?.textContent ?? undefined,
+            puts,
+            stopAt,
+            lastChunkAt,
+            settledAt,
+            text: root.textContent,
+          }
+        }`,
+  })
+  return code
+}
