@@ -2,7 +2,7 @@ import { browser } from './browser.ts'
 import { bundleSize } from './bundle-size.ts'
 import { concurrency } from './concurrency.ts'
 import type { Benchmark } from './lib/report.ts'
-import { endpoint } from './endpoint.ts'
+import { uploadApi } from './upload-api-load.ts'
 import { firstByte } from './first-byte.ts'
 import { images } from './images.ts'
 import { manyFiles } from './many-files.ts'
@@ -12,4 +12,4 @@ import { node } from './node.ts'
 import { throughput } from './throughput.ts'
 
 /** In run order; `npm run bench -- NAME` picks by name. */
-export const benchmarks: Benchmark[] = [bundleSize, throughput, node, concurrency, browser, memory, endpoint, network, firstByte, manyFiles, images]
+export const benchmarks: Benchmark[] = [bundleSize, throughput, node, concurrency, browser, memory, uploadApi, network, firstByte, manyFiles, images]

@@ -1,6 +1,6 @@
 import { type ChromiumBench, type PageContender, type PageMeasurement, startChromiumBench } from './lib/chromium.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
-import { type BenchStore, nullSinkStore, s3rverStore } from './lib/stores.ts'
+import { type BenchStore, nullSinkStore, s3rverStore } from './lib/bench-stores.ts'
 import { browserCharts } from './lib/chart-specs.ts'
 
 const CONTENDERS: Array<{ id: PageContender; label: string }> = [

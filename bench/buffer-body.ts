@@ -3,7 +3,7 @@
 // `npx tsx bench/buffer-body.ts [rounds] [MiB]`; `npm run bench -- throughput` has the Buffer rows.
 import { type ClientResult, type Contender, runClient } from './lib/child.ts'
 import { fixed, mbps, median, MiB } from './lib/report.ts'
-import { nullSinkStore } from './lib/stores.ts'
+import { nullSinkStore } from './lib/bench-stores.ts'
 
 const rounds = Number(process.argv[2] ?? 3)
 const size = Number(process.argv[3] ?? 256) * MiB

@@ -1,6 +1,6 @@
 import { type ClientResult, runClient } from './lib/child.ts'
 import { fixed, type Goal, mbps, median, MiB, type Benchmark, type Table } from './lib/report.ts'
-import { type BenchStore, nullSinkStore, rgwStore } from './lib/stores.ts'
+import { type BenchStore, nullSinkStore, rgwStore } from './lib/bench-stores.ts'
 
 interface Cell {
   queueSize: number

@@ -7,7 +7,7 @@ import { fixed, type Goal, median, MiB, ratio, rotate, type Benchmark, type Tabl
 
 /**
  * Issue 32: the engine loads aws4fetch's signer and the multipart machinery lazily, each started
- * beside the upload request whose reply needs it (modes/token.ts `tokenFields`, modes/presigned.ts
+ * beside the upload request whose reply needs it (modes/token-mode.ts `tokenFields`, modes/presigned-mode.ts
  * `presignedFields`), so it should cost no latency. This measures that in Chromium: the engine
  * code-split as a page's bundler ships it, against the same engine in one file with nothing lazy.
  */
@@ -63,7 +63,7 @@ export const firstByte: Benchmark = {
       const rig = await startRig(network.profile)
       const runs = new Map<string, Record<ContenderId, Measurement[]>>(cells.map((cell) => [cellKey(cell), { lazy: [], eager: [] }]))
       try {
-        // One untimed upload of each kind first: the endpoint's SDK clients, s3rver and Chromium's
+        // One untimed upload of each kind first: the upload API's SDK clients, s3rver and Chromium's
         // own first-use costs stay out of the figures (a site's server has long been warm).
         if (!quick) for (const cell of cells) for (const { split } of CONTENDERS) await rig.run(cell, split)
         for (let round = 0; round < rounds; round++) {
@@ -92,11 +92,11 @@ export const firstByte: Benchmark = {
       goals,
       headlines,
       notes: [
-        `Lazy: the page's script (bench/clients/browser-updraft-endpoint.ts: \`upload()\`, \`strategy\` named) built by esbuild with \`splitting: true\`, its chunks served as files of their own from the page's origin. Eager: the same script in one file (esbuild inlines dynamic imports without \`splitting\`). Both minified ESM for the browser.`,
-        `First body byte: from \`upload()\` called in the page (\`Date.now()\`) to the first byte of a PUT's body reaching a proxy in front of s3rver (dev/counting-proxy.ts, \`Date.now()\`, the same machine's clock); only the page's requests pass it, the endpoint reaches s3rver directly. First PUT sent: the page's own Resource Timing \`startTime\` of its first request to storage, which leaves once the PUT is signed (token mode: with the signer loaded) and the part loop runs (over one part: with the multipart chunk loaded); its CORS preflight and s3rver's reply to it lie between that and the body byte.`,
+        `Lazy: the page's script (bench/clients/browser-updraft-api.ts: \`upload()\`, \`strategy\` named) built by esbuild with \`splitting: true\`, its chunks served as files of their own from the page's origin. Eager: the same script in one file (esbuild inlines dynamic imports without \`splitting\`). Both minified ESM for the browser.`,
+        `First body byte: from \`upload()\` called in the page (\`Date.now()\`) to the first byte of a PUT's body reaching a proxy in front of s3rver (dev/counting-proxy.ts, \`Date.now()\`, the same machine's clock); only the page's requests pass it, the upload API reaches s3rver directly. First PUT sent: the page's own Resource Timing \`startTime\` of its first request to storage, which leaves once the PUT is signed (token mode: with the signer loaded) and the part loop runs (over one part: with the multipart chunk loaded); its CORS preflight and s3rver's reply to it lie between that and the body byte.`,
         `Chunks against the reply (Resource Timing in the lazy page): a chunk in after the API's reply is the only way loading lazily can delay the first byte, by at most the wait shown (the time from the reply to the last chunk's last byte; what the engine does with the reply meanwhile overlaps it). Presigned on one PUT loads no chunk in either contender: its row is the run's noise floor.`,
-        `Stack: s3rver (it checks signatures), the STS stand-in (dev/sts-server.ts, GetFederationToken) handing out s3rver's key, and the Fastify endpoint (bench/clients/endpoint-server.ts), in processes of their own but s3rver. A file of one part is one PUT; over one part the endpoint creates the multipart upload (token mode's \`createMultipart\`, as presigned mode's always); ${PART_SIZE / MiB} MiB parts, 4 in flight.`,
-        `On the link (bench/lib/link.ts), the page's origin (its HTML, scripts and the same-origin \`${API_PATH}\`, which the harness forwards to the endpoint) and storage both sit behind the one emulated link, as a real site's do; the endpoint's own calls to STS and s3rver do not cross it. HTTP/1.1 without TLS, as the other browser benchmarks: no HTTP/2 multiplexing, so a chunk fetched while the API request is out takes another connection (idle since the page loaded, or opened then).`,
+        `Stack: s3rver (it checks signatures), the STS stand-in (dev/sts-server.ts, GetFederationToken) handing out s3rver's key, and the upload API on Fastify (bench/clients/upload-api-server.ts), in processes of their own but s3rver. A file of one part is one PUT; over one part the upload API creates the multipart upload (token mode's \`createMultipart\`, as presigned mode's always); ${PART_SIZE / MiB} MiB parts, 4 in flight.`,
+        `On the link (bench/lib/link.ts), the page's origin (its HTML, scripts and the same-origin \`${API_PATH}\`, which the harness forwards to the upload API) and storage both sit behind the one emulated link, as a real site's do; the upload API's own calls to STS and s3rver do not cross it. HTTP/1.1 without TLS, as the other browser benchmarks: no HTTP/2 multiplexing, so a chunk fetched while the API request is out takes another connection (idle since the page loaded, or opened then).`,
         `Each upload runs in a fresh page in a fresh browser context (cold connections to storage, an empty preflight cache) once the page has loaded and sat idle 0.5 s; contenders alternate within each round and cells rotate, ${rounds} round${rounds === 1 ? '' : 's'} ${quick ? 'without a warm-up (--quick)' : 'after one untimed warm-up upload of each'}. Ratios and differences are medians of same-round pairs; the 95% CI of the median difference is distribution-free (order statistics).`,
       ],
     }
@@ -108,7 +108,7 @@ interface Rig {
   stop(): Promise<void>
 }
 
-/** s3rver behind a counting proxy, the STS stand-in, the endpoint and Chromium; all behind `profile`'s link when given. */
+/** s3rver behind a counting proxy, the STS stand-in, the upload API and Chromium; all behind `profile`'s link when given. */
 async function startRig(profile: LinkProfile | undefined): Promise<Rig> {
   const stopping: Array<() => Promise<unknown>> = []
   const stop = async () => {
@@ -124,16 +124,16 @@ async function startRig(profile: LinkProfile | undefined): Promise<Rig> {
     const storageUrl = link ? (await link.proxy(storage.endpoint)).url : storage.endpoint
     const sts = await startService('sts-server', { ...S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
     stopping.push(() => sts.stop())
-    const endpoint = await startService('endpoint-server', { stsEndpoint: sts.url, s3Endpoint: storageUrl, s3Direct: s3rver.endpoint, keys: S3RVER_CREDENTIALS })
-    stopping.push(() => endpoint.stop())
+    const api = await startService('upload-api-server', { stsEndpoint: sts.url, s3Endpoint: storageUrl, s3Direct: s3rver.endpoint, keys: S3RVER_CREDENTIALS })
+    stopping.push(() => api.stop())
     const chromium: ChromiumBench = await startChromiumBench({
-      apiUpstream: endpoint.url,
+      apiUpstream: api.url,
       site: link ? async (origin) => (await link.proxy(origin)).url : undefined,
       splitContenders: MODES.map(({ page }) => page),
       sampleMemory: false,
     })
     stopping.push(() => chromium.close())
-    // Unused by the endpoint contenders (the endpoint names the object), but a job carries one.
+    // Unused by the upload API contenders (the upload API names the object), but a job carries one.
     const target = { endpoint: storageUrl, region: 'us-east-1', bucket: s3rver.bucket, key: 'unused', credentials: S3RVER_CREDENTIALS }
     return {
       stop,

@@ -5,7 +5,7 @@ import { writeBodyFile } from './lib/body-file.ts'
 import { type ClientResult, type Contender, runClient } from './lib/child.ts'
 import { type PageContender, type PageMeasurement, startChromiumBench } from './lib/chromium.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, rotate, type Benchmark, type Table } from './lib/report.ts'
-import { nullSinkStore } from './lib/stores.ts'
+import { nullSinkStore } from './lib/bench-stores.ts'
 
 const NODE_CONTENDERS: Array<{ id: Contender; label: string }> = [
   { id: 'updraft', label: 'Updraft (Node default: node:http)' },

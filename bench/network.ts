@@ -20,15 +20,15 @@ interface ContenderSpec {
 
 const CONTENDERS: Record<Runtime, ContenderSpec[]> = {
   node: [
-    { id: 'updraft-token', label: 'Updraft token mode (endpoint + STS, then storage)' },
-    { id: 'updraft-presigned', label: 'Updraft presigned mode (endpoint signs every request)' },
+    { id: 'updraft-token', label: 'Updraft token mode (upload API + STS, then storage)' },
+    { id: 'updraft-presigned', label: 'Updraft presigned mode (upload API signs every request)' },
     { id: 'lib-storage', label: '`@aws-sdk/lib-storage` Upload (credentials in hand)', peer: true },
-    { id: 'http-ceiling', label: 'ceiling: raw parallel node:http PUTs (presigned, no endpoint)' },
+    { id: 'http-ceiling', label: 'ceiling: raw parallel node:http PUTs (presigned, no upload API)' },
   ],
   chromium: [
-    { id: 'updraft-token', label: 'Updraft token mode (same-origin endpoint, XHR to storage)' },
-    { id: 'updraft-presigned', label: 'Updraft presigned mode (same-origin endpoint, XHR to storage)' },
-    { id: 'uppy', label: '`@uppy/aws-s3` (credentials from the same endpoint, signs itself)', peer: true },
+    { id: 'updraft-token', label: 'Updraft token mode (same-origin upload API, XHR to storage)' },
+    { id: 'updraft-presigned', label: 'Updraft presigned mode (same-origin upload API, XHR to storage)' },
+    { id: 'uppy', label: '`@uppy/aws-s3` (credentials from the same upload API, signs itself)', peer: true },
     { id: 'lib-storage', label: '`@aws-sdk/lib-storage` in the page (credentials in hand)', peer: true },
     { id: 'raw-xhr', label: 'ceiling: raw parallel XHR PUTs (created and presigned before the clock)' },
   ],
@@ -80,7 +80,7 @@ interface Measurement {
 }
 
 /**
- * Issue 16: uploads over an emulated access link (bench/lib/link.ts). Page ↔ endpoint and
+ * Issue 16: uploads over an emulated access link (bench/lib/link.ts). Page ↔ upload API and
  * page ↔ storage both cross the one link; every contender runs in a fresh `node` per upload.
  */
 export const network: Benchmark = {
@@ -122,10 +122,10 @@ export const network: Benchmark = {
       headlines,
       notes: [
         'The link (bench/lib/link.ts) is a TCP proxy in user space: one line per direction shared by every connection, a one-way delay, a handshake round trip before a new connection\'s first bytes, loss rendered as a one-round-trip stall of the connection that lost a segment, outages that hold bytes. Calibrated: a raw TCP transfer through it runs at 99-100% of the configured rate (1 and 4 connections) on an idle machine.',
-        'In Chromium the page is same-origin with the endpoint (the harness forwards `/api/s3-upload` over one warm keep-alive connection through the link, as a page\'s own connection to its origin is open before it uploads) and cross-origin with storage, so every part PUT pays a CORS preflight in every client.',
-        'Storage is the null sink (it stores nothing, so the store\'s own speed is out of the figures). The endpoint is the Fastify plugin with the STS stand-in, in processes of their own; pages reach it across the link, and its own calls to STS and to storage (presigned CreateMultipartUpload and Complete, the HEAD and ranged GET of `/complete`) do not cross it: a server runs next to its store, not behind the uploader\'s access link.',
+        'In Chromium the page is same-origin with the upload API (the harness forwards `/api/s3-upload` over one warm keep-alive connection through the link, as a page\'s own connection to its origin is open before it uploads) and cross-origin with storage, so every part PUT pays a CORS preflight in every client.',
+        'Storage is the null sink (it stores nothing, so the store\'s own speed is out of the figures). The upload API is the Fastify plugin with the STS stand-in, in processes of their own; pages reach it across the link, and its own calls to STS and to storage (presigned CreateMultipartUpload and Complete, the HEAD and ranged GET of `/complete`) do not cross it: a server runs next to its store, not behind the uploader\'s access link.',
         `${mib(PART_SIZE)} MiB parts, ${QUEUE_SIZE} in flight for every contender (Updraft's and lib-storage's defaults); no warm-up upload, so every run opens its connections cold, as a page's first upload does.`,
-        'First byte: from the upload\'s start to the first byte leaving for storage (any request, a preflight included). The protocol needs at least 3 round trips cold in Node (the endpoint\'s handshake, its request, storage\'s handshake) and 2 in a page (the endpoint request on the page\'s open connection, storage\'s handshake; the CORS preflight is that first byte). Extra up: bytes sent to storage beyond the body (headers, preflights; anything sent twice).',
+        'First byte: from the upload\'s start to the first byte leaving for storage (any request, a preflight included). The protocol needs at least 3 round trips cold in Node (the upload API\'s handshake, its request, storage\'s handshake) and 2 in a page (the upload API request on the page\'s open connection, storage\'s handshake; the CORS preflight is that first byte). Extra up: bytes sent to storage beyond the body (headers, preflights; anything sent twice).',
         'Fraction of link: MB/s over the line rate while the link was up. The Wi-Fi profile\'s drops restart with every run (the first 2 s in, then every 30 s), so every contender meets the same ones, and its MB/s column counts them while its fraction does not: a client that rides a drop out loses its 3 s and no more. Ratios within a size are medians of same-round runs, contenders alternated.',
       ],
     }
@@ -150,11 +150,11 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
     const storage: LinkProxy = await link.proxy(sink.endpoint)
     const sts: Service = await startService('sts-server', KEYS)
     stopping.push(() => sts.stop())
-    const endpointServer = await startService('endpoint-server', { stsEndpoint: sts.url, s3Endpoint: storage.url, s3Direct: sink.endpoint, keys: KEYS })
-    stopping.push(() => endpointServer.stop())
-    const endpoint = await link.proxy(endpointServer.url)
-    await warmUp(endpointServer.url)
-    const chromium: ChromiumBench = await startChromiumBench({ apiUpstream: endpoint.url })
+    const apiServer = await startService('upload-api-server', { stsEndpoint: sts.url, s3Endpoint: storage.url, s3Direct: sink.endpoint, keys: KEYS })
+    stopping.push(() => apiServer.stop())
+    const api = await link.proxy(apiServer.url)
+    await warmUp(apiServer.url)
+    const chromium: ChromiumBench = await startChromiumBench({ apiUpstream: api.url })
     stopping.push(() => chromium.close())
     const folder = await mkdtemp(join(tmpdir(), 'updraft-network-'))
     stopping.push(() => rm(folder, { recursive: true, force: true }))
@@ -179,7 +179,7 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
             ? await runClient({
                 contender: contender as Contender,
                 target,
-                endpoint: `${endpoint.url}/api/s3-upload`,
+                api: `${api.url}/api/s3-upload`,
                 body: { kind: 'memory', size },
                 partSize: PART_SIZE,
                 queueSize: QUEUE_SIZE,
@@ -201,17 +201,17 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
 }
 
 /**
- * One request of each kind straight to the endpoint server (not over the link): the server's SDK
+ * One request of each kind straight to the upload API server (not over the link): the server's SDK
  * clients load their code on first use, which a server that has been up a while has long done.
  */
-async function warmUp(endpointUrl: string) {
+async function warmUp(apiUrl: string) {
   for (const [strategy, filesize] of [['token', 1], ['presigned', 1], ['presigned', 6 * MiB]] as const) {
-    const response = await fetch(`${endpointUrl}/api/s3-upload`, {
+    const response = await fetch(`${apiUrl}/api/s3-upload`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ filename: 'warm-up.bin', filetype: 'application/octet-stream', filesize, strategy }),
     })
-    if (!response.ok) throw new Error(`endpoint warm-up (${strategy}) answered ${response.status}: ${await response.text()}`)
+    if (!response.ok) throw new Error(`upload API warm-up (${strategy}) answered ${response.status}: ${await response.text()}`)
   }
 }
 
@@ -274,7 +274,7 @@ function headlineOf(profile: LinkProfile, runtime: Runtime, size: number, runs: 
 
 /**
  * Round trips before the first byte can leave for storage, cold: Node opens a connection to the
- * endpoint (1), asks it (1), opens one to storage (1). A page's connection to its origin is
- * already open: it asks the endpoint (1) and opens one to storage (1), where its preflight leaves.
+ * upload API (1), asks it (1), opens one to storage (1). A page's connection to its origin is
+ * already open: it asks the upload API (1) and opens one to storage (1), where its preflight leaves.
  */
 const minimumRtts = (runtime: Runtime) => (runtime === 'node' ? 3 : 2)

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { writeBodyFile } from './lib/body-file.ts'
 import { type ClientResult, type ClientSpec, type Contender, runClient } from './lib/child.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
-import { nullSinkStore, tlsNullSinkStore } from './lib/stores.ts'
+import { nullSinkStore, tlsNullSinkStore } from './lib/bench-stores.ts'
 
 type BodyKind = 'Buffer' | 'Blob' | 'file Blob'
 

@@ -11,7 +11,7 @@ import { writeBodyFile } from './lib/body-file.ts'
 import { CACHE_DIR, type ClientSpec, type Contender, runClient } from './lib/child.ts'
 import { breakdown } from './lib/cpu-profile.ts'
 import { fixed, mbps, MiB } from './lib/report.ts'
-import { type BenchStore, nullSinkStore, tlsNullSinkStore } from './lib/stores.ts'
+import { type BenchStore, nullSinkStore, tlsNullSinkStore } from './lib/bench-stores.ts'
 
 const size = Number(process.argv[2] ?? 256) * MiB
 const wanted = process.argv.slice(3)

@@ -1,6 +1,6 @@
 // `npm run soak`: the issue-11 fault campaign at scale. At least 1000 uploads (0 B … 23 MiB,
 // single and multipart, token and presigned, s3rver and a Ceph RGW of its own) through proxies
-// that fault 30% of requests to storage and to the endpoint, then aborts at every moment of an
+// that fault 30% of requests to storage and to the upload API, then aborts at every moment of an
 // upload. Prints uploads, faults by kind, retries, successes, typed failures, corrupt, hung,
 // orphans and abort-to-reject times. `npm run soak -- 200 3`: 200 faulted uploads, 3 aborts per moment.
 // It prints its seed first; `CAMPAIGN_SEED=<seed> npm run soak` draws the same uploads and faults again.
@@ -15,7 +15,7 @@ const ABORTS_PER_MOMENT = Number(process.argv[3] ?? 12)
 const SIZES = [0, 1, 4321, MIN_PART_SIZE - 1, MIN_PART_SIZE + 1, 2 * MIN_PART_SIZE + 777, 3 * MIN_PART_SIZE, 23 * MiB]
 /** Where an abort can land for each kind of upload. */
 const MOMENTS: Record<'single' | 'token' | 'presigned', readonly AbortMoment[]> = {
-  single: ['endpoint-sent', 'single-put-sent', 'single-put-answered'],
+  single: ['api-sent', 'single-put-sent', 'single-put-answered'],
   token: ABORT_MOMENTS.filter((moment) => !moment.startsWith('single')),
   presigned: ABORT_MOMENTS.filter((moment) => !moment.startsWith('single') && !moment.startsWith('create')),
 }
@@ -120,7 +120,7 @@ function report() {
   const afterCompletion = aborted.filter(
     (r) => r.abortToSettleMs !== undefined && (r.scenario.abortAt === 'complete-answered' || r.scenario.abortAt === 'single-put-answered'),
   )
-  // Where the endpoint completes (presigned multipart), the commit is its call and an abort waits
+  // Where the upload API completes (presigned multipart), the commit is its call and an abort waits
   // for it; where the page completes, an abort ends the upload before /complete's verdict (issue 24).
   console.log(`- aborts after storage completed the object: ${count(afterCompletion, (r) => r.outcome === 'success')} resolved with it, ${count(afterCompletion, (r) => r.outcome === 'failure')} ended with AbortError before /complete, the object left unrecorded (of ${afterCompletion.length})`)
   console.log('')

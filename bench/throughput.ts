@@ -1,6 +1,6 @@
 import { type ClientResult, type Contender, runClient } from './lib/child.ts'
 import { fixed, type Goal, mbps, median, mib, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
-import { type BenchStore, nullSinkStore, s3rverStore } from './lib/stores.ts'
+import { type BenchStore, nullSinkStore, s3rverStore } from './lib/bench-stores.ts'
 import { throughputCharts } from './lib/chart-specs.ts'
 
 const CONTENDERS: Array<{ id: Contender; label: string }> = [

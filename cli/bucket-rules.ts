@@ -6,7 +6,7 @@ import { knownStore } from '../server/info.ts'
 /** Methods the engine sends from a page: PUT (objects, parts), POST (multipart start and complete), DELETE (abort). */
 export const CORS_METHODS = ['PUT', 'POST', 'DELETE'] as const
 /**
- * Request headers a page sends to storage: presigned mode those the endpoint signs
+ * Request headers a page sends to storage: presigned mode those the upload API signs
  * (`content-type`, `cache-control`, `x-amz-acl` with `objectAcl`, `content-disposition` with
  * `contentDisposition`, and on stores other than AWS `x-amz-copy-source-range`, which keeps a URL
  * from becoming a copy: server/presigned-urls.ts `objectHeaders`); token mode signs its own
@@ -32,7 +32,7 @@ export const corsRule = (origins: string[]) => ({
 
 /**
  * The S3 API's shape (PutBucketLifecycleConfiguration), as the AWS CLI's `--lifecycle-configuration`
- * takes it, scoped to the endpoint's `keyPrefix`: the bucket's other multipart uploads are not ours to abort.
+ * takes it, scoped to the upload API's `keyPrefix`: the bucket's other multipart uploads are not ours to abort.
  */
 export const lifecycleRule = (keyPrefix: string) => ({
   ID: LIFECYCLE_RULE_ID,
@@ -47,7 +47,7 @@ export const PROVIDERS: readonly Provider[] = ['aws', 'r2', 'b2', 'minio', 'ceph
 const NAMES: Record<Provider, string> = { aws: 'AWS S3', r2: 'Cloudflare R2', b2: 'Backblaze B2', minio: 'MinIO', ceph: 'Ceph RGW', swift: 'OpenStack Swift' }
 export const providerName = (provider: Provider) => NAMES[provider]
 
-/** The store behind an endpoint where its host tells; for any other (MinIO, Ceph RGW, …) fixes are shown for both. */
+/** The store behind a storage endpoint where its host tells; for any other (MinIO, Ceph RGW, …) fixes are shown for both. */
 export const detectProvider = (endpoint: string | undefined): Provider | undefined => knownStore(endpoint)
 
 /**
@@ -66,7 +66,7 @@ export interface Target {
   bucket: string
   endpoint?: string
   origins: string[]
-  /** The endpoint's `keyPrefix`: the lifecycle rule covers these keys only. */
+  /** The upload API's `keyPrefix`: the lifecycle rule covers these keys only. */
   keyPrefix: string
 }
 
@@ -128,11 +128,11 @@ export function lifecycleFix(provider: Provider, { bucket, endpoint, keyPrefix }
     case 'minio':
       return `MinIO aborts stale multipart uploads by itself after MINIO_API_STALE_UPLOADS_EXPIRY (default 24h); set it in MinIO's environment to change that.`
     case 'swift':
-      return `OpenStack Swift's S3 API has no lifecycle rules (it reads GET ?lifecycle as a bucket listing and refuses a rule as MalformedXML): abort forgotten uploads under ${keyPrefix} with the endpoint's sweep (createUploadSweeper, or sweepEverySeconds; docs/operations.md) on a schedule.`
+      return `OpenStack Swift's S3 API has no lifecycle rules (it reads GET ?lifecycle as a bucket listing and refuses a rule as MalformedXML): abort forgotten uploads under ${keyPrefix} with the upload API's sweep (createUploadSweeper, or sweepEverySeconds; docs/operations.md) on a schedule.`
   }
 }
 
-/** The fix for each provider the endpoint may be: the detected one, or MinIO and Ceph when it cannot be told. */
+/** The fix for each provider the storage endpoint may be: the detected one, or MinIO and Ceph when it cannot be told. */
 export function fixesFor(endpoint: string | undefined, make: (provider: Provider) => string, only?: Provider): string {
   const providers = only ? [only] : [detectProvider(endpoint) ?? 'ceph', ...(detectProvider(endpoint) ? [] : (['minio'] as const))]
   return providers.map((provider) => `${providerName(provider)}:\n${make(provider)}`).join('\n\n')

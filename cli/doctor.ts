@@ -1,4 +1,4 @@
-// `npx updraft-s3 doctor`: checks, with the endpoint's own settings (S3_UPLOAD_*), what uploads from a
+// `npx updraft-s3 doctor`: checks, with the upload API's own settings (S3_UPLOAD_*), what uploads from a
 // page need from storage, and says for each finding what to change on the store in use.
 import { GetBucketCorsCommand, GetBucketLifecycleConfigurationCommand } from '@aws-sdk/client-s3'
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
@@ -31,7 +31,7 @@ export interface Finding {
 export interface DoctorOptions {
   /** The page's origin, e.g. `https://app.example.com`. */
   origin: string
-  /** Which store's commands to print; detected from the endpoint when it tells. */
+  /** Which store's commands to print; detected from the storage endpoint when it tells. */
   provider?: Provider
 }
 
@@ -150,7 +150,7 @@ export function clockFinding(start: Attempt): Finding {
   return { check, status: 'ok', summary: `clock in step with storage (${seconds} s apart)` }
 }
 
-/** The headers this endpoint's pages send to storage: those its presigned URLs sign, and token mode's SigV4 ones. */
+/** The headers this upload API's pages send to storage: those its presigned URLs sign, and token mode's SigV4 ones. */
 export function pageHeaders(config: ResolvedConfig): string[] {
   const headers = Object.keys(objectHeaders(config, 'application/octet-stream')).map((name) => name.toLowerCase())
   return serverInfo(config).token ? [...headers, ...TOKEN_HEADERS] : headers
@@ -250,7 +250,7 @@ export async function preflightRefusals(probe: StorageProbe, origin: string, hea
   return refused
 }
 
-/** A real preflight for URLs signed as the endpoint signs them (cli/presign-check.ts). */
+/** A real preflight for URLs signed as the upload API signs them (cli/presign-check.ts). */
 async function presignFinding(config: ResolvedConfig, origin: string, corsFixText: string): Promise<Finding> {
   const check = 'presign'
   if (isDirectoryBucket(config.bucket)) return { check, status: 'skip', summary: 'a directory bucket: its URLs are signed with CreateSession sessions' }
@@ -260,7 +260,7 @@ async function presignFinding(config: ResolvedConfig, origin: string, corsFixTex
     return {
       check,
       status: 'fail',
-      summary: `could not sign a URL as the endpoint does, or send its preflight: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
+      summary: `could not sign a URL as the upload API does, or send its preflight: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
       fix: config.presignWith === 'session' ? 'See the sts finding: the session credential that signs presigned URLs comes from STS.' : 'Check that this machine can reach storage.',
     }
   }
@@ -315,7 +315,7 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
         check,
         status: 'warn',
         summary: `${unsupported}. Without a lifecycle rule, parts of uploads nobody finished stay until they are aborted`,
-        fix: `Abort them another way: the endpoint's sweep (createUploadSweeper, or the Fastify plugin's sweepEverySeconds) where the store lists multipart uploads, or what the store documents. A store for development only (s3rver) can be left as it is.`,
+        fix: `Abort them another way: the upload API's sweep (createUploadSweeper, or the Fastify plugin's sweepEverySeconds) where the store lists multipart uploads, or what the store documents. A store for development only (s3rver) can be left as it is.`,
       }
     }
     return { check, status: 'warn', summary: `could not read lifecycle rules: ${name}: ${(error as Error).message}`.slice(0, 300) }

@@ -105,7 +105,7 @@ const UPLOAD_ID = /^[0-9a-f]{32}$/
 
 /**
  * s3rver 4.x has no AbortMultipartUpload (it answers 405 MethodNotAllowed), so aborting on the
- * demo page left parts on disk and made the endpoint's /abort a 500. This adds it, the way S3
+ * demo page left parts on disk and made the upload API's /abort a 500. This adds it, the way S3
  * answers it (204, or 404 NoSuchUpload).
  */
 function addAbortMultipartUpload(server: S3rver, log: (line: string) => void): void {

@@ -1,4 +1,4 @@
-// The doctor's `presign` check: a browser's CORS preflight for a URL signed the way the endpoint
+// The doctor's `presign` check: a browser's CORS preflight for a URL signed the way the upload API
 // signs (its presignWith), sent to storage for real. Ceph RGW 16.2 refuses the preflight of any
 // URL signed by an STS session (server/preflight-check.ts), which no bucket setting changes.
 import type { ResolvedConfig } from '../server/config.ts'
@@ -11,11 +11,11 @@ import { createS3Client } from '../server/storage.ts'
 import type { Presign } from '../server/presigner.ts'
 import type { TicketClaims } from '../server/ticket.ts'
 
-/** What the doctor saw: preflights for URLs signed as the endpoint signs them, and, for a session, the same signed by the server key. */
+/** What the doctor saw: preflights for URLs signed as the upload API signs them, and, for a session, the same signed by the server key. */
 export interface PresignPreflights {
-  /** What signs the endpoint's URLs when storage does not refuse them. */
+  /** What signs the upload API's URLs when storage does not refuse them. */
   signer: 'session' | 'server-key'
-  /** presignWith was left to its default on a store other than AWS: the endpoint falls back to the server key if storage refuses the session's. */
+  /** presignWith was left to its default on a store other than AWS: the upload API falls back to the server key if storage refuses the session's. */
   fallback: boolean
   /** The preflight of a single PUT's URL, then of a part's, signed by `signer`. */
   replies: PreflightReply[]
@@ -59,11 +59,11 @@ export function diagnosePresignPreflight(config: ResolvedConfig, origin: string,
     `though it allows the same URL signed by the server's key: it checks a session-signed preflight's signature against headers a preflight cannot carry (Ceph RGW 16.2 does)`
   const keyRefused = firstRefused(byKey, origin)
   if (seen.fallback) {
-    if (keyRefused) return corsFailure("the server's key (the endpoint's choice on this store)", keyRefused)
+    if (keyRefused) return corsFailure("the server's key (the upload API's choice on this store)", keyRefused)
     return {
       check,
       status: 'warn',
-      summary: `${why}. So the endpoint signs presigned URLs with the server's key on this store (it logs this at its first presigned request), and a header a page adds to a URL (x-amz-copy-source, …) acts with that key's rights`,
+      summary: `${why}. So the upload API signs presigned URLs with the server's key on this store (it logs this at its first presigned request), and a header a page adds to a URL (x-amz-copy-source, …) acts with that key's rights`,
       fix: `Give the server's key only ${policy} (see least-privilege for the JSON). Token mode, whose credentials the session policy limits to one key, is unaffected.`,
     }
   }
@@ -72,12 +72,12 @@ export function diagnosePresignPreflight(config: ResolvedConfig, origin: string,
     status: 'fail',
     summary: `${why}. With presignWith: 'session' every presigned upload from a page fails (the browser reports a network error); uploads from Node work`,
     fix:
-      `Leave presignWith unset (and S3_UPLOAD_PRESIGN_WITH), so the endpoint signs with the server's key on this store, or set presignWith: 'server-key'; ` +
+      `Leave presignWith unset (and S3_UPLOAD_PRESIGN_WITH), so the upload API signs with the server's key on this store, or set presignWith: 'server-key'; ` +
       `then give that key only ${policy}. Or send presigned uploads from Node only, or use token mode in the browser.`,
   }
 }
 
-/** Signs a single PUT's URL and a part's as the endpoint does, and sends storage the preflight a browser would send for each. */
+/** Signs a single PUT's URL and a part's as the upload API does, and sends storage the preflight a browser would send for each. */
 export async function presignPreflights(config: ResolvedConfig, origin: string): Promise<PresignPreflights> {
   const signer = config.presignWith
   // The signer as configured, without the fallback: the doctor wants to see what the session meets.

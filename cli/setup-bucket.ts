@@ -61,7 +61,7 @@ async function planCors({ rules, failure }: Read<CORSRule>, origins: string[], p
 
 function planLifecycle({ rules, failure }: Read<LifecycleRule>, keyPrefix: string): BucketPlan['lifecycle'] {
   if (failure?.unsupported) {
-    return { rules: [], change: 'unsupported', note: `${failure.reason}. Nothing is written; uploads nobody finished keep their parts until aborted (the endpoint's sweep, createUploadSweeper, aborts them where the store lists multipart uploads)` }
+    return { rules: [], change: 'unsupported', note: `${failure.reason}. Nothing is written; uploads nobody finished keep their parts until aborted (the upload API's sweep, createUploadSweeper, aborts them where the store lists multipart uploads)` }
   }
   const aborts = rules.find((rule) => abortsIncompleteUploads(rule, keyPrefix))
   if (aborts) return { rules, change: 'none', note: `rule "${aborts.ID ?? '(no id)'}" already aborts incomplete multipart uploads under ${keyPrefix}` }

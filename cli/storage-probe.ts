@@ -23,7 +23,7 @@ export interface StorageProbe {
   /** The bucket's own URL (for listing). */
   bucketUrl(query?: string): string
   signed(method: string, url: string, headers?: Record<string, string>): Promise<ProbeReply>
-  /** `url` presigned for `method` (query-string SigV4, as the endpoint's URLs are): what a page's preflight is sent to. */
+  /** `url` presigned for `method` (query-string SigV4, as the upload API's URLs are): what a page's preflight is sent to. */
   presign(method: string, url: string): Promise<string>
   /** Unsigned, as a browser sends a CORS preflight. */
   plain(method: string, url: string, headers?: Record<string, string>): Promise<ProbeReply>

@@ -1,4 +1,4 @@
-// `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket`, with the endpoint's settings (S3_UPLOAD_*);
+// `npx updraft-s3 doctor` and `npx updraft-s3 setup-bucket`, with the upload API's settings (S3_UPLOAD_*);
 // `npx updraft-s3 store`, the local store for development (store.ts); `npx updraft-s3 init
 // <framework>`, which writes a quick start's files (init.ts).
 import { createInterface } from 'node:readline/promises'
@@ -29,10 +29,10 @@ const USAGE = `Usage:
       (UPDRAFT_S3_PORT) with a bucket "uploads", objects in .data/s3 (UPDRAFT_DATA_DIR), and prints
       the S3_UPLOAD_* settings that point your app at it, for bash, zsh and PowerShell.
 
-Settings come from the environment, as the endpoint reads them: S3_UPLOAD_KEY, S3_UPLOAD_SECRET,
+Settings come from the environment, as the upload API reads them: S3_UPLOAD_KEY, S3_UPLOAD_SECRET,
 S3_UPLOAD_BUCKET, S3_UPLOAD_REGION, and S3_UPLOAD_ENDPOINT (+ S3_UPLOAD_FORCE_PATH_STYLE=true) for
 R2, B2, MinIO or Ceph; S3_UPLOAD_STS_MODE and S3_UPLOAD_ROLE_ARN for token mode through AssumeRole.
---origin defaults to ${DEFAULT_ORIGIN}; --key-prefix is the endpoint's keyPrefix (default
+--origin defaults to ${DEFAULT_ORIGIN}; --key-prefix is the upload API's keyPrefix (default
 next-s3-uploads/): a lifecycle rule on a prefix of it is enough.`
 
 const MARK = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL', skip: 'skip' } as const
@@ -102,7 +102,7 @@ export async function main(argv: string[], print: (line: string) => void = conso
   try {
     config = resolveConfig({ keyPrefix: values['key-prefix'] })
   } catch (error) {
-    print(`${(error as Error).message.replace(/^updraft: /, '')}\nSet them in the environment, as for the endpoint.`)
+    print(`${(error as Error).message.replace(/^updraft: /, '')}\nSet them in the environment, as for the upload API.`)
     return 2
   }
 
@@ -125,8 +125,8 @@ export async function main(argv: string[], print: (line: string) => void = conso
     })
     print(`updraft-s3 setup-bucket: ${describeStore(config)}\n`)
     for (const block of describePlan(plan)) print(block)
-    // The bucket's owner runs this; the endpoint's own key is the next thing to set up.
-    print(`The endpoint's own key (S3_UPLOAD_KEY) needs only this policy (AWS IAM; MinIO and Ceph bucket policies take the same statements):\n${keyPolicyJson(config)}\n`)
+    // The bucket's owner runs this; the upload API's own key is the next thing to set up.
+    print(`The upload API's own key (S3_UPLOAD_KEY) needs only this policy (AWS IAM; MinIO and Ceph bucket policies take the same statements):\n${keyPolicyJson(config)}\n`)
     if (plan.cors.change !== 'add' && plan.lifecycle.change !== 'add') {
       print('Nothing to change.')
       return 0

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { resolveConfig, type PresignWith, type UploadHandlerConfig } from '../server/config.ts'
-import { DEFAULT_PREFIX, s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
+import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
 import { describeStore } from '../server/info.ts'
+import { DEFAULT_API_PATH } from '../protocol/wire.ts'
 import { DEMO_DIR, ensureDemoBuilt } from './build-page.ts'
 import { demoCompletions } from './completions.ts'
 import { startEmbeddedS3, type EmbeddedS3 } from '../cli/embedded-s3.ts'
@@ -24,7 +25,7 @@ export interface AppOptions {
   /** Loopback only by default: the embedded store's bucket is open to anyone who can reach it. @default 'localhost' */
   host?: string
   /**
-   * The endpoint's settings (server/config.ts) and `prefix`. The store comes from here or from
+   * The upload API's settings (server/config.ts) and `prefix`. The store comes from here or from
    * the S3_UPLOAD_* environment; when neither names one, an embedded s3rver is started.
    */
   config?: S3UploadPluginOptions
@@ -36,7 +37,7 @@ export interface AppOptions {
   buildDemo?: boolean
   /** Progress lines ("Building the demo page…"). @default none */
   log?: (message: string) => void
-  /** Fastify's logger; endpoint failures are logged through it. @default { level: 'warn' } */
+  /** Fastify's logger; upload API failures are logged through it. @default { level: 'warn' } */
   logger?: FastifyServerOptions['logger']
   /** Behind a load balancer: take the client's address from X-Forwarded-For (Fastify's `trustProxy`). @default false */
   trustProxy?: FastifyServerOptions['trustProxy']
@@ -46,7 +47,7 @@ export interface AppOptions {
 export const DEMO_SWEEP_SECONDS = 60 * 60
 
 export interface RunningApp {
-  /** `http://localhost:3000`: the page; the endpoint is at `{url}{prefix}`. */
+  /** `http://localhost:3000`: the page; the upload API is at `{url}{prefix}`. */
   url: string
   prefix: string
   /** What the page's "Storage:" line shows, e.g. "embedded s3rver at http://127.0.0.1:43123 · bucket uploads". */
@@ -62,10 +63,10 @@ export interface RunningApp {
   close(): Promise<void>
 }
 
-/** The `npm start` app — the page, the endpoint and, without a configured store, an embedded s3rver. */
+/** The `npm start` app — the page, the upload API and, without a configured store, an embedded s3rver. */
 export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
   const { port = DEFAULT_PORT, host = 'localhost', config = {}, log = () => {} } = options
-  const prefix = config.prefix ?? DEFAULT_PREFIX
+  const prefix = config.prefix ?? DEFAULT_API_PATH
   if (options.buildDemo ?? true) await ensureDemoBuilt(log)
 
   // Checked before anything starts: a half-set S3_UPLOAD_* environment names every missing variable.
@@ -112,7 +113,7 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
 }
 
 /**
- * The endpoint on the embedded store: its fixed key pair, path-style, and token mode marked off
+ * The upload API on the embedded store: its fixed key pair, path-style, and token mode marked off
  * (so a token request is refused with that reason, and nothing calls out to an STS). Tickets are
  * keyed on a secret of this process: derived from s3rver's well-known key, anyone could forge them.
  */

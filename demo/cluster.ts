@@ -1,5 +1,5 @@
 // `npm run demo:cluster`: the demo as production runs past one process — INSTANCES (default 2)
-// endpoint instances, each its own process, behind a real load balancer (haproxy, round robin:
+// upload API instances, each its own process, behind a real load balancer (haproxy, round robin:
 // each request may land on another instance), sharing one Redis (the rate limit, the sweep's lock)
 // and one ticket secret, in front of one store (S3_UPLOAD_*, else an embedded s3rver). Upload on
 // http://localhost:PORT and watch the log say which instance answered each step.
@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { startHaproxy } from '../dev/haproxy.ts'
-import { startRedis } from '../dev/redis.ts'
+import { startRedis } from '../dev/redis-server.ts'
 import { storeEnv } from '../dev/stores.ts'
 import { freePort } from '../dev/app-process.ts'
 import { ensureDemoBuilt, PROJECT_ROOT } from './build-page.ts'

@@ -1,5 +1,5 @@
 // One instance of the demo behind a load balancer (`npm run demo:cluster`, tests/several-instances.test.ts):
-// the page and the endpoint on PORT, the store from S3_UPLOAD_* (every instance the same, with one
+// the page and the upload API on PORT, the store from S3_UPLOAD_* (every instance the same, with one
 // S3_UPLOAD_TICKET_SECRET), and what instances must share in the Redis at REDIS_URL: the rate limit
 // and the sweep's lock.
 import { Redis } from 'ioredis'

@@ -1,4 +1,4 @@
-// `npm start`: the demo page, the upload endpoint and, unless S3_UPLOAD_* names a store, an
+// `npm start`: the demo page, the upload API and, unless S3_UPLOAD_* names a store, an
 // embedded s3rver, all on this machine. docs/demo.md.
 import { DEFAULT_RATE_LIMIT } from '../server/fastify.ts'
 import { formatBytes } from '../src/format.ts'
@@ -39,18 +39,18 @@ async function main() {
 
   const info = await running.app.inject({ method: 'GET', url: `${running.prefix}/info` }).then((reply) => reply.json())
   console.log(`Updraft demo: ${running.url}`)
-  console.log(`  endpoint  ${running.url}${running.prefix}`)
+  console.log(`  upload API  ${running.url}${running.prefix}`)
   if (running.embedded) {
-    console.log(`  storage   ${running.store} (embedded; objects in ${relative(running.embedded.directory)})`)
-    console.log(`  modes     presigned. ${EMBEDDED_TOKEN_REASON}.`)
-    console.log(`  signing   with s3rver's own key: it has no STS, so no narrower credential exists (fine on loopback, never on the internet)`)
+    console.log(`  storage     ${running.store} (embedded; objects in ${relative(running.embedded.directory)})`)
+    console.log(`  modes       presigned. ${EMBEDDED_TOKEN_REASON}.`)
+    console.log(`  signing     with s3rver's own key: it has no STS, so no narrower credential exists (fine on loopback, never on the internet)`)
   } else {
-    console.log(`  storage   ${running.store} (from S3_UPLOAD_*)`)
-    console.log(`  modes     presigned${info.token ? ' and token' : `. Token mode is off: ${info.tokenUnavailableReason}`}`)
-    console.log(`  signing   ${running.presignWith === 'session' ? 'with a session credential that may only upload under the key prefix' : "with the server's own key (no STS): give it only the policy npx updraft-s3 doctor prints (server/key-policy.ts)"}`)
+    console.log(`  storage     ${running.store} (from S3_UPLOAD_*)`)
+    console.log(`  modes       presigned${info.token ? ' and token' : `. Token mode is off: ${info.tokenUnavailableReason}`}`)
+    console.log(`  signing     ${running.presignWith === 'session' ? 'with a session credential that may only upload under the key prefix' : "with the server's own key (no STS): give it only the policy npx updraft-s3 doctor prints (server/key-policy.ts)"}`)
   }
-  console.log(`  limits    ${DEFAULT_RATE_LIMIT.max} endpoint requests per minute per client`)
-  console.log(`  files     ${describeFileLimits(maxFileSize, allowedTypes)}`)
+  console.log(`  limits      ${DEFAULT_RATE_LIMIT.max} upload API requests per minute per client`)
+  console.log(`  files       ${describeFileLimits(maxFileSize, allowedTypes)}`)
   console.log('Press Ctrl-C to stop.')
 }
 

@@ -5,7 +5,7 @@ const LEVELS: Record<number, string> = { 30: 'info', 40: 'warning', 50: 'error',
 /**
  * Fastify's logger for `npm start`, writing one plain line per event instead of pino's JSON:
  * `error: updraft: abort failed (route abort): NoSuchBucket: …`. The stack stays out: the
- * endpoint's failures are expected ones (a store refusing), and their message says which.
+ * upload API's failures are expected ones (a store refusing), and their message says which.
  */
 export function readableLogger(write: (line: string) => void): FastifyServerOptions['logger'] {
   return {

@@ -1,5 +1,5 @@
 /**
- * `npm start`'s own settings, from the environment (docs/demo.md). The endpoint's
+ * `npm start`'s own settings, from the environment (docs/demo.md). The upload API's
  * store settings are its own S3_UPLOAD_* variables (server/config.ts); these are the demo's.
  */
 import { join } from 'node:path'
@@ -8,7 +8,7 @@ import { DEFAULT_PORT } from './app.ts'
 import { PROJECT_ROOT } from './build-page.ts'
 
 export interface DemoSettings {
-  /** PORT: the page and endpoint, on localhost. */
+  /** PORT: the page and upload API, on localhost. */
   port: number
   /** UPDRAFT_S3_PORT: the embedded store, on 127.0.0.1. */
   storePort: number

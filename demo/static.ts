@@ -18,7 +18,7 @@ const TYPES: Record<string, string> = {
 /**
  * Serves a built page (dist/demo) at `/`: GET (and HEAD, which Fastify derives), files only, nothing outside `root`, no
  * dotfiles. Enough for one Vite build; @fastify/static would be a dependency for this alone.
- * More specific routes (the upload endpoint) win over this wildcard in Fastify's router.
+ * More specific routes (the upload API) win over this wildcard in Fastify's router.
  */
 export function serveStatic(app: FastifyInstance, root: string): void {
   const base = resolve(root)

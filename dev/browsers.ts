@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page as PlaywrightPage } from 'playwright-core'
 import puppeteer, { type Browser as PuppeteerBrowser, type Page as PuppeteerPage } from 'puppeteer-core'
-import { launchChromium } from './browser.ts'
+import { launchChromium } from './launch-chromium.ts'
 
 export type BrowserName = 'chromium' | 'firefox'
 /** Every browser the suite runs its user-facing browser tests in. */

@@ -20,7 +20,7 @@ import { CLEANUP_STEPS, recordingTransport, retryViolations, type WireEntry } fr
 
 /** Where in an upload an abort can land (see `run`). */
 export const ABORT_MOMENTS = [
-  'endpoint-sent',
+  'api-sent',
   'create-sent',
   'create-answered',
   'single-put-sent',
@@ -38,7 +38,7 @@ export interface Scenario {
   store: 'rgw' | 's3rver'
   mode: 'token' | 'presigned'
   size: number
-  /** Share of requests (storage and endpoint) that get a fault. */
+  /** Share of requests (storage and upload API) that get a fault. */
   faultRate: number
   /** Seeds the fault choices and the bytes. */
   seed: number
@@ -58,14 +58,14 @@ export interface RunRecord {
   abortWhileCommitting?: boolean
   /** Multipart uploads left on RGW for the key the engine used (must be 0 unless leavePartsOnError). */
   orphans: number
-  /** Uploads left on other keys of the run: an upload request whose reply was lost after the endpoint created the upload (the sweep's). */
+  /** Uploads left on other keys of the run: an upload request whose reply was lost after the upload API created the upload (the sweep's). */
   leftForSweep: number
   /** Object bytes that differ from what was sent. */
   corrupt: boolean
   violations: string[]
   /** The wire log, ms from the upload's start, when something was violated: what to look at first. */
   wire?: string[]
-  /** What the endpoint logged as failures (its 500s) during the run. */
+  /** What the upload API logged as failures (its 500s) during the run. */
   serverLog: string[]
 }
 
@@ -100,24 +100,24 @@ export function seededRandom(seed: number) {
 interface StoreRig {
   store: TestStore
   storage: FaultProxy
-  endpoint: FaultProxy
-  endpointUrl: string
+  api: FaultProxy
+  apiUrl: string
   admin: S3Client
   /** Listing works: RGW, not s3rver (which has no ListMultipartUploads nor AbortMultipartUpload). */
   lists: boolean
 }
 
 /**
- * s3rver and the given RGW, each behind a fault proxy, each with Updraft's endpoint (also behind a
+ * s3rver and the given RGW, each behind a fault proxy, each with Updraft's upload API (also behind a
  * fault proxy) issuing presigned URLs and token credentials (RGW's own STS; an STS stand-in for
  * s3rver). `run` performs one upload under a scenario and checks every promise the issue makes.
  */
 export async function startCampaign(rgw: RgwStore) {
   const s3rver = await startS3rver()
   const sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
-  let decide: (kind: 'storage' | 'endpoint', step: string) => Fault | undefined = () => undefined
+  let decide: (kind: 'storage' | 'api', step: string) => Fault | undefined = () => undefined
   const closers: Array<() => Promise<unknown>> = []
-  /** What the endpoints logged as faults (500s), for the record of the run they happened in. */
+  /** What the upload APIs logged as faults (500s), for the record of the run they happened in. */
   const serverLog: string[] = []
 
   async function rig(store: TestStore, sts: UploadHandlerConfig['sts']): Promise<StoreRig> {
@@ -140,10 +140,10 @@ export async function startCampaign(rgw: RgwStore) {
       },
     })
     const served = await serveHandler(handler)
-    const endpoint = await startFaultProxy({ target: served.origin, kind: 'endpoint', decide: ({ step }) => decide('endpoint', step) })
+    const api = await startFaultProxy({ target: served.origin, kind: 'api', decide: ({ step }) => decide('api', step) })
     const admin = sdkClient(store)
-    closers.push(storage.stop, endpoint.stop, served.close, async () => admin.destroy())
-    return { store, storage, endpoint, endpointUrl: `${endpoint.url}/api/s3-upload`, admin, lists: store.name === 'rgw' }
+    closers.push(storage.stop, api.stop, served.close, async () => admin.destroy())
+    return { store, storage, api, apiUrl: `${api.url}/api/s3-upload`, admin, lists: store.name === 'rgw' }
   }
 
   const rigs = {
@@ -152,7 +152,7 @@ export async function startCampaign(rgw: RgwStore) {
   }
 
   async function run(scenario: Scenario): Promise<RunRecord> {
-    const { store, storage, endpoint, endpointUrl, admin, lists } = rigs[scenario.store]
+    const { store, storage, api, apiUrl, admin, lists } = rigs[scenario.store]
     const random = seededRandom(scenario.seed)
     decide = (kind, step) => {
       if (random() >= scenario.faultRate) return undefined
@@ -161,8 +161,8 @@ export async function startCampaign(rgw: RgwStore) {
     }
     serverLog.length = 0
     const faultsBefore = { ...storage.stats.faults }
-    const endpointFaultsBefore = { ...endpoint.stats.faults }
-    // Under the endpoint's keyPrefix, which presigned URLs may write.
+    const apiFaultsBefore = { ...api.stats.faults }
+    // Under the upload API's keyPrefix, which presigned URLs may write.
     const runPrefix = `next-s3-uploads/campaign-${scenario.seed}-${crypto.randomUUID().slice(0, 8)}`
     const bytes = testBytes(scenario.size, scenario.seed)
     const controller = new AbortController()
@@ -177,15 +177,15 @@ export async function startCampaign(rgw: RgwStore) {
       abortedAt = performance.now()
       controller.abort()
     }
-    const recorder = recordingTransport(endpoint.url, (entry, response) => {
-      if (entry.endpoint && entry.step === 'POST /') abort('endpoint-sent')
+    const recorder = recordingTransport(api.url, (entry, response) => {
+      if (entry.api && entry.step === 'POST /') abort('api-sent')
       if (entry.step === 'POST ?uploads') abort('create-sent')
       if (entry.step === 'PUT') abort('single-put-sent')
       const completing = entry.step === 'POST ?uploadId' || entry.step === 'POST /complete'
       if (completing) abort('complete-sent')
       void response?.then(
         () => {
-          if (entry.endpoint && entry.step === 'POST /' && entry.status === 200) usedKey = JSON.parse(entry.reply!).key
+          if (entry.api && entry.step === 'POST /' && entry.status === 200) usedKey = JSON.parse(entry.reply!).key
           if (entry.step === 'POST ?uploads' && entry.status === 200) abort('create-answered')
           if (entry.step === 'PUT ?partNumber' && entry.status === 200) abort('part-answered')
           if (entry.step === 'PUT' && entry.status === 200) abort('single-put-answered')
@@ -200,7 +200,7 @@ export async function startCampaign(rgw: RgwStore) {
     const cleanupOver = new Promise<void>((resolve) => (cleanedUp = resolve))
     const started = upload(new File([bytes], 'payload.bin', { type: 'application/octet-stream' }), {
       ...CAMPAIGN_OPTIONS,
-      api: endpointUrl,
+      api: apiUrl,
       strategy: scenario.mode,
       apiBody: { run: runPrefix },
       transport: recorder.transport,
@@ -223,7 +223,7 @@ export async function startCampaign(rgw: RgwStore) {
       new Promise<'hung'>((resolve) => setTimeout(resolve, HANG_MS, 'hung')),
     ])
     const settledAt = performance.now()
-    const faults = () => diff(storage.stats.faults, faultsBefore, endpoint.stats.faults, endpointFaultsBefore)
+    const faults = () => diff(storage.stats.faults, faultsBefore, api.stats.faults, apiFaultsBefore)
     if (settled === 'hung') {
       return { scenario, outcome: 'hung', retries, faults: faults(), orphans: 0, leftForSweep: 0, corrupt: false, violations: ['never settled'], serverLog: [...serverLog] }
     }
@@ -248,12 +248,12 @@ export async function startCampaign(rgw: RgwStore) {
       }
     }
     violations.push(...retryViolations(recorder.log, MAX_ATTEMPTS))
-    // The proxies fault the page's requests, never the endpoint's own: a 500 of its own is a bug,
+    // The proxies fault the page's requests, never the upload API's own: a 500 of its own is a bug,
     // except on s3rver's /abort and /duplicates (it has neither AbortMultipartUpload nor
     // ListMultipartUploads: cleanup there is expected to fail).
     const ownFailures = serverLog.filter((line) => !(scenario.store === 's3rver' && /^\/(abort|duplicates):/.test(line)))
-    violations.push(...ownFailures.map((line) => `the endpoint failed: ${line}`))
-    // Aborted once storage held the object, before the endpoint's verdict: the bytes were all
+    violations.push(...ownFailures.map((line) => `the upload API failed: ${line}`))
+    // Aborted once storage held the object, before the upload API's verdict: the bytes were all
     // stored (100% is true of them), and the upload ended with AbortError (issue 24).
     const abortedAfterCommit = abortedAt !== undefined && committedBeforeVerdict(recorder.log)
     violations.push(...progressViolations(progress, scenario.size, result !== undefined, abortedAfterCommit))
@@ -285,10 +285,10 @@ export async function startCampaign(rgw: RgwStore) {
         const parts = await bounded(admin.send(new ListPartsCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId })), 'ListParts')
         violations.push(`left: ${upload.UploadId}, parts ${(parts.Parts ?? []).map((part) => part.PartNumber).join(', ')}`)
       }
-      // Only an upload request that reached the endpoint and whose reply the page never read can
+      // Only an upload request that reached the upload API and whose reply the page never read can
       // have created an upload the page never heard of (presigned mode, token mode's createMultipart):
       // at most one each. Anything more is an upload the engine lost track of.
-      const unheardReplies = recorder.log.filter((entry) => entry.endpoint && entry.step === 'POST /' && entry.status === undefined).length
+      const unheardReplies = recorder.log.filter((entry) => entry.api && entry.step === 'POST /' && entry.status === undefined).length
       if (leftForSweep > unheardReplies) {
         violations.push(`${leftForSweep} upload(s) left on other keys, but only ${unheardReplies} upload request(s) went unanswered`)
       }
@@ -344,11 +344,11 @@ function progressViolations(progress: Array<{ loaded: number; total: number }>, 
 
 /**
  * Storage answered the page's final write (single PUT, CompleteMultipartUpload): an abort from
- * then on ends the upload without the endpoint's verdict (issue 24), leaving the object stored
+ * then on ends the upload without the upload API's verdict (issue 24), leaving the object stored
  * and unrecorded, for the app's reconciliation.
  */
 const committedBeforeVerdict = (log: WireEntry[]) =>
-  log.some((entry) => !entry.endpoint && ['PUT', 'POST ?uploadId'].includes(entry.step) && entry.status !== undefined && entry.status < 300)
+  log.some((entry) => !entry.api && ['PUT', 'POST ?uploadId'].includes(entry.step) && entry.status !== undefined && entry.status < 300)
 
 /** The final write (single PUT or Complete) had an attempt with no reply: storage may have done it. */
 const unknowableWrite = (log: WireEntry[]) =>
@@ -365,9 +365,9 @@ async function listObjects(admin: S3Client, bucket: string, prefix: string) {
 }
 
 function diff(...counts: Array<Partial<Record<Fault, number>>>): Partial<Record<Fault, number>> {
-  const [storageNow, storageBefore, endpointNow, endpointBefore] = counts
+  const [storageNow, storageBefore, apiNow, apiBefore] = counts
   const faults: Partial<Record<Fault, number>> = {}
-  for (const [now, before] of [[storageNow, storageBefore], [endpointNow, endpointBefore]] as const) {
+  for (const [now, before] of [[storageNow, storageBefore], [apiNow, apiBefore]] as const) {
     for (const [fault, count] of Object.entries(now!) as Array<[Fault, number]>) {
       const added = count - (before![fault] ?? 0)
       if (added) faults[fault] = (faults[fault] ?? 0) + added

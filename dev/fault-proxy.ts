@@ -65,22 +65,22 @@ export interface ProxiedRequest {
   method: string
   /** Path and query as received. */
   url: string
-  /** `PUT ?partNumber`, `POST ?uploads`, `POST ?uploadId`, `DELETE ?uploadId`, `PUT`, or an endpoint route (`POST /parts`…). */
+  /** `PUT ?partNumber`, `POST ?uploads`, `POST ?uploadId`, `DELETE ?uploadId`, `PUT`, or an upload API route (`POST /parts`…). */
   step: string
   headers: IncomingMessage['headers']
-  /** Sent by the AWS SDK (the endpoint's own calls to storage and STS), by its user agent. */
+  /** Sent by the AWS SDK (the upload API's own calls to storage and STS), by its user agent. */
   fromSdk: boolean
 }
 
 export interface FaultProxyOptions {
   /** The server to forward to: `http://127.0.0.1:PORT`. */
   target: string
-  /** `storage` (S3 XML errors) or `endpoint` (the upload endpoint's JSON and plain-text replies). */
-  kind: 'storage' | 'endpoint'
+  /** `storage` (S3 XML errors) or `api` (the upload API's JSON and plain-text replies). */
+  kind: 'storage' | 'api'
   /** Called for every request; a fault to inject, or undefined to forward it untouched. */
   decide?: (request: ProxiedRequest) => Fault | undefined
   /**
-   * Ask `decide` about the AWS SDK's requests too (the endpoint's own CreateMultipartUpload, say).
+   * Ask `decide` about the AWS SDK's requests too (the upload API's own CreateMultipartUpload, say).
    * @default false: they pass untouched
    */
   sdk?: boolean
@@ -100,8 +100,8 @@ export interface FaultProxyOptions {
 
 /**
  * A real HTTP proxy on loopback in front of a real server (s3rver, Ceph RGW, or the upload
- * endpoint), injecting faults per request as `decide` says. It forwards the Host header unchanged,
- * which SigV4 signatures cover. Requests from the AWS SDK (the endpoint's own calls to storage
+ * API), injecting faults per request as `decide` says. It forwards the Host header unchanged,
+ * which SigV4 signatures cover. Requests from the AWS SDK (the upload API's own calls to storage
  * and STS) pass untouched unless `sdk` says otherwise: the faults are the page's network, not the server's.
  */
 export async function startFaultProxy({ target, kind, decide = () => undefined, sdk = false, hold, lateTail }: FaultProxyOptions) {
@@ -254,7 +254,7 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
 export type FaultProxy = Awaited<ReturnType<typeof startFaultProxy>>
 
 /** Which faults make sense for a request: no ETag to drop on a DELETE, no Complete `<Error>` on a part. */
-export function faultsFor(kind: 'storage' | 'endpoint', step: string): Fault[] {
+export function faultsFor(kind: 'storage' | 'api', step: string): Fault[] {
   return (Object.entries(FAULTS) as Array<[Fault, string]>)
     .filter(([, scope]) => {
       if (scope === 'any') return true
@@ -267,10 +267,10 @@ export function faultsFor(kind: 'storage' | 'endpoint', step: string): Fault[] {
     .map(([fault]) => fault)
 }
 
-function stepOf(kind: 'storage' | 'endpoint', incoming: IncomingMessage): string {
+function stepOf(kind: 'storage' | 'api', incoming: IncomingMessage): string {
   const url = new URL(incoming.url ?? '/', 'http://proxy')
   const method = incoming.method ?? 'GET'
-  if (kind === 'endpoint') {
+  if (kind === 'api') {
     const last = url.pathname.replace(/\/+$/, '').split('/').pop()
     return `${method} /${['parts', 'complete', 'abort', 'refresh', 'duplicates', 'info', 'list-parts'].includes(last!) ? last : ''}`
   }
@@ -279,11 +279,11 @@ function stepOf(kind: 'storage' | 'endpoint', incoming: IncomingMessage): string
 }
 
 /** What the proxy answers in the server's name. */
-function answer(kind: 'storage' | 'endpoint', fault: Fault, outgoing: ServerResponse) {
+function answer(kind: 'storage' | 'api', fault: Fault, outgoing: ServerResponse) {
   const [status, code, message] = STATUS_FAULTS[fault as keyof typeof STATUS_FAULTS]
   const headers: Record<string, string> = fault === '503-slow-down' ? { 'retry-after': '0' } : {}
-  if (kind === 'endpoint') {
-    // A fault between page and endpoint: a proxy's or the handler's plain-text failure.
+  if (kind === 'api') {
+    // A fault between page and upload API: a proxy's or the handler's plain-text failure.
     outgoing.writeHead(status, { ...headers, 'content-type': 'text/plain' }).end(message)
     return
   }

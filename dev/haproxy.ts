@@ -6,7 +6,7 @@ import { freePort } from './app-process.ts'
 import { assertInstalled } from './installed.ts'
 
 /**
- * A real load balancer (Debian's `haproxy` 2.6) on loopback in front of several endpoint
+ * A real load balancer (Debian's `haproxy` 2.6) on loopback in front of several upload API
  * instances, round robin, as production runs them: each request may land on another instance.
  * It adds `X-Forwarded-For` with the client's address, which the instances trust (`trustProxy`)
  * so that a rate limit counts clients, not the balancer. Each reply names the instance that

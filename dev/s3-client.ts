@@ -47,7 +47,7 @@ export function testBytes(size: number, seed = 1): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * The first bytes that files of these types start with: with them, test bytes pass the endpoint's
+ * The first bytes that files of these types start with: with them, test bytes pass the upload API's
  * file-signature check at /complete (server/file-signatures.ts), which refuses a "PNG" that is not one.
  */
 const FILE_SIGNATURES: Record<string, string | number[]> = {

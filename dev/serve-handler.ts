@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net'
 export type WebHandler = (request: Request) => Promise<Response>
 
 export interface ServedHandler {
-  /** `http://127.0.0.1:PORT/api/s3-upload`: an absolute endpoint for `upload()`. */
-  endpoint: string
+  /** `http://127.0.0.1:PORT/api/s3-upload`: an absolute upload API URL for `upload()`. */
+  api: string
   origin: string
   close(): Promise<void>
 }
@@ -34,7 +34,7 @@ export async function serveHandler(handler: WebHandler, path = '/api/s3-upload',
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
     origin,
-    endpoint: origin + path,
+    api: origin + path,
     close: () =>
       new Promise<void>((resolve, reject) => {
         // fetch keeps connections alive; without this close() waits for them to time out.
@@ -65,7 +65,7 @@ async function send(response: Response, outgoing: ServerResponse) {
   outgoing.writeHead(response.status, Object.fromEntries(response.headers)).end(body)
 }
 
-export interface EndpointCall {
+export interface ApiCall {
   /** `''` for the upload request, else `/parts`, `/complete`, `/abort`. */
   route: string
   body: Record<string, unknown>
@@ -74,11 +74,11 @@ export interface EndpointCall {
 }
 
 /**
- * Wraps a handler so a test can see what the engine asked the endpoint and what it was told,
+ * Wraps a handler so a test can see what the engine asked the upload API and what it was told,
  * in order. `prefix` is cut from the path to name the route.
  */
 export function recordCalls(handler: WebHandler, prefix = '/api/s3-upload') {
-  const calls: EndpointCall[] = []
+  const calls: ApiCall[] = []
   const recorded: WebHandler = async (request) => {
     const body = (await request.clone().json().catch(() => ({}))) as Record<string, unknown>
     const response = await handler(request)

@@ -86,7 +86,7 @@ export const directTarget = <T extends object = object>(store: TestStore, key: s
   ...(extra as T),
 })
 
-/** The endpoint's config for a test store: its keys, bucket and address, path-style. */
+/** The upload API's config for a test store: its keys, bucket and address, path-style. */
 export const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): UploadHandlerConfig => ({
   ...store.credentials,
   bucket: store.bucket,
@@ -96,7 +96,7 @@ export const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): 
   ...extra,
 })
 
-/** The endpoint's S3_UPLOAD_* settings for a test store, as an app's environment or a worker's bindings. */
+/** The upload API's S3_UPLOAD_* settings for a test store, as an app's environment or a worker's bindings. */
 export const storeEnv = (store: Pick<TestStore, 'credentials' | 'bucket' | 'region' | 'endpoint'>, extra: Record<string, string> = {}): Record<string, string> => ({
   S3_UPLOAD_KEY: store.credentials.accessKeyId,
   S3_UPLOAD_SECRET: store.credentials.secretAccessKey,

@@ -41,7 +41,7 @@ const ERROR_STATUS: Record<StsErrorCode | 'SignatureDoesNotMatch' | 'InvalidClie
 }
 
 /**
- * `caller`: the key pair the endpoint signs its STS calls with. `issue`: the key pair handed out as
+ * `caller`: the key pair the upload API signs its STS calls with. `issue`: the key pair handed out as
  * temporary credentials (s3rver's S3RVER/S3RVER, so the engine can upload with them).
  */
 export async function startStsServer({ caller, issue }: { caller: KeyPair; issue: KeyPair }): Promise<StsStandIn> {

@@ -5,13 +5,13 @@ import { nodeTransport } from '../engine/transport/node-transport.ts'
 export interface WireEntry {
   /** performance.now() when the engine handed the request to the transport. */
   at: number
-  /** `PUT ?partNumber`, `POST ?uploads`, `DELETE ?uploadId`, … or an endpoint route: `POST /`, `POST /parts`… */
+  /** `PUT ?partNumber`, `POST ?uploads`, `DELETE ?uploadId`, … or an upload API route: `POST /`, `POST /parts`… */
   step: string
-  /** The same logical request across its attempts: step, path and part (storage), or route and body (endpoint). */
+  /** The same logical request across its attempts: step, path and part (storage), or route and body (upload API). */
   key: string
-  endpoint: boolean
+  api: boolean
   status?: number
-  /** S3's `<Code>`, or the endpoint's JSON reply. */
+  /** S3's `<Code>`, or the upload API's JSON reply. */
   code?: string
   reply?: string
   /** The transport rejected: no reply (or cancelled). */
@@ -25,16 +25,16 @@ export const CLEANUP_STEPS = new Set(['DELETE ?uploadId', 'POST /abort', 'POST /
  * Wraps node:http (the engine's Node transport) to log every request the engine makes, in order,
  * with its outcome; `onRequest` may act at that moment (abort the upload, say).
  */
-export function recordingTransport(endpointOrigin: string, onRequest?: (entry: WireEntry, response?: Promise<unknown>) => void) {
+export function recordingTransport(apiOrigin: string, onRequest?: (entry: WireEntry, response?: Promise<unknown>) => void) {
   const log: WireEntry[] = []
   const transport: Transport = (request: HttpRequest) => {
-    const entry = describe(request, endpointOrigin)
+    const entry = describe(request, apiOrigin)
     log.push(entry)
     const response = nodeTransport(request).then(
       (reply) => {
         entry.status = reply.status
         entry.reply = reply.body
-        entry.code = entry.endpoint ? reply.body.slice(0, 200) : /<Code>([^<]*)<\/Code>/.exec(reply.body)?.[1]
+        entry.code = entry.api ? reply.body.slice(0, 200) : /<Code>([^<]*)<\/Code>/.exec(reply.body)?.[1]
         return reply
       },
       (error: Error) => {
@@ -48,23 +48,23 @@ export function recordingTransport(endpointOrigin: string, onRequest?: (entry: W
   return { transport, log }
 }
 
-function describe(request: HttpRequest, endpointOrigin: string): WireEntry {
+function describe(request: HttpRequest, apiOrigin: string): WireEntry {
   const url = new URL(request.url)
-  const endpoint = url.origin === endpointOrigin
-  if (endpoint) {
+  const api = url.origin === apiOrigin
+  if (api) {
     const last = url.pathname.replace(/\/+$/, '').split('/').pop()!
     const route = ['parts', 'complete', 'abort', 'refresh', 'duplicates'].includes(last) ? `/${last}` : '/'
     const step = `${request.method} ${route}`
-    return { at: performance.now(), step, key: `${step} ${String(request.body)}`, endpoint }
+    return { at: performance.now(), step, key: `${step} ${String(request.body)}`, api }
   }
   const marker = ['uploads', 'partNumber', 'uploadId'].find((name) => url.searchParams.has(name))
   const step = marker ? `${request.method} ?${marker}` : request.method
-  return { at: performance.now(), step, key: `${step} ${url.pathname} ${url.searchParams.get('partNumber') ?? ''}`, endpoint }
+  return { at: performance.now(), step, key: `${step} ${url.pathname} ${url.searchParams.get('partNumber') ?? ''}`, api }
 }
 
 /** Storage refused the request as signed: the engine renews the signature once, outside the retry count. */
 const isRefusal = (entry: WireEntry) =>
-  !entry.endpoint && (entry.status === 403 || /Expired|Skewed/.test(entry.code ?? ''))
+  !entry.api && (entry.status === 403 || /Expired|Skewed/.test(entry.code ?? ''))
 
 /** Replies another try can fix (the engine's policy, restated here so the test does not grade it with itself). */
 const isRetryableReply = (entry: WireEntry) =>

@@ -13,7 +13,7 @@ export type { ApiOptions, TransferOptions, Progress, RetryEvent, RetryOptions } 
 export { PauseController, PauseSignal } from './core/pause.ts'
 export type { UploadState } from './core/upload-state.ts'
 export { resumeUploads, type ResumeOptions, type ResumeUploads } from './resume/resume.ts'
-export type { ResumeRecord, ResumeStore } from './resume/store.ts'
+export type { ResumeRecord, ResumeStore } from './resume/resume-store.ts'
 export { createQueue, type Queue } from './transport/queue.ts'
 export { xhrTransport, fetchTransport, type Transport, type HttpRequest, type HttpResponse } from './transport/transport.ts'
 export type { Credentials, CredentialSource } from './s3/sign.ts'

@@ -1,13 +1,13 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './modes/confirm.ts'
-import { presignedFields, sendPresigned } from './modes/presigned.ts'
+import { presignedFields, sendPresigned } from './modes/presigned-mode.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { runUpload } from './core/run.ts'
 import { warnUnknownOptions } from './core/option-names.ts'
 import type { UploadBody } from './core/body.ts'
 
 /**
- * {@link upload} for presigned mode only: the endpoint presigns every request (one PUT, or each
+ * {@link upload} for presigned mode only: the upload API presigns every request (one PUT, or each
  * part of a multipart upload, plus Complete and Abort through its `/parts`, `/complete` and
  * `/abort` routes). Pages that never use token mode import this entry (`updraft-s3/presigned`) and
  * ship no SigV4 code at all. Same options as `upload()`, but `strategy` and the token-mode-only

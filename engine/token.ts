@@ -1,15 +1,15 @@
 import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './modes/confirm.ts'
-import { sendWithToken, tokenFields } from './modes/token.ts'
+import { sendWithToken, tokenFields } from './modes/token-mode.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { runUpload } from './core/run.ts'
 import { warnUnknownOptions } from './core/option-names.ts'
 import type { UploadBody } from './core/body.ts'
 
 /**
- * {@link upload} for token mode only: the endpoint issues STS credentials allowed to write one
+ * {@link upload} for token mode only: the upload API issues STS credentials allowed to write one
  * key, and the page signs its own requests to storage (SigV4), refreshing the credentials from
- * the endpoint before they expire. Pages that never use presigned mode import this entry
+ * the upload API before they expire. Pages that never use presigned mode import this entry
  * (`updraft-s3/token`) and ship none of its code. Same options as `upload()`, but `strategy`.
  *
  * @param file - The bytes, of any kind {@link upload} takes.

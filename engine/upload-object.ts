@@ -9,7 +9,7 @@ import type { ObjectTarget } from './s3/target.ts'
 export type { ChecksumRun, ChecksumTarget, ObjectExtras, ObjectTarget } from './s3/target.ts'
 
 /**
- * Uploads `file` to one object with credentials the caller already holds: no endpoint involved
+ * Uploads `file` to one object with credentials the caller already holds: no upload API involved
  * (server side, a worker, a script, tests; `upload()` calls it in token mode). One PUT for a body
  * of up to `partSize` bytes, else a parallel multipart upload, with the same retries, abort and
  * cleanup as {@link upload}.

@@ -1,7 +1,7 @@
 import type { MetadataOf, ServerDataOf, UploadResult } from '../protocol/wire.ts'
 import { confirmUpload } from './modes/confirm.ts'
-import { presignedFields, sendPresigned } from './modes/presigned.ts'
-import { sendWithToken, tokenFields } from './modes/token.ts'
+import { presignedFields, sendPresigned } from './modes/presigned-mode.ts'
+import { sendWithToken, tokenFields } from './modes/token-mode.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
 import { defaultStrategy } from './modes/default-strategy.ts'
 import { runUpload } from './core/run.ts'
@@ -16,12 +16,12 @@ import type { UploadBody } from './core/body.ts'
  * `/complete`. `Handler`, `typeof` your server's handler, types `metadata` and `result.serverData`.
  * One mode only ships less: {@link uploadWithToken}, {@link uploadPresigned}.
  *
- * @param file - The bytes: a `File` (its name and type go to the endpoint) or any `Blob`; or, with
+ * @param file - The bytes: a `File` (its name and type go to the upload API) or any `Blob`; or, with
  * the `filename` and `contentType` options, a `Uint8Array` (a Node `Buffer`), a
  * `ReadableStream<Uint8Array>` or an async iterable of `Uint8Array` (a Node stream), of a known
  * length (the `size` option) or not (see `uploadObject`).
  * @param options - Every one optional; see {@link UploadOptions}.
- * @returns The stored object, `{ url, bucket, key, etag, serverData? }`, once storage has confirmed it and the endpoint verified it.
+ * @returns The stored object, `{ url, bucket, key, etag, serverData? }`, once storage has confirmed it and the upload API verified it.
  * @throws {@link ApiError} your upload API refused (its own `error` text), or failed past `retry.limit`.
  * @throws {@link S3Error} storage refused (`code`: `AccessDenied`, `NoSuchBucket`, …), or failed past `retry.limit`.
  * @throws {@link NetworkError} no reply on any attempt (offline, a CORS refusal, a stall of `stallTimeout`).

@@ -1,5 +1,5 @@
 /**
- * Sizes in words, one home for the page's components and the endpoint's refusals, so a limit reads
+ * Sizes in words, one home for the page's components and the upload API's refusals, so a limit reads
  * the same wherever it is said ("101 MiB is over the 100 MiB limit", never "filesize 105906176 is
  * over the limit of 104857600 bytes"). Pure.
  */

@@ -1,7 +1,7 @@
 /**
  * One RFC 9110 media type (https://www.rfc-editor.org/rfc/rfc9110#name-media-type), parsed strictly
  * and serialised in one canonical form, and which types a browser would run as script on the
- * origin that serves them. Pure: no Node, no DOM, so a page can run it as well as the endpoint.
+ * origin that serves them. Pure: no Node, no DOM, so a page can run it as well as the upload API.
  *
  *   media-type = type "/" subtype parameters
  *   parameters = *( OWS ";" OWS [ parameter ] )

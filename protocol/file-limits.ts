@@ -1,11 +1,11 @@
 /**
- * What the endpoint allows in a file — its size and type — as one rule both sides run: the
- * endpoint refuses with 413/415 (server/request-limits.ts), and a page checks the same rule before any
- * request leaves it (src/file-checks.ts), with the limits `GET {endpoint}/info` reports. Pure.
+ * What the upload API allows in a file — its size and type — as one rule both sides run: the
+ * upload API refuses with 413/415 (server/request-limits.ts), and a page checks the same rule before any
+ * request leaves it (src/file-checks.ts), with the limits `GET {api}/info` reports. Pure.
  */
 import { isActiveContent, matchesAllowedType } from './content-type.ts'
 
-/** The endpoint's `maxFileSize` and `allowedTypes`, as configured and as `/info` reports them. */
+/** The upload API's `maxFileSize` and `allowedTypes`, as configured and as `/info` reports them. */
 export interface UploadLimits {
   /** Bytes. */
   maxFileSize?: number
@@ -37,10 +37,10 @@ export function limitRefusal({ maxFileSize, allowedTypes }: UploadLimits, essenc
 }
 
 /**
- * A browser File's type as the endpoint reads it: empty means `application/octet-stream`. The File
+ * A browser File's type as the upload API reads it: empty means `application/octet-stream`. The File
  * API already gives a lower-cased ASCII type (or none), so the page only drops parameters; a type
- * the endpoint cannot parse as one media type gives undefined (the endpoint then says why), without
- * shipping the endpoint's whole RFC 9110 parser to the page.
+ * the upload API cannot parse as one media type gives undefined (the upload API then says why), without
+ * shipping the upload API's whole RFC 9110 parser to the page.
  */
 export function essenceOf(filetype: string): string | undefined {
   if (filetype === '') return DEFAULT_CONTENT_TYPE

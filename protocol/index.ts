@@ -1,5 +1,5 @@
 // `updraft-s3/protocol`: what page and upload API say to each other, for people writing their own
-// side of it (an endpoint in another framework or language, a client of their own). Types only,
+// side of it (an upload API in another framework or language, a client of their own). Types only,
 // plus the constants both sides plan with. Listed once: no other entry exports these names.
 export type {
   Strategy,
@@ -37,6 +37,6 @@ export type {
   JsonValue,
   JsonObject,
 } from './wire.ts'
-export { DEFAULT_ENDPOINT } from './wire.ts'
+export { DEFAULT_API_PATH } from './wire.ts'
 export { MIN_PART_SIZE, MAX_PARTS, MAX_PART_SIZE, MAX_OBJECT_SIZE, MAX_BATCH_FILES } from './limits.ts'
 export { planParts, type PartPlan } from './parts.ts'

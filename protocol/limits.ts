@@ -1,5 +1,5 @@
 /**
- * Every number both sides must agree on, in one place: S3's own limits, and the endpoint's
+ * Every number both sides must agree on, in one place: S3's own limits, and the upload API's
  * limits on what one request may ask for.
  */
 
@@ -25,7 +25,7 @@ export const MAX_PARTS_PER_REQUEST = 100
  */
 export const FIRST_PART_URLS = 8
 /**
- * The endpoint refuses bodies beyond this before parsing. A `/complete` of 10 000 parts is
+ * The upload API refuses bodies beyond this before parsing. A `/complete` of 10 000 parts is
  * ~550 KB; 1 MiB is also Fastify's default body limit.
  */
 export const MAX_BODY_BYTES = 1024 * 1024

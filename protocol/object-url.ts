@@ -14,7 +14,7 @@ export interface ObjectLocation {
 
 /**
  * The object's URL, with no query string: `https://bucket.s3.region.amazonaws.com/key` or
- * path-style. The engine sends to it; the endpoint presigns it and reports it.
+ * path-style. The engine sends to it; the upload API presigns it and reports it.
  * @throws TypeError when the bucket holds a `/` outside an ARN, or the key is empty or has `.`/`..` segments
  */
 export function objectUrl({ bucket, key, region, endpoint, forcePathStyle }: ObjectLocation): string {

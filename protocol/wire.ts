@@ -1,16 +1,16 @@
 /**
- * The wire protocol between the page and the credential endpoint (`/api/s3-upload` by default).
+ * The wire protocol between the page and the upload API (`/api/s3-upload` by default).
  * A superset of next-s3-upload's, so either side works with the other project's. Both sides
  * import these types; nothing else restates them.
  */
 
-/** Where the page finds the endpoint unless told otherwise; next-s3-upload's path. */
-export const DEFAULT_ENDPOINT = '/api/s3-upload'
+/** Where the page finds the upload API unless told otherwise; next-s3-upload's path. */
+export const DEFAULT_API_PATH = '/api/s3-upload'
 
 /** How the page gets permission: STS credentials for one key ('token'), or presigned URLs. */
 export type Strategy = 'token' | 'presigned'
 
-/** POST {endpoint} */
+/** POST {api} */
 export interface UploadRequest {
   /** The file's name (or relative path in a dropped folder): the default key is built from it. */
   filename: string
@@ -28,12 +28,12 @@ export interface UploadRequest {
    */
   sizeUnknown?: boolean
   /**
-   * Token mode, a declared `filesize` the page will send in parts: the endpoint creates the
+   * Token mode, a declared `filesize` the page will send in parts: the upload API creates the
    * multipart upload itself, next to its store, and answers its `uploadId`; the page then sends
    * only the parts and ends the upload at `/complete` with them, which sends
    * CompleteMultipartUpload. Two round trips fewer from the page (four in a browser, where each
    * storage request has a preflight). The page asks only when it adds nothing of its own to
-   * CreateMultipartUpload (no checksum, SSE-C or other object headers). An endpoint that does not
+   * CreateMultipartUpload (no checksum, SSE-C or other object headers). An upload API that does not
    * know the flag ignores it, and the page creates the upload itself.
    */
   createMultipart?: boolean
@@ -59,9 +59,9 @@ export interface StsCredentials {
   Expiration?: string
 }
 
-/** What every reply to an {@link UploadRequest} says of where the object goes: the endpoint chose the key. */
+/** What every reply to an {@link UploadRequest} says of where the object goes: the upload API chose the key. */
 export interface LocationReply {
-  /** The object's key, as the endpoint built it. */
+  /** The object's key, as the upload API built it. */
   key: string
   /** The bucket's name. */
   bucket: string
@@ -77,7 +77,7 @@ export interface TokenReply extends LocationReply {
   /** Path-style URLs for a custom store. */
   forcePathStyle?: boolean
   /**
-   * The multipart upload the endpoint created, when the request asked (`createMultipart`): the
+   * The multipart upload the upload API created, when the request asked (`createMultipart`): the
    * page sends its parts, and `/complete` with them (`CompleteRequest.parts`) completes it.
    */
   uploadId?: string
@@ -90,7 +90,7 @@ export interface TokenReply extends LocationReply {
   ticket?: string
 }
 
-/** POST {endpoint}/refresh: fresh credentials for the key of a token-mode ticket. */
+/** POST {api}/refresh: fresh credentials for the key of a token-mode ticket. */
 export interface RefreshRequest {
   ticket: string
 }
@@ -100,7 +100,7 @@ export interface RefreshReply {
 }
 
 /**
- * POST {endpoint}/duplicates: aborts the multipart uploads on a token-mode ticket's key, but
+ * POST {api}/duplicates: aborts the multipart uploads on a token-mode ticket's key, but
  * `keep`. A CreateMultipartUpload whose reply was lost, then retried, leaves such a duplicate.
  */
 export interface DuplicatesRequest {
@@ -127,12 +127,12 @@ export interface PresignedPutReply extends LocationReply {
 
 /**
  * Reply to a presigned {@link UploadRequest} whose `filesize` is over the server's
- * `multipartThreshold`: the endpoint has created the multipart upload; part URLs come from
+ * `multipartThreshold`: the upload API has created the multipart upload; part URLs come from
  * `/parts`, and `/complete` or `/abort` end it.
  */
 export interface PresignedMultipartReply extends LocationReply {
   endpoint?: string
-  /** The multipart upload the endpoint created. */
+  /** The multipart upload the upload API created. */
   uploadId: string
   /**
    * Bytes per part (every part but the last). For an upload of unknown length the engine cuts
@@ -152,7 +152,7 @@ export interface PresignedMultipartReply extends LocationReply {
   ticket: string
   /**
    * URLs of the first parts (up to FIRST_PART_URLS), by part number, as `/parts` answers: the
-   * first PUTs go out without another round trip. Absent from older endpoints: then `/parts`.
+   * first PUTs go out without another round trip. Absent from older upload APIs: then `/parts`.
    * For an upload of unknown length each is bound to exactly `partSize` bytes: use one only for a
    * part of that length, and ask `/parts` (with `sizes`) for any other.
    */
@@ -162,7 +162,7 @@ export interface PresignedMultipartReply extends LocationReply {
 /** Reply to a presigned {@link UploadRequest}: one PUT, or a multipart upload. */
 export type PresignedReply = PresignedPutReply | PresignedMultipartReply
 
-/** POST {endpoint}/parts */
+/** POST {api}/parts */
 export interface PartsRequest {
   ticket: string
   /** 1-based, at most 100 per request. */
@@ -187,13 +187,13 @@ export interface PartsReply {
   urls: Record<string, string>
 }
 
-/** POST {endpoint}/list-parts (servers with `resumable` on): a presigned multipart ticket. */
+/** POST {api}/list-parts (servers with `resumable` on): a presigned multipart ticket. */
 export interface ListPartsRequest {
   ticket: string
 }
 
 /**
- * POST {endpoint}/list-parts `{ ticket }` (servers with `resumable` on): the parts storage holds
+ * POST {api}/list-parts `{ ticket }` (servers with `resumable` on): the parts storage holds
  * for a presigned multipart ticket's upload, so a page that reloaded re-sends only what is missing.
  * 404 when the upload is gone from storage (aborted, expired, completed).
  */
@@ -213,20 +213,20 @@ export interface UploadResult<ServerData = unknown> {
   /** The object's URL, without any signature. */
   url: string
   bucket: string
-  /** The object's key, as the endpoint chose it. */
+  /** The object's key, as the upload API chose it. */
   key: string
   /** As storage reported it; empty when the store sends none (RGW's CompleteMultipartUpload). */
   etag: string
   /**
    * What the server's `onUploadComplete` returned, once the server verified the object. Absent
-   * when the endpoint has no such callback, or sends no ticket (a next-s3-upload route).
+   * when the upload API has no such callback, or sends no ticket (a next-s3-upload route).
    */
   serverData?: ServerData
 }
 
 /**
- * POST {endpoint}/complete, after storage accepted the bytes: the server verifies the object
- * against the ticket and calls `onUploadComplete`. `parts` for a multipart upload the endpoint
+ * POST {api}/complete, after storage accepted the bytes: the server verifies the object
+ * against the ticket and calls `onUploadComplete`. `parts` for a multipart upload the upload API
  * created (presigned mode, or token mode's `createMultipart`), whose Complete the server sends; no
  * other field is read (metadata comes from the ticket).
  */
@@ -254,7 +254,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObj
 /** A JSON object: what `metadata` is when no handler type says more. */
 export type JsonObject = { [name: string]: JsonValue }
 
-/** POST {endpoint}/abort */
+/** POST {api}/abort */
 export interface AbortRequest {
   ticket: string
 }
@@ -265,7 +265,7 @@ export interface AbortReply {
 }
 
 /**
- * GET {endpoint}/info: which modes this server can serve, and with which store, so a page can
+ * GET {api}/info: which modes this server can serve, and with which store, so a page can
  * offer token mode only where it works. It carries nothing a presigned reply does not already
  * show the page: no keys, no role ARN.
  */
@@ -278,10 +278,10 @@ export interface InfoReply {
   presigned: true
   /** The storage in use, for display: "AWS S3 (eu-west-1) · bucket uploads", … */
   store: string
-  /** The endpoint's `maxFileSize` in bytes, when set: a page refuses larger files before asking. */
+  /** The upload API's `maxFileSize` in bytes, when set: a page refuses larger files before asking. */
   maxFileSize?: number
   /**
-   * The endpoint's `allowedTypes`, when set (`image/*`, `application/pdf`): a page's file picker
+   * The upload API's `allowedTypes`, when set (`image/*`, `application/pdf`): a page's file picker
    * offers only these, and it refuses others before asking (protocol/file-limits.ts).
    */
   allowedTypes?: string[]
@@ -293,14 +293,14 @@ export interface InfoReply {
 }
 
 /**
- * POST {endpoint}/batch: several upload requests in one, for a page that has many files at once
+ * POST {api}/batch: several upload requests in one, for a page that has many files at once
  * (this server only: `InfoReply.maxBatchFiles` says a server takes it; the one-file form stays for
- * next-s3-upload's client and older servers). Each entry is the body `POST {endpoint}` takes and is
+ * next-s3-upload's client and older servers). Each entry is the body `POST {api}` takes and is
  * judged as that route judges it — limits, `metadata`, `key`, its own ticket — so one refused
  * file never stops the others. `authorize` and cross-site refusal answer for the whole request.
  */
 export interface BatchUploadRequest {
-  /** 1..MAX_BATCH_FILES upload requests, each as `POST {endpoint}` takes one. */
+  /** 1..MAX_BATCH_FILES upload requests, each as `POST {api}` takes one. */
   files: UploadRequest[]
 }
 /** Reply to {@link BatchUploadRequest} (status 200 whatever each file's fate): `files[i]` answers `files[i]` of the request. */
@@ -310,7 +310,7 @@ export interface BatchUploadReply {
 }
 
 /**
- * POST {endpoint}/batch/complete: several completions in one. Each entry is the body
+ * POST {api}/batch/complete: several completions in one. Each entry is the body
  * `/complete` takes, verified as that route verifies it (a lying object is deleted and refused
  * alone), and `onUploadComplete` runs once per verified file.
  */

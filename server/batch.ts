@@ -1,7 +1,7 @@
 import type { BatchError } from '../protocol/wire.ts'
 import { mapWithin } from './bounded-map.ts'
 import type { Logger } from './config.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { RequestError, ThrottledError } from './request-error.ts'
 import type { Route } from './routes.ts'
 
@@ -39,7 +39,7 @@ export async function answerBatch<Answer>(
       return await answerOne(entry)
     } catch (error) {
       if (error instanceof RequestError) return batchError(error)
-      logger.error({ err: describeError(error), route, file: index }, 'updraft: upload endpoint failed')
+      logger.error({ err: errorLogFields(error), route, file: index }, 'updraft: upload API failed')
       return { error: 'Internal Server Error', status: 500 }
     }
   })

@@ -1,12 +1,12 @@
 import { RequestError } from './request-error.ts'
 
-// Every call the endpoint makes through the AWS SDK has a bound (issue 33): a credentials source,
+// Every call the upload API makes through the AWS SDK has a bound (issue 33): a credentials source,
 // an STS or a store that accepts the connection and never answers held the page's request forever
 // (the SDK's `requestTimeout` only logs a warning unless told to throw, and its credential
 // providers memoize the promise that never settles). Each is now answered with a 503 naming what
 // did not answer, and the next request asks again.
 
-/** Milliseconds the endpoint waits on each thing it calls (`UploadHandlerConfig.timeouts`). */
+/** Milliseconds the upload API waits on each thing it calls (`UploadHandlerConfig.timeouts`). */
 export interface Timeouts {
   /** Resolving the server's own credentials when they are not a static key (container endpoint, instance metadata, web identity, SSO, a provider given): the whole resolution. @default 5000 */
   credentials?: number
@@ -18,7 +18,7 @@ export interface Timeouts {
 
 export const DEFAULT_TIMEOUTS: Required<Timeouts> = Object.freeze({ credentials: 5_000, sts: 5_000, storage: 10_000 })
 
-/** What the endpoint waited on, and for how long, said to the page (503) and to the log. */
+/** What the upload API waited on, and for how long, said to the page (503) and to the log. */
 export class NotAnsweredError extends RequestError {
   override name = 'NotAnsweredError'
   /** What did not answer: "Storage", "STS", "The server's credentials source (…)". */

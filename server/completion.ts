@@ -4,7 +4,7 @@ import { parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
 import type { CompleteReply, CompleteRequest } from '../protocol/wire.ts'
 import type { Logger, } from './config.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { hasFileSignature, matchesFileSignature } from './file-signatures.ts'
 import { completeMultipart, type MultipartContext } from './multipart.ts'
 import { RequestError } from './request-error.ts'
@@ -22,7 +22,7 @@ interface VerifiedObject {
 
 /**
  * POST …/complete: every upload ends here once storage holds its bytes. A multipart upload the
- * endpoint created (presigned, or token mode's `createMultipart`) is completed first (the server
+ * upload API created (presigned, or token mode's `createMultipart`) is completed first (the server
  * sends CompleteMultipartUpload); then, for every kind, the object is checked against the ticket,
  * and only then `onUploadComplete` hears of it.
  */
@@ -36,8 +36,8 @@ export async function completeUpload(
   let completedETag: string | undefined
   const created = ticket.kind === 'multipart' || (ticket.kind === 'token' && ticket.multipart)
   if (ticket.kind === 'multipart' && !parts) throw new RequestError(400, 'parts must list { partNumber, etag } for every part of a multipart upload')
-  if (parts && !created) throw new RequestError(400, 'parts are only for a multipart upload the endpoint created: this upload’s storage requests were the page’s own')
-  // A token upload the endpoint created may also have been completed by the page itself (no parts).
+  if (parts && !created) throw new RequestError(400, 'parts are only for a multipart upload the upload API created: this upload’s storage requests were the page’s own')
+  // A token upload the upload API created may also have been completed by the page itself (no parts).
   if (parts) completedETag = (await completeMultipart(context, ticket, parts)).etag
   const stored = await verifyObject(context, ticket, logger)
   // RGW's reply to the read has the multipart ETag its Complete left out; the computed one is the fallback.
@@ -65,7 +65,7 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
   const stored = await readStoredObject(s3, { bucket, key, firstBytes: checkSignature, declaredSize: filesize }).catch(async (error: unknown) => {
     if (httpStatus(error) === 404) throw new RequestError(404, 'Storage holds no object for this upload: send its bytes before completing it')
     // S3 and RGW describe an object written with a customer key (SSE-C) only to a request carrying
-    // that key, and answer 400 to any other. The endpoint never holds the key — receiving it would
+    // that key, and answer 400 to any other. The upload API never holds the key — receiving it would
     // make the app server a holder of every page's key, which SSE-C exists to avoid — so it cannot
     // check the object: refused and deleted, as an object failing its check is, never kept
     // unrecorded. A 4xx, so the page does not retry it.
@@ -74,14 +74,14 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
         s3,
         claims,
         422,
-        'storage describes it only to a request carrying its customer key (SSE-C), which the endpoint never holds, so it cannot be checked. ' +
+        'storage describes it only to a request carrying its customer key (SSE-C), which the upload API never holds, so it cannot be checked. ' +
           'Upload with sseCustomerKey through uploadObject and credentials of your own (docs/opt-ins.md), or with upload() without it',
         logger,
       )
     }
     // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
     if (httpStatus(error) === 403) {
-      logger.error({ err: describeError(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
+      logger.error({ err: errorLogFields(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
       throw new RequestError(500, 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft-s3 doctor)')
     }
     throw error
@@ -98,7 +98,7 @@ async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClai
   if (extras.length > 0) {
     await refuse(
       422,
-      `it carries ${extras.join(', ')}, which this upload was not issued: send only the headers the endpoint's reply lists ` +
+      `it carries ${extras.join(', ')}, which this upload was not issued: send only the headers the upload API's reply lists ` +
         '(a token-mode page’s own tags and x-amz-meta-* go in the server’s allowedObjectExtras)',
     )
   }
@@ -123,7 +123,7 @@ async function deliver(
   } catch (error) {
     // The app refused the upload on purpose: it goes, as a failed verification's does.
     if (error instanceof RequestError) return refuseObject(s3, claims, error.status, error.message, logger, false)
-    logger.error({ err: describeError(error), key, uploadId }, 'updraft: onUploadComplete failed')
+    logger.error({ err: errorLogFields(error), key, uploadId }, 'updraft: onUploadComplete failed')
     // A 5xx, so the page tries again: the object stays, verified, for a retry to record.
     throw new RequestError(500, 'The file is stored, but the server could not record the upload (onUploadComplete failed): try again')
   }
@@ -143,7 +143,7 @@ async function refuseObject(
     await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))
   } catch (error) {
     // Refused all the same; the log says why the object is still there (docs/security.md: s3:DeleteObject).
-    logger.error({ err: describeError(error), key }, 'updraft: could not delete an upload that failed verification')
+    logger.error({ err: errorLogFields(error), key }, 'updraft: could not delete an upload that failed verification')
     fate = 'not deleted'
   }
   // A page's refusal its person sees; the operator hears it too (a fake PDF, a lying size), one line each.

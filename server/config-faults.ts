@@ -60,7 +60,7 @@ export function unreachableCode(error: unknown): string | undefined {
 
 /**
  * The configuration fault `error` shows, or undefined for any other failure. `reached`: whether the
- * store and STS have answered this endpoint before; once they have, a refused connection is an
+ * store and STS have answered this upload API before; once they have, a refused connection is an
  * outage (the store restarting), which a retry may outlast, not a wrong setting.
  */
 export function configurationFault(error: unknown, config: ResolvedConfig, reached: boolean): ConfigurationFault | undefined {

@@ -1,5 +1,5 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
+import { DEFAULT_API_PATH } from '../protocol/wire.ts'
 import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
 import { DEFAULT_TIMEOUTS, type Timeouts } from './bounds.ts'
 import type { ServerCredentials } from './credentials.ts'
@@ -14,13 +14,13 @@ export interface Logger {
   warn?(obj: object, msg?: string): void
 }
 
-/** Which credentials sign the storage requests the endpoint presigns for a page. */
+/** Which credentials sign the storage requests the upload API presigns for a page. */
 export type PresignWith = 'session' | 'server-key'
 
 /** How token mode (and session presigning) gets STS credentials: AWS GetFederationToken, or AssumeRole (AWS, RGW, MinIO). */
 export type StsMode = 'federation' | 'assume-role'
 
-/** Where and how the endpoint gets STS credentials (`S3_UPLOAD_STS_MODE`, `_STS_ENDPOINT`, `_ROLE_ARN`). */
+/** Where and how the upload API gets STS credentials (`S3_UPLOAD_STS_MODE`, `_STS_ENDPOINT`, `_ROLE_ARN`). */
 export interface StsConfig {
   /** @default 'federation' (AWS GetFederationToken); 'assume-role' also works with RGW and MinIO. */
   mode?: StsMode
@@ -145,7 +145,7 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
   /**
    * Called on every route before the body is parsed or anything is issued; false → 403. Decide on
    * headers (cookies, Authorization): under Fastify it runs in onRequest, before the body is read.
-   * @default none: anyone who can reach the endpoint may upload
+   * @default none: anyone who can reach the upload API may upload
    */
   authorize?: (request: Request) => boolean | Promise<boolean>
   /**
@@ -190,7 +190,7 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    */
   resumable?: boolean
   /**
-   * Where the endpoint's uploads live: default keys are `{keyPrefix}{uuid}/{name}`, the session
+   * Where the upload API's uploads live: default keys are `{keyPrefix}{uuid}/{name}`, the session
    * credential that signs presigned URLs may write only under it, and `sweepStaleUploads` cleans
    * only under it. @default 'next-s3-uploads/'
    */
@@ -227,7 +227,7 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    */
   copyGuard?: boolean
   /**
-   * What `/complete` lets an object carry beyond what the endpoint issued. It refuses (422) and
+   * What `/complete` lets an object carry beyond what the upload API issued. It refuses (422) and
    * deletes an object holding any header the upload was not issued — `x-amz-meta-*`, object tags,
    * `x-amz-website-redirect-location`, `Content-Encoding`, `Content-Language`, `Expires`, a
    * Content-Disposition other than `contentDisposition` — which RGW and s3rver store when a page
@@ -237,7 +237,7 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    */
   allowedObjectExtras?: ObjectExtrasAllowance
   /**
-   * Origins (`https://app.example.com`) whose pages may call this endpoint from another origin;
+   * Origins (`https://app.example.com`) whose pages may call this upload API from another origin;
    * the handler answers their CORS preflight. Any other cross-site request is refused (403): same-
    * origin pages and servers (no `Origin`) need no entry. @default none
    */
@@ -252,7 +252,7 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    */
   throttle?: (request: Request, route: Route) => number | undefined | Promise<number | undefined>
   /**
-   * How long, in milliseconds, the endpoint waits on what it calls: its credentials source, STS,
+   * How long, in milliseconds, the upload API waits on what it calls: its credentials source, STS,
    * storage. What does not answer in time makes the page's request a 503 naming it, and the next
    * request asks again (a source that recovers needs no restart). The page's request waits at most
    * `credentials`, then 3 attempts of `sts` or `storage` per call (the SDK's retries).
@@ -330,7 +330,7 @@ const defaultConfig = {
   partUrlExpiresIn: 60 * 60,
   ticketTtlSeconds: 24 * 60 * 60,
   resumable: false,
-  path: DEFAULT_ENDPOINT,
+  path: DEFAULT_API_PATH,
   keyPrefix: 'next-s3-uploads/',
   checkFileSignatures: true,
   logger: {

@@ -1,7 +1,7 @@
 import { RequestError } from './request-error.ts'
 
 /**
- * Who may call the endpoint from a browser: pages of its own origin, and the origins listed in
+ * Who may call the upload API from a browser: pages of its own origin, and the origins listed in
  * `allowedOrigins`. Servers send neither `Origin` nor `Sec-Fetch-Site` and are not affected.
  *
  * Browsers label every request: `Sec-Fetch-Site` (https://w3c.github.io/webappsec-fetch-metadata/)
@@ -17,7 +17,7 @@ export function crossSiteRefusal(request: Request, allowedOrigins: readonly stri
   const who = origin === null ? `a ${site} page` : `a page at ${origin === 'null' ? 'an opaque origin' : origin}`
   return new RequestError(
     403,
-    `Cross-site request refused: ${who} may not call this endpoint; to allow an origin, add it to allowedOrigins`,
+    `Cross-site request refused: ${who} may not call this upload API; to allow an origin, add it to allowedOrigins`,
   )
 }
 

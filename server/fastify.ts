@@ -2,10 +2,10 @@ import rateLimiter, { type RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import fp from 'fastify-plugin'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
-import { DEFAULT_ENDPOINT } from '../protocol/wire.ts'
+import { DEFAULT_API_PATH } from '../protocol/wire.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
-import { type ChargeFile, createEndpoint, type Endpoint } from './endpoint.ts'
-import { describeError } from './errors.ts'
+import { type ChargeFile, createUploadApi, type UploadApi } from './upload-api.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { checkJsonContentType } from './json-body.ts'
 import { bodyTooLarge, RequestError } from './request-error.ts'
 import { ROUTES, unknownRoute, type Route } from './routes.ts'
@@ -16,10 +16,10 @@ import { TRUSTS_EVERY_HOP, trustsEveryHop } from './trust-proxy.ts'
 /** Options of the {@link s3Upload} plugin: every {@link UploadHandlerConfig} setting, plus the plugin's own. */
 // `path` is the Web handler's mount point; the plugin is mounted at `prefix`, Fastify's word for it.
 export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'> {
-  /** The endpoint's path; its routes are `{prefix}`, `{prefix}/parts`, … @default '/api/s3-upload' */
+  /** The upload API's path; its routes are `{prefix}`, `{prefix}/parts`, … @default '/api/s3-upload' */
   prefix?: string
   /**
-   * `@fastify/rate-limit` on the endpoint's routes, counted per `request.ip`; over the limit → 429
+   * `@fastify/rate-limit` on the upload API's routes, counted per `request.ip`; over the limit → 429
    * with Retry-After. Behind a load balancer set Fastify's `trustProxy` to the balancer's address
    * (`'10.0.0.2'`), or every visitor shares the balancer's count;
    * never `true`, which takes the X-Forwarded-For entry the client writes (the plugin warns at
@@ -40,9 +40,6 @@ export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'>
   sweepLock?: RedisClient
 }
 
-/** The plugin's default `prefix`: `/api/s3-upload`, next-s3-upload's path. */
-export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
-
 /**
  * Per client IP: enough for a page uploading a few files a second (each upload is one request,
  * plus /parts every 100 parts and /complete), far below what minting credentials in a loop needs.
@@ -51,24 +48,24 @@ export const DEFAULT_PREFIX = DEFAULT_ENDPOINT
  */
 export const DEFAULT_RATE_LIMIT = Object.freeze({ max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions)
 
-/** Every route answers every method: a wrong one gets the endpoint's 405 with `Allow`, as under the Web handler. */
+/** Every route answers every method: a wrong one gets the upload API's 405 with `Allow`, as under the Web handler. */
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
 
 /**
- * The credential endpoint as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.
- * Fastify routes by the endpoint's route table (server/routes.ts); each route runs the endpoint's
+ * The upload API as a Fastify plugin: `app.register(s3Upload, { prefix, ...config })`.
+ * Fastify routes by the upload API's route table (server/routes.ts); each route runs the upload API's
  * preamble in `preParsing` (before Fastify reads the body) and answers in its handler, with the
  * request's pino logger.
  */
 const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   app,
-  { prefix = DEFAULT_PREFIX, rateLimit = DEFAULT_RATE_LIMIT, sweepEverySeconds, sweepLock, ...config },
+  { prefix = DEFAULT_API_PATH, rateLimit = DEFAULT_RATE_LIMIT, sweepEverySeconds, sweepLock, ...config },
 ) => {
   const path = (config as UploadHandlerConfig).path
   if (path !== undefined && path.replace(/\/+$/, '') !== prefix.replace(/\/+$/, '')) {
     throw new TypeError(`updraft: the Fastify plugin is mounted at its prefix ('${prefix}'), and path ('${path}') is the Web handler's setting: pass prefix: '${path}' instead`)
   }
-  const endpoint = createEndpoint(config)
+  const api = createUploadApi(config)
   // The limit counts per request.ip: with every hop trusted, that is whatever the client wrote.
   if (rateLimit !== false && trustsEveryHop(app)) (config.logger ?? app.log).warn?.({ trustProxy: true }, TRUSTS_EVERY_HOP)
   // fastify-plugin skips encapsulation, and with it the register-time prefix: an inner scope
@@ -76,19 +73,19 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
   await app.register(
     async (scope) => {
       if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...sharedLimit(rateLimit), global: true })
-      routes(scope, endpoint, config.logger, rateLimit === false ? undefined : fileCharger(scope))
+      routes(scope, api, config.logger, rateLimit === false ? undefined : fileCharger(scope))
     },
     { prefix },
   )
-  const stopSweeping = sweepEverySeconds === undefined ? undefined : scheduleSweep(endpoint, config.logger ?? app.log, sweepEverySeconds, sweepLock)
+  const stopSweeping = sweepEverySeconds === undefined ? undefined : scheduleSweep(api, config.logger ?? app.log, sweepEverySeconds, sweepLock)
   app.addHook('onClose', async () => {
     await stopSweeping?.()
-    endpoint.s3.destroy()
+    api.s3.destroy()
   })
 }
 
 /**
- * The rate limit's counter for a batch's files (ChargeFile, server/endpoint.ts): the same store and
+ * The rate limit's counter for a batch's files (ChargeFile, server/upload-api.ts): the same store and
  * client key as the limit on every request, one more count per file after the first.
  */
 function fileCharger(scope: FastifyInstance) {
@@ -100,8 +97,8 @@ function fileCharger(scope: FastifyInstance) {
     }
 }
 
-function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | undefined, chargeFiles?: (request: FastifyRequest) => ChargeFile) {
-  // The body goes to the endpoint as the text that was sent: server/parse-requests.ts is the one
+function routes(scope: FastifyInstance, api: UploadApi, logger: Logger | undefined, chargeFiles?: (request: FastifyRequest) => ChargeFile) {
+  // The body goes to the upload API as the text that was sent: server/parse-requests.ts is the one
   // judge of what it holds, so every mounting answers a bad request in the same words.
   scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) =>
     done(null, body),
@@ -117,14 +114,14 @@ function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | und
       // each route's onRequest): refusals (cross-site, throttle, authorize, wrong method), /info.
       preParsing: async (request, reply) => {
         // A logger passed in the options wins; else the request's pino logger, which carries reqId.
-        const answered = await endpoint.preamble(toWebRequest(request, undefined), route, logger ?? request.log)
+        const answered = await api.preamble(toWebRequest(request, undefined), route, logger ?? request.log)
         if (answered) return send(reply, answered)
       },
       handler: async (request, reply) =>
-        send(reply, await endpoint.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log, chargeFiles?.(request))),
+        send(reply, await api.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log, chargeFiles?.(request))),
     })
   }
-  // Any other path under the prefix: the endpoint's 404, before any body is read.
+  // Any other path under the prefix: the upload API's 404, before any body is read.
   scope.route({
     method: METHODS,
     url: '/*',
@@ -135,7 +132,7 @@ function routes(scope: FastifyInstance, endpoint: Endpoint, logger: Logger | und
   async function notFound(request: FastifyRequest, reply: FastifyReply) {
     // scope.prefix is the whole mount point, an outer register's prefix included.
     const refusal = unknownRoute(request.method, new URL(request.url, 'http://localhost').pathname, scope.prefix)
-    return send(reply, endpoint.refuse(toWebRequest(request, undefined), refusal))
+    return send(reply, api.refuse(toWebRequest(request, undefined), refusal))
   }
 }
 
@@ -161,7 +158,7 @@ function sharedLimit(options: RateLimitPluginOptions): RateLimitPluginOptions {
 }
 
 /** sweepStaleUploads every `seconds`; a failed sweep is logged and tried again next time. Returns what stops it. */
-function scheduleSweep({ config, s3 }: Endpoint, logger: Logger, seconds: number, lock: RedisClient | undefined) {
+function scheduleSweep({ config, s3 }: UploadApi, logger: Logger, seconds: number, lock: RedisClient | undefined) {
   if (!Number.isSafeInteger(seconds) || seconds < 1) {
     throw new RangeError(`updraft: sweepEverySeconds must be a whole number of seconds of at least 1, got ${seconds}`)
   }
@@ -171,7 +168,7 @@ function scheduleSweep({ config, s3 }: Endpoint, logger: Logger, seconds: number
     // One at a time: a slow store must not pile sweeps up.
     running ??= turn()
       .then((mine) => (mine ? sweepStaleUploads(config, s3) : undefined))
-      .then(() => {}, (error: unknown) => logger.error({ err: describeError(error) }, 'updraft: sweeping stale multipart uploads failed'))
+      .then(() => {}, (error: unknown) => logger.error({ err: errorLogFields(error) }, 'updraft: sweeping stale multipart uploads failed'))
       .finally(() => {
         running = undefined
       })
@@ -192,7 +189,7 @@ function replyWithError(error: FastifyError, reply: FastifyReply, logger: Logger
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: jsonOnly(reply.request).message })
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) return reply.code(status).send({ error: error.message })
-  logger.error({ err: describeError(error) }, 'updraft: upload endpoint failed')
+  logger.error({ err: errorLogFields(error) }, 'updraft: upload API failed')
   return reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error')
 }
 
@@ -226,7 +223,7 @@ function toWebRequest(request: FastifyRequest, body: string | undefined): Reques
 const safeHost = (host: string) => (/^[\w.-]+(:\d+)?$|^\[[\d:a-f.]+\](:\d+)?$/i.test(host) ? host : 'localhost')
 
 /**
- * The credential endpoint as a Fastify plugin (`fastify-plugin`, Fastify 5): the routes of
+ * The upload API as a Fastify plugin (`fastify-plugin`, Fastify 5): the routes of
  * {@link createUploadHandler} under `prefix` (any other path under it answers 404 naming them),
  * each request refused and answered by the same code as under every other mounting, failures
  * logged with the request's pino logger, a per-client rate limit, then cross-site refusal,

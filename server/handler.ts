@@ -1,11 +1,11 @@
 import type { UploadTypes } from '../protocol/wire.ts'
 import { ConfigurationFault, createFaultLog } from './config-faults.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
-import { createEndpoint } from './endpoint.ts'
+import { createUploadApi } from './upload-api.ts'
 import { routeOf } from './routes.ts'
 
 /**
- * The endpoint: a Web `Request` in, a `Response` out; never rejects (a client mistake is a 4xx
+ * The upload API: a Web `Request` in, a `Response` out; never rejects (a client mistake is a 4xx
  * JSON `{ error }`, anything unexpected a logged `500 Internal Server Error`). Its type
  * parameters carry the config's metadata and `serverData` types (never a value), so a page in the
  * same project can write `upload<typeof handler>(…)`.
@@ -14,8 +14,8 @@ export type UploadHandler<Metadata = unknown, ServerData = unknown> = ((request:
   UploadTypes<Metadata, ServerData>
 
 /**
- * The credential endpoint as a Web-standard handler, for Next.js route handlers, Hono and Workers
- * alike (the Fastify plugin, server/fastify.ts, runs the same endpoint under its own routes). With
+ * The upload API as a Web-standard handler, for Next.js route handlers, Hono and Workers
+ * alike (the Fastify plugin, server/fastify.ts, runs the same upload API under its own routes). With
  * no config it reads the S3_UPLOAD_* environment; missing settings throw here, not on the first
  * upload.
  *
@@ -57,11 +57,11 @@ export type UploadHandler<Metadata = unknown, ServerData = unknown> = ((request:
 export function createUploadHandler<Metadata = unknown, ServerData = unknown>(
   config?: UploadHandlerConfig<Metadata, ServerData>,
 ): UploadHandler<Metadata, ServerData> {
-  const endpoint = createEndpoint(config as UploadHandlerConfig)
+  const api = createUploadApi(config as UploadHandlerConfig)
   return async (request) => {
-    const route = routeOf(request.method, new URL(request.url).pathname, endpoint.config.path)
-    if (typeof route !== 'string') return endpoint.refuse(request, route)
-    return (await endpoint.preamble(request, route)) ?? endpoint.respond(request, route)
+    const route = routeOf(request.method, new URL(request.url).pathname, api.config.path)
+    if (typeof route !== 'string') return api.refuse(request, route)
+    return (await api.preamble(request, route)) ?? api.respond(request, route)
   }
 }
 

@@ -1,4 +1,4 @@
-// `updraft-s3/server`: the credential endpoint as a Web-standard handler. Everything exported here is
+// `updraft-s3/server`: the upload API as a Web-standard handler. Everything exported here is
 // public API (api/updraft-s3-server.api.md); presigners, policies, config resolution and media-type
 // parsing are the handler's internals (the CLI and tests import them from their modules).
 export { createUploadHandler, createLazyUploadHandler, type UploadHandler } from './handler.ts'

@@ -11,7 +11,7 @@ export function serverInfo(config: ResolvedConfig): InfoReply {
     ...(reason === undefined ? {} : { tokenUnavailableReason: reason }),
     presigned: true,
     store: config.info?.store ?? describeStore(config),
-    // The limits the endpoint enforces anyway: a page checks them first and saves the round trip.
+    // The limits the upload API enforces anyway: a page checks them first and saves the round trip.
     ...(config.maxFileSize === undefined ? {} : { maxFileSize: config.maxFileSize }),
     ...(config.allowedTypes === undefined ? {} : { allowedTypes: [...config.allowedTypes] }),
     // This server takes the batch form (`/batch`, `/batch/complete`); older ones leave it out.
@@ -35,7 +35,7 @@ export function tokenUnavailableReason(config: ResolvedConfig): string | undefin
   return undefined
 }
 
-/** A name a person recognises; the endpoint's origin for stores that cannot be told apart. */
+/** A name a person recognises; the storage endpoint's origin for stores that cannot be told apart. */
 export function describeStore({ endpoint, region, bucket }: ResolvedConfig): string {
   const where = `bucket ${bucket}`
   switch (knownStore(endpoint)) {
@@ -50,7 +50,7 @@ export function describeStore({ endpoint, region, bucket }: ResolvedConfig): str
 }
 
 /**
- * The store behind an endpoint, where its host tells: none (or an amazonaws.com host, China's
+ * The store behind a storage endpoint, where its host tells: none (or an amazonaws.com host, China's
  * included) is AWS; R2 and B2 have their own hosts. Any other (MinIO, Ceph RGW, …) cannot be told
  * apart: `undefined`.
  */

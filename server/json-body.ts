@@ -2,12 +2,12 @@ import { parseMediaType } from '../protocol/content-type.ts'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
 import { badRequest, bodyTooLarge, describeValue, RequestError } from './request-error.ts'
 
-// Reading a request's body as the endpoint accepts it: JSON only, and never more than MAX_BODY_BYTES.
+// Reading a request's body as the upload API accepts it: JSON only, and never more than MAX_BODY_BYTES.
 
 /**
- * The endpoint reads JSON only. Browsers send text/plain, form and multipart bodies cross-site
+ * The upload API reads JSON only. Browsers send text/plain, form and multipart bodies cross-site
  * without asking first (no CORS preflight), so accepting them lets any page make a visitor's
- * browser call the endpoint with the visitor's cookies; JSON needs a preflight the endpoint
+ * browser call the upload API with the visitor's cookies; JSON needs a preflight the upload API
  * never grants to a stranger.
  */
 export function checkJsonContentType(contentType: string | null): void {

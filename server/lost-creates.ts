@@ -1,6 +1,6 @@
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import type { Logger } from './config.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 
 /**
  * Storage's `Initiated` times may be cut to the second (S3's XML has milliseconds, not every store
@@ -38,7 +38,7 @@ export async function abortLostCreates(
     return strays.length
   } catch (error) {
     logger.warn?.(
-      { err: describeError(error), key },
+      { err: errorLogFields(error), key },
       'updraft: CreateMultipartUpload was retried, and the uploads an earlier attempt may have left could not be listed or aborted ' +
         '(the server key needs s3:ListBucketMultipartUploads): the sweep or a lifecycle rule ends them',
     )

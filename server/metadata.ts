@@ -9,7 +9,7 @@ import type { MetadataValidator } from './config.ts'
 export async function validateMetadata(validator: MetadataValidator<unknown> | undefined, sent: unknown, request: Request): Promise<unknown> {
   if (!validator) {
     if (sent === undefined) return undefined
-    throw new RequestError(400, 'This endpoint takes no metadata: send none, or give the server a `metadata` option that validates it')
+    throw new RequestError(400, 'This upload API takes no metadata: send none, or give the server a `metadata` option that validates it')
   }
   let valid: unknown
   try {

@@ -137,7 +137,7 @@ function partLengths(claims: TicketClaims, partNumbers: readonly number[], sizes
 }
 
 /**
- * CompleteMultipartUpload of an upload the endpoint created: a presigned one, checked against the
+ * CompleteMultipartUpload of an upload the upload API created: a presigned one, checked against the
  * ticket's plan; a token one (`createMultipart`), whose parts the page sized itself, checked only
  * for numbers 1..10 000, each once (storage checks the rest, and /complete the stored size).
  */

@@ -1,5 +1,5 @@
 /**
- * What the endpoint accepts from a page, checked field by field with messages that say what to
+ * What the upload API accepts from a page, checked field by field with messages that say what to
  * change. Pure (no Node, no SDK), so every runtime the handler runs on can run it.
  */
 import { MediaTypeError, parseMediaType } from '../protocol/content-type.ts'
@@ -23,7 +23,7 @@ export interface ValidUploadRequest {
   filesize: number | undefined
   /** The page sent `sizeUnknown: true`: a stream whose length it learns only at its end (`filesize` is then undefined). */
   sizeUnknown: boolean
-  /** Token mode: the page asks the endpoint to create the multipart upload (UploadRequest.createMultipart). */
+  /** Token mode: the page asks the upload API to create the multipart upload (UploadRequest.createMultipart). */
   createMultipart: boolean
   strategy: Strategy
   body: Record<string, unknown>
@@ -63,7 +63,7 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
     throw badRequest(`createMultipart must be true or false, got ${describe(createMultipart)}`)
   }
   if (createMultipart && filesize === undefined) {
-    throw badRequest('createMultipart needs the filesize: only an upload of declared length is created by the endpoint')
+    throw badRequest('createMultipart needs the filesize: only an upload of declared length is created by the upload API')
   }
   return {
     filename,

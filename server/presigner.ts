@@ -49,7 +49,7 @@ export interface PresignerOptions {
  *
  * One S3RequestPresigner per credential and region, given a prepared HttpRequest, rather than
  * getSignedUrl per URL: that runs the S3 client's middleware stack and endpoint rules for every
- * part (bench/RESULTS.md, "Endpoint"). The SDK's SignatureV4 caches the derived signing key.
+ * part (bench/RESULTS.md, "Upload API"). The SDK's SignatureV4 caches the derived signing key.
  *
  * Every header given is signed as a header the page must send (the reply's `headers` says so), not
  * moved into the query: the SDK hoists `x-amz-*` headers (`x-amz-acl`) unless told not to, leaves

@@ -1,4 +1,4 @@
-// What several endpoint instances share, in Redis: one rate limit (createRedisThrottle) and one
+// What several upload API instances share, in Redis: one rate limit (createRedisThrottle) and one
 // sweep per period (the sweep's lock). Updraft makes one kind of call, EVAL of a short Lua script,
 // so any client with ioredis's `eval(script, numKeys, ...args)` fits (ioredis itself, or a wrapper
 // around node-redis or an HTTP client such as Upstash's for Workers).

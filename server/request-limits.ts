@@ -1,5 +1,5 @@
 /**
- * A request against what the endpoint allows (`maxFileSize`, `allowedTypes`, active content) and
+ * A request against what the upload API allows (`maxFileSize`, `allowedTypes`, active content) and
  * against the part plan its ticket binds: checked before any key, credential or URL exists.
  */
 import { matchesAllowedType, parseMediaType } from '../protocol/content-type.ts'
@@ -19,7 +19,7 @@ import { badRequest, RequestError } from './request-error.ts'
 export function checkLimits(limits: UploadLimits, { filetype, essence, filesize, sizeUnknown }: ValidUploadRequest): void {
   const { maxFileSize, allowedTypes } = limits
   if (maxFileSize !== undefined && filesize === undefined && !sizeUnknown) {
-    throw badRequest(`filesize is required: this endpoint accepts files of at most ${maxFileSize} bytes`)
+    throw badRequest(`filesize is required: this upload API accepts files of at most ${maxFileSize} bytes`)
   }
   const refusal = limitRefusal(limits, essence, filesize ?? 0)
   if (refusal?.reason === 'too-large') {
@@ -63,7 +63,7 @@ export function checkPartSizes(sizes: PartsRequest['sizes'], partSize: number): 
   }
 }
 
-/** What bounds the parts of an upload of unknown length: the ticket's part size and the endpoint's limit. */
+/** What bounds the parts of an upload of unknown length: the ticket's part size and the upload API's limit. */
 export interface UnknownSizeLimits {
   partSize: number
   maxFileSize: number | undefined
@@ -71,7 +71,7 @@ export interface UnknownSizeLimits {
 
 /**
  * Part numbers of an upload of unknown length: 1..`maxPartNumber` (protocol/parts.ts), above it
- * 413: more parts would hold more than the endpoint's `maxFileSize`, or than S3's 10 000 parts.
+ * 413: more parts would hold more than the upload API's `maxFileSize`, or than S3's 10 000 parts.
  */
 export function checkUnknownSizePartNumbers(partNumbers: readonly number[], { partSize, maxFileSize }: UnknownSizeLimits): void {
   const below = partNumbers.find((n) => n < 1)
@@ -82,7 +82,7 @@ export function checkUnknownSizePartNumbers(partNumbers: readonly number[], { pa
   const limit =
     maxFileSize === undefined || highest === MAX_PARTS
       ? `S3 allows at most ${MAX_PARTS} parts per upload`
-      : `this endpoint accepts files of at most ${maxFileSize} bytes, which is ${highest} parts of ${partSize} bytes`
+      : `this upload API accepts files of at most ${maxFileSize} bytes, which is ${highest} parts of ${partSize} bytes`
   throw new RequestError(413, `part number ${above} is over the limit: ${limit}`)
 }
 

@@ -1,10 +1,10 @@
 import { RequestError } from './request-error.ts'
 
-/** A route of the endpoint: `upload` is the upload request on the endpoint's own path, the others are under it. */
+/** A route of the upload API: `upload` is the upload request on the upload API's own path, the others are under it. */
 export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | 'info' | 'refresh' | 'duplicates' | 'batch' | 'batch-complete'
 
 /**
- * The endpoint's routes, by path under its mount point (docs/server.md, "Routes"): the one
+ * The upload API's routes, by path under its mount point (docs/server.md, "Routes"): the one
  * table the Web handler and the Fastify plugin both route by. `/list-parts` answers only with
  * `resumable`; `/refresh` and `/duplicates` serve token mode; `/batch` and `/batch/complete` are the
  * upload request and `/complete` for several files at once (server/batch.ts).
@@ -36,10 +36,10 @@ export function routeOf(method: string, pathname: string, mount: string): Route 
   return BY_PATH.get(path.slice(mount.length)) ?? unknownRoute(method, pathname, mount)
 }
 
-/** A path under the endpoint that is none of its routes: says what was asked and what exists. */
+/** A path under the upload API that is none of its routes: says what was asked and what exists. */
 export function unknownRoute(method: string, pathname: string, mount: string): RequestError {
   const routes = Object.values(ROUTES).map(({ path, method }) => `${method} ${mount}${path || (mount ? '' : '/')}`)
-  return new RequestError(404, `No route ${method} ${pathname} on the upload endpoint; it answers ${routes.join(', ')}`)
+  return new RequestError(404, `No route ${method} ${pathname} on the upload API; it answers ${routes.join(', ')}`)
 }
 
 /**
@@ -53,7 +53,7 @@ function outsideMount(pathname: string, mount: string): RequestError {
   const here = (route ? path.slice(0, -route.length) : path) || '/'
   return new RequestError(
     404,
-    `No upload endpoint at ${pathname}: this handler's path setting is '${mount || '/'}'. ` +
+    `No upload API at ${pathname}: this handler's path setting is '${mount || '/'}'. ` +
       `If you mounted it at ${here}, create it with createUploadHandler({ path: '${here}' })`,
   )
 }

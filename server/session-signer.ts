@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
 import { createDirectorySigner } from './directory-signer.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { describePreflight, refusesSessionPreflight, sendPreflight } from './preflight-check.ts'
 import { objectHeaders } from './presigned-urls.ts'
@@ -23,7 +23,7 @@ const FALLBACK_MIN_SECONDS = 5 * 60
 export const PREFLIGHT_CHECK_ORIGIN = 'https://updraft-preflight-check.invalid'
 
 /**
- * What signs the URLs the endpoint hands to pages (config.presignWith):
+ * What signs the URLs the upload API hands to pages (config.presignWith):
  * - 'session': a cached STS credential whose policy allows only the upload actions under
  *   `keyPrefix` (server/sts.ts `presignPolicy`), renewed when it has less than 30 minutes left.
  *   RGW and s3rver apply headers a presigned request carries without signing them (AWS refuses
@@ -86,7 +86,7 @@ function withPreflightFallback(
       choice = refusesSessionPreflight(bySession, byKey) ? 'server-key' : 'session'
       if (choice === 'server-key') warnPreflightFallback(config, describePreflight(bySession))
     } catch (error) {
-      config.logger.warn?.({ err: describeError(error) }, 'updraft: could not check how storage answers a preflight for presigned URLs; signing with the session, checking again on the next request')
+      config.logger.warn?.({ err: errorLogFields(error) }, 'updraft: could not check how storage answers a preflight for presigned URLs; signing with the session, checking again on the next request')
     }
   }
 
@@ -149,7 +149,7 @@ function createStsSigner(config: ResolvedConfig, issue: IssueCredentials): () =>
     } catch (error) {
       // STS hiccup with a credential still good for a while: keep signing, retry on the next call.
       if (current && current.expires - Date.now() > FALLBACK_MIN_SECONDS * 1000) {
-        config.logger.error({ err: describeError(error) }, 'updraft: renewing the presigning session failed; using the current one')
+        config.logger.error({ err: errorLogFields(error) }, 'updraft: renewing the presigning session failed; using the current one')
         return current.signer
       }
       throw error

@@ -1,7 +1,7 @@
 import type { HeadObjectCommandOutput } from '@aws-sdk/client-s3'
 
 /**
- * What an uploaded object may carry beyond what the endpoint issued (`allowedObjectExtras`):
+ * What an uploaded object may carry beyond what the upload API issued (`allowedObjectExtras`):
  * object tags and `x-amz-meta-*` names a token-mode page sets itself (`taggingHeaders`,
  * `objectHeaders`). Names are lower-case, without the `x-amz-meta-` prefix.
  */
@@ -28,7 +28,7 @@ export interface IssuedExtras {
 }
 
 /**
- * Response headers storage serves with the object that the endpoint never sets: a page that adds
+ * Response headers storage serves with the object that the upload API never sets: a page that adds
  * one to a presigned PUT (RGW and s3rver store unsigned headers; AWS refuses unsigned `x-amz-*`
  * but applies unsigned standard ones) or to a token-mode request changes how the object is served
  * — a redirect from the bucket's website endpoint, a body browsers inflate, a cache lifetime.
@@ -44,7 +44,7 @@ const NEVER_ISSUED = [
  * What the stored object carries that this upload was not issued, as header names (never their
  * values, which are the page's words): empty when nothing. Checked on storage's reply (HEAD or ranged GET), so it sees
  * what every store kept, whichever request put it there (a single PUT, the page's own
- * CreateMultipartUpload in token mode). Left alone: what the endpoint signs and storage already
+ * CreateMultipartUpload in token mode). Left alone: what the upload API signs and storage already
  * holds to it (Content-Type, Cache-Control, the ACL), and what changes how the object is kept
  * rather than served (SSE, checksums, storage class).
  */

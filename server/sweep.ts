@@ -37,7 +37,7 @@ export interface SweepReport {
 const MAX_PAGES = 100
 
 /**
- * Aborts the multipart uploads the endpoint started and nobody finished: those under `keyPrefix`
+ * Aborts the multipart uploads the upload API started and nobody finished: those under `keyPrefix`
  * older than the ticket lifetime (their tickets have expired, so /complete can no longer finish
  * them). Each one left holds its parts' storage, billed, until aborted. Run it on a schedule
  * (the Fastify plugin's `sweepEverySeconds`, a cron job), or let the bucket do it with a lifecycle

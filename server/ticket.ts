@@ -53,7 +53,7 @@ interface UnknownSizePlan {
 }
 
 /**
- * Token mode: what /refresh, /duplicates and /complete act on. `multipart`: the endpoint created
+ * Token mode: what /refresh, /duplicates and /complete act on. `multipart`: the upload API created
  * the multipart upload `uploadId` (the page asked, `createMultipart`), and /complete completes it.
  */
 export type TokenTicketClaims = UploadClaims & { multipart?: true }
@@ -130,7 +130,7 @@ export interface DeclaredUpload {
 
 /**
  * A single PUT's or token upload's ticket for `declared`, with a freshly minted uploadId (the
- * dedupe key); for a token upload whose multipart upload the endpoint `created`, storage's UploadId.
+ * dedupe key); for a token upload whose multipart upload the upload API `created`, storage's UploadId.
  */
 export function signUploadTicket(
   kind: 'put' | 'token',
@@ -188,7 +188,7 @@ function parseClaims(kind: TicketKind, encoded: string): Record<string, unknown>
     strings.every((name) => typeof fields[name] === 'string') &&
     counts.every((name) => isCount(fields[name])) &&
     (fields.sizeUnknown === undefined || (sizeUnknown && kind !== 'put')) &&
-    // Only a token ticket names an upload the endpoint created for the page to fill.
+    // Only a token ticket names an upload the upload API created for the page to fill.
     (fields.multipart === undefined || (fields.multipart === true && kind === 'token')) &&
     sizeWellFormed &&
     (fields.contentType === undefined || typeof fields.contentType === 'string')

@@ -12,7 +12,7 @@ import { checkLimits } from './request-limits.ts'
 import { checkTokenKey, type IssueToken } from './sts.ts'
 import { signUploadTicket } from './ticket.ts'
 
-/** What answering an upload request needs, built once per endpoint (server/endpoint.ts). */
+/** What answering an upload request needs, built once per upload API (server/upload-api.ts). */
 export interface UploadRequestContext {
   config: ResolvedConfig
   s3: S3Client

@@ -1,6 +1,6 @@
 import { ApiError, PauseController, PauseSignal, UploadAbortedError } from '../engine/index.ts'
 import { MAX_BATCH_FILES } from '../protocol/limits.ts'
-import { type BatchError, DEFAULT_ENDPOINT } from '../protocol/wire.ts'
+import { type BatchError, DEFAULT_API_PATH } from '../protocol/wire.ts'
 
 // Many files in few API calls (issue 34): the hooks' uploads ask for permission and confirm through
 // the batch routes (`/batch`, `/batch/complete`, docs/server.md "Batches"), without the engine or
@@ -68,7 +68,7 @@ const BATCH_ROUTES: Record<string, string> = { '': '/batch', '/complete': '/batc
 /** The run hook: an upload request or `/complete` joins its API's next batch; anything else is the engine's. */
 export const batchPost: Post = (run, route, body, postOnce) => {
   const batchRoute = BATCH_ROUTES[route]
-  const api = run.options.api ?? DEFAULT_ENDPOINT
+  const api = run.options.api ?? DEFAULT_API_PATH
   if (!batchRoute || oneByOne.has(api)) return undefined
   const apiKey = `${api} ${JSON.stringify(run.options.apiHeaders ?? {})}`
   const key = `${batchRoute} ${apiKey}`
@@ -122,7 +122,7 @@ function flush(group: Group, postOnce: PostOnce): void {
   }
 }
 
-/** An upload aborted while it waited is left out: the endpoint creates nothing for it. */
+/** An upload aborted while it waited is left out: the upload API creates nothing for it. */
 function stillWanted(entry: Entry): boolean {
   if (!entry.run.options.signal?.aborted) return true
   entry.reject(new UploadAbortedError())
@@ -132,7 +132,7 @@ function stillWanted(entry: Entry): boolean {
 async function send(group: Group, entries: Entry[], postOnce: PostOnce): Promise<void> {
   // One file alone goes in the one-file form: a single upload never asks an older server for a route it lacks.
   if (entries.length === 1) return alone(group, entries[0]!, postOnce)
-  const api = entries[0]!.run.options.api ?? DEFAULT_ENDPOINT
+  const api = entries[0]!.run.options.api ?? DEFAULT_API_PATH
   let files: unknown[] | undefined
   try {
     // Sent as the first file's request (its transport, stall timeout, API and headers: the group's).
@@ -163,7 +163,7 @@ async function send(group: Group, entries: Entry[], postOnce: PostOnce): Promise
 
 /** The one-file form, for a batch of one and for APIs without batches. */
 function alone(group: Group, entry: Entry, postOnce: PostOnce): Promise<void> {
-  // As the engine sends it: an upload request is never cancelled (its reply names what the endpoint created).
+  // As the engine sends it: an upload request is never cancelled (its reply names what the upload API created).
   const signal = group.route === '' ? undefined : entry.run.options.signal
   return postOnce(entry.run, group.route, entry.body, signal).then(entry.resolve, entry.reject)
 }

@@ -20,7 +20,7 @@ export const pageQueue: FairQueue = createFairQueue(PAGE_CONNECTIONS)
 
 /**
  * Uploads started at once per connection queue; the queue's slots bound what they send to storage,
- * not their API round trips. A file of one PUT costs the endpoint a presigned URL or a token until
+ * not their API round trips. A file of one PUT costs the upload API a presigned URL or a token until
  * it is sent: 200 are started ahead, let in 100 at a time so they are asked for in one `/batch`
  * (src/batch-api.ts), few enough that none waits long enough for its URL to expire. A multipart
  * file costs a multipart upload (or an hour-long token) that stays on storage if the page closes:

@@ -14,7 +14,7 @@ export interface Lane extends Queue {
  * the order they opened (the order files were picked), and a lane holds more than its share
  * (`connections / open lanes`, at least 1) only when no other lane is asking for its own. One
  * connection stays free for each lane that has not asked yet (its upload is still waiting for
- * the endpoint's reply), so a small file picked before a large one starts at once instead of
+ * the upload API's reply), so a small file picked before a large one starts at once instead of
  * waiting for one of the large one's parts to finish. Otherwise no connection idles while a
  * request waits.
  */

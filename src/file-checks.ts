@@ -5,8 +5,8 @@ import { essenceOf, limitRefusal, type LimitRefusal, type UploadLimits } from '.
 export type { UploadLimits, LimitRefusal }
 
 /**
- * A file the page refused before any request left it, by the endpoint's own limits (its
- * `maxFileSize` and `allowedTypes`, as `GET {endpoint}/info` reports them). `refusal` holds the
+ * A file the page refused before any request left it, by the upload API's own limits (its
+ * `maxFileSize` and `allowedTypes`, as `GET {api}/info` reports them). `refusal` holds the
  * reason with its figures; src/messages.ts turns it into words for people.
  */
 export class FileRefusedError extends UploadError {
@@ -19,8 +19,8 @@ export class FileRefusedError extends UploadError {
   constructor(file: File, refusal: LimitRefusal) {
     super(
       refusal.reason === 'too-large'
-        ? `${file.name}: ${overLimit(refusal.size, refusal.maxFileSize)} (the endpoint's maxFileSize); nothing was sent`
-        : `${file.name} is ${refusal.essence}, which the endpoint does not accept` +
+        ? `${file.name}: ${overLimit(refusal.size, refusal.maxFileSize)} (the upload API's maxFileSize); nothing was sent`
+        : `${file.name} is ${refusal.essence}, which the upload API does not accept` +
             (refusal.allowedTypes ? ` (allowedTypes: ${refusal.allowedTypes.join(', ')})` : ' (active content)') +
             '; nothing was sent',
     )
@@ -30,14 +30,14 @@ export class FileRefusedError extends UploadError {
 }
 
 /**
- * The endpoint's rule (protocol/file-limits.ts) applied in the page: the refusal the endpoint
- * would answer with 413 or 415, or undefined. A type the endpoint could not even parse is left
- * for the endpoint to explain. Returns the error rather than throwing it.
+ * The upload API's rule (protocol/file-limits.ts) applied in the page: the refusal the upload API
+ * would answer with 413 or 415, or undefined. A type the upload API could not even parse is left
+ * for the upload API to explain. Returns the error rather than throwing it.
  *
  * @example
  * ```ts
  * const refused = checkFile(file, { maxFileSize: 30 * 1024 * 1024, allowedTypes: ['image/*'] })
- * if (refused) alert(describeError(refused)) // "60 MiB is over the 30 MiB limit"
+ * if (refused) alert(errorMessage(refused)) // "60 MiB is over the 30 MiB limit"
  * ```
  */
 export function checkFile(file: File, limits: UploadLimits): FileRefusedError | undefined {

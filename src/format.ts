@@ -1,6 +1,6 @@
 import { formatBytes } from '../protocol/bytes.ts'
 
-// One formatter for sizes, shared with the endpoint's refusals.
+// One formatter for sizes, shared with the upload API's refusals.
 export { formatBytes, overLimit } from '../protocol/bytes.ts'
 
 export const formatSpeed = (bytesPerSecond: number): string => `${formatBytes(Math.round(bytesPerSecond))}/s`

@@ -8,11 +8,11 @@ import type { UploadLimits } from '../protocol/file-limits.ts'
 import { FileRefusedError } from './file-checks.ts'
 import { formatBytes, overLimit } from './format.ts'
 
-/** What {@link describeError} may use to say more: the file, the limits, whether it retries. */
+/** What {@link errorMessage} may use to say more: the file, the limits, whether it retries. */
 export interface MessageContext {
   /** The file, for its size and type in "60 MiB is over the 30 MiB limit". */
   file?: File
-  /** The endpoint's limits (from `/info`), to name the limit a 413 or 415 broke. */
+  /** The upload API's limits (from `/info`), to name the limit a 413 or 415 broke. */
   limits?: UploadLimits
   /** The engine will try again: "Connection lost — retrying". */
   retrying?: boolean
@@ -26,10 +26,10 @@ export interface MessageContext {
  *
  * @example
  * ```tsx
- * {entry.error && <p role="alert">{describeError(entry.error, { file: entry.file, limits, retrying: entry.status === 'retrying' })}</p>}
+ * {entry.error && <p role="alert">{errorMessage(entry.error, { file: entry.file, limits, retrying: entry.status === 'retrying' })}</p>}
  * ```
  */
-export function describeError(error: unknown, { file, limits, retrying }: MessageContext = {}): string {
+export function errorMessage(error: unknown, { file, limits, retrying }: MessageContext = {}): string {
   if (error instanceof FileRefusedError) {
     const { refusal } = error
     if (refusal.reason === 'too-large') return overLimit(refusal.size, refusal.maxFileSize)
@@ -43,7 +43,7 @@ export function describeError(error: unknown, { file, limits, retrying }: Messag
   if (error instanceof ApiError && error.status === 422) return error.message
   // The same words for every file, whatever its size; what to change is in the server's log, not here.
   if (error instanceof ApiError && error.code === 'ServerMisconfigured') return "This site's upload service is misconfigured — its owner has to fix it; retrying won't help"
-  if (error instanceof ApiError) return endpointMessage(error.status, file, limits, retrying)
+  if (error instanceof ApiError) return apiErrorMessage(error.status, file, limits, retrying)
   if (error instanceof S3Error) return storageMessage(error, retrying)
   // The engine's own errors (e.g. a bucket CORS rule hiding ETags) are written for people already.
   if (error instanceof UploadError) return error.message
@@ -78,7 +78,7 @@ export function isFinal(error: unknown): boolean {
   return error instanceof S3Error && ['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'NoSuchBucket'].includes(error.code)
 }
 
-function endpointMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {
+function apiErrorMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {
   if (status === 413) {
     if (file && limits.maxFileSize !== undefined) return overLimit(file.size, limits.maxFileSize)
     return `${file ? formatBytes(file.size) : 'This file'} is over this site's size limit`

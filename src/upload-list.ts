@@ -139,7 +139,7 @@ export function queuedEntry(id: string, file: File, abort: () => void, controls:
 }
 
 /**
- * A file the page refused before asking the endpoint (over the size limit, a type not allowed):
+ * A file the page refused before asking the upload API (over the size limit, a type not allowed):
  * listed with its reason, ended from the start, never sent.
  */
 export function refusedEntry(id: string, file: File, error: Error): UploadEntry {

@@ -14,11 +14,11 @@ export type PrepareFile = (file: File) => Promise<File> | File
 /** Defaults for every `uploadToS3` call of one hook: any engine option, plus the hook's own. */
 export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onProgress' | 'pauseSignal' | 'strategy'> {
   /**
-   * 'token': the endpoint issues short-lived credentials for one key and the page signs its own
-   * requests; it needs an STS, which R2, B2 and many other stores lack. 'presigned': the endpoint
+   * 'token': the upload API issues short-lived credentials for one key and the page signs its own
+   * requests; it needs an STS, which R2, B2 and many other stores lack. 'presigned': the upload API
    * presigns every request to storage, so the page holds no credentials; it works on every
    * S3-compatible store.
-   * @default 'token'; where the endpoint answers that it has no STS, presigned (asked once per page)
+   * @default 'token'; where the upload API answers that it has no STS, presigned (asked once per page)
    */
   strategy?: Strategy
   /**
@@ -28,8 +28,8 @@ export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onPr
   queue?: Queue
   /**
    * Runs on each file `addFiles` gets, before any request: an Error lists the file as refused
-   * with it, and nothing is sent. `useS3Dropzone` passes the endpoint's limits here
-   * (src/file-checks.ts). @default none: the endpoint alone decides
+   * with it, and nothing is sent. `useS3Dropzone` passes the upload API's limits here
+   * (src/file-checks.ts). @default none: the upload API alone decides
    */
   check?: FileCheck
   /**
@@ -46,16 +46,17 @@ export interface UseS3UploadOptions extends Omit<UploadOptions, 'signal' | 'onPr
 }
 
 /**
- * Per-upload options: next-s3-upload's `endpoint.request` form (its names kept: `url`, `body`,
- * `headers`), plus any engine option but `pauseSignal` (the entry's `pause()` and `resume()`).
+ * Per-upload options: next-s3-upload's `endpoint.request` form under the name `api` (`endpoint`
+ * means storage here), its own names kept inside (`url`, `body`, `headers`), plus any engine
+ * option but `pauseSignal` (the entry's `pause()` and `resume()`).
  */
 export interface UploadToS3Options<Handler = unknown>
   extends Omit<UploadOptions<MetadataOf<Handler>>, 'api' | 'apiBody' | 'apiHeaders' | 'queue' | 'pauseSignal'> {
   /**
-   * Where and what to ask your upload API for this upload, in next-s3-upload's form (its names
-   * kept, so its calls move over unchanged). @default the hook's `api`, `apiBody`, `apiHeaders`
+   * Where and what to ask your upload API for this upload: next-s3-upload's `endpoint` option,
+   * renamed (its `request` inside unchanged). @default the hook's `api`, `apiBody`, `apiHeaders`
    */
-  endpoint?: {
+  api?: {
     request?: {
       /** @default the hook's `api`, else '/api/s3-upload' */
       url?: string

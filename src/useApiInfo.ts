@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { DEFAULT_ENDPOINT, type InfoReply } from '../protocol/wire.ts'
+import { DEFAULT_API_PATH, type InfoReply } from '../protocol/wire.ts'
 
 /** What {@link useApiInfo} knows so far: asking, the upload API's answer, or why there is none. */
 export type ApiInfoState =
@@ -23,7 +23,7 @@ export type ApiInfoState =
  * if (info.state === 'ready' && !info.info.token) console.log('token mode is off:', info.info.tokenUnavailableReason)
  * ```
  */
-export function useApiInfo(api: string | false = DEFAULT_ENDPOINT): ApiInfoState {
+export function useApiInfo(api: string | false = DEFAULT_API_PATH): ApiInfoState {
   const [state, setState] = useState<ApiInfoState>(api === false ? NOT_ASKED : { state: 'loading' })
 
   useEffect(() => {

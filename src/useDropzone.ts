@@ -18,7 +18,7 @@ export interface DropzoneOptions {
   onFiles(files: File[]): void
   /** A dropped folder could not be read (the browser refused an entry). */
   onError?(error: unknown): void
-  /** The file inputs' `accept` (e.g. from the endpoint's `allowedTypes`). */
+  /** The file inputs' `accept` (e.g. from the upload API's `allowedTypes`). */
   accept?: string
   /** Also take files pasted anywhere on the page, not only while focus is inside the root. Pastes into text fields are left alone. @default false */
   pasteAnywhere?: boolean

@@ -6,9 +6,9 @@ import { type OnUploaded, type S3Upload, useUploads } from './useS3Upload.ts'
 /** Options of {@link useS3Dropzone}: the upload hook's, plus what the dropzone takes. */
 export interface UseS3DropzoneOptions extends UseS3UploadOptions {
   /**
-   * The endpoint's limits (`GET {endpoint}/info` reports them; `useApiInfo` asks): files
+   * The upload API's limits (`GET {api}/info` reports them; `useApiInfo` asks): files
    * breaking them are listed as refused, with the reason, before any request leaves the page,
-   * and the file inputs' `accept` follows `allowedTypes`. @default none: the endpoint alone decides
+   * and the file inputs' `accept` follows `allowedTypes`. @default none: the upload API alone decides
    */
   limits?: UploadLimits
   /** What happens to files dropped, pasted or picked. @default `addFiles`: each is checked and uploaded */
@@ -24,15 +24,15 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
 
 /**
  * `useS3Upload` plus `getRootProps`, `getInputProps`, `isDragActive`, `open` and `openFolder`,
- * with files checked against the endpoint's limits before anything is sent. Token mode by
- * default, as `useS3Upload` (presigned where the endpoint has no STS); pass `strategy: 'presigned'`
+ * with files checked against the upload API's limits before anything is sent. Token mode by
+ * default, as `useS3Upload` (presigned where the upload API has no STS); pass `strategy: 'presigned'`
  * for presigned mode. Dropped and picked
  * folders are walked, and each file is sent with its path inside the folder as its filename.
  *
  * Never throws: refused files and failed uploads are entries in `files` with their error.
  * @example
  * ```tsx
- * import { describeError, useApiInfo, useS3Dropzone } from 'updraft-s3/react'
+ * import { errorMessage, useApiInfo, useS3Dropzone } from 'updraft-s3/react'
  *
  * export function Dropzone() {
  *   const info = useApiInfo()
@@ -43,7 +43,7 @@ export interface S3Dropzone extends Omit<S3Upload, 'getInputProps'>, Dropzone {}
  *       <input {...getInputProps()} />
  *       <button onClick={open}>Choose files</button> or drop them here
  *       {files.map((entry) => (
- *         <p key={entry.id}>{entry.file.name}: {entry.error ? describeError(entry.error, { file: entry.file, limits }) : `${entry.progress}%`}</p>
+ *         <p key={entry.id}>{entry.file.name}: {entry.error ? errorMessage(entry.error, { file: entry.file, limits }) : `${entry.progress}%`}</p>
  *       ))}
  *     </div>
  *   )

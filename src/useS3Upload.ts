@@ -44,10 +44,10 @@ export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls 
 }
 
 /**
- * next-s3-upload's hook, in token mode by default as its protocol has it: the endpoint issues
- * short-lived credentials for one key and the page signs its own requests; an endpoint without an
+ * next-s3-upload's hook, in token mode by default as its protocol has it: the upload API issues
+ * short-lived credentials for one key and the page signs its own requests; an upload API without an
  * STS answers so, and the page then uploads presigned (asking once per page).
- * `useS3Upload({ strategy: 'presigned' })` has the endpoint presign every request instead, so the
+ * `useS3Upload({ strategy: 'presigned' })` has the upload API presign every request instead, so the
  * page holds no credentials and ships no SigV4 signing. `Handler` (`typeof` the server's handler, in one TypeScript project)
  * types `metadata` and each entry's `serverData`. Returns a hidden `FileInput` and
  * `openFileDialog` to pick files, `uploadToS3(file)` to upload one, the `files` list with each
@@ -70,7 +70,7 @@ export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls 
  *   const onFile = async (file: File | undefined) => {
  *     if (!file) return
  *     try {
- *       const { url } = await uploadToS3(file, { endpoint: { request: { body: { purpose: 'avatar' } } } })
+ *       const { url } = await uploadToS3(file, { api: { request: { body: { purpose: 'avatar' } } } })
  *       console.log('stored at', url)
  *     } catch {} // the entry in `files` says what went wrong
  *   }
@@ -113,14 +113,14 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
     const { uploader, onUploaded, prepare } = latest.current
     const { queue = pageQueue, ...hookOptions } = latest.current.engineDefaults
     const {
-      endpoint,
+      api,
       signal: callerSignal,
       onProgress: callerOnProgress,
       onRetry: callerOnRetry,
       onStateChange: callerOnStateChange,
       ...engineOptions
     } = callOptions
-    const request = endpoint?.request ?? {}
+    const request = api?.request ?? {}
 
     const id = `upload-${++lastId}`
     const controller = new AbortController()
@@ -196,7 +196,7 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
   const controls = useUploadControls(files, dispatch, upload, own.check, prepare !== undefined)
   useLeaveWarning(own.warnBeforeLeaving !== false && files.some(isRunning))
 
-  // Untyped inside: `serverData` is whatever the endpoint sent; `Handler` only names its type.
+  // Untyped inside: `serverData` is whatever the upload API sent; `Handler` only names its type.
   return { ...dialog, ...controls, uploadToS3, files, resetFiles } as unknown as S3Upload<Handler>
 }
 

@@ -12,12 +12,12 @@ import type { BatchError, PresignedMultipartReply, PresignedPutReply, TokenReply
 import { s3Upload } from '../server/fastify.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { startCountingProxy } from '../dev/counting-proxy.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sdkClient, sha256, testBytesOf } from '../dev/s3-client.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
-const { stores, endpointFor, tokenSts, track } = useEndpointFixture()
+const { stores, uploadApiFor, tokenSts, track } = useUploadApiFixture()
 const allStores: Record<string, () => TestStore> = { ...stores, swift: () => inject('swift') }
 
 type Reply = TokenReply | PresignedPutReply | PresignedMultipartReply
@@ -25,8 +25,8 @@ type FileAnswer = Reply | BatchError
 const isError = (answer: unknown): answer is BatchError => typeof (answer as BatchError).error === 'string'
 const HTML = new TextEncoder().encode('<!doctype html><script>alert(document.cookie)</script>')
 
-async function post<T>(endpoint: string, route: string, body: unknown): Promise<{ status: number; body: T & { error?: string } }> {
-  const response = await fetch(endpoint + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+async function post<T>(api: string, route: string, body: unknown): Promise<{ status: number; body: T & { error?: string } }> {
+  const response = await fetch(api + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   return { status: response.status, body: (await response.json()) as T & { error?: string } }
 }
 
@@ -88,7 +88,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   let proxy: Awaited<ReturnType<typeof startCountingProxy>>
   let reader: S3Client
   beforeAll(async () => {
-    // The endpoint reaches storage through the proxy (and so do the URLs it signs): every storage request is seen.
+    // The upload API reaches storage through the proxy (and so do the URLs it signs): every storage request is seen.
     proxy = await startCountingProxy(store().endpoint)
     reader = track(sdkClient(store()))
   })
@@ -98,7 +98,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   const strategies = name === 'swift' ? (['presigned'] as const) : (['presigned', 'token'] as const)
   const modeConfig = (strategy: 'presigned' | 'token'): UploadHandlerConfig => (strategy === 'token' ? { sts: tokenSts(store()) } : {})
 
-  /** The storage requests the endpoint made while `during` ran, as `METHOD status`. */
+  /** The storage requests the upload API made while `during` ran, as `METHOD status`. */
   async function storageRequests<T>(during: () => Promise<T>): Promise<{ result: T; requests: string[] }> {
     const before = proxy.log.length
     const result = await during()
@@ -108,7 +108,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   describe.each(strategies)('%s', (strategy) => {
     it('N files in one request, each with its own key and ticket; one /batch/complete verifies each with one storage read and tells the app once per file', async () => {
       const app = recordingApp()
-      const { endpoint, calls } = await endpointFor(behindProxy(), { ...app.config, ...modeConfig(strategy) })
+      const { api, calls } = await uploadApiFor(behindProxy(), { ...app.config, ...modeConfig(strategy) })
       const files = [
         { filename: 'a.png', filetype: 'image/png', bytes: testBytesOf('image/png', 1000, 1) },
         { filename: 'b.pdf', filetype: 'application/pdf', bytes: testBytesOf('application/pdf', 20_000, 2) },
@@ -116,7 +116,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
         { filename: 'd.png', filetype: 'image/png', bytes: testBytesOf('image/png', 6 * MiB, 4) },
         { filename: 'empty', filetype: 'application/octet-stream', bytes: new Uint8Array(0) },
       ]
-      const asked = await post<{ files: FileAnswer[] }>(endpoint, '/batch', {
+      const asked = await post<{ files: FileAnswer[] }>(api, '/batch', {
         files: files.map(({ filename, filetype, bytes }) => ({ filename, filetype, filesize: bytes.length, strategy, metadata: { album: 'trip' } })),
       })
       expect(asked.status, asked.body.error).toBe(200)
@@ -130,7 +130,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
 
       const completions: Array<Awaited<ReturnType<typeof send>>> = []
       for (const [index, reply] of replies.entries()) completions.push(await send(reply, files[index]!.bytes, files[index]!.filetype))
-      const { result: done, requests } = await storageRequests(() => post<{ files: Array<UploadResult | BatchError> }>(endpoint, '/batch/complete', { files: completions }))
+      const { result: done, requests } = await storageRequests(() => post<{ files: Array<UploadResult | BatchError> }>(api, '/batch/complete', { files: completions }))
       expect(done.status, done.body.error).toBe(200)
       expect(done.body.files.filter(isError)).toEqual([])
       expect((done.body.files as UploadResult[]).map((result) => [result.key, result.serverData])).toEqual(replies.map((reply) => [reply.key, { album: 'trip' }]))
@@ -151,9 +151,9 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
 
   it('one file refused — too large, a type not allowed, an album not the visitor’s, token mode this server cannot issue, a malformed entry — while the others go', async () => {
     const app = recordingApp()
-    const { endpoint } = await endpointFor(behindProxy(), { ...app.config, maxFileSize: MiB, allowedTypes: ['image/*', 'application/pdf'] })
+    const { api } = await uploadApiFor(behindProxy(), { ...app.config, maxFileSize: MiB, allowedTypes: ['image/*', 'application/pdf'] })
     const ok = (filename: string) => ({ filename, filetype: 'image/png', filesize: 500, strategy: 'presigned', metadata: { album: 'trip' } })
-    const asked = await post<{ files: FileAnswer[] }>(endpoint, '/batch', {
+    const asked = await post<{ files: FileAnswer[] }>(api, '/batch', {
       files: [
         ok('first.png'),
         { ...ok('huge.png'), filesize: 2 * MiB },
@@ -174,7 +174,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
     const granted = [first, last] as PresignedPutReply[]
     const bytes = [testBytesOf('image/png', 500, 7), testBytesOf('image/png', 500, 8)]
     const completions = [await send(granted[0]!, bytes[0]!, 'image/png'), await send(granted[1]!, bytes[1]!, 'image/png')]
-    const done = await post<{ files: UploadResult[] }>(endpoint, '/batch/complete', { files: completions })
+    const done = await post<{ files: UploadResult[] }>(api, '/batch/complete', { files: completions })
     expect(done.body.files.map((result) => result.key)).toEqual(granted.map((reply) => reply.key))
     expect(app.calls).toHaveLength(2)
     for (const [index, reply] of granted.entries()) expect(sha256(await readObject(reader, reply.bucket, reply.key))).toBe(sha256(bytes[index]!))
@@ -183,9 +183,9 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   it('a lie in one file of a batch /complete (first bytes not of its type; with token credentials, the size) is refused and deleted while the others are recorded', async () => {
     const strategy = name === 'swift' ? 'presigned' : 'token'
     const app = recordingApp()
-    const { endpoint } = await endpointFor(behindProxy(), { ...app.config, ...modeConfig(strategy) })
+    const { api } = await uploadApiFor(behindProxy(), { ...app.config, ...modeConfig(strategy) })
     const honest = [testBytesOf('image/png', 2000, 11), testBytesOf('image/png', 3000, 12)]
-    const asked = await post<{ files: Reply[] }>(endpoint, '/batch', {
+    const asked = await post<{ files: Reply[] }>(api, '/batch', {
       files: [2000, HTML.length, 3000, 10].map((filesize, index) => ({ filename: `${index}.png`, filetype: 'image/png', filesize, strategy, metadata: { album: 'trip' } })),
     })
     const [a, html, b, sized] = asked.body.files
@@ -196,7 +196,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
       // Presigned URLs bind the size (storage refuses another), token credentials cannot: sent 3000 bytes for 10 declared.
       ...(strategy === 'token' ? [await send(sized!, testBytesOf('image/png', 3000, 13), 'image/png')] : []),
     ]
-    const done = await post<{ files: Array<UploadResult | BatchError> }>(endpoint, '/batch/complete', { files: completions })
+    const done = await post<{ files: Array<UploadResult | BatchError> }>(api, '/batch/complete', { files: completions })
     expect(done.status).toBe(200)
     expect(done.body.files[1]).toEqual({ status: 422, error: 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png' })
     if (strategy === 'token') expect(done.body.files[3]).toEqual({ status: 422, error: 'The uploaded object was refused and deleted: it holds 3000 bytes, not the 10 declared' })
@@ -210,11 +210,11 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   })
 
   it('the one-file /complete also reads its object with one storage request', async () => {
-    const { endpoint } = await endpointFor(behindProxy())
+    const { api } = await uploadApiFor(behindProxy())
     const bytes = testBytesOf('image/png', 4000, 21)
-    const asked = await post<PresignedPutReply>(endpoint, '', { filename: 'one.png', filetype: 'image/png', filesize: bytes.length, strategy: 'presigned' })
+    const asked = await post<PresignedPutReply>(api, '', { filename: 'one.png', filetype: 'image/png', filesize: bytes.length, strategy: 'presigned' })
     const { ticket } = await send(asked.body, bytes, 'image/png')
-    const { result: done, requests } = await storageRequests(() => post<UploadResult>(endpoint, '/complete', { ticket }))
+    const { result: done, requests } = await storageRequests(() => post<UploadResult>(api, '/complete', { ticket }))
     expect(done.status, done.body.error).toBe(200)
     expect(requests).toEqual(['GET 206'])
     expect(sha256(await readObject(reader, asked.body.bucket, asked.body.key))).toBe(sha256(bytes))

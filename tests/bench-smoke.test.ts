@@ -9,7 +9,7 @@ import { runBenchmark } from '../bench/lib/run-one.ts'
 
 describe('benchmarks on a tiny size', () => {
   it('are the six of issue 5, the Node-by-body one of issue 28, the network one of issue 16, the first-byte one of issue 32, the many-files one of issue 34 and the images one of issue 37', () => {
-    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['bundle', 'throughput', 'node', 'concurrency', 'browser', 'memory', 'endpoint', 'network', 'first-byte', 'many-files', 'images'])
+    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['bundle', 'throughput', 'node', 'concurrency', 'browser', 'memory', 'upload-api', 'network', 'first-byte', 'many-files', 'images'])
   })
 
   it.each(benchmarks.map((benchmark) => [benchmark.name, benchmark] as const))(

@@ -8,7 +8,7 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { upload, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
 import { sdkClient, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'
@@ -16,7 +16,7 @@ import { directTarget } from '../dev/stores.ts'
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)
 const LATE_MS = 1500
-const { endpointFor } = useEndpointFixture()
+const { uploadApiFor } = useUploadApiFixture()
 let proxy: FaultProxy
 
 beforeAll(async () => {
@@ -82,11 +82,11 @@ describe('cleanup after the last part request has closed (issue 24)', () => {
     expect(Uploads).toEqual([])
   })
 
-  it('presigned mode: the same, the cleanup through the endpoint', async () => {
-    const { endpoint } = await endpointFor({ ...rgw, endpoint: proxy.url })
+  it('presigned mode: the same, the cleanup through the upload API', async () => {
+    const { api } = await uploadApiFor({ ...rgw, endpoint: proxy.url })
     const filename = `cleanup-${crypto.randomUUID()}.bin`
     const { settled, settledAt } = await abortAfterPartOneLeft((options) =>
-      upload(new File([testBytes(3 * MIN_PART_SIZE, 22)], filename), { api: endpoint, strategy: 'presigned', ...options }),
+      upload(new File([testBytes(3 * MIN_PART_SIZE, 22)], filename), { api, strategy: 'presigned', ...options }),
     )
     expect(settled).toBe('AbortError')
     const part1 = proxy.log.find((entry) => entry.step === 'PUT ?partNumber' && entry.url.includes(filename))

@@ -58,7 +58,7 @@ describe('on Ceph RGW', () => {
       access: 'ok',
       clock: 'ok',
       cors: 'fail',
-      presign: 'fail', // the same missing CORS rule, met by a URL signed as the endpoint signs
+      presign: 'fail', // the same missing CORS rule, met by a URL signed as the upload API signs
       'expose-etag': 'fail',
       lifecycle: 'fail',
       'least-privilege': 'warn', // the owner's key can list, and read and delete anywhere
@@ -79,7 +79,7 @@ describe('on Ceph RGW', () => {
     expect(dry.code).toBe(0)
     expect(dry.output).toContain('"ExposeHeaders"')
     expect(dry.output).toContain('"AbortIncompleteMultipartUpload"')
-    // Issue 23: the rule covered the whole bucket ("Prefix": ""), not the endpoint's keys.
+    // Issue 23: the rule covered the whole bucket ("Prefix": ""), not the upload API's keys.
     expect(dry.output).toContain('"Prefix": "next-s3-uploads/"')
     expect(dry.output).not.toContain('"Prefix": ""')
     // Added beside the rule already there, and it says so.
@@ -129,11 +129,11 @@ describe('on Ceph RGW', () => {
     const session = finding(await doctor(storeConfig(rgw, { sts, presignWith: 'session' })), 'presign')
     expect(session.status).toBe('fail')
     expect(session.summary).toContain("refuses the browser's CORS preflight for URLs signed by the STS session (OPTIONS → 403 SignatureDoesNotMatch, no Access-Control-Allow-Origin)")
-    expect(session.fix).toContain("Leave presignWith unset (and S3_UPLOAD_PRESIGN_WITH), so the endpoint signs with the server's key on this store, or set presignWith: 'server-key'")
+    expect(session.fix).toContain("Leave presignWith unset (and S3_UPLOAD_PRESIGN_WITH), so the upload API signs with the server's key on this store, or set presignWith: 'server-key'")
 
     const byDefault = finding(await doctor(storeConfig(rgw, { sts })), 'presign')
     expect(byDefault.status).toBe('warn')
-    expect(byDefault.summary).toContain("the endpoint signs presigned URLs with the server's key on this store")
+    expect(byDefault.summary).toContain("the upload API signs presigned URLs with the server's key on this store")
     expect(finding(await doctor(storeConfig(rgw, { sts, presignWith: 'server-key' })), 'presign').status).toBe('ok')
 
     // The command, with the settings as environment: FAIL, and exit 1.
@@ -268,7 +268,7 @@ describe('on OpenStack Swift, whose S3 API has no PutBucketCors (501)', () => {
     expect(cors.fix).toContain(`cors_allow_origin = ${ORIGIN}`)
     expect(cors.fix).toContain('cors_expose_headers = etag')
     expect(cors.fix).toContain('[filter:s3api]')
-    // Swift takes no lifecycle rules either: the fix is the endpoint's sweep.
+    // Swift takes no lifecycle rules either: the fix is the upload API's sweep.
     expect(finding(findings, 'lifecycle').fix).toContain("OpenStack Swift's S3 API has no lifecycle rules")
   })
 

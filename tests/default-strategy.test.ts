@@ -7,23 +7,23 @@ import { describe, expect, inject, it } from 'vitest'
 import { ApiError, upload, type UploadOptions } from '../engine/index.ts'
 import type { TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
 const swift = inject('swift')
-const { endpointFor, readerFor, s3rver, serve } = useEndpointFixture()
+const { uploadApiFor, readerFor, s3rver, serve } = useUploadApiFixture()
 
 const fileOf = (bytes: Uint8Array<ArrayBuffer>) => new File([bytes], 'data.bin', { type: 'application/octet-stream' })
 
 describe('upload() with no strategy', () => {
   it('on RGW with an STS: token mode at once (one upload request, credentials issued), single PUT and multipart, bytes exact', async () => {
-    const { endpoint, calls, client } = await endpointFor(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    const { api, calls, client } = await uploadApiFor(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
     for (const [size, seed] of [[200_000, 1], [11 * MiB, 2]] as const) {
       const bytes = testBytes(size, seed)
-      const result = await upload(fileOf(bytes), { api: endpoint })
+      const result = await upload(fileOf(bytes), { api })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     }
     const requests = calls.filter((call) => call.route === '')
@@ -36,11 +36,11 @@ describe('upload() with no strategy', () => {
     ['Swift', () => swift],
   ])('on %s without an STS', (_name, store) => {
     it('the first upload asks again presigned after one refusal; the next goes presigned at once; bytes exact', async () => {
-      const { endpoint, calls, client } = await endpointFor(store())
+      const { api, calls, client } = await uploadApiFor(store())
       const first = testBytes(300_000, 3)
       const second = testBytes(11 * MiB, 4)
       for (const bytes of [first, second]) {
-        const result = await upload(fileOf(bytes), { api: endpoint, partSize: 5 * MiB })
+        const result = await upload(fileOf(bytes), { api, partSize: 5 * MiB })
         expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
       }
       const requests = calls.filter((call) => call.route === '')
@@ -55,9 +55,9 @@ describe('upload() with no strategy', () => {
     })
 
     it('files started together ask token mode once: the others wait for its answer and go presigned; bytes exact', async () => {
-      const { endpoint, calls, client } = await endpointFor(store())
+      const { api, calls, client } = await uploadApiFor(store())
       const files = Array.from({ length: 12 }, (_, i) => testBytes(20_000 + i, 20 + i))
-      const results = await Promise.all(files.map((bytes) => upload(fileOf(bytes), { api: endpoint })))
+      const results = await Promise.all(files.map((bytes) => upload(fileOf(bytes), { api })))
       for (const [i, result] of results.entries()) expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(files[i]!))
       const requests = calls.filter((call) => call.route === '')
       // Without the wait, each of the 12 asked token mode and was refused: 24 upload requests.
@@ -65,8 +65,8 @@ describe('upload() with no strategy', () => {
     })
 
     it("strategy: 'token', named, is never changed: the API's sentence reaches the caller and nothing is sent presigned", async () => {
-      const { endpoint, calls } = await endpointFor(store())
-      const failed = await upload(fileOf(testBytes(1000, 5)), { api: endpoint, strategy: 'token' }).catch((error: unknown) => error)
+      const { api, calls } = await uploadApiFor(store())
+      const failed = await upload(fileOf(testBytes(1000, 5)), { api, strategy: 'token' }).catch((error: unknown) => error)
       expect(failed).toBeInstanceOf(ApiError)
       expect(failed).toMatchObject({ status: 400, code: 'TokenModeUnavailable' })
       expect((failed as ApiError).message).toMatch(/^Token mode is not available on this server: .+ Upload with strategy 'presigned' instead$/)
@@ -79,7 +79,7 @@ describe('upload() with no strategy', () => {
     // Upload requests that had arrived when the first was answered.
     let arrived = 0
     let arrivedByFirstReply: number | undefined
-    const { endpoint, calls } = await serve(async (request) => {
+    const { api, calls } = await serve(async (request) => {
       const isUploadRequest = new URL(request.url).pathname === '/api/s3-upload'
       if (isUploadRequest) arrived++
       const response = await handler(request)
@@ -88,7 +88,7 @@ describe('upload() with no strategy', () => {
     })
     const client = readerFor(rgw)
     const files = Array.from({ length: 6 }, (_, i) => testBytes(30_000 + i, 40 + i))
-    const results = await Promise.all(files.map((bytes) => upload(fileOf(bytes), { api: endpoint })))
+    const results = await Promise.all(files.map((bytes) => upload(fileOf(bytes), { api })))
     for (const [i, result] of results.entries()) expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(files[i]!))
     const requests = calls.filter((call) => call.route === '')
     expect(requests.map((call) => [call.body.strategy, call.status])).toEqual(files.map(() => ['token', 200]))
@@ -97,10 +97,10 @@ describe('upload() with no strategy', () => {
   })
 
   it('headers only token mode can carry (objectHeaders) keep token mode and its refusal', async () => {
-    const { endpoint, calls, client } = await endpointFor(s3rver())
-    const options: UploadOptions = { api: endpoint, objectHeaders: { 'x-amz-meta-album': 'a' } }
+    const { api, calls, client } = await uploadApiFor(s3rver())
+    const options: UploadOptions = { api, objectHeaders: { 'x-amz-meta-album': 'a' } }
     // The API was learned presigned-only by an upload before this one.
-    const learned = await upload(fileOf(testBytes(10, 6)), { api: endpoint })
+    const learned = await upload(fileOf(testBytes(10, 6)), { api })
     expect(sha256(await readObject(client, learned.bucket, learned.key))).toBe(sha256(testBytes(10, 6)))
     const failed = await upload(fileOf(testBytes(10, 7)), options).catch((error: unknown) => error)
     expect(failed).toMatchObject({ name: 'ApiError', code: 'TokenModeUnavailable' })

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { EMBEDDED_TOKEN_REASON, startApp, type AppOptions, type RunningApp } from '../demo/app.ts'
 import type { UploadHandlerConfig } from '../server/config.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { gradientPng } from './helpers/png.ts'
 import { formatBytes } from '../src/format.ts'
 import {
@@ -264,7 +264,7 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
     expect(errors).toEqual([])
   })
 
-  it("refuses a file the endpoint's limits forbid in the page, before any request, saying why (allowedTypes: ['image/*'])", async () => {
+  it("refuses a file the upload API's limits forbid in the page, before any request, saying why (allowedTypes: ['image/*'])", async () => {
     const started = await app({ allowedTypes: ['image/*'] })
     const page = await newPage(started.url)
     const requests: string[] = []

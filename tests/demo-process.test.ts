@@ -59,7 +59,7 @@ describe('npm start', () => {
   it('takes its limits from UPDRAFT_MAX_FILE_SIZE and UPDRAFT_ALLOWED_TYPES, prints them and tells the page', async () => {
     const run = await npmStart({ UPDRAFT_MAX_FILE_SIZE: '30MiB', UPDRAFT_ALLOWED_TYPES: 'image/*, application/pdf' })
     const url = await untilReady(run)
-    expect(run.output()).toContain('files     up to 30 MiB; types image/*, application/pdf')
+    expect(run.output()).toContain('files       up to 30 MiB; types image/*, application/pdf')
     expect(await fetch(`${url}/api/s3-upload/info`).then((reply) => reply.json())).toMatchObject({
       maxFileSize: 31457280,
       allowedTypes: ['image/*', 'application/pdf'],

@@ -1,4 +1,4 @@
-// `npm run demo:rgw` (demo/rgw.ts, docs/local-token-mode.md): the demo on a throwaway Ceph RGW with
+// `npm run demo:rgw` (demo/main-rgw.ts, docs/local-token-mode.md): the demo on a throwaway Ceph RGW with
 // STS, where token mode works; without Ceph, one plain line and the install command.
 import type { ChildProcess } from 'node:child_process'
 import { dirname } from 'node:path'
@@ -20,18 +20,18 @@ function run(command: string, args: string[], env: Record<string, string> = {}) 
 }
 
 describe('npm run demo:rgw', () => {
-  it('starts RGW with STS and the demo in token mode; a token upload through its endpoint reads back byte-exact; SIGTERM stops it all', async () => {
+  it('starts RGW with STS and the demo in token mode; a token upload through its upload API reads back byte-exact; SIGTERM stops it all', async () => {
     const demo = run('npm', ['run', 'demo:rgw'])
     await expect.poll(demo.output, { timeout: 120_000, interval: 250 }).toContain('Press Ctrl-C to stop.')
     const output = demo.output()
     const url = /Updraft demo on Ceph RGW: (http:\/\/\S+)/.exec(output)![1]!
-    const store = /storage {3}Ceph RGW at (http:\/\/\S+)/.exec(output)![1]!
+    const store = /storage +Ceph RGW at (http:\/\/\S+)/.exec(output)![1]!
     const [, key, secret] = /S3_UPLOAD_KEY=(\S+) S3_UPLOAD_SECRET=(\S+)/.exec(output)!
 
     const info = await fetch(`${url}/api/s3-upload/info`).then((reply) => reply.json())
     expect(info).toMatchObject({ token: true, presigned: true })
 
-    // One token upload as the page sends it: the endpoint issues STS credentials, the engine signs with them.
+    // One token upload as the page sends it: the upload API issues STS credentials, the engine signs with them.
     const bytes = testBytes(300_000, 71)
     const result = await upload(new File([bytes], 'token.bin', { type: 'application/octet-stream' }), { api: `${url}/api/s3-upload`, strategy: 'token' })
     const client = sdkClient({ endpoint: store, region: 'us-east-1', credentials: { accessKeyId: key!, secretAccessKey: secret! } })
@@ -49,7 +49,7 @@ describe('npm run demo:rgw', () => {
 
   it('without Ceph on PATH, says so in one line with the install command, and exits 1', async () => {
     // Node alone on PATH: the Ceph programs (in /usr/bin) cannot be found.
-    const demo = run(process.execPath, ['--import', 'tsx', 'demo/rgw.ts'], { PATH: dirname(process.execPath) })
+    const demo = run(process.execPath, ['--import', 'tsx', 'demo/main-rgw.ts'], { PATH: dirname(process.execPath) })
     expect(await demo.exited).toBe(1)
     expect(demo.output().trim().split('\n')).toEqual([
       'updraft: token mode needs Ceph RGW on this machine, and radosgw, radosgw-admin, ceph-mon, ceph-osd, ceph, monmaptool, ceph-authtool are not installed. On Debian or Ubuntu:',

@@ -6,11 +6,11 @@ import { ApiError, fetchTransport, upload, type Transport, type UploadOptions, t
 import type { PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
-const { stores, endpointFor, s3rver } = useEndpointFixture()
+const { stores, uploadApiFor, s3rver } = useUploadApiFixture()
 
 const assumeRole = (): UploadHandlerConfig => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
 
@@ -25,36 +25,36 @@ async function uploadAndReadBack(client: S3Client, bytes: Uint8Array<ArrayBuffer
   return result
 }
 
-describe.each(Object.entries(stores))('presigned upload() to %s through the HTTP endpoint', (_name, store) => {
+describe.each(Object.entries(stores))('presigned upload() to %s through the HTTP upload API', (_name, store) => {
   it('single PUT (200 kB): the upload request, the PUT, /complete; bytes exact', async () => {
-    const { endpoint, calls, client } = await endpointFor(store())
-    const result = await uploadAndReadBack(client, testBytes(200_000, 31), { api: endpoint, strategy: 'presigned' })
+    const { api, calls, client } = await uploadApiFor(store())
+    const result = await uploadAndReadBack(client, testBytes(200_000, 31), { api, strategy: 'presigned' })
     expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
     expect(result).toMatchObject({ bucket: store().bucket, key: (calls[0]!.reply as { key: string }).key })
   })
 
   it('multipart (12 MiB → 3 parts of 5 MiB): PUTs with the URLs that came in the reply, /complete, bytes exact', async () => {
-    const { endpoint, calls, client } = await endpointFor(store())
-    const result = await uploadAndReadBack(client, testBytes(12 * MiB, 32), { api: endpoint, strategy: 'presigned' })
+    const { api, calls, client } = await uploadApiFor(store())
+    const result = await uploadAndReadBack(client, testBytes(12 * MiB, 32), { api, strategy: 'presigned' })
     expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
     expect(calls[0]!.reply).toMatchObject({ partSize: 5 * MiB, partCount: 3 })
     expect(result.key).toBe((calls[0]!.reply as PresignedMultipartReply).key)
   })
 })
 
-describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => {
+describe('token upload() to RGW (assume-role) through the HTTP upload API', () => {
   it('single PUT (200 kB) with the issued credentials, bytes exact', async () => {
-    const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
-    const result = await uploadAndReadBack(client, testBytes(200_000, 33), { api: endpoint, strategy: 'token' })
+    const { api, calls, client } = await uploadApiFor(rgw, assumeRole())
+    const result = await uploadAndReadBack(client, testBytes(200_000, 33), { api, strategy: 'token' })
     expect(calls.map((call) => call.route)).toEqual(['', '/complete'])
     expect((calls[0]!.reply as TokenReply).token.Credentials.AccessKeyId).not.toBe(rgw.credentials.accessKeyId)
     expect(result.key).toBe((calls[0]!.reply as TokenReply).key)
   })
 
   it('multipart (12 MiB, partSize 5 MiB) signed in the page, bytes exact', async () => {
-    const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
-    await uploadAndReadBack(client, testBytes(12 * MiB, 34), { api: endpoint, strategy: 'token', partSize: 5 * MiB })
-    // Token mode asks the endpoint once, and tells it once done: the endpoint created the upload
+    const { api, calls, client } = await uploadApiFor(rgw, assumeRole())
+    await uploadAndReadBack(client, testBytes(12 * MiB, 34), { api, strategy: 'token', partSize: 5 * MiB })
+    // Token mode asks the upload API once, and tells it once done: the upload API created the upload
     // and completes it (createMultipart); every part is signed with the STS credentials.
     expect(calls.map((call) => call.route)).toEqual(['', '/complete'])
     expect((calls[0]!.reply as TokenReply).uploadId).toEqual(expect.any(String))
@@ -62,16 +62,16 @@ describe('token upload() to RGW (assume-role) through the HTTP endpoint', () => 
   })
 })
 
-describe('endpoint refusals reach the caller as ApiError, message as the server wrote it', () => {
+describe('upload API refusals reach the caller as ApiError, message as the server wrote it', () => {
   const limits: UploadHandlerConfig = { allowedTypes: ['image/*'], maxFileSize: 1000 }
 
   it.each([
     ['415 for a type not allowed', fileOf(testBytes(10), 'notes.txt', 'text/plain'), 415, "The type 'text/plain' is not accepted here: allowedTypes is image/*"],
     ['413 for a file over maxFileSize', fileOf(testBytes(2000), 'big.png', 'image/png'), 413, '2 KiB is over the 1000 B limit (filesize 2000, maxFileSize 1000 bytes)'],
   ])('%s', async (_title, file, status, message) => {
-    const { endpoint, calls } = await endpointFor(s3rver(), limits)
+    const { api, calls } = await uploadApiFor(s3rver(), limits)
     for (const strategy of ['presigned', 'token'] as const) {
-      const error = await upload(file, { api: endpoint, strategy }).catch((caught: unknown) => caught)
+      const error = await upload(file, { api, strategy }).catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(ApiError)
       expect(error).toMatchObject({ name: 'ApiError', status, message })
     }
@@ -106,8 +106,8 @@ describe('abort midway on RGW leaves no multipart upload behind', () => {
   }
 
   it('presigned: the engine calls /abort, storage lists nothing, no object exists', async () => {
-    const { endpoint, calls, client } = await endpointFor(rgw)
-    await abortAfterFirstPart({ api: endpoint, strategy: 'presigned' })
+    const { api, calls, client } = await uploadApiFor(rgw)
+    await abortAfterFirstPart({ api, strategy: 'presigned' })
     expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/abort', 200]])
     const started = calls[0]!.reply as PresignedMultipartReply
     expect(calls[1]!.body).toEqual({ ticket: started.ticket })
@@ -116,16 +116,16 @@ describe('abort midway on RGW leaves no multipart upload behind', () => {
   })
 
   it('token: AbortMultipartUpload with the scoped credentials (the policy allows it), nothing left', async () => {
-    const { endpoint, calls, client } = await endpointFor(rgw, assumeRole())
+    const { api, calls, client } = await uploadApiFor(rgw, assumeRole())
     const sent: string[] = []
-    // The endpoint's calls go through the transport too; only storage's are listed here.
+    // The upload API's calls go through the transport too; only storage's are listed here.
     const transport: Transport = async (request) => {
       const response = await fetchTransport(request)
       if (request.url.startsWith(rgw.endpoint)) sent.push(`${request.method} ${response.status}`)
       return response
     }
-    await abortAfterFirstPart({ api: endpoint, strategy: 'token', partSize: 5 * MiB, transport })
-    // The endpoint created the upload (createMultipart); part 1, then AbortMultipartUpload
+    await abortAfterFirstPart({ api, strategy: 'token', partSize: 5 * MiB, transport })
+    // The upload API created the upload (createMultipart); part 1, then AbortMultipartUpload
     // answered 204: the scoped credentials may abort an upload the server's key created.
     expect(sent).toEqual(['PUT 200', 'DELETE 204'])
     const issued = calls[0]!.reply as TokenReply

@@ -39,7 +39,7 @@ afterAll(async () => {
   await s3rver?.stop()
 })
 
-/** The bundled handler in its own workerd, configured for `store`; returns its endpoint URL. */
+/** The bundled handler in its own workerd, configured for `store`; returns its upload API URL. */
 async function startWorker(store: TestStore, extra: Record<string, string> = {}) {
   const worker = new Miniflare({
     modules: true,
@@ -51,21 +51,21 @@ async function startWorker(store: TestStore, extra: Record<string, string> = {})
   workers.push(worker)
   const client = sdkClient(store)
   clients.push(client)
-  return { endpoint: new URL('/api/s3-upload', await worker.ready).href, client }
+  return { api: new URL('/api/s3-upload', await worker.ready).href, client }
 }
 
 const post = (url: string, body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
 
 describe('the handler in workerd, against s3rver', () => {
-  let endpoint: string
+  let api: string
   let client: S3Client
   beforeAll(async () => {
-    ;({ endpoint, client } = await startWorker(s3rver))
+    ;({ api, client } = await startWorker(s3rver))
   })
 
   it('signs a single presigned PUT that storage accepts; bytes exact', async () => {
     const bytes = testBytes(64_000, 61)
-    const response = await post(endpoint, JSON.stringify({ filename: 'edge.txt', filetype: 'text/plain', filesize: bytes.length, strategy: 'presigned' }))
+    const response = await post(api, JSON.stringify({ filename: 'edge.txt', filetype: 'text/plain', filesize: bytes.length, strategy: 'presigned' }))
     expect(response.status).toBe(200)
     const reply = (await response.json()) as PresignedPutReply
     expect(reply).toMatchObject({ bucket: s3rver.bucket, endpoint: s3rver.endpoint, headers: { 'Content-Type': 'text/plain' } })
@@ -79,22 +79,22 @@ describe('the handler in workerd, against s3rver', () => {
     ['multipart, 12 MiB: create, /parts, /complete all run in the worker', 12 * MiB],
   ])('serves upload() end to end: %s, bytes exact', async (_title, size) => {
     const bytes = testBytes(size, 62)
-    const result = await upload(new File([bytes], 'edge.bin'), { api: endpoint, strategy: 'presigned' })
+    const result = await upload(new File([bytes], 'edge.bin'), { api, strategy: 'presigned' })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
   })
 
   it('answers 400 with a JSON error for an invalid request', async () => {
-    const empty = await post(endpoint, JSON.stringify({ filename: '', filetype: 'text/plain' }))
+    const empty = await post(api, JSON.stringify({ filename: '', filetype: 'text/plain' }))
     expect(empty.status).toBe(400)
     expect(empty.headers.get('content-type')).toMatch(/^application\/json/)
     expect(await empty.json()).toEqual({ error: 'filename must be a non-empty string, got ""' })
-    const malformed = await post(endpoint, '{"filename":')
+    const malformed = await post(api, '{"filename":')
     expect(malformed.status).toBe(400)
     expect(((await malformed.json()) as { error: string }).error).toMatch(/^Request body is not valid JSON: /)
   })
 
   it('answers 405 with Allow: POST to any other method', async () => {
-    const response = await fetch(endpoint, { method: 'PUT', body: '{}' })
+    const response = await fetch(api, { method: 'PUT', body: '{}' })
     expect(response.status).toBe(405)
     expect(response.headers.get('allow')).toBe('POST')
     expect(await response.json()).toEqual({ error: 'Method PUT is not allowed: use POST' })
@@ -103,8 +103,8 @@ describe('the handler in workerd, against s3rver', () => {
 
 describe('the handler in workerd, against RGW', () => {
   it('issues assume-role credentials (STS called from the worker) that upload() signs with; bytes exact', async () => {
-    const { endpoint, client } = await startWorker(rgw, { S3_UPLOAD_STS_MODE: 'assume-role', S3_UPLOAD_ROLE_ARN: rgw.roleArn })
-    const response = await post(endpoint, JSON.stringify({ filename: 'probe.bin', filetype: '', strategy: 'token' }))
+    const { api, client } = await startWorker(rgw, { S3_UPLOAD_STS_MODE: 'assume-role', S3_UPLOAD_ROLE_ARN: rgw.roleArn })
+    const response = await post(api, JSON.stringify({ filename: 'probe.bin', filetype: '', strategy: 'token' }))
     expect(response.status).toBe(200)
     const reply = (await response.json()) as TokenReply
     expect(reply).toMatchObject({ bucket: rgw.bucket, endpoint: rgw.endpoint, forcePathStyle: true })
@@ -112,7 +112,7 @@ describe('the handler in workerd, against RGW', () => {
 
     // 6 MiB: two parts, signed in Node with the credentials the worker issued.
     const bytes = testBytes(6 * MiB, 63)
-    const result = await upload(new File([bytes], 'edge-token.bin'), { api: endpoint, strategy: 'token' })
+    const result = await upload(new File([bytes], 'edge-token.bin'), { api, strategy: 'token' })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
   })
 })

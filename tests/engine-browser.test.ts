@@ -3,7 +3,7 @@
 // preflight, and the ETag must cross the CORS boundary. Against s3rver, Ceph RGW and OpenStack
 // Swift, in Chromium and in Firefox ESR. Swift exposes ETag to every allowed origin (CORS is its
 // proxy's, not the bucket's), so the hidden-ETag case runs on the other two; its replies to Create
-// and Complete carry no CORS headers, so there multipart goes through the endpoint (presigned mode).
+// and Complete carry no CORS headers, so there multipart goes through the upload API (presigned mode).
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type * as Engine from '../engine/index.ts'
@@ -55,7 +55,7 @@ describe.each(['s3rver', 'rgw', 'swift'] as const)(`${BROWSER_LABELS[browser]}, 
   const keyFor = (label: string) => `browser/${browser}/${storeName}/${label}-${randomUUID()}.bin`
 
   // Defined per store (not skipped): each store has the test that says what it does.
-  if (storeName === 'swift') it('multipart signed in the page fails on Swift with a NetworkError: its reply to POST ?uploads carries no CORS headers (presigned mode, where the endpoint starts and completes, works)', async () => {
+  if (storeName === 'swift') it('multipart signed in the page fails on Swift with a NetworkError: its reply to POST ?uploads carries no CORS headers (presigned mode, where the upload API starts and completes, works)', async () => {
     const run = await uploadInPage(page, { ...target(store(), store().bucket, keyFor('multipart')), size: 6 * MiB, seed: 7, retry: { limit: 1, delay: 10 } })
     expect(run.error).toMatchObject({ name: 'NetworkError', isUploadError: true })
     expect(run.error?.message).toMatch(/^Network error on POST http:\/\/127\.0\.0\.1:\d+$/)
@@ -66,13 +66,13 @@ describe.each(['s3rver', 'rgw', 'swift'] as const)(`${BROWSER_LABELS[browser]}, 
     expect(new Set(run.xhr.filter((step) => !listing.includes(step)))).toEqual(new Set(['POST ?uploads']))
   })
 
-  if (storeName === 'swift') it('presigned mode on Swift: the endpoint starts and completes, the page PUTs every part to its URL; 11 MiB in 3 parts, byte-exact', async () => {
+  if (storeName === 'swift') it('presigned mode on Swift: the upload API starts and completes, the page PUTs every part to its URL; 11 MiB in 3 parts, byte-exact', async () => {
     const server = await serveHandler(createUploadHandler(storeConfig(store(), { allowedOrigins: [engine.origin] })))
     try {
       const size = 11 * MiB
-      const run = await presignedInPage(page, { api: server.endpoint, size, seed: 13 })
+      const run = await presignedInPage(page, { api: server.api, size, seed: 13 })
       expect(run.error).toBeUndefined()
-      // Only part PUTs reach storage from the page: Create and Complete, whose replies carry no CORS headers on Swift, are the endpoint's.
+      // Only part PUTs reach storage from the page: Create and Complete, whose replies carry no CORS headers on Swift, are the upload API's.
       expect(run.storage).toEqual(['PUT ?partNumber=1', 'PUT ?partNumber=2', 'PUT ?partNumber=3'])
       expectProgress(run.progress, size)
       const expected = sha256(testBytes(size, 13))
@@ -134,7 +134,7 @@ interface PresignedOutcome {
   key?: string
   sha256: string
   progress: Engine.Progress[]
-  /** Every XHR the page sent to storage (not to the endpoint), as `METHOD ?partNumber=N`, sorted. */
+  /** Every XHR the page sent to storage (not to the upload API), as `METHOD ?partNumber=N`, sorted. */
   storage: string[]
   error?: { name: string; message: string }
 }
@@ -146,11 +146,11 @@ const presignedInPage = (page: TestPage, run: { api: string; size: number; seed:
     const bytes = (window as unknown as { testBytes(size: number, seed: number): Uint8Array<ArrayBuffer> }).testBytes(size, seed)
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
     const outcome: PresignedOutcome = { sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''), progress: [], storage: [] }
-    const endpoint = new URL(api).origin
+    const apiOrigin = new URL(api).origin
     const { open } = XMLHttpRequest.prototype
     XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL) {
       const parsed = new URL(url, location.href)
-      if (parsed.origin !== endpoint) outcome.storage.push(`${method} ${parsed.searchParams.has('partNumber') ? `?partNumber=${parsed.searchParams.get('partNumber')}` : ''}`)
+      if (parsed.origin !== apiOrigin) outcome.storage.push(`${method} ${parsed.searchParams.has('partNumber') ? `?partNumber=${parsed.searchParams.get('partNumber')}` : ''}`)
       return open.call(this, method, url, true)
     }
     try {

@@ -114,7 +114,7 @@ describe('every algorithm on s3rver (its multipart ETag is not S3-style: no fals
   })
 })
 
-describe('token-mode upload() (the endpoint on RGW, assume-role credentials for one key)', () => {
+describe('token-mode upload() (the upload API on RGW, assume-role credentials for one key)', () => {
   it('md5 and crc32c, single and multipart: each body carries its checksum; byte-exact', async () => {
     const served = await serveHandler(createUploadHandler(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn } })))
     try {
@@ -122,7 +122,7 @@ describe('token-mode upload() (the endpoint on RGW, assume-role credentials for 
         const bytes = testBytes(size, seed)
         const sent: HttpRequest[] = []
         const recording: Transport = (request) => (sent.push(request), fetchTransport(request))
-        const { key } = await upload(new Blob([bytes]), { api: served.endpoint, strategy: 'token', transport: recording, ...checksum(algorithm) })
+        const { key } = await upload(new Blob([bytes]), { api: served.api, strategy: 'token', transport: recording, ...checksum(algorithm) })
         expect(sha256(await read(key))).toBe(sha256(bytes))
         const header = algorithm === 'md5' ? 'content-md5' : 'x-amz-checksum-crc32c'
         const bodies = sent.filter(({ body }) => body instanceof Blob)
@@ -161,7 +161,7 @@ describe("presigned mode with 'md5': Content-MD5 on every PUT, verified by RGW w
     const retried: unknown[] = []
     try {
       const result = await uploadPresigned(new Blob([bytes]), {
-        api: served.endpoint,
+        api: served.api,
         transport: (request) => (sent.push(request), fetchTransport(request)),
         retry: { delay: 1 },
         onRetry: ({ error }) => retried.push(error),
@@ -208,7 +208,7 @@ describe("presigned mode with 'md5': Content-MD5 on every PUT, verified by RGW w
   })
 })
 
-describe('a part URL that signs Content-MD5, used by someone else (the endpoint on RGW)', () => {
+describe('a part URL that signs Content-MD5, used by someone else (the upload API on RGW)', () => {
   const handler = createUploadHandler(storeConfig(rgw))
   const post = async (path: string, body: unknown) => {
     const response = await handler(

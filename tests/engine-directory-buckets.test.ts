@@ -153,12 +153,12 @@ describe.each(['s3rver', 'rgw'] as const)('uploadObject to a directory bucket, t
 })
 
 describe('token-mode upload() with awsEndpoints() to a directory bucket', () => {
-  it('signs with a session made from the endpoint\'s credentials, renews them through /refresh when CreateSession refuses them, and completes', async () => {
+  it('signs with a session made from the upload API\'s credentials, renews them through /refresh when CreateSession refuses them, and completes', async () => {
     const bucket = directoryBucket('token', 's3rver')
     const routes: string[] = []
-    // An endpoint that hands out credentials for a directory bucket (this package's server does not:
+    // An upload API that hands out credentials for a directory bucket (this package's server does not:
     // a session covers the whole bucket), the first ones already expired.
-    const endpoint = await serveHandler(async (request) => {
+    const served = await serveHandler(async (request) => {
       const route = new URL(request.url).pathname.split('/').pop()!
       routes.push(route)
       const Expiration = new Date(Date.now() + 3_600_000).toISOString()
@@ -169,14 +169,14 @@ describe('token-mode upload() with awsEndpoints() to a directory bucket', () => 
     })
     try {
       const bytes = testBytes(2 * MIN_PART_SIZE + 5, 43)
-      const result = await upload(new Blob([bytes]), { api: endpoint.endpoint, strategy: 'token', partSize: MIN_PART_SIZE, ...awsEndpoints() })
+      const result = await upload(new Blob([bytes]), { api: served.api, strategy: 'token', partSize: MIN_PART_SIZE, ...awsEndpoints() })
       expect(result).toMatchObject({ bucket, key: 'express/token.bin', serverData: 'confirmed' })
       expect(routes).toEqual(['s3-upload', 'refresh', 'complete'])
       expect(fronts.s3rver.express.refused).toContainEqual({ request: `GET /${bucket}/?session`, code: 'InvalidAccessKeyId' })
       expect(fronts.s3rver.express.sessions.filter((b) => b === bucket)).toHaveLength(1)
       expect(sha256(await readObject(sdkClient(s3rver), s3rver.bucket, 'express/token.bin'))).toBe(sha256(bytes))
     } finally {
-      await endpoint.close()
+      await served.close()
     }
   })
 })

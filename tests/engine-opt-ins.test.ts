@@ -155,7 +155,7 @@ describe('tags on Ceph RGW', () => {
   })
 })
 
-describe('with token-mode credentials (the endpoint on RGW, assume-role: PutObject and AbortMultipartUpload on one key)', () => {
+describe('with token-mode credentials (the upload API on RGW, assume-role: PutObject and AbortMultipartUpload on one key)', () => {
   const handler = createUploadHandler(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn } }))
 
   async function issue(filesize: number) {

@@ -1,5 +1,5 @@
 // examples/hono and examples/worker as users run them (issue 9, "examples that are real apps"):
-// each installed from the packed package into a fresh folder, its endpoint started as its README
+// each installed from the packed package into a fresh folder, its upload API started as its README
 // says, and files uploaded through it with the engine, read back byte for byte: presigned single
 // and multipart against s3rver and RGW, token mode through RGW's AssumeRole.
 import { execFile } from 'node:child_process'
@@ -23,10 +23,10 @@ const rgw = inject('rgw')
 
 const assumeRole = (store: RgwStore) => ({ S3_UPLOAD_STS_MODE: 'assume-role', S3_UPLOAD_ROLE_ARN: store.roleArn })
 
-/** Uploads `size` bytes through `endpoint` with the engine and reads the object back from `store`. */
-async function uploadsThrough(endpoint: string, store: TestStore, strategy: Strategy, size: number, seed: number) {
+/** Uploads `size` bytes through `api` with the engine and reads the object back from `store`. */
+async function uploadsThrough(api: string, store: TestStore, strategy: Strategy, size: number, seed: number) {
   const bytes = testBytes(size, seed)
-  const result = await upload(new Blob([bytes]), { api: endpoint, strategy, filename: `example-${seed}.bin`, contentType: 'application/octet-stream' })
+  const result = await upload(new Blob([bytes]), { api, strategy, filename: `example-${seed}.bin`, contentType: 'application/octet-stream' })
   expect(result.bucket).toBe(store.bucket)
   const client = sdkClient(store)
   try {
@@ -60,14 +60,14 @@ describe('examples/hono on Node', () => {
   })
 
   it('presigned, single and multipart, to s3rver', async () => {
-    const endpoint = await start(storeEnv(s3))
-    await uploadsThrough(endpoint, s3, 'presigned', 100_000, 91)
-    await uploadsThrough(endpoint, s3, 'presigned', 6 * MiB + 5, 92)
+    const api = await start(storeEnv(s3))
+    await uploadsThrough(api, s3, 'presigned', 100_000, 91)
+    await uploadsThrough(api, s3, 'presigned', 6 * MiB + 5, 92)
   })
 
   it('token mode through AssumeRole, multipart, to RGW', async () => {
-    const endpoint = await start(storeEnv(rgw, assumeRole(rgw)))
-    await uploadsThrough(endpoint, rgw, 'token', 6 * MiB + 7, 93)
+    const api = await start(storeEnv(rgw, assumeRole(rgw)))
+    await uploadsThrough(api, rgw, 'token', 6 * MiB + 7, 93)
   })
 })
 
@@ -107,18 +107,18 @@ describe('examples/worker in workerd (miniflare)', () => {
   })
 
   it('presigned, single and multipart (CreateMultipartUpload and Complete parse XML in workerd), to RGW', async () => {
-    const endpoint = await start(storeEnv(rgw))
-    await uploadsThrough(endpoint, rgw, 'presigned', 100_000, 94)
-    await uploadsThrough(endpoint, rgw, 'presigned', 6 * MiB + 9, 95)
+    const api = await start(storeEnv(rgw))
+    await uploadsThrough(api, rgw, 'presigned', 100_000, 94)
+    await uploadsThrough(api, rgw, 'presigned', 6 * MiB + 9, 95)
   })
 
   it('token mode through AssumeRole (an STS XML reply), to RGW', async () => {
-    const endpoint = await start(storeEnv(rgw, assumeRole(rgw)))
-    await uploadsThrough(endpoint, rgw, 'token', 100_000, 96)
+    const api = await start(storeEnv(rgw, assumeRole(rgw)))
+    await uploadsThrough(api, rgw, 'token', 100_000, 96)
   })
 
-  it('answers 404 outside the endpoint', async () => {
-    const endpoint = await start(storeEnv(s3))
-    expect((await fetch(new URL('/elsewhere', endpoint))).status).toBe(404)
+  it('answers 404 outside the upload API', async () => {
+    const api = await start(storeEnv(s3))
+    expect((await fetch(new URL('/elsewhere', api))).status).toBe(404)
   })
 })

@@ -1,5 +1,5 @@
 // The issue-11 fault campaign, CI-sized: real uploads through fault-injecting proxies in front of
-// s3rver and Ceph RGW (and in front of the endpoint), in both modes. Every run must settle; a
+// s3rver and Ceph RGW (and in front of the upload API), in both modes. Every run must settle; a
 // success reads back byte-exact, a failure is a typed error; nothing but cleanup reaches the wire
 // after settle; retries stay within the budget; progress is monotonic and reaches the total only
 // on success; RGW lists no multipart upload left for the key. `npm run soak` runs the same at scale.
@@ -41,9 +41,9 @@ const faulted: fc.Arbitrary<Scenario> = fc.record({
 
 /** Where an abort can land for each kind of upload (token mode creates the multipart upload itself). */
 const MOMENTS: Record<'single' | 'token' | 'presigned', AbortMoment[]> = {
-  single: ['endpoint-sent', 'single-put-sent', 'single-put-answered'],
-  token: ['endpoint-sent', 'create-sent', 'create-answered', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
-  presigned: ['endpoint-sent', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
+  single: ['api-sent', 'single-put-sent', 'single-put-answered'],
+  token: ['api-sent', 'create-sent', 'create-answered', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
+  presigned: ['api-sent', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
 }
 
 // Aborts on RGW, which lists what is left; a few faults too, so cleanup itself meets them.
@@ -119,9 +119,9 @@ describe('fault campaign', () => {
         if (record.abortToSettleMs === undefined) return
         seen.add(scenario.abortAt!)
         expect(record.abortToSettleMs, JSON.stringify(record)).toBeLessThan(abortBound(record))
-        // Before the commit an abort is an AbortError. Where the endpoint completes the upload
+        // Before the commit an abort is an AbortError. Where the upload API completes the upload
         // (multipart, both modes here), its /complete is the commit: once answered, the result.
-        // Where the page's own write committed it (a single PUT), what follows is the endpoint's
+        // Where the page's own write committed it (a single PUT), what follows is the upload API's
         // verdict, which an abort does not wait for (issue 24): AbortError, the object left stored
         // and unrecorded (the checker allows it then). An empty PUT has no body to stop: once sent
         // it commits, and the engine reports what storage did.

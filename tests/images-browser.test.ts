@@ -1,5 +1,5 @@
 // updraft-s3/images in Chromium and in Firefox ESR, through Updraft's endpoint to Ceph RGW
-// (presigned mode: the endpoint's /complete verifies every object's size and file signature
+// (presigned mode: the upload API's /complete verifies every object's size and file signature
 // against what the page announced). The page makes its images in a canvas — a 4000×3000 photo-like
 // JPEG given an EXIF Orientation 6 segment by hand (dev/photos.ts), a PNG with transparency, a small JPEG — and
 // takes a GIF, an SVG, a HEIC header and a damaged JPEG as they are; each goes through
@@ -7,7 +7,7 @@
 // bytes are the ones the page sent, its Content-Type and size the announced ones, and the shrunk
 // ones are decoded in the page again to check size, orientation and transparency. A page whose CSP
 // forbids blob: workers gets the same result, drawn on the page. And the hooks' `prepare` end to
-// end: a photo dropped on `<UploadDropzone prepare={shrinkImages()}>` over the endpoint's
+// end: a photo dropped on `<UploadDropzone prepare={shrinkImages()}>` over the upload API's
 // maxFileSize as picked is judged as prepared, under it, and stored upright.
 import { randomUUID } from 'node:crypto'
 import { build } from 'esbuild'
@@ -105,7 +105,7 @@ interface Kit {
   workers(): number
 }
 
-/** Makes the file in the page, shrinks it, uploads what `shrinkImage` gave through the endpoint (presigned). */
+/** Makes the file in the page, shrinks it, uploads what `shrinkImage` gave through the upload API (presigned). */
 const shrinkAndUpload = (page: TestPage, job: Job) =>
   page.evaluate(async ({ name, make, options, api }: Job): Promise<Sent> => {
     const { updraft, kit } = window as unknown as { updraft: typeof Engine & typeof Images; kit: Kit }
@@ -153,7 +153,7 @@ const DAMAGED_JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffe
 const engineWithImages = () =>
   bundleForBrowser({ contents: `export * from './engine/index.ts'; export { shrinkImage, shrinkImages } from './engine/opt-ins/images/index.ts'` })
 
-describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', (browser) => {
+describe.each(BROWSERS)('updraft-s3/images in %s, through the upload API to RGW', (browser) => {
   let engine: EnginePageIn
   let page: TestPage
   let server: ServedHandler
@@ -161,7 +161,7 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', 
     engine = await openEnginePageIn(browser, engineWithImages())
     page = engine.page
     await installKit(page)
-    // SVG is active content: the endpoint takes it only when listed by its exact type.
+    // SVG is active content: the upload API takes it only when listed by its exact type.
     server = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [engine.origin], allowedTypes: ['image/*', 'image/svg+xml'] })))
   })
   afterAll(async () => {
@@ -171,7 +171,7 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', 
   const name = (label: string) => `${label}-${browser}-${randomUUID().slice(0, 8)}`
 
   it(`${BROWSER_LABELS[browser]}: a 4000×3000 JPEG with EXIF Orientation 6 arrives upright at 1536×2048, smaller, shrunk in a worker; the stored bytes are the ones sent`, async () => {
-    const outcome = await shrinkAndUpload(page, { name: `${name('portrait')}.jpg`, make: { kind: 'jpeg', width: 4000, height: 3000, quality: 0.92, orientation: 6 }, api: server.endpoint })
+    const outcome = await shrinkAndUpload(page, { name: `${name('portrait')}.jpg`, make: { kind: 'jpeg', width: 4000, height: 3000, quality: 0.92, orientation: 6 }, api: server.api })
     // The fixture is what it claims: the browser shows the picked file as a 3000×4000 portrait.
     expect(outcome.same).toBe(false)
     expect(outcome.sent.size).toBeLessThan(outcome.picked.size)
@@ -193,7 +193,7 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', 
 
   it(`${BROWSER_LABELS[browser]}: asked for WebP, the same photo goes as image/webp named .webp`, async () => {
     const picked = name('photo')
-    const outcome = await shrinkAndUpload(page, { name: `${picked}.jpg`, make: { kind: 'jpeg', width: 4000, height: 3000, quality: 0.92 }, options: { type: 'image/webp', quality: 0.8 }, api: server.endpoint })
+    const outcome = await shrinkAndUpload(page, { name: `${picked}.jpg`, make: { kind: 'jpeg', width: 4000, height: 3000, quality: 0.92 }, options: { type: 'image/webp', quality: 0.8 }, api: server.api })
     expect(outcome.sent).toMatchObject({ type: 'image/webp', name: `${picked}.webp` })
     expect(outcome.sent.size).toBeLessThan(outcome.picked.size)
     const stored = await expectStored(outcome)
@@ -204,7 +204,7 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', 
   })
 
   it(`${BROWSER_LABELS[browser]}: a 3000×2000 PNG with transparency stays PNG, resized to 2048 wide, its clear corner still clear`, async () => {
-    const outcome = await shrinkAndUpload(page, { name: `${name('clear')}.png`, make: { kind: 'png', width: 3000, height: 2000 }, api: server.endpoint })
+    const outcome = await shrinkAndUpload(page, { name: `${name('clear')}.png`, make: { kind: 'png', width: 3000, height: 2000 }, api: server.api })
     expect(outcome.same).toBe(false)
     expect(outcome.sent.type).toBe('image/png')
     expect(outcome.sent.size).toBeLessThan(outcome.picked.size)
@@ -223,7 +223,7 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', 
       { label: 'damaged', ext: 'jpg', bytes: DAMAGED_JPEG, type: 'image/jpeg' },
     ]
     for (const { label, ext, bytes, type } of files) {
-      const outcome = await shrinkAndUpload(page, { name: `${name(label)}.${ext}`, make: { kind: 'bytes', base64: base64(bytes), type }, api: server.endpoint })
+      const outcome = await shrinkAndUpload(page, { name: `${name(label)}.${ext}`, make: { kind: 'bytes', base64: base64(bytes), type }, api: server.api })
       expect(outcome.same, label).toBe(true)
       expect(outcome.sent.sha256).toBe(sha256(bytes))
       const stored = await expectStored(outcome)
@@ -232,7 +232,7 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', 
   })
 
   it(`${BROWSER_LABELS[browser]}: an 800×600 JPEG (already within the box) goes unchanged, byte-identical`, async () => {
-    const outcome = await shrinkAndUpload(page, { name: `${name('small')}.jpg`, make: { kind: 'jpeg', width: 800, height: 600, quality: 0.9 }, api: server.endpoint })
+    const outcome = await shrinkAndUpload(page, { name: `${name('small')}.jpg`, make: { kind: 'jpeg', width: 800, height: 600, quality: 0.9 }, api: server.api })
     expect(outcome.same).toBe(true)
     expect(outcome.sent.sha256).toBe(outcome.picked.sha256)
     await expectStored(outcome)
@@ -243,7 +243,7 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the endpoint to RGW', 
       name: `${name('dense')}.jpg`,
       make: { kind: 'jpeg', width: 1200, height: 900, quality: 0.5 },
       options: { maxWidth: 1199, maxHeight: 1199, quality: 1 },
-      api: server.endpoint,
+      api: server.api,
     })
     // Drawn and encoded (the worker answered), then dropped: larger than the picked file.
     expect(outcome.workers).toBe(1)
@@ -325,7 +325,7 @@ async function dropzonePage(): Promise<string> {
   return result.outputFiles[0]!.text
 }
 
-describe.each(BROWSERS)('<UploadDropzone prepare={shrinkImages()}> in %s, to RGW through an endpoint whose maxFileSize is 1 MB', (browser) => {
+describe.each(BROWSERS)('<UploadDropzone prepare={shrinkImages()}> in %s, to RGW through an upload API whose maxFileSize is 1 MB', (browser) => {
   let site: StaticServer
   let server: ServedHandler
   let session: BrowserSession
@@ -345,8 +345,8 @@ describe.each(BROWSERS)('<UploadDropzone prepare={shrinkImages()}> in %s, to RGW
 
   it(`${BROWSER_LABELS[browser]}: a dropped 4000×3000 photo (over the limit as picked) is prepared under it, judged as prepared, stored upright at 1536×2048; the row is done`, async () => {
     const page = await session.newPage()
-    await page.goto(`${site.origin}/?api=${encodeURIComponent(server.endpoint)}`)
-    // The limits from /info are shown once the endpoint answered: the page checks files with them from then on.
+    await page.goto(`${site.origin}/?api=${encodeURIComponent(server.api)}`)
+    // The limits from /info are shown once the upload API answered: the page checks files with them from then on.
     await page.waitForFunction(() => !!document.querySelector('.updraft-zone .updraft-hint'))
     await page.evaluate(installPhotoMaker)
     const picked = await page.evaluate(async () => {

@@ -1,9 +1,9 @@
 // Issue 24, item 6: a CreateMultipartUpload whose reply was lost, then retried, left the first
 // upload behind, unknown to anyone until the sweep or a lifecycle rule ended it (5 in 120 faulted
-// uploads). Where the endpoint creates the upload itself (presigned mode; token mode's
-// createMultipart), its SDK retries such a Create: the endpoint now finds what earlier attempts
+// uploads). Where the upload API creates the upload itself (presigned mode; token mode's
+// createMultipart), its SDK retries such a Create: the upload API now finds what earlier attempts
 // made on the key and aborts it before answering. Ceph RGW behind the fault proxy, dropping the
-// endpoint's own Create reply once (the request took effect); every object read back.
+// upload API's own Create reply once (the request took effect); every object read back.
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
@@ -17,7 +17,7 @@ import { uploadObject } from '../engine/index.ts'
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
 let admin: S3Client
-/** How many of the endpoint's Create replies the proxy still loses. */
+/** How many of the upload API's Create replies the proxy still loses. */
 let loseCreates = 0
 
 async function proxied(store: TestStore): Promise<FaultProxy> {
@@ -87,7 +87,7 @@ async function finish(handler: UploadHandler, started: PresignedMultipartReply, 
 const createsSince = (proxy: FaultProxy, from: number) =>
   proxy.log.slice(from).filter((entry) => entry.step === 'POST ?uploads').map((entry) => entry.fault ?? 'answered')
 
-describe('on Ceph RGW, the endpoint’s own Create reply lost once', () => {
+describe('on Ceph RGW, the upload API’s own Create reply lost once', () => {
   let proxy: FaultProxy
   beforeAll(async () => {
     admin = sdkClient(rgw)

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ApiError, upload } from '../engine/index.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { createLazyUploadHandler } from '../server/index.ts'
-import { describeError } from '../src/messages.ts'
+import { errorMessage } from '../src/messages.ts'
 import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
 import { recordCalls, serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 import { storeEnv } from '../dev/stores.ts'
@@ -33,10 +33,10 @@ describe('createLazyUploadHandler with a setting missing', () => {
     try {
       const file = new Blob([new Uint8Array(40 * 1024 * 1024)])
       for (const body of [new Blob(['a small file']), file]) {
-        const failed = await upload(body, { api: served.endpoint, strategy: 'presigned', transport: nodeTransport }).catch((error: unknown) => error)
+        const failed = await upload(body, { api: served.api, strategy: 'presigned', transport: nodeTransport }).catch((error: unknown) => error)
         expect(failed).toBeInstanceOf(ApiError)
         expect(failed).toMatchObject({ status: 500, code: 'ServerMisconfigured', message: expect.stringMatching(/^The upload API is misconfigured: a setting is missing or invalid\./) })
-        expect(describeError(failed)).toBe("This site's upload service is misconfigured — its owner has to fix it; retrying won't help")
+        expect(errorMessage(failed)).toBe("This site's upload service is misconfigured — its owner has to fix it; retrying won't help")
       }
       // One request per upload: none retried.
       expect(calls.map(({ route, status }) => [route, status])).toEqual([['', 500], ['', 500]])
@@ -44,7 +44,7 @@ describe('createLazyUploadHandler with a setting missing', () => {
 
       // Fixed without a restart (a framework reloading .env): the next request is answered.
       vi.stubEnv('S3_UPLOAD_BUCKET', store.bucket)
-      const result = await upload(new Blob(['now it goes']), { api: served.endpoint, strategy: 'presigned', transport: nodeTransport })
+      const result = await upload(new Blob(['now it goes']), { api: served.api, strategy: 'presigned', transport: nodeTransport })
       expect(result.bucket).toBe(store.bucket)
     } finally {
       vi.unstubAllEnvs()

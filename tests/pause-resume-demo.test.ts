@@ -9,7 +9,7 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../demo/app.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { keyFromObjectUrl, MiB, openDemo, percentOf, pickFiles, rowsOf, settle, stateOf, testFiles, type TestFiles } from './helpers/demo-page.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 

@@ -6,11 +6,11 @@
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, ListPartsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { PauseController, resumeUploads, upload, uploadObject, type ResumeStore } from '../engine/index.ts'
-import { memoryResumeStore } from '../engine/resume/store.ts'
+import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import type { Strategy } from '../protocol/wire.ts'
 import type { TransferOptions } from '../engine/core/options.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from '../dev/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'
@@ -19,7 +19,7 @@ const rgw = inject('rgw')
 const reader = sdkClient(rgw)
 const SIZE = 6 * MIN_PART_SIZE + 12345
 const PARTS = 7
-const { endpointFor } = useEndpointFixture()
+const { uploadApiFor } = useUploadApiFixture()
 let proxy: FaultProxy
 
 beforeAll(async () => {
@@ -30,7 +30,7 @@ afterAll(async () => {
   reader.destroy()
 })
 
-/** Part PUTs of `key` the page sent (the endpoint's own SDK calls are left out). */
+/** Part PUTs of `key` the page sent (the upload API's own SDK calls are left out). */
 const partPuts = (key: string) =>
   proxy.log.filter((entry) => entry.step === 'PUT ?partNumber' && decodeURIComponent(entry.url).includes(key))
 const partPutsSince = (from: number, key: string) => partPuts(key).filter((entry) => proxy.log.indexOf(entry) >= from)
@@ -112,11 +112,11 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
     expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 7])
   })
 
-  it('presigned mode: the same, with part URLs from the endpoint', async () => {
-    const { endpoint } = await endpointFor({ ...rgw, endpoint: proxy.url })
+  it('presigned mode: the same, with part URLs from the upload API', async () => {
+    const { api } = await uploadApiFor({ ...rgw, endpoint: proxy.url })
     const bytes = testBytes(SIZE, 14)
     const { options, holdThenResume } = pauseMidway()
-    const done = upload(new File([bytes], 'paused.bin'), { api: endpoint, strategy: 'presigned', ...options })
+    const done = upload(new File([bytes], 'paused.bin'), { api, strategy: 'presigned', ...options })
     const duringPause = await holdThenResume()
     const result = await done
 
@@ -128,25 +128,25 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
   })
 })
 
-async function endpointFor_(strategy: Strategy) {
-  const { endpoint } = await endpointFor(
+async function resumableApi(strategy: Strategy) {
+  const { api } = await uploadApiFor(
     { ...rgw, endpoint: proxy.url },
     strategy === 'token' ? { resumable: true, sts: { mode: 'assume-role', roleArn: rgw.roleArn } } : { resumable: true },
   )
-  return endpoint
+  return api
 }
 
 /**
  * The first page: uploads until `parts` parts are on storage, then goes away (paused for good,
  * as a closed page would leave it: nothing aborted, the record kept). Returns the key.
  */
-async function leaveAfter(file: File, endpoint: string, strategy: Strategy, store: ResumeStore, parts: number) {
+async function leaveAfter(file: File, api: string, strategy: Strategy, store: ResumeStore, parts: number) {
   const pauses = new PauseController()
   const resume = resumeUploads({ store })
   let gone!: () => void
   const left = new Promise<void>((resolve) => (gone = resolve))
   void upload(file, {
-    api: endpoint,
+    api,
     strategy,
     resume,
     partConcurrency: 2,
@@ -172,11 +172,11 @@ async function leaveAfter(file: File, endpoint: string, strategy: Strategy, stor
 
 describe.each(['presigned', 'token'] as const)('resume after the page went away, %s mode, on RGW', (strategy) => {
   it('the same file carries on: only the missing parts go out, byte-exact, record dropped', async () => {
-    const endpoint = await endpointFor_(strategy)
+    const api = await resumableApi(strategy)
     const store = memoryResumeStore()
     const bytes = testBytes(SIZE, 31)
     const file = new File([bytes], 'resumed.bin', { lastModified: 1_700_000_000_000 })
-    const record = await leaveAfter(file, endpoint, strategy, store, 3)
+    const record = await leaveAfter(file, api, strategy, store, 3)
     const before = proxy.log.length
     // What storage holds is the truth: a part cancelled at the pause may have arrived whole.
     const listed = await reader.send(new ListPartsCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }))
@@ -187,7 +187,7 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
 
     // The next page: the same file, picked again.
     const result = await upload(new File([bytes], 'resumed.bin', { lastModified: 1_700_000_000_000 }), {
-      api: endpoint,
+      api,
       strategy,
       resume: resumeUploads({ store }),
     })
@@ -200,19 +200,19 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
     const resentFinishedBytes = resent.filter((put) => firstPage.has(partNumberOf(put))).reduce((sum, put) => sum + put.bytes, 0)
     expect(resentFinishedBytes).toBe(0)
     console.log(`${strategy}: ${firstPage.size} parts kept, ${resent.length} sent after resume, ${resentFinishedBytes} bytes of finished parts re-sent`)
-    // No second multipart upload was created: the endpoint was not asked for a new one.
+    // No second multipart upload was created: the upload API was not asked for a new one.
     expect(proxy.log.slice(before).some((entry) => entry.step === 'POST ?uploads')).toBe(false)
     expect(await store.list()).toEqual([])
   })
 
   it('a different file with the same name and size does not resume: it starts afresh', async () => {
-    const endpoint = await endpointFor_(strategy)
+    const api = await resumableApi(strategy)
     const store = memoryResumeStore()
     const lastModified = 1_700_000_000_000
-    const record = await leaveAfter(new File([testBytes(SIZE, 32)], 'same-name.bin', { lastModified }), endpoint, strategy, store, 2)
+    const record = await leaveAfter(new File([testBytes(SIZE, 32)], 'same-name.bin', { lastModified }), api, strategy, store, 2)
     const other = testBytes(SIZE, 33)
     const before = proxy.log.length
-    const result = await upload(new File([other], 'same-name.bin', { lastModified }), { api: endpoint, strategy, resume: resumeUploads({ store }) })
+    const result = await upload(new File([other], 'same-name.bin', { lastModified }), { api, strategy, resume: resumeUploads({ store }) })
     expect(result.key).not.toBe(record.key)
     expect(sha256(await readObject(reader, rgw.bucket, result.key))).toBe(sha256(other))
     expect(partPutsSince(before, result.key)).toHaveLength(PARTS)
@@ -221,14 +221,14 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
   })
 
   it('a record whose upload was aborted on storage starts afresh, and the stale record goes', async () => {
-    const endpoint = await endpointFor_(strategy)
+    const api = await resumableApi(strategy)
     const store = memoryResumeStore()
     const bytes = testBytes(SIZE, 34)
     const file = new File([bytes], 'aborted.bin', { lastModified: 1 })
-    const record = await leaveAfter(file, endpoint, strategy, store, 2)
+    const record = await leaveAfter(file, api, strategy, store, 2)
     await reader.send(new AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }))
     const before = proxy.log.length
-    const result = await upload(file, { api: endpoint, strategy, resume: resumeUploads({ store }) })
+    const result = await upload(file, { api, strategy, resume: resumeUploads({ store }) })
     expect(sha256(await readObject(reader, rgw.bucket, result.key))).toBe(sha256(bytes))
     expect(partPutsSince(before, result.key)).toHaveLength(PARTS)
     expect(await store.list()).toEqual([])
@@ -237,9 +237,9 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
   })
 
   it('discard() aborts a recorded upload on storage and forgets it', async () => {
-    const endpoint = await endpointFor_(strategy)
+    const api = await resumableApi(strategy)
     const store = memoryResumeStore()
-    const record = await leaveAfter(new File([testBytes(SIZE, 35)], 'discarded.bin', { lastModified: 1 }), endpoint, strategy, store, 1)
+    const record = await leaveAfter(new File([testBytes(SIZE, 35)], 'discarded.bin', { lastModified: 1 }), api, strategy, store, 1)
     await resumeUploads({ store }).discard(record)
     expect(await store.list()).toEqual([])
     const listed = await reader.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: record.key }))

@@ -30,13 +30,13 @@ afterAll(async () => {
   admin.destroy()
 })
 
-/** The endpoint on RGW with `extra`, served on its own port; its warnings are kept. */
-async function endpointWith(extra: UploadHandlerConfig, origin = engine.origin) {
+/** The upload API on RGW with `extra`, served on its own port; its warnings are kept. */
+async function uploadApiWith(extra: UploadHandlerConfig, origin = engine.origin) {
   const warnings: string[] = []
   const logger = { error: (obj: object) => void warnings.push(`error: ${JSON.stringify(obj)}`), warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') }
   const server = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [origin], logger, ...extra })))
   served.push(server)
-  return { api: server.endpoint, warnings }
+  return { api: server.api, warnings }
 }
 
 interface PageOutcome {
@@ -94,7 +94,7 @@ describe.each([
   ["with an STS and presignWith: 'server-key'", { sts: { mode: 'assume-role' as const, roleArn: rgw.roleArn }, presignWith: 'server-key' as const }],
 ])('in Chromium, presigned, to Ceph RGW %s', (_label, extra) => {
   it.each(SIZES)('uploads %s; the object read back is the same bytes', async (_what, size) => {
-    const { api, warnings } = await endpointWith(extra)
+    const { api, warnings } = await uploadApiWith(extra)
     const seed = size % 97
     const outcome = await uploadInPage(api, size, seed)
     expect(outcome.error).toBeUndefined()
@@ -113,7 +113,7 @@ describe.each([
 
 describe("in Chromium, to Ceph RGW with an STS and presignWith: 'session' (kept on purpose)", () => {
   it.each(SIZES)('%s fails with NetworkError: RGW refuses the preflight, and the browser never sends the PUT', async (_what, size) => {
-    const { api } = await endpointWith({ sts: { mode: 'assume-role', roleArn: rgw.roleArn }, presignWith: 'session' })
+    const { api } = await uploadApiWith({ sts: { mode: 'assume-role', roleArn: rgw.roleArn }, presignWith: 'session' })
     const outcome = await uploadInPage(api, size, 5)
     expect(outcome.error).toMatchObject({ name: 'NetworkError' })
     // Signed by the session, not the server key.
@@ -136,7 +136,7 @@ describe('in Firefox ESR, presigned, to Ceph RGW with an STS, presignWith left t
   afterAll(() => firefox?.close())
 
   it.each(SIZES)('uploads %s; the object read back is the same bytes', async (_what, size) => {
-    const { api } = await endpointWith({ sts: { mode: 'assume-role', roleArn: rgw.roleArn } }, firefox.origin)
+    const { api } = await uploadApiWith({ sts: { mode: 'assume-role', roleArn: rgw.roleArn } }, firefox.origin)
     const outcome = await uploadInPage(api, size, 11, firefox.page)
     expect(outcome.error).toBeUndefined()
     expect(signedByServerKey(outcome)).toBe(true)

@@ -2,7 +2,7 @@
 // other stores apply an `x-amz-copy-source` header a page adds to a presigned upload URL: a
 // server-side copy made with the signer's rights (measured on the `npm start` app against RGW:
 // another upload copied into the page's key, 12 MiB stored through a URL issued for 0 bytes).
-// Each store, as the endpoint is set up for it by default, gets every copy header on a single PUT
+// Each store, as the upload API is set up for it by default, gets every copy header on a single PUT
 // URL, a 0-byte URL and a part URL; the object (or part) holds only what the page sent, or
 // nothing. Token credentials, which sign their own requests, are tried too. Measured on RGW
 // 16.2.15 (server/copy-guard.ts): RGW ignores `x-amz-copy-source-if-match`, its ranged copy

@@ -1,4 +1,4 @@
-// Presigned multipart part URLs, end to end over HTTP: the first come with the endpoint's reply,
+// Presigned multipart part URLs, end to end over HTTP: the first come with the upload API's reply,
 // the rest in batches asked for ahead of need (never all at once, and never making a part wait on
 // /parts), and a URL that storage refuses as expired is asked for again.
 import { describe, expect, it } from 'vitest'
@@ -8,7 +8,7 @@ import type { PresignedMultipartReply } from '../protocol/wire.ts'
 import { xmlText } from '../protocol/xml.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 /** Part URLs live this long here, so one can be made to expire in a test's time. */
@@ -16,7 +16,7 @@ const PART_URL_SECONDS = 3
 /** Longer than PART_URL_SECONDS plus the up-to-1 s that X-Amz-Date's truncation to seconds takes off. */
 const HOLD_MS = (PART_URL_SECONDS + 1.5) * 1000
 
-const { stores, endpointFor, s3rver } = useEndpointFixture()
+const { stores, uploadApiFor, s3rver } = useUploadApiFixture()
 
 interface Sent {
   partNumber: number
@@ -44,11 +44,11 @@ function recordingTransport(hold: (partNumber: number, attempt: number) => numbe
 
 describe.each(Object.entries(stores))('a part URL that expired before use, on %s', (name, store) => {
   it('is refused by storage, re-asked from /parts, and the upload completes byte-exact', async () => {
-    const { endpoint, calls, client } = await endpointFor(store(), { partUrlExpiresIn: PART_URL_SECONDS })
+    const { api, calls, client } = await uploadApiFor(store(), { partUrlExpiresIn: PART_URL_SECONDS })
     // Part 2's first PUT waits past its URL's expiry; every other request goes at once.
     const { transport, sent } = recordingTransport((partNumber, attempt) => (partNumber === 2 && attempt === 1 ? HOLD_MS : 0))
     const bytes = testBytes(12 * MiB, 41)
-    const result = await upload(new File([bytes], 'slow.bin'), { api: endpoint, strategy: 'presigned', transport })
+    const result = await upload(new File([bytes], 'slow.bin'), { api, strategy: 'presigned', transport })
 
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     const part2 = sent.filter((request) => request.partNumber === 2)
@@ -76,7 +76,7 @@ describe('partUrlExpiresIn', () => {
 
 describe('part URLs for a many-part upload (s3rver)', () => {
   it('the first FIRST_PART_URLS come with the reply; then batches of 2 × partConcurrency, each asked for while the last still has partConcurrency parts to go', async () => {
-    const { endpoint, calls, client } = await endpointFor(s3rver())
+    const { api, calls, client } = await uploadApiFor(s3rver())
     // For each /parts call, how many part PUTs storage had answered when it went out.
     const answeredBefore: number[] = []
     let answered = 0
@@ -87,7 +87,7 @@ describe('part URLs for a many-part upload (s3rver)', () => {
       return response
     }
     const bytes = testBytes(11 * 5 * MiB + 1, 42) // 12 parts
-    const result = await upload(new File([bytes], 'many.bin'), { api: endpoint, strategy: 'presigned', partConcurrency: 1, transport })
+    const result = await upload(new File([bytes], 'many.bin'), { api, strategy: 'presigned', partConcurrency: 1, transport })
 
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     expect(Object.keys((calls[0]!.reply as PresignedMultipartReply).urls!)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8'])
@@ -100,7 +100,7 @@ describe('part URLs for a many-part upload (s3rver)', () => {
 
 describe('part URLs with checksum(\'md5\') (s3rver)', () => {
   it('every part URL signs its Content-MD5: the reply\'s first URLs (signed without one) are left for /parts', async () => {
-    const { endpoint, calls, client } = await endpointFor(s3rver())
+    const { api, calls, client } = await uploadApiFor(s3rver())
     const signedHeaders: string[] = []
     const transport: Transport = (request) => {
       const url = new URL(request.url)
@@ -108,7 +108,7 @@ describe('part URLs with checksum(\'md5\') (s3rver)', () => {
       return fetchTransport(request)
     }
     const bytes = testBytes(2 * 5 * MiB + 1, 43) // 3 parts
-    const result = await upload(new File([bytes], 'summed.bin'), { api: endpoint, strategy: 'presigned', transport, ...checksum('md5') })
+    const result = await upload(new File([bytes], 'summed.bin'), { api, strategy: 'presigned', transport, ...checksum('md5') })
 
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     expect(Object.keys((calls[0]!.reply as PresignedMultipartReply).urls!)).toEqual(['1', '2', '3'])

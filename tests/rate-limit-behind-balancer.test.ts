@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { DEFAULT_RATE_LIMIT, s3Upload } from '../server/fastify.ts'
 import { TRUSTS_EVERY_HOP } from '../server/trust-proxy.ts'
 import { type LoadBalancer, startHaproxy } from '../dev/haproxy.ts'
-import { type RedisServer, startRedis } from '../dev/redis.ts'
+import { type RedisServer, startRedis } from '../dev/redis-server.ts'
 import { storeConfig } from '../dev/stores.ts'
 
 const rgw = inject('rgw')

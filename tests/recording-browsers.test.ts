@@ -26,19 +26,19 @@ const PART = 5 * MiB
 const rgw = inject('rgw')
 const client = sdkClient(rgw)
 let site: StaticServer
-let endpoint: ServedHandler
+let served: ServedHandler
 
 beforeAll(async () => {
   site = await startStaticServer({
     '/': { type: 'text/html; charset=utf-8', body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>record</title><link rel="icon" href="data:,"><main><div id="app"></div></main><script type="module" src="/record.js"></script>' },
     '/record.js': { type: 'text/javascript; charset=utf-8', body: await bundleRecordPage() },
   })
-  endpoint = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })))
+  served = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })))
 })
 
 afterAll(async () => {
   client.destroy()
-  await endpoint?.close()
+  await served?.close()
   await site?.close()
 })
 
@@ -99,7 +99,7 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     const page = await session.newPage()
     await page.goto(`${site.origin}/`)
     await page.waitForFunction(() => typeof (window as unknown as PageWindow).mount === 'function')
-    await page.evaluate((props) => (window as unknown as PageWindow).mount(props), { api: endpoint.endpoint, strategy: 'presigned', ...props })
+    await page.evaluate((props) => (window as unknown as PageWindow).mount(props), { api: served.api, strategy: 'presigned', ...props })
     return page
   }
   const recordedAtLeast = (page: TestPage, bytes: number, timeoutMs = 90_000) =>

@@ -6,12 +6,12 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
 import { fetchTransport, type Transport, upload, uploadObject } from '../engine/index.ts'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
-const { stores, endpointFor, tokenSts, readerFor } = useEndpointFixture()
+const { stores, uploadApiFor, tokenSts, readerFor } = useUploadApiFixture()
 const swift = (): TestStore => inject('swift')
 
 const file = (bytes: Uint8Array<ArrayBuffer>) => new File([bytes], 'data.bin', { type: 'application/octet-stream' })
@@ -34,10 +34,10 @@ function watching(rewriteComplete?: (reply: Record<string, unknown>) => Record<s
 
 describe.each(Object.entries(stores))('on %s', (name, store) => {
   it('token mode, a multipart upload the page completes itself (objectHeaders): result.etag is the stored one', async () => {
-    const { endpoint, client } = await endpointFor(store(), { sts: tokenSts(store()), allowedObjectExtras: { meta: ['origin'] } })
+    const { api, client } = await uploadApiFor(store(), { sts: tokenSts(store()), allowedObjectExtras: { meta: ['origin'] } })
     const bytes = testBytes(11 * MiB, 71)
     const { completes, transport } = watching()
-    const result = await upload(file(bytes), { api: endpoint, strategy: 'token', transport, objectHeaders: { 'x-amz-meta-origin': 'camera' } })
+    const result = await upload(file(bytes), { api, strategy: 'token', transport, objectHeaders: { 'x-amz-meta-origin': 'camera' } })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     expect(completes).toHaveLength(1)
     if (name === 'rgw') expect(completes[0]).toBe('') // why this test exists
@@ -45,12 +45,12 @@ describe.each(Object.entries(stores))('on %s', (name, store) => {
   })
 
   it("with checksum('md5'): storage's own ETag first, else /complete's, and the final ETag check runs on it", async () => {
-    const { endpoint } = await endpointFor(store(), { sts: tokenSts(store()) })
+    const { api } = await uploadApiFor(store(), { sts: tokenSts(store()) })
     const bytes = testBytes(11 * MiB, 72)
     // An API whose /complete names another object's ETag (of the same part count).
     const lie = '"0123456789abcdef0123456789abcdef-3"'
     const { completes, transport } = watching((reply) => ({ ...reply, etag: lie }))
-    const told = upload(file(bytes), { api: endpoint, strategy: 'token', transport, ...checksum('md5') })
+    const told = upload(file(bytes), { api, strategy: 'token', transport, ...checksum('md5') })
     if (name === 'rgw') {
       // Storage's Complete said nothing: the ETag comes from /complete, and the check refuses this one.
       await expect(told).rejects.toMatchObject({ name: 'UploadError', message: expect.stringMatching(/^Checksum mismatch: storage reports ETag 0123456789abcdef0123456789abcdef-3 for the object/) })
@@ -61,7 +61,7 @@ describe.each(Object.entries(stores))('on %s', (name, store) => {
     }
     // The truthful API: the check passes on the same path.
     const honest = watching()
-    const result = await upload(file(bytes), { api: endpoint, strategy: 'token', transport: honest.transport, ...checksum('md5') })
+    const result = await upload(file(bytes), { api, strategy: 'token', transport: honest.transport, ...checksum('md5') })
     expect(sha256(await readObject(readerFor(store()), result.bucket, result.key))).toBe(sha256(bytes))
     expect(result.etag).toBe(await storedETag(store(), result.key))
   })

@@ -8,7 +8,7 @@ import { AbortMultipartUploadCommand, ListPartsCommand } from '@aws-sdk/client-s
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { BROWSER_LABELS, BROWSERS, launchBrowser, type TestPage } from '../dev/browsers.ts'
 import { bundleEngine } from './helpers/engine-bundle.ts'
 import { type FaultProxy, startFaultProxy, partNumberOf } from '../dev/fault-proxy.ts'
@@ -24,7 +24,7 @@ const rgw = inject('rgw')
 const admin = sdkClient(rgw)
 let site: StaticServer
 let proxy: FaultProxy
-let endpoint: ServedHandler
+let served: ServedHandler
 let chromium: ChromiumSession
 
 beforeAll(async () => {
@@ -34,7 +34,7 @@ beforeAll(async () => {
     '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
   })
   proxy = await startFaultProxy({ target: rgw.endpoint, kind: 'storage' })
-  endpoint = await serveHandler(
+  served = await serveHandler(
     createUploadHandler(storeConfig({ ...rgw, endpoint: proxy.url }, { resumable: true, allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })),
   )
   chromium = await launchChromium()
@@ -42,7 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chromium?.close()
-  await endpoint?.close()
+  await served?.close()
   await proxy?.stop()
   await site?.close()
   admin.destroy()
@@ -75,16 +75,16 @@ const partPutsSince = (from: number, key: string) =>
  */
 async function startAndWait(page: Page | TestPage, name: string, seed: number, parts: number) {
   await (page as TestPage).evaluate(
-    async ({ endpoint, name, seed, size }) => {
+    async ({ api, name, seed, size }) => {
       const root = await navigator.storage.getDirectory()
       const handle = await root.getFileHandle(name, { create: true })
       const writable = await handle.createWritable()
       await writable.write(Uint8Array.from({ length: size }, (_, i) => (i * 31 + seed) % 251))
       await writable.close()
       const { upload, resumeUploads } = window.updraft
-      window.left = upload(await handle.getFile(), { api: endpoint, strategy: 'presigned', resume: resumeUploads(), fileHandle: handle, partConcurrency: 2 }).catch(() => {})
+      window.left = upload(await handle.getFile(), { api, strategy: 'presigned', resume: resumeUploads(), fileHandle: handle, partConcurrency: 2 }).catch(() => {})
     },
-    { endpoint: endpoint.endpoint, name, seed, size: SIZE },
+    { api: served.api, name, seed, size: SIZE },
   )
   await expect
     .poll(() => (page as TestPage).evaluate(async () => (await window.updraft.resumeUploads().list())[0]?.parts.length ?? 0), { timeout: 30_000, interval: 20 })
@@ -122,14 +122,14 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
 
     const before = proxy.log.length
     const second = await openPage(context)
-    const outcome = await second.evaluate(async (endpoint) => {
+    const outcome = await second.evaluate(async (api) => {
       const resume = window.updraft.resumeUploads()
       const [unfinished] = await resume.list()
       // Read through the kept handle: no picking again.
       const file = await unfinished!.handle!.getFile()
-      const result = await window.updraft.upload(file, { api: endpoint, strategy: 'presigned', resume })
+      const result = await window.updraft.upload(file, { api, strategy: 'presigned', resume })
       return { name: unfinished!.name, listed: unfinished!.parts.length, result, left: (await resume.list()).length }
-    }, endpoint.endpoint)
+    }, served.api)
     expect(outcome.name).toBe('kept.bin')
     expect(outcome.result.key).toBe(record.key)
     expect(outcome.left).toBe(0)
@@ -159,12 +159,12 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
     })
     const beforeOther = proxy.log.length
     const other = await second.evaluate(
-      async ({ endpoint, size, lastModified, type }) => {
+      async ({ api, size, lastModified, type }) => {
         const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + 3) % 251)
         const file = new File([bytes], 'picked.bin', { lastModified, type })
-        return window.updraft.upload(file, { api: endpoint, strategy: 'presigned', resume: window.updraft.resumeUploads() })
+        return window.updraft.upload(file, { api, strategy: 'presigned', resume: window.updraft.resumeUploads() })
       },
-      { endpoint: endpoint.endpoint, size: SIZE, lastModified, type },
+      { api: served.api, size: SIZE, lastModified, type },
     )
     expect(other.key).not.toBe(record.key)
     expect(partPutsSince(beforeOther, other.key)).toHaveLength(PARTS)
@@ -173,14 +173,14 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
     // The same file picked again (the same bytes, name and lastModified): it resumes.
     const beforeSame = proxy.log.length
     const same = await second.evaluate(
-      async ({ endpoint, size, lastModified, type }) => {
+      async ({ api, size, lastModified, type }) => {
         const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + 2) % 251)
         const file = new File([bytes], 'picked.bin', { lastModified, type })
         const resume = window.updraft.resumeUploads()
-        const result = await window.updraft.upload(file, { api: endpoint, strategy: 'presigned', resume })
+        const result = await window.updraft.upload(file, { api, strategy: 'presigned', resume })
         return { result, left: (await resume.list()).length }
       },
-      { endpoint: endpoint.endpoint, size: SIZE, lastModified, type },
+      { api: served.api, size: SIZE, lastModified, type },
     )
     expect(same.result.key).toBe(record.key)
     expect(same.left).toBe(0)
@@ -200,12 +200,12 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
 
     const before = proxy.log.length
     const second = await openPage(context)
-    const outcome = await second.evaluate(async (endpoint) => {
+    const outcome = await second.evaluate(async (api) => {
       const resume = window.updraft.resumeUploads()
       const [stale] = await resume.list()
-      const result = await window.updraft.upload(await stale!.handle!.getFile(), { api: endpoint, strategy: 'presigned', resume })
+      const result = await window.updraft.upload(await stale!.handle!.getFile(), { api, strategy: 'presigned', resume })
       return { result, left: (await resume.list()).length }
-    }, endpoint.endpoint)
+    }, served.api)
     expect(outcome.result.key).not.toBe(record.key)
     expect(outcome.left).toBe(0)
     expect(partPutsSince(before, outcome.result.key)).toHaveLength(PARTS)
@@ -232,12 +232,12 @@ describe.each(BROWSERS)('resume after a reload, in %s, on RGW', (browser) => {
       const onStorage = await storedPartsOnceSettled(record)
       expect(onStorage.size).toBeGreaterThanOrEqual(1)
       const before = proxy.log.length
-      const outcome = await page.evaluate(async (endpoint) => {
+      const outcome = await page.evaluate(async (api) => {
         const resume = window.updraft.resumeUploads()
         const [unfinished] = await resume.list()
-        const result = await window.updraft.upload(await unfinished!.handle!.getFile(), { api: endpoint, strategy: 'presigned', resume })
+        const result = await window.updraft.upload(await unfinished!.handle!.getFile(), { api, strategy: 'presigned', resume })
         return { result, left: (await resume.list()).length }
-      }, endpoint.endpoint)
+      }, served.api)
       expect(outcome.result.key).toBe(record.key)
       expect(outcome.left).toBe(0)
       const resent = partPutsSince(before, record.key)

@@ -2,7 +2,7 @@
 // accepted and signed as the object's Content-Type; Chromium, given a list, uses the last type,
 // rendered the object as HTML and ran its script on the storage's origin (stored XSS). SVG passed
 // `image/*` and runs script too. A non-ASCII filetype got 500; token mode ignored allowedTypes.
-// Each attack is played to the end here: ask the endpoint, PUT the payload with what it answered,
+// Each attack is played to the end here: ask the upload API, PUT the payload with what it answered,
 // open the object in real Chromium, and see whether the payload's script phoned home.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -12,7 +12,7 @@ import type { InfoReply, PresignedPutReply } from '../protocol/wire.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { createPresigner } from '../server/presigner.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 
@@ -70,8 +70,8 @@ async function scriptRuns(page: Page, store: TestStore, key: string, id: string)
 }
 
 /**
- * The whole attack: ask for a URL to upload `filetype`, PUT the payload with what the endpoint
- * answered, open the object. Undefined when the endpoint refused (nothing stored, nothing to open).
+ * The whole attack: ask for a URL to upload `filetype`, PUT the payload with what the upload API
+ * answered, open the object. Undefined when the upload API refused (nothing stored, nothing to open).
  */
 async function attack(page: Page, store: TestStore, handler: UploadHandler, filetype: string) {
   const id = crypto.randomUUID()

@@ -1,6 +1,6 @@
 // Issue 10, finding 3: the Web handler processed text/plain, form-encoded, multipart and typeless
 // bodies, which a page on any site can make a visitor's browser send without asking (no CORS
-// preflight): from another site's page in Chromium the endpoint answered 200, and an `authorize`
+// preflight): from another site's page in Chromium the upload API answered 200, and an `authorize`
 // trusting the visitor's session cookie let such a request through (CSRF). Now both mountings
 // read JSON only (415) and refuse cross-site requests (403) unless the origin is in
 // `allowedOrigins`; same-origin pages and servers keep working.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { s3Upload } from '../server/fastify.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
 import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
 import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
@@ -39,16 +39,16 @@ interface Seen {
 
 const UPLOAD = JSON.stringify({ filename: 'a.txt', filetype: 'text/plain', filesize: 3, strategy: 'presigned' })
 
-/** A page of the endpoint's own origin that calls it as the engine does (JSON, cookies sent). */
+/** A page of the upload API's own origin that calls it as the engine does (JSON, cookies sent). */
 const OWN_PAGE = `<!doctype html><title>own</title><script>
-window.callEndpoint = () => fetch('/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(UPLOAD)} }).then((r) => r.status)
+window.callApi = () => fetch('/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(UPLOAD)} }).then((r) => r.status)
 </script>`
 
 /**
  * The Web handler on its own origin, with an `authorize` that trusts a session cookie (as apps
  * do), serving OWN_PAGE at /own; every request it answers is recorded.
  */
-async function endpoint(extra: UploadHandlerConfig = {}) {
+async function uploadApi(extra: UploadHandlerConfig = {}) {
   const seen: Seen[] = []
   const handler = createUploadHandler(
     storeConfig(s3rver, {
@@ -100,10 +100,10 @@ async function visit(url: string, cookieFor?: string): Promise<Page> {
 
 describe('the Web handler in Chromium', () => {
   it('a same-site page on another port, with the victim signed in, gets nothing processed (was 200, CSRF)', async () => {
-    const app = await endpoint()
+    const app = await uploadApi()
     const site = await attackerSite()
     const page = await visit(`${site.origin}/`, app.origin)
-    const outcomes = await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.endpoint)
+    const outcomes = await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.api)
     expect(outcomes.slice(-1)).toEqual(['blocked'])
     // The four preflight-free bodies arrived, with the victim's cookie, and were refused; the JSON one got no further than its preflight.
     const posts = app.seen.filter((request) => request.method === 'POST')
@@ -113,28 +113,28 @@ describe('the Web handler in Chromium', () => {
   })
 
   it('a cross-site page (localhost against 127.0.0.1) gets 403 for every body (was 200)', async () => {
-    const app = await endpoint({ authorize: undefined })
+    const app = await uploadApi({ authorize: undefined })
     const site = await attackerSite()
     const page = await visit(`${site.origin.replace('127.0.0.1', 'localhost')}/`)
-    await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.endpoint)
+    await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.api)
     const posts = app.seen.filter((request) => request.method === 'POST')
     expect(posts.length).toBe(4)
     expect(posts.map((post) => post.status)).toEqual([403, 403, 403, 403])
   })
 
-  it('the endpoint’s own page keeps working: same-origin JSON with the cookie → 200', async () => {
-    const app = await endpoint()
+  it('the upload API’s own page keeps working: same-origin JSON with the cookie → 200', async () => {
+    const app = await uploadApi()
     const page = await visit(`${app.origin}/own`, app.origin)
-    expect(await page.evaluate(() => (window as unknown as { callEndpoint(): Promise<number> }).callEndpoint())).toBe(200)
+    expect(await page.evaluate(() => (window as unknown as { callApi(): Promise<number> }).callApi())).toBe(200)
   })
 
   it('an origin in allowedOrigins gets its preflight granted and its JSON answered, readable', async () => {
     const site = await attackerSite()
-    const app = await endpoint({ allowedOrigins: [site.origin] })
+    const app = await uploadApi({ allowedOrigins: [site.origin] })
     const page = await visit(`${site.origin}/`, app.origin)
-    const outcomes = await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.endpoint)
+    const outcomes = await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.api)
     expect(outcomes.at(-1)).toBe('read 200')
-    // Allowed as an origin, the non-JSON bodies are still refused: the endpoint reads JSON only.
+    // Allowed as an origin, the non-JSON bodies are still refused: the upload API reads JSON only.
     expect(app.seen.filter((request) => request.method === 'POST').map((post) => post.status).sort()).toEqual([200, 415, 415, 415, 415])
   })
 })

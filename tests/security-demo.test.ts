@@ -1,7 +1,7 @@
 // Issue 10, finding 6: the `npm start` app on its embedded store. A token request answered 500
 // after trying to reach AWS STS over the internet; it must be a 4xx that says why, with no call
 // out. Its multipart tickets were keyed on s3rver's publicly known secret, so anyone could forge
-// one. And its endpoint had no rate limit.
+// one. And its upload API had no rate limit.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -178,7 +178,7 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
     )
   })
 
-  it("multipart: the ETag the endpoint reports is the object's", async () => {
+  it("multipart: the ETag the upload API reports is the object's", async () => {
     const bytes = testBytesOf('video/mp4', 11 * MiB, 103)
     const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'm.bin', filetype: 'video/mp4', filesize: bytes.length, strategy: 'presigned' })
     const partNumbers = [1, 2, 3]

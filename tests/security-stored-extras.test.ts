@@ -12,12 +12,12 @@ import { ApiError, upload } from '../engine/index.ts'
 import { taggingHeaders } from '../engine/opt-ins/tags.ts'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
-const { stores, endpointFor, tokenSts, track } = useEndpointFixture()
+const { stores, uploadApiFor, tokenSts, track } = useUploadApiFixture()
 
 /** Each header a page can add to a presigned PUT that RGW or s3rver keeps with the object (measured: see the report in docs/security.md). */
 const EXTRAS: Record<string, string> = {
@@ -40,7 +40,7 @@ const NAMED: Record<string, RegExp> = {
   'Content-Language': /Content-Language/,
 }
 
-/** The endpoint's config per store: RGW signs with an STS session (assume-role), s3rver with the server's key. */
+/** The upload API's config per store: RGW signs with an STS session (assume-role), s3rver with the server's key. */
 const presignedConfig = (store: TestStore, extra: UploadHandlerConfig = {}): UploadHandlerConfig =>
   storeConfig(store, { sts: tokenSts(store), logger: { error: () => {}, warn: () => {} }, ...extra })
 
@@ -96,7 +96,7 @@ describe.each(Object.entries(stores))('presigned uploads on %s', (name, store) =
     expect(completed.status).toBe(422)
     expect(completed.body.error).toMatch(/^The uploaded object was refused and deleted: it carries /)
     expect(completed.body.error).toMatch(NAMED[header]!)
-    // Never the page's values in the endpoint's words.
+    // Never the page's values in the upload API's words.
     expect(completed.body.error).not.toContain(EXTRAS[header]!)
     expect(await readStatus(admin, reply.bucket, reply.key)).toBe(404)
   })
@@ -135,7 +135,7 @@ describe.each(Object.entries(stores))('presigned uploads on %s', (name, store) =
     expect((await put(other.url, bytes, { ...other.headers!, 'Content-Disposition': 'inline' })).status).toBe(403)
   })
 
-  it('an honest multipart upload (11 MiB, the endpoint’s own Create with a configured Content-Disposition) completes: bytes exact', async () => {
+  it('an honest multipart upload (11 MiB, the upload API’s own Create with a configured Content-Disposition) completes: bytes exact', async () => {
     const attachment = createUploadHandler(presignedConfig(store(), { contentDisposition: 'attachment' }))
     const bytes = testBytesOf('video/mp4', 11 * MiB, 404)
     const started = await ask<PresignedMultipartReply>(attachment, '', { filename: 'clip.mp4', filetype: 'video/mp4', filesize: bytes.length, strategy: 'presigned' })
@@ -188,9 +188,9 @@ describe('token mode on Ceph RGW: the page signs its own headers', () => {
   })
 
   it('upload() with the page’s own x-amz-meta-* on its CreateMultipartUpload (11 MiB): refused as the upload’s error, object gone', async () => {
-    const { endpoint, client, calls } = await endpointFor(rgwStore(), tokenConfig())
+    const { api, client, calls } = await uploadApiFor(rgwStore(), tokenConfig())
     const bytes = testBytes(11 * MiB, 406)
-    const error = await upload(file(bytes), { api: endpoint, strategy: 'token', objectHeaders: { 'x-amz-meta-origin': 'camera' } }).catch((caught: unknown) => caught)
+    const error = await upload(file(bytes), { api, strategy: 'token', objectHeaders: { 'x-amz-meta-origin': 'camera' } }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ApiError)
     expect(error).toMatchObject({ status: 422, message: expect.stringMatching(/it carries x-amz-meta-origin, which this upload was not issued/) })
     expect(calls.map((c) => [c.route, c.status])).toEqual([['', 200], ['/complete', 422]])
@@ -199,11 +199,11 @@ describe('token mode on Ceph RGW: the page signs its own headers', () => {
   })
 
   it('with allowedObjectExtras naming them, the page’s tags and x-amz-meta-* pass: single PUT and multipart, bytes exact', async () => {
-    const { endpoint, client, calls } = await endpointFor(rgwStore(), tokenConfig({ allowedObjectExtras: { tags: true, meta: ['x-amz-meta-Origin'] } }))
+    const { api, client, calls } = await uploadApiFor(rgwStore(), tokenConfig({ allowedObjectExtras: { tags: true, meta: ['x-amz-meta-Origin'] } }))
     for (const [size, seed] of [[70_000, 407], [11 * MiB, 408]] as const) {
       const bytes = testBytes(size, seed)
       const result = await upload(file(bytes), {
-        api: endpoint,
+        api,
         strategy: 'token',
         objectHeaders: { ...taggingHeaders({ project: 'updraft' }).objectHeaders, 'x-amz-meta-origin': 'camera' },
       })
@@ -217,10 +217,10 @@ describe('token mode on Ceph RGW: the page signs its own headers', () => {
   })
 
   it('an honest token upload (no extras) still completes, single and multipart: bytes exact', async () => {
-    const { endpoint, client } = await endpointFor(rgwStore(), tokenConfig())
+    const { api, client } = await uploadApiFor(rgwStore(), tokenConfig())
     for (const [size, seed] of [[12_345, 409], [11 * MiB, 410]] as const) {
       const bytes = testBytes(size, seed)
-      const result = await upload(file(bytes), { api: endpoint, strategy: 'token' })
+      const result = await upload(file(bytes), { api, strategy: 'token' })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     }
   })

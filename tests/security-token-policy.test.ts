@@ -81,7 +81,7 @@ async function statusOf(call: Promise<unknown>): Promise<number> {
 
 const anonymousStatus = async (bucket: string, key: string) => (await fetch(`${rgw.endpoint}/${bucket}/${encodeURI(key)}`)).status
 
-/** STS calls as a page would make them: from another address than the endpoint's (127.0.0.2 here). */
+/** STS calls as a page would make them: from another address than the upload API's (127.0.0.2 here). */
 const stsFrom = (localAddress: string, credentials: Credentials) =>
   new STSClient({
     endpoint: rgw.endpoint,
@@ -169,7 +169,7 @@ describe("the README's deployment rules close what RGW lets through", () => {
     expect(await statusOf(s3With(credentials).send(new PutObjectCommand({ Bucket: bucket, Key: reply.key, Body: 'ok' })))).toBe(200)
   })
 
-  it("a role trusting the endpoint's user only from the endpoint's address: token credentials cannot assume it from a page's", async () => {
+  it("a role trusting the upload API's user only from the upload API's address: token credentials cannot assume it from a page's", async () => {
     const name = `updraft-upload-${randomUUID().slice(0, 8)}`
     const roleArn = await createRole(
       rgw,
@@ -185,7 +185,7 @@ describe("the README's deployment rules close what RGW lets through", () => {
         Statement: [{ Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: [`arn:aws:s3:::${rgw.bucket}/next-s3-uploads/*`] }],
       },
     )
-    // The endpoint (on 127.0.0.1) still issues tokens with this role, and they upload.
+    // The upload API (on 127.0.0.1) still issues tokens with this role, and they upload.
     const { reply, credentials } = await token({ sts: { mode: 'assume-role', roleArn } })
     expect(await statusOf(s3With(credentials).send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: 'x' })))).toBe(200)
     // A page (127.0.0.2) holding the token asks for the role again, without the session policy: refused.
@@ -250,7 +250,7 @@ describe('token mode on RGW: a key with * ? $ : is refused, never widened', () =
 
   // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, written literally
   it.each(['custom/a*b.png', 'custom/a?b.png', 'custom/cost$5.png', 'custom/a${*}b.png', 'custom/2024-05-01T12:00:00Z/photo.jpg', 'custom/a:b.txt'])(
-    "%s: 400 at the endpoint, saying what to change; nothing created, nothing written",
+    "%s: 400 at the upload API, saying what to change; nothing created, nothing written",
     async (template) => {
       const key = template.replace('custom/', `custom/${uuid()}/`)
       for (const createMultipart of [false, true]) {
@@ -306,7 +306,7 @@ describe('token mode on RGW: a key with * ? $ : is refused, never widened', () =
 
   it("with RGW's default every token policy names its key literally: credentials write that key and no other (fast-check over custom keys)", async () => {
     await fc.assert(
-      // Not '.' or '..': the endpoint refuses dot segments in any key (server/key.ts), which is not this test's subject.
+      // Not '.' or '..': the upload API refuses dot segments in any key (server/key.ts), which is not this test's subject.
       fc.asyncProperty(fc.stringMatching(/^[a-z0-9 !_.'()+=,;@&~-]{1,12}$/).filter((name) => name !== '.' && name !== '..'), async (name) => {
         const key = `custom/${uuid()}/${name}`
         expect(uploadPolicy(rgw.bucket, key, false, false)).toContain(JSON.stringify(`arn:aws:s3:::${rgw.bucket}/${key}`))

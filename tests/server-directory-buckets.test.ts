@@ -1,5 +1,5 @@
 // Issue 14, "Directory buckets (S3 Express One Zone)", presigned mode: when the configured bucket
-// is a directory bucket, the endpoint calls CreateSession with its own credentials and presigns
+// is a directory bucket, the upload API calls CreateSession with its own credentials and presigns
 // with the session (service s3express, X-Amz-S3session-Token in the query). Through the real
 // handler served over HTTP and the engine's upload(), in front of the S3 Express stand-in
 // (tests/helpers/s3express-server.ts), which checks every URL and forwards to s3rver; every
@@ -21,7 +21,7 @@ let served: ServedHandler
 
 beforeAll(async () => {
   s3rver = await startS3rver()
-  // The endpoint's own key pair is the one the stand-in lets call CreateSession.
+  // The upload API's own key pair is the one the stand-in lets call CreateSession.
   express = await startS3ExpressStandIn({ store: s3rver, buckets: { [DIRECTORY_BUCKET]: s3rver.bucket }, callers: [s3rver.credentials] })
   served = await serveHandler(
     createUploadHandler({
@@ -45,7 +45,7 @@ const stored = (key: string) => readObject(sdkClient(s3rver), s3rver.bucket, key
 
 /** A single-PUT reply (these sizes are under the multipart threshold). */
 async function askForUrl(filename: string, filesize: number): Promise<PresignedPutReply> {
-  const reply = await fetch(served.endpoint, {
+  const reply = await fetch(served.api, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ filename, filetype: 'application/octet-stream', filesize, strategy: 'presigned' }),
@@ -54,11 +54,11 @@ async function askForUrl(filename: string, filesize: number): Promise<PresignedP
   return (await reply.json()) as PresignedPutReply
 }
 
-describe('presigned upload() to a directory bucket through the endpoint', () => {
+describe('presigned upload() to a directory bucket through the upload API', () => {
   it('a single PUT: the URL is signed with a session (s3express, X-Amz-S3session-Token), read back byte-exact', async () => {
     const bytes = testBytes(150_000, 51)
     const sent: HttpRequest[] = []
-    const result = await upload(new File([bytes], 'express.bin'), { api: served.endpoint, strategy: 'presigned', transport: recording(sent) })
+    const result = await upload(new File([bytes], 'express.bin'), { api: served.api, strategy: 'presigned', transport: recording(sent) })
     expect(result.bucket).toBe(DIRECTORY_BUCKET)
     const put = new URL(sent.find((request) => request.method === 'PUT')!.url)
     expect(put.searchParams.get('X-Amz-Credential')).toMatch(/^SESSION[0-9A-F]+\/\d{8}\/us-east-1\/s3express\/aws4_request$/)
@@ -72,7 +72,7 @@ describe('presigned upload() to a directory bucket through the endpoint', () => 
     const bytes = testBytes(2 * MIN_PART_SIZE + 11, 52)
     const sent: HttpRequest[] = []
     const result = await upload(new File([bytes], 'express-multi.bin'), {
-      api: served.endpoint,
+      api: served.api,
       strategy: 'presigned',
       partSize: MIN_PART_SIZE,
       transport: recording(sent),
@@ -121,7 +121,7 @@ describe('presigned upload() to a directory bucket through the endpoint', () => 
   })
 
   it('token mode is refused: a directory bucket session could write any key in the bucket', async () => {
-    const error = await upload(new Blob(['x']), { api: served.endpoint, strategy: 'token' }).catch((caught: unknown) => caught)
+    const error = await upload(new Blob(['x']), { api: served.api, strategy: 'token' }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ApiError)
     expect((error as Error).message).toMatch(/directory bucket .* presigned/)
   })

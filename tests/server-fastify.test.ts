@@ -43,7 +43,7 @@ describe('mounting', () => {
     app.addHook('onRoute', (route) => void routes.push(route))
     await app.register(s3Upload, s3rverConfig())
     await app.ready()
-    // Every route takes every method (a wrong one gets the endpoint's 405); Fastify serves
+    // Every route takes every method (a wrong one gets the upload API's 405); Fastify serves
     // '/api/s3-upload/' with and without the trailing slash.
     expect(routes.map((route) => route.url).sort()).toEqual([
       '/api/s3-upload/',
@@ -145,7 +145,7 @@ describe('requests and replies', () => {
     expect(response.body).toBe('Internal Server Error')
     expect(response.headers['content-type']).toMatch(/^text\/plain/)
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatchObject({ level: 50, msg: 'updraft: upload endpoint failed', reqId: expect.any(String), route: 'upload', err: { code: 'EKEYSTORE' } })
+    expect(lines[0]).toMatchObject({ level: 50, msg: 'updraft: upload API failed', reqId: expect.any(String), route: 'upload', err: { code: 'EKEYSTORE' } })
     expect(JSON.stringify(lines)).not.toContain(`${s3rver.credentials.secretAccessKey}"`)
   })
 

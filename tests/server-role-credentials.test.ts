@@ -1,7 +1,7 @@
-// The endpoint on role credentials, as production runs it on AWS (Lambda, ECS, EKS): no key in
+// The upload API on role credentials, as production runs it on AWS (Lambda, ECS, EKS): no key in
 // its config; the AWS SDK's default chain finds credentials at the container-credentials endpoint.
-// That endpoint is a stand-in, but what it serves is real: credentials RGW's STS issued for a role.
-// Through them the endpoint issues token credentials (AssumeRole again, chained), signs presigned
+// That upload API is a stand-in, but what it serves is real: credentials RGW's STS issued for a role.
+// Through them the upload API issues token credentials (AssumeRole again, chained), signs presigned
 // URLs and checks uploads at /complete, across a rotation of its own credentials.
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
 import type { S3Client } from '@aws-sdk/client-s3'
@@ -49,8 +49,8 @@ afterAll(async () => {
   vi.unstubAllEnvs()
 })
 
-/** An endpoint with no key configured: the chain finds the container's. */
-async function endpointWithoutKeys(extra: Record<string, unknown> = {}) {
+/** An upload API with no key configured: the chain finds the container's. */
+async function uploadApiWithoutKeys(extra: Record<string, unknown> = {}) {
   const handler = createUploadHandler({
     bucket: rgw.bucket,
     region: rgw.region,
@@ -73,7 +73,7 @@ async function uploadAndReadBack(api: string, strategy: 'token' | 'presigned', s
   return result
 }
 
-describe('an endpoint with no key, on role credentials from a container-credentials endpoint', () => {
+describe('an upload API with no key, on role credentials from a container-credentials endpoint', () => {
   it('refuses to start without a ticketSecret, which rotating credentials cannot give', () => {
     expect(() => createUploadHandler({ bucket: rgw.bucket, region: rgw.region, endpoint: rgw.endpoint, forcePathStyle: true })).toThrow(
       "updraft: missing settings: a static key (S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or, with credentials from the AWS SDK's chain, ticketSecret (S3_UPLOAD_TICKET_SECRET)",
@@ -86,21 +86,21 @@ describe('an endpoint with no key, on role credentials from a container-credenti
     ['presigned', 1 * MiB],
     ['presigned', 12 * MiB],
   ] as const)('%s mode, %i bytes: lands byte-exact on RGW', async (strategy, size) => {
-    const { endpoint } = await endpointWithoutKeys()
-    await uploadAndReadBack(endpoint, strategy, size, size + strategy.length)
+    const { api } = await uploadApiWithoutKeys()
+    await uploadAndReadBack(api, strategy, size, size + strategy.length)
     expect(credentialsEndpoint.served.length).toBeGreaterThan(0)
     expect(errors).toEqual([])
   })
 
   it('keeps working across a rotation of its own credentials, in the middle of an upload', async () => {
-    const { endpoint } = await endpointWithoutKeys({ presignWith: 'server-key' })
+    const { api } = await uploadApiWithoutKeys({ presignWith: 'server-key' })
     for (const strategy of ['presigned', 'token'] as const) {
       const before = new Set(credentialsEndpoint.served.map(({ AccessKeyId }) => AccessKeyId))
       // Paused after its first part: the rest of the upload (part URLs, Complete, /complete) runs
-      // on credentials the endpoint has renewed since it issued the upload.
+      // on credentials the upload API has renewed since it issued the upload.
       const pause = new PauseController()
       let paused = false
-      const uploading = uploadAndReadBack(endpoint, strategy, 12 * MiB, 77, {
+      const uploading = uploadAndReadBack(api, strategy, 12 * MiB, 77, {
         partSize: 5 * MiB,
         partConcurrency: 1,
         pauseSignal: pause.signal,
@@ -116,14 +116,14 @@ describe('an endpoint with no key, on role credentials from a container-credenti
       pause.resume()
       await uploading
       const after = credentialsEndpoint.served.map(({ AccessKeyId }) => AccessKeyId).filter((id) => !before.has(id))
-      expect(after.length, `${strategy}: the endpoint renewed its credentials during the upload`).toBeGreaterThan(0)
+      expect(after.length, `${strategy}: the upload API renewed its credentials during the upload`).toBeGreaterThan(0)
     }
     expect(errors).toEqual([])
   })
 
   it("signs presigned URLs with its own credentials for no longer than they live", async () => {
-    const { endpoint } = await endpointWithoutKeys({ presignWith: 'server-key' })
-    const response = await fetch(endpoint, {
+    const { api } = await uploadApiWithoutKeys({ presignWith: 'server-key' })
+    const response = await fetch(api, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ filename: 'a.bin', filetype: 'application/octet-stream', filesize: 10, strategy: 'presigned' }),

@@ -1,4 +1,4 @@
-// The endpoint's route table under both mountings: the Web handler (createUploadHandler, called
+// The upload API's route table under both mountings: the Web handler (createUploadHandler, called
 // directly) and the Fastify plugin (app.inject). Regression: any unknown last path segment was
 // taken for the upload request, so `POST …/s3-upload/complet` issued credentials.
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -17,7 +17,7 @@ const apps: FastifyInstance[] = []
 
 beforeAll(async () => {
   s3rver = await startS3rver()
-  // Every request the endpoint makes to storage goes through the proxy, and is counted there.
+  // Every request the upload API makes to storage goes through the proxy, and is counted there.
   storage = await startCountingProxy(s3rver.endpoint)
   sts = await startStsServer({ caller: S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
 })
@@ -47,7 +47,7 @@ interface Reply {
   text: string
 }
 
-/** One way of mounting the endpoint: `ask` sends a request to a path on it. */
+/** One way of mounting the upload API: `ask` sends a request to a path on it. */
 interface Mounting {
   ask(method: string, path: string, body?: unknown): Promise<Reply>
 }
@@ -104,10 +104,10 @@ const MOUNTINGS: Array<[string, () => Promise<Mounting>]> = [
   ['the Fastify plugin', () => fastifyPlugin((app) => app.register(s3Upload, { ...config(), rateLimit: false }))],
 ]
 
-describe.each(MOUNTINGS)('unknown paths under the endpoint, through %s', (_name, mount) => {
-  let endpoint: Mounting
+describe.each(MOUNTINGS)('unknown paths under the upload API, through %s', (_name, mount) => {
+  let mounted: Mounting
   beforeAll(async () => {
-    endpoint = await mount()
+    mounted = await mount()
   })
 
   describe.each(Object.entries(UPLOAD_REQUESTS))('with a %s upload request as the body', (_strategy, body) => {
@@ -115,16 +115,16 @@ describe.each(MOUNTINGS)('unknown paths under the endpoint, through %s', (_name,
       'POST %s: 404 with a JSON error naming the routes; nothing signed or issued',
       async (path) => {
         const before = issuedSoFar()
-        const reply = await endpoint.ask('POST', path, body)
+        const reply = await mounted.ask('POST', path, body)
         expectNotFound(reply, `POST ${path}`, ['POST /api/s3-upload/complete', 'POST /api/s3-upload/parts', 'GET /api/s3-upload/info'])
         expect(issuedSoFar()).toEqual(before)
       },
     )
 
     // The other side of the 404s above: here the same body is issued, and the counters see it.
-    it('POST /api/s3-upload, the endpoint itself: issued', async () => {
+    it('POST /api/s3-upload, the upload API itself: issued', async () => {
       const before = issuedSoFar()
-      const reply = await endpoint.ask('POST', '/api/s3-upload', body)
+      const reply = await mounted.ask('POST', '/api/s3-upload', body)
       expect(reply.status, reply.text).toBe(200)
       expect(reply.text).toMatch(/ticket/)
       const after = issuedSoFar()
@@ -133,7 +133,7 @@ describe.each(MOUNTINGS)('unknown paths under the endpoint, through %s', (_name,
   })
 
   it('GET of an unknown path is a 404 as well, not the 405 of a known route', async () => {
-    expectNotFound(await endpoint.ask('GET', '/api/s3-upload/nope'), 'GET /api/s3-upload/nope', ['GET /api/s3-upload/info'])
+    expectNotFound(await mounted.ask('GET', '/api/s3-upload/nope'), 'GET /api/s3-upload/nope', ['GET /api/s3-upload/info'])
   })
 })
 
@@ -149,7 +149,7 @@ describe('the Web handler outside its path', () => {
       const reply = await handler.ask('POST', asked, UPLOAD_REQUESTS.token)
       expect(reply.status).toBe(404)
       expect(JSON.parse(reply.text)).toEqual({
-        error: `No upload endpoint at ${asked}: this handler's path setting is '/api/s3-upload'. If you mounted it at ${mountedAt}, create it with createUploadHandler({ path: '${mountedAt}' })`,
+        error: `No upload API at ${asked}: this handler's path setting is '/api/s3-upload'. If you mounted it at ${mountedAt}, create it with createUploadHandler({ path: '${mountedAt}' })`,
       })
     }
     expect(issuedSoFar()).toEqual(before)

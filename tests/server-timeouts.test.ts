@@ -1,7 +1,7 @@
-// Every call the endpoint makes through the AWS SDK has a bound (server/bounds.ts). A credentials
+// Every call the upload API makes through the AWS SDK has a bound (server/bounds.ts). A credentials
 // source, an STS and a store that each accept the connection and never answer (a proxy in front
 // of the real one, gone silent) make the page's request a 503 naming what did not answer, within
-// the endpoint's `timeouts`, here small; once the source answers again, the next request succeeds
+// the upload API's `timeouts`, here small; once the source answers again, the next request succeeds
 // without a restart (was: every request hung for good behind the SDK's memoized credential
 // promise, and storage's 30 s requestTimeout only logged a warning). The credentials the
 // container endpoint serves are real ones, issued by RGW's STS; the store and STS are RGW itself.
@@ -37,7 +37,7 @@ async function silent(target: string) {
 }
 
 /** The handler with errors kept; `post` answers status and JSON (or text). */
-function endpoint(config: UploadHandlerConfig) {
+function uploadApi(config: UploadHandlerConfig) {
   const errors: string[] = []
   const handler = createUploadHandler({ ...config, timeouts: TIMEOUTS, logger: { error: (_obj, msg) => void errors.push(msg ?? ''), warn: () => {} } })
   return { handler, errors }
@@ -62,7 +62,7 @@ const presignedRequest = (filesize: number) => ({ filename: 'a.bin', filetype: '
 describe('a store that accepts the connection and never answers', () => {
   it('a presigned multipart request (12 MiB) gets 503 naming storage; once it answers, the next upload completes byte-exact', async () => {
     const store = await silent(rgw.endpoint)
-    const { handler, errors } = endpoint(storeConfig({ ...rgw, endpoint: store.origin }))
+    const { handler, errors } = uploadApi(storeConfig({ ...rgw, endpoint: store.origin }))
     const refused = await post(handler, '', presignedRequest(12 * MiB))
     expect(refused).toEqual({ status: 503, body: { error: expect.stringMatching(/^Storage did not answer within 400 ms: .*try again/) } })
     expect(store.held).toBeGreaterThan(0)
@@ -88,12 +88,12 @@ describe('a store that accepts the connection and never answers', () => {
   it('/complete of a single PUT gets 503 naming storage while its HEAD goes unanswered, then 200 once it answers', async () => {
     const store = await silent(rgw.endpoint)
     store.hanging = false
-    const { handler } = endpoint(storeConfig({ ...rgw, endpoint: store.origin }))
+    const { handler } = uploadApi(storeConfig({ ...rgw, endpoint: store.origin }))
     const bytes = testBytes(1000, 92)
     // Issued by a handler on the store itself (the same key signs the same tickets): the settings
     // check that precedes a first single PUT would open a kept-alive connection through the proxy,
     // which goes on answering once it hangs; here every storage connection /complete makes is new.
-    const { body } = await post(endpoint(storeConfig(rgw)).handler, '', presignedRequest(bytes.length))
+    const { body } = await post(uploadApi(storeConfig(rgw)).handler, '', presignedRequest(bytes.length))
     const reply = body as unknown as PresignedPutReply
     expect((await fetch(reply.url, { method: 'PUT', body: bytes, headers: reply.headers })).status).toBe(200)
     store.hanging = true
@@ -107,7 +107,7 @@ describe('a store that accepts the connection and never answers', () => {
 describe('an STS that accepts the connection and never answers', () => {
   it('a token request gets 503 naming STS; once it answers, the next one gets credentials that write byte-exact', async () => {
     const sts = await silent(rgw.endpoint)
-    const { handler } = endpoint(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: sts.origin } }))
+    const { handler } = uploadApi(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: sts.origin } }))
     const request = { filename: 'a.bin', filetype: 'application/octet-stream', filesize: 5, strategy: 'token' }
     expect(await post(handler, '', request)).toEqual({ status: 503, body: { error: expect.stringMatching(/^STS did not answer within 400 ms/) } })
     sts.hanging = false
@@ -148,7 +148,7 @@ describe('a credentials source (the container endpoint) that accepts the connect
   })
 
   it('a presigned request gets 503 naming the container credentials endpoint, again and again; once it answers, the next upload lands byte-exact', async () => {
-    const { handler, errors } = endpoint({
+    const { handler, errors } = uploadApi({
       bucket: rgw.bucket,
       region: rgw.region,
       endpoint: rgw.endpoint,

@@ -1,4 +1,4 @@
-// Every refusal of the endpoint, through the Web handler (Request objects) and through the Fastify
+// Every refusal of the upload API, through the Web handler (Request objects) and through the Fastify
 // plugin (app.inject). Storage and STS are a tripwire server that counts requests: nothing that
 // is refused may reach them.
 import { createServer, type Server } from 'node:http'
@@ -146,7 +146,7 @@ describe.each(Object.entries(doors))('refusals through the %s door', (_door, sen
 
   it.each([
     ['a file over maxFileSize', { maxFileSize: 100 }, { ...valid, filesize: 101 }, 413, '101 B is over the 100 B limit (filesize 101, maxFileSize 100 bytes)'],
-    ['no filesize when maxFileSize is set', { maxFileSize: 100 }, { filename: 'a.png', filetype: 'image/png' }, 400, 'filesize is required: this endpoint accepts files of at most 100 bytes'],
+    ['no filesize when maxFileSize is set', { maxFileSize: 100 }, { filename: 'a.png', filetype: 'image/png' }, 400, 'filesize is required: this upload API accepts files of at most 100 bytes'],
     ['a type outside allowedTypes', { allowedTypes: ['image/*', 'application/pdf'] }, { ...valid, filetype: 'text/plain' }, 415, "The type 'text/plain' is not accepted here: allowedTypes is image/*, application/pdf"],
     ['an empty type against allowedTypes', { allowedTypes: ['image/*'] }, { ...valid, filetype: '' }, 415, "The type '' is not accepted here: allowedTypes is image/*"],
     ['a token request of a refused type', { allowedTypes: ['image/*'] }, { ...valid, strategy: 'token', filetype: 'text/plain' }, 415, "The type 'text/plain' is not accepted here: allowedTypes is image/*"],

@@ -1,4 +1,4 @@
-// Several endpoint instances, as production runs past one process: three of them, each its own
+// Several upload API instances, as production runs past one process: three of them, each its own
 // process, behind a real load balancer (haproxy, round robin: consecutive requests land on
 // different instances) with one real Redis, in front of Ceph RGW. One client meets one limit
 // whichever instance answers; an upload whose steps land on different instances completes; Redis
@@ -13,11 +13,11 @@ import { nodeTransport } from '../engine/transport/node-transport.ts'
 import type { Transport } from '../engine/core/http.ts'
 import { createUploadHandler, createUploadSweeper } from '../server/index.ts'
 import { freePort } from '../dev/app-process.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { MiB, openDemo, pickFiles, rowsOf, settle, keyFromObjectUrl, testFiles, type TestFiles } from './helpers/demo-page.ts'
 import { type LoadBalancer, startHaproxy } from '../dev/haproxy.ts'
 import { type GroupProcess, killGroup, spawnGroup } from './helpers/process-group.ts'
-import { type RedisServer, startRedis } from '../dev/redis.ts'
+import { type RedisServer, startRedis } from '../dev/redis-server.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { storeEnv } from '../dev/stores.ts'
 
@@ -124,7 +124,7 @@ describe('three Fastify instances (the demo app) behind haproxy, sharing Redis',
     await redis.kill()
     // Counted, not timed: one request over the limit, and every one answered, so none was counted.
     // (Had each waited out ioredis's ~3 s offline queue, the 121 would outlast the test's timeout;
-    // how long one takes with Redis down is a row of `npm run bench -- endpoint`.)
+    // how long one takes with Redis down is a row of `npm run bench -- upload-api`.)
     const whileDown = await requests(LIMIT + 1, info)
     expect(whileDown.filter(({ status }) => status !== 200)).toEqual([])
     console.log(`Fastify instances, Redis down: ${LIMIT + 1} requests answered 200, slowest ${Math.max(...whileDown.map(({ ms }) => ms)).toFixed(0)} ms`)
@@ -148,7 +148,7 @@ describe('three Fastify instances (the demo app) behind haproxy, sharing Redis',
       const bytes = testBytes(12 * MiB, strategy.length)
       const result = await upload(new Blob([bytes]), { api: `${origin}${PREFIX}`, strategy, transport, partSize: 5 * MiB, retry: { limit: 0 } })
       expect(sha256(await readObject(admin, result.bucket, result.key)), strategy).toBe(sha256(bytes))
-      expect(answered.size, `${strategy}: its endpoint calls were answered by ${[...answered].join(', ')}`).toBeGreaterThan(1)
+      expect(answered.size, `${strategy}: its upload API calls were answered by ${[...answered].join(', ')}`).toBeGreaterThan(1)
     }
   })
 

@@ -1,6 +1,6 @@
 // Issue 24, item 7: once, in one of four abort runs, every upload after the first (an abort while
 // CreateMultipartUpload was held by the proxy for 20 s) sent no request at all and never settled.
-// State shared by uploads of one process (Node's connection pool, a shared queue, the endpoint's
+// State shared by uploads of one process (Node's connection pool, a shared queue, the upload API's
 // presigning session, module-level caches) would do that. Here, in one process: the first upload's
 // CreateMultipartUpload is held 20 s at a proxy in front of Ceph RGW and the upload aborted
 // meanwhile; the next uploads — while it is still held, and after — must each send their requests,
@@ -20,7 +20,7 @@ let admin: S3Client
 let proxy: FaultProxy
 let api: string
 let closeServer: () => Promise<unknown>
-/** Whether the next Create (the page's, or the endpoint's own) is held. */
+/** Whether the next Create (the page's, or the upload API's own) is held. */
 let holdNextCreate = false
 let createArrived: () => void = () => {}
 
@@ -72,11 +72,11 @@ async function settles<T>(work: Promise<T>, ms: number, what: string): Promise<T
 }
 
 describe.each<[string, UploadOptions]>([
-  // The page creates the upload (objectHeaders keep token mode from asking the endpoint to).
+  // The page creates the upload (objectHeaders keep token mode from asking the upload API to).
   ['token mode, the page’s own Create', { strategy: 'token', objectHeaders: { 'x-amz-meta-run': 'first' } }],
-  // The endpoint creates it with its SDK (createMultipart): the page's upload request is what waits.
-  ['token mode, the endpoint’s Create', { strategy: 'token' }],
-  ['presigned mode, the endpoint’s Create', { strategy: 'presigned' }],
+  // The upload API creates it with its SDK (createMultipart): the page's upload request is what waits.
+  ['token mode, the upload API’s Create', { strategy: 'token' }],
+  ['presigned mode, the upload API’s Create', { strategy: 'presigned' }],
 ])('%s held 20 s, the upload aborted meanwhile', (_what, firstOptions) => {
   it('every later upload in the process sends its requests and settles, byte-exact, with and without a shared queue; the aborted one leaves nothing', async () => {
     const queue = createQueue(2)

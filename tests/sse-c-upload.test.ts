@@ -1,6 +1,6 @@
 // SSE-C through `upload()` in token mode, against Ceph RGW with its STS. `/complete` HEADs the
 // object to check it; storage describes an object written with a customer key only to a request
-// carrying that key, and the endpoint never holds it (sending it there would make the app server a
+// carrying that key, and the upload API never holds it (sending it there would make the app server a
 // holder of every page's key). It used to answer that 400 with a 500: the page retried, then
 // rejected, `onUploadComplete` never ran, and the object stayed in the bucket, unrecorded. Now
 // `upload()` refuses the combination before the API is asked (a TypeError naming `uploadObject`),
@@ -27,7 +27,7 @@ afterAll(async () => {
   await Promise.all(served.map((server) => server.close()))
 })
 
-async function endpoint() {
+async function uploadApi() {
   const completed: string[] = []
   const recorded = recordCalls(
     createUploadHandler(
@@ -40,7 +40,7 @@ async function endpoint() {
   )
   const server = await serveHandler(recorded.handler)
   served.push(server)
-  return { api: server.endpoint, calls: recorded.calls, completed }
+  return { api: server.api, calls: recorded.calls, completed }
 }
 
 const statusOf = (key: string, withKey: boolean) =>
@@ -51,7 +51,7 @@ const statusOf = (key: string, withKey: boolean) =>
       (error: { $metadata?: { httpStatusCode?: number } }) => error.$metadata?.httpStatusCode,
     )
 
-/** Token credentials for one key, as the endpoint issues them to a page. */
+/** Token credentials for one key, as the upload API issues them to a page. */
 async function issued(api: string, size: number) {
   const response = await fetch(api, {
     method: 'POST',
@@ -65,7 +65,7 @@ async function issued(api: string, size: number) {
 
 describe('upload() with sseCustomerKey', () => {
   it('is refused before the upload API is asked: a TypeError naming uploadObject, nothing sent', async () => {
-    const { api, calls } = await endpoint()
+    const { api, calls } = await uploadApi()
     const refused = upload(new Blob([testBytes(70_000, 61)], { type: 'application/octet-stream' }), { api, ...sseCustomerKey(KEY) })
     await expect(refused).rejects.toThrow(new TypeError('updraft: sseCustomerKey needs uploadObject(): the upload API cannot check an object encrypted with your key'))
     expect(calls).toEqual([])
@@ -77,7 +77,7 @@ describe('a page that writes an SSE-C object anyway, then asks /complete, on Cep
     ['a single PUT (70 KB)', 70_000],
     ['multipart (11 MiB)', 11 * MiB],
   ])('%s: refused at /complete with what to use instead, the object deleted, onUploadComplete never called', async (_what, size) => {
-    const { api, calls, completed } = await endpoint()
+    const { api, calls, completed } = await uploadApi()
     const { reply, credentials } = await issued(api, size)
     await uploadObject(new Blob([testBytes(size, 61)]), { ...directTarget(rgw, reply.key, { credentials }), contentType: 'application/octet-stream', ...sseCustomerKey(KEY) })
     expect(await statusOf(reply.key, true)).toBe(200)
@@ -95,9 +95,9 @@ describe('a page that writes an SSE-C object anyway, then asks /complete, on Cep
   })
 })
 
-describe('uploadObject with sseCustomerKey and the endpoint’s token credentials: the way named', () => {
+describe('uploadObject with sseCustomerKey and the upload API’s token credentials: the way named', () => {
   it('lands, and reads back byte-exact with the key', async () => {
-    const { api } = await endpoint()
+    const { api } = await uploadApi()
     const bytes = testBytes(70_000, 62)
     const { reply, credentials } = await issued(api, bytes.length)
     await uploadObject(new Blob([bytes]), { ...directTarget(rgw, reply.key, { credentials }), ...sseCustomerKey(KEY) })

@@ -2,11 +2,11 @@
 // in real Chromium, its chunks fed to a ReadableStream that uploads while the recording goes on
 // (length unknown until the recorder stops). Read back from Ceph RGW and compared with the bytes
 // the page recorded. Over one part: uploadObject (the engine runs the multipart upload itself);
-// within one part: upload() through the endpoint, which then knows the length.
+// within one part: upload() through the upload API, which then knows the length.
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createUploadHandler } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { bundleEngine } from './helpers/engine-bundle.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
@@ -17,7 +17,7 @@ const MiB = 1024 * 1024
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)
 let site: StaticServer
-let endpoint: ServedHandler
+let served: ServedHandler
 let chromium: ChromiumSession
 let page: Page
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
     '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
     '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
   })
-  endpoint = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })))
+  served = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })))
   chromium = await launchChromium()
   page = await chromium.newPage()
   await page.goto(`${site.origin}/`)
@@ -39,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chromium?.close()
-  await endpoint?.close()
+  await served?.close()
   await site?.close()
   reader.destroy()
 })
@@ -58,12 +58,12 @@ interface Recorded {
 /**
  * Records a canvas of noise (incompressible: the recorder makes bytes fast) until `minBytes` are
  * recorded, uploading the chunks as they come through `how` ('object': uploadObject straight to
- * RGW; 'endpoint': upload() through the endpoint, presigned).
+ * RGW; 'api': upload() through the upload API, presigned).
  */
-function recordAndUpload(how: 'object' | 'endpoint', minBytes: number): Promise<Recorded> {
+function recordAndUpload(how: 'object' | 'api', minBytes: number): Promise<Recorded> {
   const target = { bucket: rgw.bucket, region: rgw.region, endpoint: rgw.endpoint, forcePathStyle: true, credentials: rgw.credentials }
   return page.evaluate(
-    async ({ how, minBytes, target, endpointUrl }) => {
+    async ({ how, minBytes, target, apiUrl }) => {
       const canvas = document.createElement('canvas')
       canvas.width = 320
       canvas.height = 240
@@ -105,7 +105,7 @@ function recordAndUpload(how: 'object' | 'endpoint', minBytes: number): Promise<
       try {
         if (how === 'object') await window.updraft.uploadObject(stream, { ...target, key, contentType: 'video/webm', onProgress })
         else {
-          const result = await window.updraft.upload(stream, { api: endpointUrl, strategy: 'presigned', filename: 'clip.webm', contentType: 'video/webm', onProgress })
+          const result = await window.updraft.upload(stream, { api: apiUrl, strategy: 'presigned', filename: 'clip.webm', contentType: 'video/webm', onProgress })
           storedKey = result.key
         }
       } catch (caught) {
@@ -120,7 +120,7 @@ function recordAndUpload(how: 'object' | 'endpoint', minBytes: number): Promise<
       const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', all))
       return { error, key: storedKey, size: bytes, sha256: [...digest].map((b) => b.toString(16).padStart(2, '0')).join(''), progress }
     },
-    { how, minBytes, target, endpointUrl: `${endpoint.endpoint}` },
+    { how, minBytes, target, apiUrl: `${served.api}` },
   )
 }
 
@@ -154,8 +154,8 @@ describe('a MediaRecorder stream in Chromium', () => {
     expect(run.progress.at(-1)).toEqual({ loaded: run.size, total: run.size })
   }, 60_000)
 
-  it('within one part: upload() through the endpoint, one PUT, read back byte-exact', async () => {
-    const run = await recordAndUpload('endpoint', 256 * 1024)
+  it('within one part: upload() through the upload API, one PUT, read back byte-exact', async () => {
+    const run = await recordAndUpload('api', 256 * 1024)
     expect(run.error).toBeUndefined()
     const stored = await readObject(reader, rgw.bucket, run.key)
     expect(sha256(stored)).toBe(run.sha256)

@@ -1,8 +1,8 @@
 // OpenStack Swift's S3 API (Debian 2.30, the s3api middleware) as the third store: the engine's
 // uploads with its own keys (single, multipart, abort with nothing left, resume through ListParts)
-// and the endpoint in presigned mode, every object read back byte-exact. Where Swift differs from
+// and the upload API in presigned mode, every object read back byte-exact. Where Swift differs from
 // S3 the test says so in its name. The round trips of every size also run on Swift
-// (engine-roundtrip.test.ts), and so do the presigned endpoint's steps (server-presigned.test.ts).
+// (engine-roundtrip.test.ts), and so do the upload API's presigned steps (server-presigned.test.ts).
 import {
   ListMultipartUploadsCommand,
   ListPartsCommand,
@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { PauseController, resumeUploads, S3Error, upload, uploadObject } from '../engine/index.ts'
-import { memoryResumeStore } from '../engine/resume/store.ts'
+import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
@@ -31,11 +31,11 @@ const uploadsLeftFor = async (key: string) => {
   return (listed.Uploads ?? []).filter((open) => open.Key === key)
 }
 
-async function endpoint(extra = {}) {
+async function uploadApi(extra = {}) {
   const recorded = recordCalls(createUploadHandler(storeConfig(swift, extra)))
   const server = await serveHandler(recorded.handler)
   servers.push(server)
-  return { api: server.endpoint, calls: recorded.calls }
+  return { api: server.api, calls: recorded.calls }
 }
 
 describe('the engine with its own keys, on Swift', () => {
@@ -93,9 +93,9 @@ describe('the engine with its own keys, on Swift', () => {
   })
 })
 
-describe('the endpoint in presigned mode, on Swift', () => {
-  it('single PUT (200 kB) and multipart (12 MiB → 3 parts): the engine through the endpoint, byte-exact', async () => {
-    const { api, calls } = await endpoint()
+describe('the upload API in presigned mode, on Swift', () => {
+  it('single PUT (200 kB) and multipart (12 MiB → 3 parts): the engine through the upload API, byte-exact', async () => {
+    const { api, calls } = await uploadApi()
     for (const [size, seed] of [[200_000, 44], [12 * MiB, 45]] as const) {
       const bytes = testBytes(size, seed)
       calls.length = 0
@@ -106,7 +106,7 @@ describe('the endpoint in presigned mode, on Swift', () => {
   })
 
   it('resume through ListParts: a page that left after 2 parts is carried on by the next, only the missing parts sent, byte-exact', async () => {
-    const { api, calls } = await endpoint({ resumable: true })
+    const { api, calls } = await uploadApi({ resumable: true })
     const store = memoryResumeStore()
     const bytes = testBytes(4 * MIN_PART_SIZE + 999, 46)
     const file = () => new File([bytes], 'resumed.bin', { lastModified: 1_700_000_000_000 })
@@ -140,7 +140,7 @@ describe('the endpoint in presigned mode, on Swift', () => {
     const result = await upload(file(), { api, strategy: 'presigned', resume: resumeUploads({ store }) })
     expect(result.key).toBe(record!.key)
     expect(sha256(await readObject(client, swift.bucket, result.key))).toBe(sha256(bytes))
-    // The second page listed the parts through the endpoint and asked URLs only for the others.
+    // The second page listed the parts through the upload API and asked URLs only for the others.
     expect(calls.map((call) => call.route)).toContain('/list-parts')
     expect(calls.some((call) => call.route === '')).toBe(false)
     const asked = calls.filter((call) => call.route === '/parts').flatMap((call) => (call.body as { partNumbers: number[] }).partNumbers)
@@ -197,9 +197,9 @@ describe('where Swift differs from S3', () => {
   })
 })
 
-/** A 2-byte PUT with the URL the endpoint presigned for `bucket`, sent with an Origin as a page would. */
+/** A 2-byte PUT with the URL the upload API presigned for `bucket`, sent with an Origin as a page would. */
 async function presignedPut(bucket: string, origin: string, alter = (url: string) => url) {
-  const { api } = await endpoint({ bucket })
+  const { api } = await uploadApi({ bucket })
   const reply = await fetch(api, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -114,7 +114,7 @@ describe('/duplicates', () => {
 
 describe('/complete, retried after a lost reply', () => {
   // RGW completes a retried Complete again; s3rver answers it with a 500 (its upload folder is
-  // gone), as other stores answer NoSuchUpload: the endpoint then asks the object.
+  // gone), as other stores answer NoSuchUpload: the upload API then asks the object.
   it.each(['rgw', 's3rver'] as const)('answers the completed object on %s, not an error', async (name) => {
     const call = name === 'rgw' ? callRgw : callS3rver
     const bytes = testBytes(6 * MiB, 32)

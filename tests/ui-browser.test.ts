@@ -10,7 +10,7 @@ import type { S3Client } from '@aws-sdk/client-s3'
 import type { BrowserContextOptions, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../demo/app.ts'
-import { launchChromium, type ChromiumSession } from '../dev/browser.ts'
+import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { filePayload, keyFromObjectUrl, MiB, openDemo, percentOf, pickFiles, rowsOf, settle, stateOf, testFiles, type FilePayload, type TestFiles } from './helpers/demo-page.ts'
 import { FILE_INPUT } from './helpers/file-input.ts'
 import { startLinkSwitch } from '../dev/link-switch.ts'
@@ -23,7 +23,7 @@ const AXE = new URL('../node_modules/axe-core/axe.min.js', import.meta.url)
 
 let chromium: ChromiumSession
 let files: TestFiles
-/** The page with no limits, and one whose endpoint allows images, videos, PDFs and ZIPs up to 64 MiB. */
+/** The page with no limits, and one whose upload API allows images, videos, PDFs and ZIPs up to 64 MiB. */
 let open: RunningApp
 let limited: RunningApp
 let client: S3Client
@@ -160,7 +160,7 @@ describe('getting files in: pick, folder, drop, paste', () => {
 })
 
 describe('limits', () => {
-  it("refuses, before any request leaves the page, what the endpoint's limits forbid, and the picker offers only the allowed types", async () => {
+  it("refuses, before any request leaves the page, what the upload API's limits forbid, and the picker offers only the allowed types", async () => {
     const page = await newPage(limited)
     expect(await page.locator(FILE_INPUT).getAttribute('accept')).toBe('image/*,video/*,application/pdf,application/zip')
     await page.getByText('Images, videos, PDFs and ZIP archives, up to 64 MiB each').first().waitFor()

@@ -1,24 +1,24 @@
 // Bodies that are not Blobs (issue 14): Uint8Array/Buffer, ReadableStream and async iterables of
 // known and unknown length, uploaded to s3rver and Ceph RGW, directly (uploadObject) and through
-// the HTTP endpoint (upload(), streams of known length). Every object is read back and compared.
-// upload() of unknown length needs the endpoint's side: tests/upload-unknown-size.test.ts.
+// the HTTP upload API (upload(), streams of known length). Every object is read back and compared.
+// upload() of unknown length needs the upload API's side: tests/upload-unknown-size.test.ts.
 import { Readable } from 'node:stream'
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { describe, expect, inject, it } from 'vitest'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
 import { BodyError, fetchTransport, type Transport, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
-import { memoryResumeStore } from '../engine/resume/store.ts'
+import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { startFaultProxy } from '../dev/fault-proxy.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget, type TestStore } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
-const { stores, endpointFor, readerFor } = useEndpointFixture()
+const { stores, uploadApiFor, readerFor } = useUploadApiFixture()
 const PART = 5 * MiB
 
 /** `data` as an async generator of chunks of `size` bytes (views, as streams hand them out). */
@@ -232,10 +232,10 @@ describe('streams with checksums on RGW', () => {
   })
 
   it('presigned upload(), md5, a stream of known length: each part URL asked once the part is read, with its MD5', async () => {
-    const { endpoint, calls, client } = await endpointFor(rgw)
+    const { api, calls, client } = await uploadApiFor(rgw)
     const data = testBytes(11 * MiB + 2, 54)
     const result = await upload(chunked(data, 100_000), {
-      api: endpoint,
+      api,
       strategy: 'presigned',
       size: data.length,
       filename: 'sum.bin',
@@ -306,39 +306,39 @@ describe('failing and aborted streams on RGW', () => {
   })
 })
 
-describe.each(Object.entries(stores))('upload() through the endpoint with bodies that are not Blobs, on %s', (name, store) => {
+describe.each(Object.entries(stores))('upload() through the upload API with bodies that are not Blobs, on %s', (name, store) => {
   const modes: Array<[string, UploadHandlerConfig, 'token' | 'presigned']> = [['presigned', {}, 'presigned']]
   if (name === 'rgw') modes.push(['token (assume-role)', { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } }, 'token'])
 
   it.each(modes)('%s: a Buffer, multipart (12 MiB), read back byte-exact', async (_mode, config, strategy) => {
-    const { endpoint, client } = await endpointFor(store(), config)
+    const { api, client } = await uploadApiFor(store(), config)
     const data = Buffer.from(testBytes(12 * MiB, 51))
     const progress = progressLog()
-    const result = await upload(data, { api: endpoint, strategy, filename: 'data.bin', contentType: 'application/octet-stream', onProgress: progress.onProgress })
+    const result = await upload(data, { api, strategy, filename: 'data.bin', contentType: 'application/octet-stream', onProgress: progress.onProgress })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
     expect(progress.seen.at(-1)).toEqual({ loaded: data.length, total: data.length })
   })
 
   it.each(modes)('%s: a ReadableStream of known length, multipart (11 MiB) and one PUT (300 kB)', async (_mode, config, strategy) => {
-    const { endpoint, client, calls } = await endpointFor(store(), config)
+    const { api, client, calls } = await uploadApiFor(store(), config)
     for (const size of [11 * MiB + 9, 300_000]) {
       const data = testBytes(size, 52)
-      const result = await upload(readableOf(data, 32 * 1024), { api: endpoint, strategy, size, filename: 'stream.bin', contentType: 'application/octet-stream' })
+      const result = await upload(readableOf(data, 32 * 1024), { api, strategy, size, filename: 'stream.bin', contentType: 'application/octet-stream' })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
     }
-    // The endpoint was told each size, as for a file.
+    // The upload API was told each size, as for a file.
     expect(calls.filter((call) => call.route === '').map((call) => (call.body as { filesize?: number }).filesize)).toEqual([11 * MiB + 9, 300_000])
   })
 
   it('with resume: bytes and streams upload and are never recorded (a Blob, the control, is)', async () => {
-    const { endpoint, client } = await endpointFor(store(), { resumable: true })
+    const { api, client } = await uploadApiFor(store(), { resumable: true })
     const records = memoryResumeStore()
     const put = records.put.bind(records)
     const recorded: string[] = []
     records.put = (record) => (recorded.push(record.name), put(record))
     const resume = resumeUploads({ store: records })
     const data = testBytes(11 * MiB, 55)
-    const named = (filename: string) => ({ api: endpoint, strategy: 'presigned' as const, resume, filename, contentType: 'application/octet-stream' })
+    const named = (filename: string) => ({ api, strategy: 'presigned' as const, resume, filename, contentType: 'application/octet-stream' })
     for (const [filename, body] of [['bytes.bin', Buffer.from(data)], ['stream.bin', chunked(data, MiB)], ['blob.bin', new Blob([data])]] as const) {
       const result = await upload(body, { ...named(filename), size: data.length })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
@@ -347,11 +347,11 @@ describe.each(Object.entries(stores))('upload() through the endpoint with bodies
   })
 
   it('bytes or a stream without filename and contentType are refused before anything is sent', async () => {
-    const { endpoint, calls } = await endpointFor(store())
-    await expect(upload(new Uint8Array(10), { api: endpoint })).rejects.toThrow(
+    const { api, calls } = await uploadApiFor(store())
+    await expect(upload(new Uint8Array(10), { api })).rejects.toThrow(
       /upload\(\) of bytes or a stream needs the filename and contentType options/,
     )
-    await expect(upload(chunked(new Uint8Array(10), 1), { api: endpoint, filename: 'x.bin' })).rejects.toThrow(TypeError)
+    await expect(upload(chunked(new Uint8Array(10), 1), { api, filename: 'x.bin' })).rejects.toThrow(TypeError)
     expect(calls).toEqual([])
   })
 })

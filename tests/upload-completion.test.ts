@@ -1,4 +1,4 @@
-// Issue 12: every upload ends at the endpoint. On s3rver and Ceph RGW, in both modes, single PUT
+// Issue 12: every upload ends at the upload API. On s3rver and Ceph RGW, in both modes, single PUT
 // and multipart: the server verifies the object (size, type, first bytes) before it believes it,
 // `onUploadComplete` runs with what storage holds and its answer reaches the page; forged,
 // replayed, expired or lying completions are refused and call nothing.
@@ -8,13 +8,13 @@ import { ApiError, fetchTransport, NetworkError, type Transport, upload, uploadO
 import type { PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { signTicket, verifyTicket } from '../server/ticket.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytesOf } from '../dev/s3-client.ts'
 import type { TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const TICKET_SECRET = 'completion-test-ticket-secret'
-const { stores, endpointFor, tokenSts } = useEndpointFixture()
+const { stores, uploadApiFor, tokenSts } = useUploadApiFixture()
 
 type Strategy = 'presigned' | 'token'
 const tokenConfig = (store: TestStore): UploadHandlerConfig => ({ sts: tokenSts(store) })
@@ -44,8 +44,8 @@ function recordingApp() {
 const pngBytes = (size: number, seed: number) => testBytesOf('image/png', size, seed)
 const HTML = new TextEncoder().encode('<!doctype html><script>alert(document.cookie)</script>')
 
-async function post<T = Record<string, unknown>>(endpoint: string, route: string, body: unknown) {
-  const response = await fetch(endpoint + route, {
+async function post<T = Record<string, unknown>>(api: string, route: string, body: unknown) {
+  const response = await fetch(api + route, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-visitor': 'visitor-1' },
     body: JSON.stringify(body),
@@ -86,10 +86,10 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
   ])('%s, %s', (strategy, _shape, size) => {
     it('onUploadComplete runs once, with the verified size and type and the ticket’s metadata; serverData reaches the page', async () => {
       const app = recordingApp()
-      const { endpoint, calls, client } = await endpointFor(store(), { ...app.config, ...modeConfig(strategy) })
+      const { api, calls, client } = await uploadApiFor(store(), { ...app.config, ...modeConfig(strategy) })
       const bytes = pngBytes(size, 41)
       const result = await upload(new File([bytes], 'photo.png', { type: 'image/png' }), {
-        api: endpoint,
+        api,
         strategy,
         metadata: { album: 'holiday' },
         apiHeaders: { 'x-visitor': 'visitor-1' },
@@ -110,7 +110,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
           cookie: 'visitor-1',
         },
       ])
-      // A multipart upload the endpoint created (presigned, or token mode's createMultipart):
+      // A multipart upload the upload API created (presigned, or token mode's createMultipart):
       // storage's UploadId is the dedupe key; otherwise the ticket's own.
       if (size > 5 * MiB) expect(app.calls[0]!.uploadId).toBe((calls[0]!.reply as PresignedMultipartReply | TokenReply).uploadId)
       expect(calls.map((call) => call.route).filter((route) => route === '/complete')).toEqual(['/complete'])
@@ -120,8 +120,8 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
   describe('forged and lying completions are refused, and call nothing', () => {
     async function setup(strategy: Strategy, declared: { filesize: number; filetype?: string }, extra: UploadHandlerConfig = {}) {
       const app = recordingApp()
-      const served = await endpointFor(store(), { ...app.config, ...modeConfig(strategy), ...extra })
-      const asked = await post<TokenReply & PresignedPutReply>(served.endpoint, '', {
+      const served = await uploadApiFor(store(), { ...app.config, ...modeConfig(strategy), ...extra })
+      const asked = await post<TokenReply & PresignedPutReply>(served.api, '', {
         filename: 'photo.png',
         filetype: 'image/png',
         strategy,
@@ -133,12 +133,12 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     }
 
     it('a ticket altered to name another key, or other metadata: 403', async () => {
-      const { endpoint, app, reply } = await setup('presigned', { filesize: HTML.length })
+      const { api, app, reply } = await setup('presigned', { filesize: HTML.length })
       const [prefix, claims, signature] = reply.ticket!.split('.')
       const decoded = JSON.parse(Buffer.from(claims!, 'base64url').toString())
       for (const change of [{ key: 'next-s3-uploads/someone-else/photo.png' }, { metadata: { album: 'theirs' } }]) {
         const altered = Buffer.from(JSON.stringify({ ...decoded, ...change })).toString('base64url')
-        expect(await post(endpoint, '/complete', { ticket: `${prefix}.${altered}.${signature}` })).toEqual({
+        expect(await post(api, '/complete', { ticket: `${prefix}.${altered}.${signature}` })).toEqual({
           status: 403,
           body: { error: 'The upload ticket is not valid' },
         })
@@ -147,24 +147,24 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     })
 
     it('metadata sent to /complete is never read: the ticket’s is what the app gets', async () => {
-      const { endpoint, app, reply } = await setup('presigned', { filesize: 1000 })
+      const { api, app, reply } = await setup('presigned', { filesize: 1000 })
       expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 1) })).status).toBe(200)
-      const done = await post(endpoint, '/complete', { ticket: reply.ticket, metadata: { album: 'theirs' }, key: 'other' })
+      const done = await post(api, '/complete', { ticket: reply.ticket, metadata: { album: 'theirs' }, key: 'other' })
       expect(done.status).toBe(200)
       expect(app.calls.map((call) => [call.metadata, call.key])).toEqual([[{ album: 'mine' }, reply.key]])
     })
 
     it('metadata the validator refuses: 400 with its reason, nothing issued', async () => {
       const app = recordingApp()
-      const { endpoint, calls } = await endpointFor(store(), app.config)
-      const refused = await post(endpoint, '', { filename: 'a.png', filetype: 'image/png', filesize: 1, strategy: 'presigned', metadata: { album: 7 } })
+      const { api, calls } = await uploadApiFor(store(), app.config)
+      const refused = await post(api, '', { filename: 'a.png', filetype: 'image/png', filesize: 1, strategy: 'presigned', metadata: { album: 7 } })
       expect(refused).toEqual({ status: 400, body: { error: 'metadata is not valid: album must be a string' } })
       expect(calls.map((call) => call.status)).toEqual([400])
     })
 
     it.each<Strategy>(['presigned', 'token'])('an upload that never happened (%s): 404', async (strategy) => {
-      const { endpoint, app, reply } = await setup(strategy, { filesize: 1000 })
-      expect(await post(endpoint, '/complete', { ticket: reply.ticket })).toEqual({
+      const { api, app, reply } = await setup(strategy, { filesize: 1000 })
+      expect(await post(api, '/complete', { ticket: reply.ticket })).toEqual({
         status: 404,
         body: { error: 'Storage holds no object for this upload: send its bytes before completing it' },
       })
@@ -172,10 +172,10 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     })
 
     it('a size lie through token credentials (declared 10 B, stored 3 MiB): refused, object deleted', async () => {
-      const { endpoint, app, reply, client } = await setup('token', { filesize: 10 }, { maxFileSize: MiB })
+      const { api, app, reply, client } = await setup('token', { filesize: 10 }, { maxFileSize: MiB })
       await withToken(reply, pngBytes(3 * MiB, 2), 'image/png')
       expect(await exists(client, reply.bucket, reply.key)).toBe(true)
-      expect(await post(endpoint, '/complete', { ticket: reply.ticket })).toEqual({
+      expect(await post(api, '/complete', { ticket: reply.ticket })).toEqual({
         status: 422,
         body: { error: `The uploaded object was refused and deleted: it holds ${3 * MiB} bytes, not the 10 declared` },
       })
@@ -184,9 +184,9 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     })
 
     it('a type lie through token credentials (declared image/png, stored as text/html): refused, deleted', async () => {
-      const { endpoint, app, reply, client } = await setup('token', { filesize: HTML.length })
+      const { api, app, reply, client } = await setup('token', { filesize: HTML.length })
       await withToken(reply, HTML, 'text/html')
-      const refused = await post(endpoint, '/complete', { ticket: reply.ticket })
+      const refused = await post(api, '/complete', { ticket: reply.ticket })
       expect(refused).toEqual({
         status: 422,
         body: { error: "The uploaded object was refused and deleted: its Content-Type is 'text/html', not the 'image/png' issued" },
@@ -196,10 +196,10 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     })
 
     it.each<Strategy>(['presigned', 'token'])('a type lie in the bytes (%s: image/png declared and sent, the bytes are HTML): refused, deleted', async (strategy) => {
-      const { endpoint, app, reply, client } = await setup(strategy, { filesize: HTML.length })
+      const { api, app, reply, client } = await setup(strategy, { filesize: HTML.length })
       if (strategy === 'token') await withToken(reply, HTML, 'image/png')
       else expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: HTML })).status).toBe(200)
-      expect(await post(endpoint, '/complete', { ticket: reply.ticket })).toEqual({
+      expect(await post(api, '/complete', { ticket: reply.ticket })).toEqual({
         status: 422,
         body: { error: 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png' },
       })
@@ -208,19 +208,19 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     })
 
     it('checkFileSignatures: false lets the same bytes through (the type check is the server’s choice)', async () => {
-      const { endpoint, app, reply } = await setup('presigned', { filesize: HTML.length }, { checkFileSignatures: false })
+      const { api, app, reply } = await setup('presigned', { filesize: HTML.length }, { checkFileSignatures: false })
       expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: HTML })).status).toBe(200)
-      expect((await post(endpoint, '/complete', { ticket: reply.ticket })).status).toBe(200)
+      expect((await post(api, '/complete', { ticket: reply.ticket })).status).toBe(200)
       expect(app.calls).toHaveLength(1)
     })
 
     it('an expired ticket: 403, nothing called, the object left for the sweep', async () => {
-      const { endpoint, app, reply, client } = await setup('presigned', { filesize: 1000 })
+      const { api, app, reply, client } = await setup('presigned', { filesize: 1000 })
       expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 3) })).status).toBe(200)
       // The same ticket as it is once its lifetime is over: re-signed with the server's secret, `expires` in the past.
       const claims = verifyTicket(reply.ticket!, TICKET_SECRET, reply.bucket)
       const expired = signTicket({ ...claims, expires: Math.floor(Date.now() / 1000) - 1 }, TICKET_SECRET)
-      expect(await post(endpoint, '/complete', { ticket: expired })).toEqual({
+      expect(await post(api, '/complete', { ticket: expired })).toEqual({
         status: 403,
         body: { error: 'The upload ticket has expired: start the upload again' },
       })
@@ -229,30 +229,30 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     })
 
     it('a ticket replayed after its object is gone: 404, the app is not told again', async () => {
-      const { endpoint, app, reply, client } = await setup('presigned', { filesize: 1000 })
+      const { api, app, reply, client } = await setup('presigned', { filesize: 1000 })
       expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 4) })).status).toBe(200)
-      expect((await post(endpoint, '/complete', { ticket: reply.ticket })).status).toBe(200)
+      expect((await post(api, '/complete', { ticket: reply.ticket })).status).toBe(200)
       await client.send(new (await import('@aws-sdk/client-s3')).DeleteObjectCommand({ Bucket: reply.bucket, Key: reply.key }))
-      expect((await post(endpoint, '/complete', { ticket: reply.ticket })).status).toBe(404)
+      expect((await post(api, '/complete', { ticket: reply.ticket })).status).toBe(404)
       expect(app.calls).toHaveLength(1)
     })
 
     it('a token ticket cannot complete a multipart upload’s parts, nor a single PUT ticket sign parts', async () => {
-      const { endpoint, reply } = await setup('presigned', { filesize: 1000 })
-      expect((await post(endpoint, '/parts', { ticket: reply.ticket, partNumbers: [1] })).status).toBe(403)
-      expect((await post(endpoint, '/abort', { ticket: reply.ticket })).status).toBe(403)
+      const { api, reply } = await setup('presigned', { filesize: 1000 })
+      expect((await post(api, '/parts', { ticket: reply.ticket, partNumbers: [1] })).status).toBe(403)
+      expect((await post(api, '/abort', { ticket: reply.ticket })).status).toBe(403)
     })
   })
 
   describe('when onUploadComplete throws', () => {
     it('a RequestError refuses the upload: its status and message reach the page, the object is deleted', async () => {
-      const { endpoint, client, calls } = await endpointFor(store(), {
+      const { api, client, calls } = await uploadApiFor(store(), {
         ticketSecret: TICKET_SECRET,
         onUploadComplete: () => {
           throw new RequestError(403, 'Your storage quota is full: delete a file first')
         },
       })
-      const error = await upload(new File([pngBytes(1000, 5)], 'a.png', { type: 'image/png' }), { api: endpoint, strategy: 'presigned' }).catch((e: unknown) => e)
+      const error = await upload(new File([pngBytes(1000, 5)], 'a.png', { type: 'image/png' }), { api, strategy: 'presigned' }).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(ApiError)
       expect(error).toMatchObject({ status: 403, message: 'Your storage quota is full: delete a file first' })
       const { key, bucket } = calls[0]!.reply as PresignedPutReply
@@ -262,14 +262,14 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     it('any other error: the page hears the upload was stored but not recorded (500, retried), the object stays', async () => {
       let tries = 0
       const logged: unknown[] = []
-      const { endpoint, client, calls } = await endpointFor(store(), {
+      const { api, client, calls } = await uploadApiFor(store(), {
         logger: { error: (obj) => void logged.push(obj) },
         onUploadComplete: () => {
           tries++
           throw new Error('database connection refused')
         },
       })
-      const error = await upload(new File([pngBytes(1000, 6)], 'a.png', { type: 'image/png' }), { api: endpoint, strategy: 'presigned', retry: { limit: 1, delay: 1 } }).catch((e: unknown) => e)
+      const error = await upload(new File([pngBytes(1000, 6)], 'a.png', { type: 'image/png' }), { api, strategy: 'presigned', retry: { limit: 1, delay: 1 } }).catch((e: unknown) => e)
       expect(error).toMatchObject({
         name: 'ApiError',
         status: 500,
@@ -291,9 +291,9 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     '/complete retried after a lost reply (%s, %i bytes): the app is told twice with one uploadId, so it records once',
     async (strategy, size) => {
       const app = recordingApp()
-      const { endpoint, client } = await endpointFor(store(), { ...app.config, ...modeConfig(strategy) })
+      const { api, client } = await uploadApiFor(store(), { ...app.config, ...modeConfig(strategy) })
       let dropped = false
-      // The endpoint does its work, then the reply is lost on the way back: the engine tries again.
+      // The upload API does its work, then the reply is lost on the way back: the engine tries again.
       const transport: Transport = async (request) => {
         const response = await fetchTransport(request)
         if (!dropped && request.url.endsWith('/complete')) {
@@ -303,7 +303,7 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
         return response
       }
       const bytes = pngBytes(size, 7)
-      const result = await upload(new File([bytes], 'a.png', { type: 'image/png' }), { api: endpoint, strategy, transport, retry: { delay: 1 }, metadata: { album: 'x' } })
+      const result = await upload(new File([bytes], 'a.png', { type: 'image/png' }), { api, strategy, transport, retry: { delay: 1 }, metadata: { album: 'x' } })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
       expect(app.calls).toHaveLength(2)
       expect(app.calls[1]!.uploadId).toBe(app.calls[0]!.uploadId)

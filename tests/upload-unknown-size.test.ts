@@ -1,4 +1,4 @@
-// upload() of a stream whose length is known only at its end, through the HTTP endpoint
+// upload() of a stream whose length is known only at its end, through the HTTP upload API
 // (docs/server.md, "Uploads of unknown length"): the engine reads one part, then asks with
 // `sizeUnknown: true` and no `filesize`. Token mode: the engine runs the multipart upload and
 // `/complete` checks the stored size against maxFileSize. Presigned mode: always multipart,
@@ -9,11 +9,11 @@ import { describe, expect, inject, it } from 'vitest'
 import { ApiError, upload } from '../engine/index.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 
 const rgw = inject('rgw')
-const { endpointFor, readerFor } = useEndpointFixture()
+const { uploadApiFor, readerFor } = useUploadApiFixture()
 
 async function* chunked(data: Uint8Array, size: number) {
   for (let at = 0; at < data.length; at += size) yield data.subarray(at, at + size)
@@ -27,10 +27,10 @@ const named = { filename: 'recording.bin', contentType: 'application/octet-strea
 
 describe.each(modes)('upload() of a stream of unknown length on RGW, %s', (_mode, config, strategy) => {
   it('11 MiB + 5 B in 64 KiB chunks: asked with sizeUnknown, read back byte-exact, progress ends at the size', async () => {
-    const { endpoint, calls, client } = await endpointFor(rgw, config)
+    const { api, calls, client } = await uploadApiFor(rgw, config)
     const data = testBytes(11 * MiB + 5, 61)
     const progress: Array<{ loaded: number; total: number }> = []
-    const result = await upload(chunked(data, 64 * 1024), { api: endpoint, strategy, ...named, onProgress: (p) => void progress.push(p) })
+    const result = await upload(chunked(data, 64 * 1024), { api, strategy, ...named, onProgress: (p) => void progress.push(p) })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
     expect(progress.at(-1)).toEqual({ loaded: data.length, total: data.length })
 
@@ -48,10 +48,10 @@ describe.each(modes)('upload() of a stream of unknown length on RGW, %s', (_mode
   })
 
   it('a stream longer than maxFileSize is refused (413) and nothing stays on storage', async () => {
-    const { endpoint, calls } = await endpointFor(rgw, { ...config, maxFileSize: 8 * MiB })
+    const { api, calls } = await uploadApiFor(rgw, { ...config, maxFileSize: 8 * MiB })
     let cleanedUp!: (error?: unknown) => void
     const cleanup = new Promise<unknown>((resolve) => (cleanedUp = resolve))
-    const error = await upload(chunked(testBytes(12 * MiB, 62), 256 * 1024), { api: endpoint, strategy, ...named, onCleanup: cleanedUp }).catch(
+    const error = await upload(chunked(testBytes(12 * MiB, 62), 256 * 1024), { api, strategy, ...named, onCleanup: cleanedUp }).catch(
       (caught: unknown) => caught,
     )
     expect(error).toBeInstanceOf(ApiError)

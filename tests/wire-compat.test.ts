@@ -12,15 +12,15 @@ import { createUploadHandler } from '../server/index.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import type { WebHandler } from '../dev/serve-handler.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
-import { useEndpointFixture } from './helpers/endpoint-fixture.ts'
+import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
-const { s3rver, serve, track, readerFor } = useEndpointFixture()
+const { s3rver, serve, track, readerFor } = useUploadApiFixture()
 
 /** What next-s3-upload's client POSTs (its `N` in dist/index.js): no filesize, no strategy. */
-const askAsNextS3Upload = (endpoint: string, file: File, strategy: 'presigned' | 'aws-sdk') =>
-  fetch(endpoint, {
+const askAsNextS3Upload = (api: string, file: File, strategy: 'presigned' | 'aws-sdk') =>
+  fetch(api, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ filename: file.name, filetype: file.type, _nextS3: { strategy } }),
@@ -32,11 +32,11 @@ describe("(a) next-s3-upload's requests against this handler", () => {
     ['rgw', () => rgw as TestStore],
   ])('presigned on %s: its shape { key, bucket, region, endpoint, url }, and its PUT lands byte-exact', async (_name, store) => {
     // Its client sends only Content-Type and Cache-Control, never the `headers` a reply lists:
-    // the canned ACL and the copy guard this endpoint signs by default would make storage refuse its PUT.
-    const { endpoint } = await serve(createUploadHandler(storeConfig(store(), { objectAcl: false, copyGuard: false })))
+    // the canned ACL and the copy guard this upload API signs by default would make storage refuse its PUT.
+    const { api } = await serve(createUploadHandler(storeConfig(store(), { objectAcl: false, copyGuard: false })))
     const bytes = testBytes(150_000, 51)
     const file = new File([bytes], 'holiday photo.jpg', { type: 'image/jpeg' })
-    const response = await askAsNextS3Upload(endpoint, file, 'presigned')
+    const response = await askAsNextS3Upload(api, file, 'presigned')
     expect(response.status).toBe(200)
     const reply = (await response.json()) as PresignedPutReply
     expect(reply).toMatchObject({
@@ -66,10 +66,10 @@ describe("(a) next-s3-upload's requests against this handler", () => {
 
   it("token ('aws-sdk') on RGW: { token: { Credentials }, key, bucket, region } + endpoint, and an SDK upload with it lands byte-exact", async () => {
     const sts = { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } as const
-    const { endpoint } = await serve(createUploadHandler(storeConfig(rgw, { sts })))
+    const { api } = await serve(createUploadHandler(storeConfig(rgw, { sts })))
     const bytes = testBytes(90_000, 52)
     const file = new File([bytes], 'report.pdf', { type: 'application/pdf' })
-    const response = await askAsNextS3Upload(endpoint, file, 'aws-sdk')
+    const response = await askAsNextS3Upload(api, file, 'aws-sdk')
     expect(response.status).toBe(200)
     const reply = (await response.json()) as TokenReply
     expect(reply).toEqual({
@@ -110,7 +110,7 @@ describe("(a) next-s3-upload's requests against this handler", () => {
 /**
  * next-s3-upload 0.3.4's route, presigned branch, as its dist/handler-*.mjs does it: its own SDK
  * client (no checksum settings), its key rule, a 3600 s PutObject URL signing ContentType and
- * CacheControl, and a reply with no `headers`. A fake of that project's endpoint, not of S3.
+ * CacheControl, and a reply with no `headers`. A fake of that project's API route, not of S3.
  */
 function nextS3UploadRoute(store: TestStore): WebHandler {
   const { bucket, region, endpoint } = store
@@ -132,9 +132,9 @@ describe("(b) this engine against a route that answers only next-s3-upload's sha
     ['100 kB', 100_000],
     ['6 MiB + 1, over one part: still one PUT, as the route signs only one URL', 6 * MiB + 1],
   ])('%s uploads byte-exact with the headers its URL signs', async (_title, size) => {
-    const { endpoint, calls } = await serve(nextS3UploadRoute(s3rver()))
+    const { api, calls } = await serve(nextS3UploadRoute(s3rver()))
     const puts: string[] = []
-    // The endpoint's own calls go through the transport too; only storage's are counted here.
+    // The upload API's own calls go through the transport too; only storage's are counted here.
     const transport: Transport = (request) => {
       if (request.url.startsWith(s3rver().endpoint)) {
         puts.push(`${request.method} ${new URL(request.url).searchParams.has('partNumber') ? 'part' : 'object'}`)
@@ -142,7 +142,7 @@ describe("(b) this engine against a route that answers only next-s3-upload's sha
       return fetchTransport(request)
     }
     const bytes = testBytes(size, 53)
-    const result = await upload(new File([bytes], 'clip.mp4', { type: 'video/mp4' }), { api: endpoint, strategy: 'presigned', transport })
+    const result = await upload(new File([bytes], 'clip.mp4', { type: 'video/mp4' }), { api, strategy: 'presigned', transport })
 
     expect(calls).toHaveLength(1)
     expect(calls[0]!.body).toMatchObject({ filename: 'clip.mp4', filetype: 'video/mp4', _nextS3: { strategy: 'presigned' } })

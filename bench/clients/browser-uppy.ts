@@ -4,7 +4,7 @@ import type { TokenReply } from '../../protocol/wire.ts'
 import { runPage } from './browser-page.ts'
 
 /**
- * @uppy/aws-s3 wired to the same endpoint the way its docs wire a backend: `getCredentials` asks
+ * @uppy/aws-s3 wired to the same upload API the way its docs wire a backend: `getCredentials` asks
  * it for temporary credentials (token mode), and Uppy signs its own requests. The same part size,
  * multipart threshold and parallelism as Updraft's run.
  */

@@ -54,14 +54,14 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
     const { uploadObject, fetchTransport } = await import('../../engine/index.ts')
     return (body) => uploadObject(body, { ...objectTarget(spec), transport: fetchTransport }).then(() => undefined)
   },
-  // Through the credential endpoint, as a page does: upload() asks it, then sends to storage.
+  // Through the upload API, as a page does: upload() asks it, then sends to storage.
   async 'updraft-token'() {
     const { upload } = await import('../../engine/index.ts')
-    return (body) => upload(body, { ...endpointOptions(spec), strategy: 'token' }).then(() => undefined)
+    return (body) => upload(body, { ...apiOptions(spec), strategy: 'token' }).then(() => undefined)
   },
   async 'updraft-presigned'() {
     const { upload } = await import('../../engine/index.ts')
-    return (body) => upload(body, { ...endpointOptions(spec), strategy: 'presigned' }).then(() => undefined)
+    return (body) => upload(body, { ...apiOptions(spec), strategy: 'presigned' }).then(() => undefined)
   },
   async 'lib-storage'() {
     const { libStorageUploader } = await import('./lib-storage-upload.ts')
@@ -156,9 +156,9 @@ function objectTarget({ target, partSize, queueSize }: ClientSpec) {
   return { ...target, forcePathStyle: true, partSize, partConcurrency: queueSize } satisfies UploadTarget & Record<string, unknown>
 }
 
-function endpointOptions({ endpoint, partSize, queueSize }: ClientSpec) {
-  if (!endpoint) throw new Error(`${spec.contender} needs spec.endpoint`)
-  return { api: endpoint, partSize, partConcurrency: queueSize, filename: 'bench.bin', contentType: 'application/octet-stream' }
+function apiOptions({ api, partSize, queueSize }: ClientSpec) {
+  if (!api) throw new Error(`${spec.contender} needs spec.api`)
+  return { api, partSize, partConcurrency: queueSize, filename: 'bench.bin', contentType: 'application/octet-stream' }
 }
 
 /** Same bytes for every contender: a 1 MiB pseudo-random block repeated (no store compresses). */

@@ -147,7 +147,7 @@ export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number;
   // Pause/Resume and "Waiting for the network", and the lazy loader of the unfinished-uploads list
   // (its own chunk, ~0.6 KB, loaded only with `resume`): 11622 / 13353 / 19055 B
   // measured with issue 12 (about +1327 / +1323 / +1525 B over its limits).
-  // Issue 16's endpoint-created token uploads, carried by `upload()`: 12330 / 14057 / 19799 B measured (+78 / +80 / +92 B).
+  // Issue 16's API-created token uploads, carried by `upload()`: 12330 / 14057 / 19799 B measured (+78 / +80 / +92 B).
   // Issue 22's SigV4 signer in aws4fetch's stead, carried by `upload()`: 10586 / 12333 / 18050 B measured (-1744 / -1724 / -1749 B).
   // Issue 22: the engine's run state and retry predicate as above, and the hooks' internal uploader
   // context (tests inject a stand-in through it; no public type carries it): 10740 / 12475 / 18193 B;
@@ -197,8 +197,8 @@ export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number;
   // Issue 37: record and upload at once, an entry of its own (`updraft-s3/react/recording`): pages that
   // do not record ship none of it. It carries `upload()` (7103 B) and the streams' lazy chunk (the
   // gatherer, loaded with the first chunk), the recorder glue, the hook and the button, and
-  // `describeError` for upload failures in words (3.5 KB min): 12451 B with the page, 19362 B with
-  // every chunk, measured; 12483 B / 19394 B once merged with issue 37's images (`describeError`
+  // `errorMessage` for upload failures in words (3.5 KB min): 12451 B with the page, 19362 B with
+  // every chunk, measured; 12483 B / 19394 B once merged with issue 37's images (`errorMessage`
   // words `PrepareError`).
   { entry: 'recording', goal: 12500, limit: 12500, allLimit: 19410, what: 'React recording (`useRecordingUpload`, `RecordButton`; CSS apart)' },
   // An opt-in, off every base path: pages that import it pay for it. Issue 14: 2110 B with the

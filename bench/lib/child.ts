@@ -37,8 +37,8 @@ export interface ClientSpec {
   queueSize: number
   /** Upload 1 KiB first (same client, same process) so one-time startup costs stay out of the figures. */
   warmUp?: boolean
-  /** `updraft-token` and `updraft-presigned`: the credential endpoint's URL (`http://…/api/s3-upload`). */
-  endpoint?: string
+  /** `updraft-token` and `updraft-presigned`: the upload API's URL (`http://…/api/s3-upload`). */
+  api?: string
   /** `updraft`: per-part checksums (`updraft-s3/checksums`). */
   checksum?: 'crc32' | 'crc32c' | 'sha256' | 'md5'
   /** `updraft` with `checksum` only: `main` takes worker_threads away, so the parts are hashed on the upload's thread (the fallback). */

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path'
 import { build, type BuildOptions } from 'esbuild'
 import type { CDPSession } from 'playwright-core'
 import { chromium as playwright } from 'playwright-core'
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../dev/browser.ts'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../dev/launch-chromium.ts'
 import { createPresigner } from '../../server/presigner.ts'
 import { objectUrl } from '../../protocol/object-url.ts'
 import { BENCH_DIR, type UploadTarget } from './child.ts'
@@ -59,7 +59,7 @@ export interface ChromiumBenchOptions {
   /**
    * Where the page's same-origin `/api/s3-upload…` requests go (the harness forwards them, Host
    * kept, over one warm keep-alive connection: a page's connection to its own origin is open
-   * before it uploads). Needed by the endpoint contenders.
+   * before it uploads). Needed by the upload API contenders.
    */
   apiUpstream?: string
   /**
@@ -92,8 +92,8 @@ const SCRIPTS: Record<PageContender, string> = {
   updraft: 'browser-updraft.ts',
   'raw-xhr': 'browser-raw-xhr.ts',
   'lib-storage': 'browser-lib-storage.ts',
-  'updraft-token': 'browser-updraft-endpoint.ts',
-  'updraft-presigned': 'browser-updraft-endpoint.ts',
+  'updraft-token': 'browser-updraft-api.ts',
+  'updraft-presigned': 'browser-updraft-api.ts',
   uppy: 'browser-uppy.ts',
 }
 
@@ -294,7 +294,7 @@ async function pickFile(cdp: CDPSession, targetId: string, path: string) {
 
 /**
  * Forwards requests to `upstream` over one keep-alive connection, opened ahead (as a page's own
- * connection to its origin is), keeping Host so the endpoint sees a same-origin request.
+ * connection to its origin is), keeping Host so the upload API sees a same-origin request.
  */
 function forwarder(upstream: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
  * An S3 stand-in that stores nothing: bodies are read and dropped, and every call gets the
  * smallest reply a client accepts (S3's XML shapes, quoted ETags). It measures the client, not a
  * store. CORS is open and exposes ETag, so a page on another origin can use it too. It keeps each
- * object's size and type (not its bytes), so the endpoint's `/complete` can HEAD what was uploaded.
+ * object's size and type (not its bytes), so the upload API's `/complete` can HEAD what was uploaded.
  * https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateMultipartUpload.html
  */
 export interface NullSink {

@@ -1,4 +1,4 @@
-// The part of autocannon 8's API the endpoint benchmark uses (the package ships no types).
+// The part of autocannon 8's API the upload API benchmark uses (the package ships no types).
 declare module 'autocannon' {
   export interface Options {
     url: string

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react'
 import { resumeUploads } from '../../engine/index.ts'
-import { DEFAULT_ENDPOINT, type Strategy } from '../../protocol/wire.ts'
+import { DEFAULT_API_PATH, type Strategy } from '../../protocol/wire.ts'
 import { formatBytes } from '../../src/format.ts'
 import { describeLimits, useApiInfo } from '../../src/index.ts'
 import type { DemoRecord } from '../completions.ts'
@@ -9,7 +9,7 @@ import { ModeSwitch } from './ModeSwitch.tsx'
 
 export interface AppProps {
   /** @default '/api/s3-upload' */
-  endpoint?: string
+  api?: string
 }
 
 /** demo/completions.ts's answer, on the row: what the server recorded after it checked the object. */
@@ -23,8 +23,8 @@ function describeRecord(serverData: unknown): string | undefined {
  * The `npm start` page: the dropzone first (on a phone it is what the first screen shows), the
  * settings after it. One `/info` call feeds both: token mode on or off, and the limits.
  */
-export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
-  const server = useApiInfo(endpoint)
+export function App({ api = DEFAULT_API_PATH }: AppProps) {
+  const server = useApiInfo(api)
   const [chosenMode, setMode] = useState<Strategy>('token')
   // Uploads are recorded in IndexedDB: after a reload the page lists the unfinished ones.
   const resume = useMemo(() => resumeUploads(), [])
@@ -42,7 +42,7 @@ export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
       <div className="layout">
         <main>
           <UploadDropzone
-            api={endpoint}
+            api={api}
             strategy={mode}
             limits={limits ?? false}
             pasteAnywhere
@@ -56,9 +56,9 @@ export function App({ endpoint = DEFAULT_ENDPOINT }: AppProps) {
           <dl className="facts">
             <dt>Storage</dt>
             <dd>{server.state === 'ready' ? server.info.store : server.state === 'loading' ? 'Asking the server…' : 'Not told'}</dd>
-            <dt>Endpoint</dt>
+            <dt>Upload API</dt>
             <dd>
-              <code>{endpoint}</code>
+              <code>{api}</code>
             </dd>
             <dt>Accepts</dt>
             <dd>

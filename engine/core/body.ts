@@ -32,7 +32,7 @@ export const slice = (body: Bytes, start: number, end: number) => (body instance
  * to one part first, which becomes bytes when the stream ends within it (one PUT), else a
  * {@link PartStream}. Anything but a Blob goes through the body module (engine/core/stream-body.ts,
  * a chunk of its own), imported only then, so pages that upload Files never ship it; it also
- * checks that a `named` upload (one through the endpoint) of bytes or a stream names them. A
+ * checks that a `named` upload (one through the upload API) of bytes or a stream names them. A
  * stream is released whenever the upload fails.
  */
 export async function withBody<T>(

@@ -1,10 +1,10 @@
 // What a transport is: the engine's one HTTP exchange, whatever makes it (XHR, fetch, node:http,
 // a test's step-through fake). Types only, so the errors and every transport can name them.
 
-/** One HTTP request the engine asks a {@link Transport} to make: to storage, or to the endpoint. */
+/** One HTTP request the engine asks a {@link Transport} to make: to storage, or to the upload API. */
 export interface HttpRequest {
   method: string
-  /** Absolute, or relative to the page for the endpoint. */
+  /** Absolute, or relative to the page for the upload API. */
   url: string
   /** Lower-case names, already signed where storage checks a signature: send them as they are. */
   headers?: Record<string, string>
@@ -25,7 +25,7 @@ export interface HttpResponse {
   status: number
   /** null when absent, or hidden by CORS (a header missing from the bucket's ExposeHeaders). */
   header(name: string): string | null
-  /** The whole reply body as text (S3's XML, the endpoint's JSON). */
+  /** The whole reply body as text (S3's XML, the upload API's JSON). */
   body: string
 }
 

@@ -42,7 +42,7 @@ export interface RetryEvent {
 export interface TransferOptions {
   /**
    * The length in bytes of a stream body (a `ReadableStream` or async iterable), when known: the
-   * endpoint is told it, progress shows it as the total, and the upload fails with a `BodyError`
+   * upload API is told it, progress shows it as the total, and the upload fails with a `BodyError`
    * if the stream gives more or fewer bytes. Not used for a Blob or a Uint8Array (their own
    * length counts). @default unknown: known only once the stream ends
    */
@@ -106,7 +106,7 @@ export interface TransferOptions {
    */
   onCleanup?: (error?: unknown) => void
   /**
-   * How HTTP requests are made, to storage and to the endpoint: `xhrTransport`, `fetchTransport`,
+   * How HTTP requests are made, to storage and to the upload API: `xhrTransport`, `fetchTransport`,
    * `nodeTransport` (`updraft-s3/node-transport`) or your own.
    * @default XMLHttpRequest in browsers (byte progress), node:http in Node, fetch elsewhere
    */

@@ -68,7 +68,7 @@ export interface PartJournal {
   accepted(partNumber: number, etag: string): void
 }
 
-/** What `upload()` sends with: the endpoint's reply (or one rebuilt from a resume record). */
+/** What `upload()` sends with: the upload API's reply (or one rebuilt from a resume record). */
 export interface Prepared {
   reply: TokenReply | PresignedReply
   contentType: string

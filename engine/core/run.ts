@@ -34,10 +34,10 @@ export interface UploadRun<O = TransferOptions & ApiOptions> {
   progress?: ProgressTracker
   /**
    * Signs this upload's storage requests with credentials this side holds, renewing them as
-   * storage asks (token mode, `uploadObject`). None in presigned mode: the endpoint signs.
+   * storage asks (token mode, `uploadObject`). None in presigned mode: the upload API signs.
    */
   sign?: Sign
-  /** The multipart upload being sent, once storage (or the endpoint) has created it. */
+  /** The multipart upload being sent, once storage (or the upload API) has created it. */
   parts?: PartList
   /**
    * Storage's reply that stored the object carried no ETag (RGW's to CompleteMultipartUpload):

@@ -17,7 +17,7 @@ export interface PartStream {
    */
   next(partSize: number): Promise<Uint8Array | undefined>
   /**
-   * The whole rest of a stream of declared `size`, which the endpoint chose to take as one PUT.
+   * The whole rest of a stream of declared `size`, which the upload API chose to take as one PUT.
    * Rejects with an `UploadError` when the length is unknown (only a multipart upload can take it).
    */
   whole(): Promise<Uint8Array>
@@ -150,7 +150,7 @@ export function byteReader(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
  */
 /**
  * A body that is not a Blob, as the engine sends it: bytes as they are, a stream opened (see
- * {@link openStream}). `named`: an upload through the endpoint, which builds the key from a
+ * {@link openStream}). `named`: an upload through the upload API, which builds the key from a
  * filename and signs a content type, and only a File carries its own.
  */
 export function openBody(
@@ -225,7 +225,7 @@ export async function openStream(
       // A next-s3-upload route answers one PUT URL to any request: it cannot take a stream of
       // unknown length, which would have to be held whole.
       if (size === undefined) {
-        throw new UploadError('The endpoint answered one PUT URL for a stream of unknown length: give the size option, or use an endpoint that speaks Updraft\'s protocol')
+        throw new UploadError('The upload API answered one PUT URL for a stream of unknown length: give the size option, or use an upload API that speaks Updraft\'s protocol')
       }
       const body = await reader.read(size)
       await readPart(1) // the end, or a BodyError for bytes beyond size

@@ -1,4 +1,4 @@
-import { DEFAULT_ENDPOINT, type Strategy } from '../../protocol/wire.ts'
+import { DEFAULT_API_PATH, type Strategy } from '../../protocol/wire.ts'
 import { ApiError } from '../core/errors.ts'
 import type { StrategyChoice, UploadOptions } from './request.ts'
 
@@ -50,4 +50,4 @@ const refusesToken = (error: unknown) => error instanceof ApiError && error.code
 
 const mayChoose = (options: UploadOptions) => !options.strategy && !options.objectHeaders && !options.partHeaders
 
-const apiOf = (options: UploadOptions) => options.api ?? DEFAULT_ENDPOINT
+const apiOf = (options: UploadOptions) => options.api ?? DEFAULT_API_PATH

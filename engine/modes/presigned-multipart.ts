@@ -9,24 +9,24 @@ import type { ChecksumRun } from '../s3/target.ts'
 import { postToApi } from '../transport/api.ts'
 import { completeAtApi } from './confirm.ts'
 
-/** A multipart upload the endpoint created and presigns: its parts, then `/complete`. */
+/** A multipart upload the upload API created and presigns: its parts, then `/complete`. */
 export const putPresignedParts = (file: Bytes | PartStream, reply: PresignedMultipartReply, run: UploadRun, checksums?: ChecksumRun): Promise<UploadResult> =>
   putMultipart(file, run, reply, presignedSteps(file, reply, run, checksums))
 
-/** The part steps of presigned mode: part URLs fetched from `/parts` just ahead of need; `/complete` and `/abort` at the endpoint. */
+/** The part steps of presigned mode: part URLs fetched from `/parts` just ahead of need; `/complete` and `/abort` at the upload API. */
 function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply, run: UploadRun, checksums?: ChecksumRun): PartSteps {
   const { options } = run
   const { ticket, partSize, partCount: count } = reply
   const bytes = isBytes(file) && file
   // Undefined: a stream of unknown length, whose reply has no partCount (its parts end with the stream).
   const size = sizeOf(file)
-  // The endpoint's plan as it stands (planParts would choose a part size of its own). A plan that
+  // The upload API's plan as it stands (planParts would choose a part size of its own). A plan that
   // does not fit the file (or has no partCount: that is for a body of unknown length, and a Blob's
-  // is known) fails the first signing, inside the upload, so what the endpoint created is still aborted.
+  // is known) fails the first signing, inside the upload, so what the upload API created is still aborted.
   const misplanned =
     size !== undefined &&
     count !== Math.ceil(size / partSize) &&
-    new UploadError(`The endpoint planned ${count ?? 'no'} parts of ${partSize} bytes for a ${size}-byte file`)
+    new UploadError(`The upload API planned ${count ?? 'no'} parts of ${partSize} bytes for a ${size}-byte file`)
   // Part URLs are fetched in batches just ahead of need, so none sits long enough to expire,
   // however long the upload runs. A batch never asks for more than one /parts call may sign.
   // Only parts whose length follows from the plan, and whose bytes are at hand when a checksum
@@ -34,7 +34,7 @@ function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply
   const ahead = bytes || (size !== undefined && !checksums)
   const batchSize = ahead ? Math.min(options.partConcurrency * 2, MAX_PARTS_PER_REQUEST) : 1
   const pending = new Map<number, string | Promise<string>>()
-  // The first parts' URLs came with the reply (from endpoints that send them), kept as they are
+  // The first parts' URLs came with the reply (from upload APIs that send them), kept as they are
   // (those from /parts are promises). The reply's URLs sign no Content-MD5: with a checksum, every
   // URL comes from /parts, which signs it.
   if (!checksums) for (const n in reply.urls) pending.set(+n, reply.urls[n]!)
@@ -44,7 +44,7 @@ function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply
     for (let n = first; !(n > count!) && partNumbers.length < batchSize; n++) if (!pending.has(n)) partNumbers.push(n)
     const bodyOf = (n: number) => (n === first && body) || slice(bytes as Bytes, (n - 1) * partSize, n * partSize)
     // With checksum('md5') each part's MD5 is signed into its URL: hashed first, one part at a time
-    // (one part in memory). An endpoint that ignores them still gets a PUT storage verifies.
+    // (one part in memory). An upload API that ignores them still gets a PUT storage verifies.
     const batch = (async () => {
       const contentMd5: Record<number, string> = {}
       if (checksums) for (const n of partNumbers) contentMd5[n] = (await checksums.headers(n, bodyOf(n)))['content-md5']!
@@ -56,7 +56,7 @@ function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply
       )
     })()
     for (const n of partNumbers) {
-      const url = batch.then(({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The endpoint sent no URL for part ${n}`)))
+      const url = batch.then(({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The upload API sent no URL for part ${n}`)))
       // URLs fetched ahead may never be awaited (the upload failed first): their rejection must
       // not go unhandled. The part that does await one still sees it; its next try (after a
       // pause, or a wait for the network) asks again.

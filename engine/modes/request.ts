@@ -32,9 +32,9 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
   strategy?: Strategy
   /** Extra fields merged into the upload request to your API (never sent to storage), handed to the server's `key` callback. @default none */
   apiBody?: Record<string, unknown>
-  /** The name the endpoint builds the key from. @default the File's name, or 'file' for a Blob; required for bytes and streams */
+  /** The name the upload API builds the key from. @default the File's name, or 'file' for a Blob; required for bytes and streams */
   filename?: string
-  /** The object's Content-Type, as the endpoint signs it. @default the Blob's type; required for bytes and streams */
+  /** The object's Content-Type, as the upload API signs it. @default the Blob's type; required for bytes and streams */
   contentType?: string
   /**
    * Resume after a reload: `resumeUploads()` records each multipart upload (IndexedDB in
@@ -71,7 +71,7 @@ export interface StrategyChoice {
 }
 
 /**
- * The first request of every upload: the endpoint decides key, bucket and permission. It may
+ * The first request of every upload: the upload API decides key, bucket and permission. It may
  * create a multipart upload (presigned mode; token mode's `createMultipart`), so an abort lets
  * the request finish (its reply names what to clean up) rather than cancel it. `choice`, when
  * the upload named no strategy, may ask once more in another mode.
@@ -83,7 +83,7 @@ export function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOpt
 
 async function askForUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields) {
   const { options, strategy } = run
-  // The checksum opt-in refuses what the mode cannot carry before the endpoint acts (it may create a multipart upload).
+  // The checksum opt-in refuses what the mode cannot carry before the upload API acts (it may create a multipart upload).
   options.checksum?.({ ...options, strategy })
   const contentType = options.contentType ?? (file as Blob).type
   // A stream's length is known when declared; else only at its end (`sizeUnknown`, protocol/wire.ts).
@@ -101,14 +101,14 @@ async function askForUpload(file: Bytes | PartStream, run: UploadRun<UploadOptio
     // The same marker in next-s3-upload's form, so its API routes understand the request.
     _nextS3: { strategy: strategy === 'presigned' ? 'presigned' : 'aws-sdk' },
   }
-  // An endpoint that creates a multipart upload names it in its reply: an abort lets the request
+  // An upload API that creates a multipart upload names it in its reply: an abort lets the request
   // finish, so what was created is cleaned up.
   const reply = await postToApi<TokenReply | PresignedReply>(run, '', body, options.signal, strategy === 'presigned' || !!body.createMultipart)
   return { reply, contentType }
 }
 
 /**
- * Every entry's path after its checks: the endpoint's reply (or, with `resume`, one rebuilt from
+ * Every entry's path after its checks: the upload API's reply (or, with `resume`, one rebuilt from
  * a record), then `sendWith` moves the bytes. An entry of one mode names its strategy; `upload()`
  * gives a `choice`.
  */

@@ -11,7 +11,7 @@ import type { ObjectExtras } from '../s3/target.ts'
  * CORS `AllowedHeaders` must allow the three `x-amz-server-side-encryption-customer-*` headers.
  *
  * @param key - 32 raw bytes, the base64 of 32 bytes, or a 32-byte UTF-8 string.
- * @returns `{ partHeaders }` to spread into an {@link ObjectTarget}. Not for `upload()`: its endpoint's
+ * @returns `{ partHeaders }` to spread into an {@link ObjectTarget}. Not for `upload()`: its upload API's
  * `/complete` cannot check an object it cannot read without the key, and refuses it (docs/opt-ins.md).
  * @throws `TypeError` when the key is not 32 bytes; the message gives its length, never the key.
  * @example

@@ -10,7 +10,7 @@ import type { ObjectExtras, ObjectTarget } from '../s3/target.ts'
  * CreateMultipartUpload, so the object is tagged as it is written, in the same request.
  * Spread the result into the target: `uploadObject(file, { ...target, ...taggingHeaders(tags) })`.
  *
- * AWS checks `s3:PutObjectTagging` on such a request, which the endpoint's token policy does not
+ * AWS checks `s3:PutObjectTagging` on such a request, which the upload API's token policy does not
  * grant: tags need caller-held credentials, or a token policy of your own that allows it.
  * Ceph RGW 16.2 ignores the header on CreateMultipartUpload: there, tag a multipart upload
  * afterwards with `putObjectTagging`.

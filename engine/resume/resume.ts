@@ -1,5 +1,5 @@
 import {
-  DEFAULT_ENDPOINT,
+  DEFAULT_API_PATH,
   type ListPartsReply,
   type PresignedMultipartReply,
   type RefreshReply,
@@ -16,7 +16,7 @@ import type { PartJournal, Prepared } from '../core/run-hooks.ts'
 import { send } from '../s3/send.ts'
 import { createSigner } from '../s3/sign.ts'
 import { postToApi } from '../transport/api.ts'
-import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './store.ts'
+import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStore } from './resume-store.ts'
 
 /**
  * What resume reads of an upload's options: `UploadOptions`' fields, named here because
@@ -28,7 +28,7 @@ type ResumedOptions = TransferOptions & ApiOptions & { strategy?: Strategy; file
 export interface ResumeOptions {
   /** @default IndexedDB in browsers (`indexedDbResumeStore()`), memory elsewhere */
   store?: ResumeStore
-  /** How long a record is kept, ms. @default 86 400 000 (24 h: the endpoint's default ticket lifetime) */
+  /** How long a record is kept, ms. @default 86 400 000 (24 h: the upload API's default ticket lifetime) */
   maxAge?: number
 }
 
@@ -36,7 +36,7 @@ export interface ResumeOptions {
  * Resume after a reload. Pass the result as `upload()`'s `resume` option: each multipart upload
  * is recorded (where it lives, the API's ticket for it, each part storage accepts) under the
  * file's fingerprint; a later `upload()` of the same file through the same API asks storage
- * which parts it really holds (presigned: the endpoint's `/list-parts`; token: ListParts with fresh
+ * which parts it really holds (presigned: the upload API's `/list-parts`; token: ListParts with fresh
  * credentials from `/refresh`), sends only the missing ones, and completes. The server needs
  * `resumable: true`. A record whose upload is gone from storage (aborted, expired) is dropped
  * and the file starts afresh; a finished, failed or aborted upload drops its record.
@@ -79,7 +79,7 @@ export class ResumeUploads {
   }
 
   /**
-   * Aborts a recorded upload on storage (AbortMultipartUpload, through the endpoint's `/abort`
+   * Aborts a recorded upload on storage (AbortMultipartUpload, through the upload API's `/abort`
    * or with fresh token credentials) and forgets it. An upload already gone is forgotten too.
    * @throws (rejects with) `ApiError`, `S3Error` or `NetworkError` when the abort failed:
    * the record is kept, to try again.
@@ -102,7 +102,7 @@ export class ResumeUploads {
 
   /**
    * @internal The engine's (modes/request.ts): sends the upload with the run's `journal` hook
-   * installed, from a record's reply when there is one, else from `request()` (the endpoint's).
+   * installed, from a record's reply when there is one, else from `request()` (the upload API's).
    */
   async run(file: Blob, run: UploadRun<ResumedOptions>, request: () => Promise<Prepared>, sendUpload: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult> {
     const { store } = this
@@ -111,7 +111,7 @@ export class ResumeUploads {
     let fingerprint: string
     let found: ResumeRecord | undefined
     try {
-      api = new URL(options.api ?? DEFAULT_ENDPOINT, globalThis.location?.href).href
+      api = new URL(options.api ?? DEFAULT_API_PATH, globalThis.location?.href).href
       fingerprint = await fileFingerprint(file, api)
       found = await this.#valid(await store.get(fingerprint))
     } catch {
@@ -136,7 +136,7 @@ export class ResumeUploads {
     }
     run.hooks.journal = journal
     try {
-      // The endpoint's reply (or the record's), for the record.
+      // The upload API's reply (or the record's), for the record.
       journal.replied((prepared ??= await request()))
       const result = await sendUpload(prepared)
       await journal.forget()
@@ -160,7 +160,7 @@ const isGone = (error: unknown) =>
   (error instanceof ApiError && (error.status === 403 || error.status === 404)) ||
   (error instanceof S3Error && (error.code === 'NoSuchUpload' || error.status === 403 || error.status === 404))
 
-/** The endpoint's reply rebuilt from a record, with the parts storage holds in the journal. */
+/** The upload API's reply rebuilt from a record, with the parts storage holds in the journal. */
 async function recall(record: ResumeRecord, run: UploadRun, journal: Journal): Promise<Prepared> {
   const { signal } = run.options
   const { bucket, key, region, storeEndpoint: endpoint, forcePathStyle, uploadId, partSize, partCount, ticket } = record
@@ -216,7 +216,7 @@ const fromWire = ({ AccessKeyId, SecretAccessKey, SessionToken }: TokenReply['to
 })
 
 type Journal = PartJournal & {
-  /** The endpoint's reply (or one rebuilt from the record), for the record. */
+  /** The upload API's reply (or one rebuilt from the record), for the record. */
   replied(prepared: Prepared): void
   forget(): Promise<void>
 }

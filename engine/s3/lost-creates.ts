@@ -15,7 +15,7 @@ const INITIATED_RESOLUTION_MS = 1000
 
 /**
  * The uploads a lost Create reply left on the key, aborted with the run's own credentials (what
- * the endpoint does for the Creates it makes, server/lost-creates.ts): ListMultipartUploads on the
+ * the upload API does for the Creates it makes, server/lost-creates.ts): ListMultipartUploads on the
  * key, then AbortMultipartUpload for each started within the Create call but `keep` — judged on
  * storage's clock, back from `keep`'s own start by the call's duration (or, when no Create
  * succeeded, from storage's time now as the engine knows it), so an upload on the same key that

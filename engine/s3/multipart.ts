@@ -11,12 +11,12 @@ import { send } from './send.ts'
 
 // The S3 steps of one multipart upload signed with the run's credentials, in one module:
 // CreateMultipartUpload (and cleaning up after its lost replies), each UploadPart, Complete, Abort.
-// A chunk of its own (object.ts loads it): presigned pages, whose steps are the endpoint's, never do.
+// A chunk of its own (object.ts loads it): presigned pages, whose steps are the upload API's, never do.
 
 /**
  * An object in parts signed with the run's credentials (`run.sign`), the S3 steps in order:
- * CreateMultipartUpload (unless resumed, or `created` by the endpoint), each UploadPart,
- * CompleteMultipartUpload (or the endpoint's /complete for one it created), and
+ * CreateMultipartUpload (unless resumed, or `created` by the upload API), each UploadPart,
+ * CompleteMultipartUpload (or the upload API's /complete for one it created), and
  * AbortMultipartUpload after a failure.
  */
 export async function putParts(file: Bytes | PartStream, object: SignedObject, run: UploadRun, created?: CreatedUpload): Promise<UploadResult> {
@@ -50,7 +50,7 @@ export async function putParts(file: Bytes | PartStream, object: SignedObject, r
 /**
  * CreateMultipartUpload, with its retries. An attempt whose reply was lost may have created an
  * upload this side never heard of: after a retry (or a failure) such uploads are aborted in the
- * background, by the target's `abortOtherUploads` (token mode asks the endpoint) or else by the
+ * background, by the target's `abortOtherUploads` (token mode asks the upload API) or else by the
  * run's `lostCreates` hook (`uploadObject` lists and aborts them itself: s3/lost-creates.ts).
  */
 async function createUpload({ target, headers, checksums }: SignedObject, run: UploadRun): Promise<string> {

@@ -10,7 +10,7 @@ import type { CreatedUpload, ObjectTarget, SignedObject } from './target.ts'
 
 /**
  * `uploadObject` inside an upload that is already running (token mode), perhaps on an upload the
- * endpoint `created`: the run signs with the target's credentials from here on (`run.sign`).
+ * upload API `created`: the run signs with the target's credentials from here on (`run.sign`).
  */
 export async function putObject(file: Bytes | PartStream, target: ObjectTarget, run: UploadRun, created?: CreatedUpload): Promise<UploadResult> {
   const { options, hooks: { journal } } = run

@@ -9,18 +9,18 @@ import type { UploadResult } from '../../protocol/wire.ts'
 import { bodyRequest } from './put.ts'
 import { send, type Signer } from './send.ts'
 
-// The part loop both modes share: presigned mode's steps come from the endpoint
+// The part loop both modes share: presigned mode's steps come from the upload API
 // (modes/presigned-multipart.ts), token mode's and uploadObject's are signed here (multipart.ts).
 
 /**
  * How one multipart upload's steps are signed and ended, in its mode: token mode and
- * `uploadObject` sign here ({@link putParts}), presigned mode asks the endpoint
+ * `uploadObject` sign here ({@link putParts}), presigned mode asks the upload API
  * (modes/presigned-multipart.ts). The part list itself is the run's (`run.parts`).
  */
 export interface PartSteps {
   /** Signs part `partNumber`, whose bytes are `body` (checksums hash them); see {@link Signer} for `refused`. */
   signPart(partNumber: number, body: Bytes, refused?: S3Error): Promise<SignedRequest>
-  /** Ends the upload once every part is stored (`run.parts.etags`): CompleteMultipartUpload, or the endpoint's `/complete`. */
+  /** Ends the upload once every part is stored (`run.parts.etags`): CompleteMultipartUpload, or the upload API's `/complete`. */
   complete(): Promise<UploadResult>
   /** AbortMultipartUpload, with its retries, until `deadline` aborts. */
   abort(deadline: AbortSignal): Promise<unknown>

@@ -4,7 +4,7 @@ import type { SignedRequest } from '../core/signing.ts'
 import { abortCancels, isHeld, type UploadRun } from '../core/run.ts'
 import { exchange } from '../transport/exchange.ts'
 import { isRetryable, withRetries } from '../transport/retry.ts'
-import { throwIfS3Error } from './xml.ts'
+import { throwIfS3Error } from './error-reply.ts'
 
 /**
  * Signs one attempt. `refused` is storage's refusal of the previous attempt (403, ExpiredToken,

@@ -83,6 +83,6 @@ export function createSigner(credentials: Credentials | CredentialSource, locati
 
 /**
  * aws4fetch and its wrapper, a chunk of their own that presigned pages never load. Token mode
- * starts loading it beside its upload request (modes/token.ts), so it costs no round trip.
+ * starts loading it beside its upload request (modes/token-mode.ts), so it costs no round trip.
  */
 export const loadSigner = lazily(() => import('./aws4fetch-signer.ts'))

@@ -9,7 +9,7 @@ import type { CredentialSource, Credentials, ResolveEndpoint } from './sign.ts'
 
 /** Where {@link uploadObject} writes, with what credentials, and how (every {@link TransferOptions}). */
 export interface ObjectTarget extends ObjectLocation, TransferOptions {
-  /** Fixed credentials, or a `CredentialSource` that renews them (token mode refreshes from the endpoint). */
+  /** Fixed credentials, or a `CredentialSource` that renews them (token mode refreshes from the upload API). */
   credentials: Credentials | CredentialSource
   /** The object's Content-Type. @default the Blob's own type (none when it has none, or for bytes and streams) */
   contentType?: string
@@ -30,7 +30,7 @@ export interface ObjectTarget extends ObjectLocation, TransferOptions {
    * Called in the background when CreateMultipartUpload did not succeed at its first attempt: an
    * attempt whose reply was lost may have created an upload this side never heard of. It should
    * abort every multipart upload on this key but `keep` (the one in use; undefined when none).
-   * Token mode asks the endpoint to. @default `uploadObject` lists the key's uploads with the
+   * Token mode asks the upload API to. @default `uploadObject` lists the key's uploads with the
    * target's credentials and aborts those started within the call (`onCleanup` hears when it cannot)
    */
   abortOtherUploads?: (keep: string | undefined) => Promise<unknown>
@@ -92,7 +92,7 @@ export interface SignedObject {
   stored(etag: string, reply: HttpResponse): Promise<UploadResult>
 }
 
-/** A multipart upload the endpoint created, and ends (token mode's `createMultipart`). */
+/** A multipart upload the upload API created, and ends (token mode's `createMultipart`). */
 export interface CreatedUpload {
   uploadId: string
   complete(etags: string[]): Promise<UploadResult>

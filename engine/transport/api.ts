@@ -1,4 +1,4 @@
-import { DEFAULT_ENDPOINT } from '../../protocol/wire.ts'
+import { DEFAULT_API_PATH } from '../../protocol/wire.ts'
 import { ApiError } from '../core/errors.ts'
 import type { UploadRun } from '../core/run.ts'
 import type { PostOnce } from '../core/run-hooks.ts'
@@ -10,7 +10,7 @@ import { exchange } from './exchange.ts'
  * retries, stall watchdog and typed errors of storage requests: a reply with an `error` field, or
  * any non-2xx, is an `ApiError` carrying that text as is (5xx, 429 and 408 are retried).
  * `signal`: the caller's, or a cleanup deadline, or none (a refresh cleanup may need too).
- * `linger`: as `SendOptions.linger`, for the request that makes the endpoint create an upload.
+ * `linger`: as `SendOptions.linger`, for the request that makes the upload API create an upload.
  * A run's `post` hook may answer an attempt instead (the React layer's batches, src/batch-api.ts).
  */
 export function postToApi<T>(
@@ -25,7 +25,7 @@ export function postToApi<T>(
 
 /** One attempt of {@link postToApi}: no retries. */
 export async function postOnce<T>(run: UploadRun, route: string, body: unknown, signal: AbortSignal | undefined): Promise<T> {
-  const { api = DEFAULT_ENDPOINT, apiHeaders } = run.options
+  const { api = DEFAULT_API_PATH, apiHeaders } = run.options
   const request = {
     method: 'POST',
     url: api.replace(/\/$/, '') + route,
@@ -37,10 +37,10 @@ export async function postOnce<T>(run: UploadRun, route: string, body: unknown, 
   try {
     reply = JSON.parse(response.body)
   } catch {
-    // Not JSON: a proxy's error page, or the endpoint's plain-text 500.
+    // Not JSON: a proxy's error page, or the upload API's plain-text 500.
   }
   if (reply?.error !== undefined || response.status > 299 || !reply) {
-    // The endpoint's own words when it sent some; else which URL answered what (a proxy's HTML
+    // The upload API's own words when it sent some; else which URL answered what (a proxy's HTML
     // error page, a 404 from a wrong `api`), with a plain-text body's first words.
     const text = response.body.slice(0, 200)
     throw new ApiError(

@@ -1,5 +1,5 @@
-// Fastify serves the page (built by `npm run build` into dist/) and the upload endpoint.
-// The endpoint reads S3_UPLOAD_KEY, S3_UPLOAD_SECRET, S3_UPLOAD_BUCKET, S3_UPLOAD_REGION and, for
+// Fastify serves the page (built by `npm run build` into dist/) and the upload API.
+// The upload API reads S3_UPLOAD_KEY, S3_UPLOAD_SECRET, S3_UPLOAD_BUCKET, S3_UPLOAD_REGION and, for
 // R2, MinIO, Ceph or B2, S3_UPLOAD_ENDPOINT (+ S3_UPLOAD_FORCE_PATH_STYLE=true).
 import { readFile } from 'node:fs/promises'
 import { extname, join, normalize } from 'node:path'

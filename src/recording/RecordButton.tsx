@@ -1,4 +1,4 @@
-import { describeError } from '../messages.ts'
+import { errorMessage } from '../messages.ts'
 import { formatBytes } from '../format.ts'
 import { Figures, Pieces } from '../ui/Pieces.tsx'
 import type { UploadResult } from '../../engine/index.ts'
@@ -118,7 +118,7 @@ export function RecordButton({ label, className, theme, onUploadComplete, ...opt
       )}
       {error && (
         <p className="updraft-message updraft-drop-error" role="alert">
-          {error instanceof RecordingError ? error.message : describeError(error)}
+          {error instanceof RecordingError ? error.message : errorMessage(error)}
         </p>
       )}
     </div>

@@ -12,9 +12,9 @@ export interface UploadButtonProps extends UploadComponentProps {
 
 /**
  * One button that opens the file dialog (files dropped or pasted on it count too), the
- * endpoint's limits beside it, and the list of uploads under it: for a form or a toolbar.
+ * upload API's limits beside it, and the list of uploads under it: for a form or a toolbar.
  *
- * Never throws: refusals and failures are shown in its rows, in words (`describeError`).
+ * Never throws: refusals and failures are shown in its rows, in words (`errorMessage`).
  * @example
  * ```tsx
  * import { UploadButton } from 'updraft-s3/react/ui'

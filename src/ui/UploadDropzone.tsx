@@ -12,11 +12,11 @@ export interface UploadDropzoneProps extends UploadComponentProps {
 }
 
 /**
- * A drop zone with "Choose files" (and "Choose folder"), paste, the endpoint's limits said up
+ * A drop zone with "Choose files" (and "Choose folder"), paste, the upload API's limits said up
  * front and checked before anything is sent, and the list of uploads under it. Everything is a
  * real button: keyboard and screen readers reach it all. Styles: `updraft-s3/react/ui/styles.css`.
  *
- * Never throws: refusals and failures are shown in its rows, in words (`describeError`).
+ * Never throws: refusals and failures are shown in its rows, in words (`errorMessage`).
  * @example
  * ```tsx
  * import { UploadDropzone } from 'updraft-s3/react/ui'

@@ -1,7 +1,7 @@
 import { type RefObject, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import type { UploadLimits } from '../file-checks.ts'
 import { formatBytes, formatTimeLeft } from '../format.ts'
-import { describeError } from '../messages.ts'
+import { errorMessage } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 import type { S3Upload } from '../useS3Upload.ts'
 import { Figures, Pieces } from './Pieces.tsx'
@@ -157,7 +157,7 @@ function useOutcomeAnnouncements(files: UploadEntry[], limits: UploadLimits | un
       const name = entry.file.name
       if (entry.status === 'done') news.push(`${name} uploaded`)
       else if (entry.status === 'aborted') news.push(`${name} cancelled`)
-      else if (entry.status === 'error') news.push(`${name} not uploaded: ${describeError(entry.error, { file: entry.file, limits })}`)
+      else if (entry.status === 'error') news.push(`${name} not uploaded: ${errorMessage(entry.error, { file: entry.file, limits })}`)
       else continue
       told.current.add(entry.id)
     }

@@ -1,7 +1,7 @@
 import { forwardRef, memo, useEffect, useRef, useState } from 'react'
 import type { UploadLimits } from '../file-checks.ts'
 import { formatBytes, formatSpeed, formatTimeLeft } from '../format.ts'
-import { describeError } from '../messages.ts'
+import { errorMessage } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 import { FilePreview } from './FilePreview.tsx'
 import { ownClick } from './own-click.ts'
@@ -70,7 +70,7 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
   // Every byte is out: what it waits for, rather than "99%" under a full bar for seconds.
   const figures = state === 'finishing' ? [`${formatBytes(size)} sent`, FINISHING_WAIT] : isRunning(entry) || state === 'cancelled' ? [`${percent}%`, sizes] : []
   const serverNote = entry.serverData !== undefined ? describeServerData?.(entry.serverData, file) : undefined
-  const message = error && (state === 'failed' || state === 'refused' || state === 'retrying') ? describeError(error, { file, limits, retrying: state === 'retrying' }) : undefined
+  const message = error && (state === 'failed' || state === 'refused' || state === 'retrying') ? errorMessage(error, { file, limits, retrying: state === 'retrying' }) : undefined
 
   return (
     <li className="updraft-row" data-testid="upload-row" data-status={entry.status} data-state={state} ref={ref} tabIndex={-1}>

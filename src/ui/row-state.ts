@@ -27,7 +27,7 @@ export const ROW_LABELS: Record<RowState, string> = {
  *   and carries on by itself once the network is back ("waiting for the network", never
  *   "Failed to fetch"). Online, with the request's target known, it is `retrying` instead: the
  *   upload API or storage is out of reach ("Can't reach storage at …"), not the network.
- * - `refused`: the page refused the file by the endpoint's limits, or the upload ended in a way no
+ * - `refused`: the page refused the file by the upload API's limits, or the upload ended in a way no
  *   retry can change (a refused type, a server misconfigured: src/messages.ts `isFinal`).
  * - `cancelled`: aborted on purpose, told apart from a failure.
  */

@@ -6,7 +6,7 @@ import { isUploadError, S3Error, upload, uploadObject, type UploadResult } from 
 import s3Upload from 'updraft-s3/fastify'
 import { nodeTransport } from 'updraft-s3/node-transport'
 import { uploadPresigned } from 'updraft-s3/presigned'
-import { describeError, useS3Dropzone, useS3Upload, type UploadEntry } from 'updraft-s3/react'
+import { errorMessage, useS3Dropzone, useS3Upload, type UploadEntry } from 'updraft-s3/react'
 import { UploadDropzone } from 'updraft-s3/react/ui'
 import { createUploadHandler } from 'updraft-s3/server'
 import { sseCustomerKey } from 'updraft-s3/sse-c'
@@ -56,7 +56,7 @@ export function Picker() {
 // `updraft-s3`: each name has one entry.
 export function TokenDropzone({ onStored }: { onStored(result: UploadResult): void }) {
   const { getRootProps, getInputProps, open, files } = useS3Dropzone({ strategy: 'token', limits: { maxFileSize: 1024 } })
-  const say = (entry: UploadEntry) => (entry.error instanceof S3Error ? entry.error.code : entry.error ? describeError(entry.error, { file: entry.file }) : entry.status)
+  const say = (entry: UploadEntry) => (entry.error instanceof S3Error ? entry.error.code : entry.error ? errorMessage(entry.error, { file: entry.file }) : entry.status)
   return (
     <div {...getRootProps()}>
       <input {...getInputProps()} />

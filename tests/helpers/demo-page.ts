@@ -98,7 +98,7 @@ export interface FilePayload {
 
 /** A file made in memory for the chooser: `size` deterministic bytes (testBytes with `seed`). */
 export const filePayload = (name: string, mimeType: string, size: number, seed: number): FilePayload => {
-  // A PDF or JPEG starts as one does: the endpoint checks a file's first bytes against its type.
+  // A PDF or JPEG starts as one does: the upload API checks a file's first bytes against its type.
   const bytes = testBytesOf(mimeType, size, seed)
   return { name, mimeType, buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }
 }

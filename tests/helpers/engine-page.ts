@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll } from 'vitest'
-import { launchChromium } from '../../dev/browser.ts'
+import { launchChromium } from '../../dev/launch-chromium.ts'
 import { type BrowserName, launchBrowser, type TestPage } from '../../dev/browsers.ts'
 import { bundleEngine, type BrowserBundle } from './engine-bundle.ts'
 import { testBytes } from '../../dev/s3-client.ts'

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
-import type { ChromiumSession } from '../../dev/browser.ts'
+import type { ChromiumSession } from '../../dev/launch-chromium.ts'
 import { FILE_INPUT } from './file-input.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../../dev/s3-client.ts'
 import type { TestStore } from '../../dev/stores.ts'

@@ -56,7 +56,7 @@ export function stepThroughTransport() {
 }
 
 const describeQuery = (url: string) => {
-  // The upload endpoint (tests use https://app.test/api/s3-upload): named by its route.
+  // The upload API (tests use https://app.test/api/s3-upload): named by its route.
   const { pathname } = new URL(url)
   if (pathname.startsWith('/api/s3-upload')) return pathname.slice('/api/s3-upload'.length) || '/'
   const query = new URL(url).searchParams

@@ -1,7 +1,7 @@
-// The batch routes' own rules (server/batch.ts, server/endpoint.ts), under the Web handler and the
+// The batch routes' own rules (server/batch.ts, server/upload-api.ts), under the Web handler and the
 // Fastify plugin: the list's bounds, per-file faults, the bound on files answered at once, and a
 // rate limit that counts files. Presigning with the server's key needs the store only for the
-// endpoint's one settings check (server/storage-check.ts): an s3rver; the flows against s3rver,
+// upload API's one settings check (server/storage-check.ts): an s3rver; the flows against s3rver,
 // RGW and Swift are in tests/batch-uploads.test.ts.
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

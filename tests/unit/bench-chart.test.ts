@@ -113,8 +113,8 @@ describe('charts from the tables RESULTS.md holds', () => {
       columns: ['client', 'MB/s', 'fraction of link', 'first byte ms (RTTs)', 'extra up KiB'],
       rows: [
         ['the link itself (line rate)', '12.5', '100%', '—', '—'],
-        ['Updraft token mode (endpoint + STS, then storage)', '12.0', '96.0%', '90 (3.0)', '7'],
-        ['ceiling: raw parallel node:http PUTs (presigned, no endpoint)', '12.1', '97.0%', '60 (2.0)', '7'],
+        ['Updraft token mode (upload API + STS, then storage)', '12.0', '96.0%', '90 (3.0)', '7'],
+        ['ceiling: raw parallel node:http PUTs (presigned, no upload API)', '12.1', '97.0%', '60 (2.0)', '7'],
       ],
     })
     const files = networkCharts([table('home (100 Mbit/s)'), table('mobile (20 Mbit/s)'), { ...table('home (100 Mbit/s)'), title: 'home (100 Mbit/s), Node: 5 MiB, median of 3' }])

@@ -3,7 +3,7 @@
 // sits idle. Every outcome is the body's right digest, or the body's own read error; never a hang.
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { HashWorker } from '../../engine/opt-ins/checksums/start-worker.ts'
-import type { HashReply, HashRequest } from '../../engine/opt-ins/checksums/worker.ts'
+import type { HashReply, HashRequest } from '../../engine/opt-ins/checksums/hash-worker.ts'
 import { digest } from '../../engine/opt-ins/checksums/digest.ts'
 
 interface StandIn {

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { digest, digestWith } from '../../engine/opt-ins/checksums/digest.ts'
 import { hashBody, IN_PLACE_BELOW } from '../../engine/opt-ins/checksums/off-thread.ts'
 import { startWorker as startNodeWorker } from '../../engine/opt-ins/checksums/start-worker.node.ts'
-import { type HashReply, type HashRequest, serveHashing, type WorkerScope, workerSource } from '../../engine/opt-ins/checksums/worker.ts'
+import { type HashReply, type HashRequest, serveHashing, type WorkerScope, workerSource } from '../../engine/opt-ins/checksums/hash-worker.ts'
 import { crc } from '../../engine/opt-ins/checksums/crc.ts'
 import { md5 } from '../../engine/opt-ins/md5.ts'
 
@@ -70,7 +70,7 @@ describe('the hashing worker program', () => {
 
   it('runs from its text after a minifying bundler down-levelled it to ES2017 (renamed names, no helpers)', async () => {
     const { outputFiles } = await build({
-      stdin: { contents: `export { workerSource } from './engine/opt-ins/checksums/worker.ts'`, loader: 'ts', resolveDir: process.cwd() },
+      stdin: { contents: `export { workerSource } from './engine/opt-ins/checksums/hash-worker.ts'`, loader: 'ts', resolveDir: process.cwd() },
       bundle: true,
       format: 'esm',
       platform: 'browser',

@@ -1,5 +1,5 @@
 // Issue 12, the engine's side, step by step: once storage accepted the bytes, an upload whose
-// reply carried a ticket ends with POST /complete (retried like any endpoint call; an abort ends
+// reply carried a ticket ends with POST /complete (retried like any upload API call; an abort ends
 // it at once), and its `serverData` is the result's; no ticket (a next-s3-upload route), no call.
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { ApiError, upload, type UploadOptions } from '../../engine/index.ts'
@@ -9,7 +9,7 @@ import type { JsonObject, JsonValue, PresignedPutReply, TokenReply, UploadTypes 
 import { createUploadHandler } from '../../server/index.ts'
 import { lostReply, type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'
 
-const ENDPOINT = 'https://app.test/api/s3-upload'
+const API_URL = 'https://app.test/api/s3-upload'
 const putReply = (extra: Partial<PresignedPutReply> = {}): PresignedPutReply => ({
   key: 'k.png',
   bucket: 'bucket',
@@ -32,7 +32,7 @@ function setup(options: UploadOptions = {}) {
   const fake = stepThroughTransport()
   const controller = new AbortController()
   const result = upload(new File([new Uint8Array(10)], 'k.png', { type: 'image/png' }), {
-    api: ENDPOINT,
+    api: API_URL,
     transport: fake.transport,
     strategy: 'presigned',
     stallTimeout: 200,
@@ -67,7 +67,7 @@ describe('completion after storage accepted the bytes', () => {
 
   it('token mode too, through uploadWithToken', async () => {
     const fake = stepThroughTransport()
-    const result = uploadWithToken(new Blob([new Uint8Array(10)], { type: 'image/png' }), { api: ENDPOINT, transport: fake.transport })
+    const result = uploadWithToken(new Blob([new Uint8Array(10)], { type: 'image/png' }), { api: API_URL, transport: fake.transport })
     const next = async () => (await fake.waitForPending())[0]!
     json(await next(), tokenReply)
     ;(await next()).respond(200, { ETag: '"e"' })
@@ -109,7 +109,7 @@ describe('completion after storage accepted the bytes', () => {
     expect(fake.log).toEqual(['POST /', 'PUT', 'POST /complete', 'POST /complete'])
   })
 
-  it('an abort while /complete is pending ends the upload at once with AbortError and cancels the call (issue 24: it waited for the verdict, for ever while the endpoint was down)', async () => {
+  it('an abort while /complete is pending ends the upload at once with AbortError and cancels the call (issue 24: it waited for the verdict, for ever while the upload API was down)', async () => {
     const { controller, result, next } = setup()
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
@@ -119,12 +119,12 @@ describe('completion after storage accepted the bytes', () => {
     expect(complete.signal?.aborted).toBe(true)
   })
 
-  it('with waitForNetwork and the endpoint out of reach, an abort during /complete still ends the upload at once', async () => {
+  it('with waitForNetwork and the upload API out of reach, an abort during /complete still ends the upload at once', async () => {
     const { PauseController } = await import('../../engine/index.ts')
     const { controller, result, next } = setup({ pauseSignal: new PauseController().signal, waitForNetwork: true, retry: { limit: 1, delay: 1 } })
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
-    // The endpoint is down: every /complete attempt fails on the network, past the retry budget,
+    // The upload API is down: every /complete attempt fails on the network, past the retry budget,
     // and waitForNetwork then waits for the network to come back.
     for (let i = 0; i < 2; i++) (await next()).fail(lostReply())
     await new Promise((resolve) => setTimeout(resolve, 20))

@@ -83,7 +83,7 @@ describe('presigning for a directory bucket', () => {
     expect(() => createSessionSigner(resolveConfig({ ...config, forcePathStyle: true }), undefined, client)).toThrow(/directory buckets .* virtual-hosted zonal URLs only/)
   })
 
-  it('the endpoint offers no token mode for a directory bucket, and says why', () => {
+  it('the upload API offers no token mode for a directory bucket, and says why', () => {
     const info = serverInfo(resolveConfig({ ...config, sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/uploader' } }))
     expect(info.token).toBe(false)
     expect(info.tokenUnavailableReason).toMatch(/directory bucket .* could write any key/)

@@ -46,8 +46,8 @@ describe('fixes per store', () => {
     expect(lifecycleFix('minio', target)).toContain('MINIO_API_STALE_UPLOADS_EXPIRY')
   })
 
-  // Issue 23: the rule said "Prefix": "", aborting every multipart upload in the bucket, not only the endpoint's.
-  it("scopes the lifecycle rule to the endpoint's keyPrefix, never the whole bucket", () => {
+  // Issue 23: the rule said "Prefix": "", aborting every multipart upload in the bucket, not only the upload API's.
+  it("scopes the lifecycle rule to the upload API's keyPrefix, never the whole bucket", () => {
     expect(lifecycleRule('next-s3-uploads/').Filter).toEqual({ Prefix: 'next-s3-uploads/' })
     for (const provider of ['aws', 'ceph', 'r2'] as const) {
       expect(lifecycleFix(provider, { ...target, keyPrefix: 'app/uploads/' }), provider).toContain('"Prefix": "app/uploads/"')

@@ -35,7 +35,7 @@ describe('createFairQueue', () => {
   it('a large file leaves a connection for a small one picked before it that has not asked yet', async () => {
     const queue = createFairQueue(4)
     const { request, running, finish } = requests()
-    const small = queue.lane() // picked first, still waiting for the endpoint's reply
+    const small = queue.lane() // picked first, still waiting for the upload API's reply
     const large = queue.lane()
     for (let part = 0; part < 8; part++) void request(large, 'large')
     await tick()
@@ -130,7 +130,7 @@ describe('createFairQueue', () => {
           const queue = createFairQueue(connections)
           const { request, open } = requests()
           // As the hook does: a lane per upload, closed when its last request is done; an upload
-          // refused by the endpoint (no request) closes its lane at once.
+          // refused by the upload API (no request) closes its lane at once.
           const done = perLane.flatMap((count, index) => {
             const lane = queue.lane()
             const requests = Array.from({ length: count }, () => request(lane, String(index)))

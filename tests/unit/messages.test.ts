@@ -1,5 +1,5 @@
 // Words for people (src/messages.ts), built from the typed errors' fields; and the page's own
-// check of the endpoint's limits (src/file-checks.ts, protocol/file-limits.ts).
+// check of the upload API's limits (src/file-checks.ts, protocol/file-limits.ts).
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { ApiError, NetworkError, S3Error, UploadAbortedError, UploadError } from '../../engine/core/errors.ts'
@@ -9,7 +9,7 @@ import type { RequestError } from '../../server/request-error.ts'
 import { checkLimits } from '../../server/request-limits.ts'
 import { acceptOf, checkFile, FileRefusedError } from '../../src/file-checks.ts'
 import { formatBytes, formatTimeLeft, overLimit } from '../../src/format.ts'
-import { describeError, describeLimits, isFinal, typeName } from '../../src/messages.ts'
+import { errorMessage, describeLimits, isFinal, typeName } from '../../src/messages.ts'
 
 const MiB = 1024 * 1024
 /** A File that claims `size` bytes without allocating them. */
@@ -19,7 +19,7 @@ function sized(name: string, type: string, size: number) {
   return file
 }
 
-describe('checkFile: the endpoint limits, applied in the page', () => {
+describe('checkFile: the upload API limits, applied in the page', () => {
   const limits = { maxFileSize: 30 * MiB, allowedTypes: ['image/*', 'application/pdf'] }
 
   it('refuses a file over maxFileSize with the figures, and a type not allowed with the type', () => {
@@ -31,26 +31,26 @@ describe('checkFile: the endpoint limits, applied in the page', () => {
     expect(checkFile(sized('a.pdf', 'application/pdf', 1), limits)).toBeUndefined()
   })
 
-  it('refuses active content as the endpoint does: SVG is not an image/* match, HTML needs naming even without allowedTypes', () => {
+  it('refuses active content as the upload API does: SVG is not an image/* match, HTML needs naming even without allowedTypes', () => {
     expect(checkFile(sized('logo.svg', 'image/svg+xml', 10), limits)!.refusal).toMatchObject({ activeContent: true })
     expect(checkFile(sized('page.html', 'text/html', 10), {})!.refusal).toMatchObject({ reason: 'type', allowedTypes: undefined })
     expect(checkFile(sized('page.html', 'text/html', 10), { allowedTypes: ['text/html'] })).toBeUndefined()
     expect(checkFile(sized('x', '', 10), { allowedTypes: ['image/*'] })!.refusal).toMatchObject({ essence: 'application/octet-stream' })
   })
 
-  it('agrees with the endpoint: the page refuses exactly what checkLimits answers 413 or 415 to', () => {
+  it('agrees with the upload API: the page refuses exactly what checkLimits answers 413 or 415 to', () => {
     const types = fc.constantFrom('image/png', 'image/svg+xml', 'text/plain', 'text/html', 'application/pdf', 'video/mp4', '', 'application/xml')
     const allowed = fc.option(fc.subarray(['image/*', 'application/pdf', 'text/html', 'video/*']), { nil: undefined })
     fc.assert(
       fc.property(types, fc.nat(100), fc.option(fc.nat(100), { nil: undefined }), allowed, (type, size, maxFileSize, allowedTypes) => {
         const page = checkFile(sized('f', type, size), { maxFileSize, allowedTypes })
-        let endpoint: RequestError | undefined
+        let serverRefusal: RequestError | undefined
         try {
           checkLimits({ maxFileSize, allowedTypes }, parseUploadRequest({ filename: 'f', filetype: type, filesize: size }))
         } catch (error) {
-          endpoint = error as RequestError
+          serverRefusal = error as RequestError
         }
-        expect(page?.refusal.reason).toBe(endpoint === undefined ? undefined : endpoint.status === 413 ? 'too-large' : 'type')
+        expect(page?.refusal.reason).toBe(serverRefusal === undefined ? undefined : serverRefusal.status === 413 ? 'too-large' : 'type')
       }),
       { numRuns: 300 },
     )
@@ -63,31 +63,31 @@ describe('checkFile: the endpoint limits, applied in the page', () => {
   })
 })
 
-describe('describeError', () => {
+describe('errorMessage', () => {
   const refused = (file: File, limits: Parameters<typeof checkFile>[1]) => checkFile(file, limits)!
 
   it('says a refused size in binary units, as the issue asked: "60 MiB is over the 30 MiB limit"', () => {
-    expect(describeError(refused(sized('a.pdf', 'application/pdf', 60 * MiB), { maxFileSize: 30 * MiB }))).toBe('60 MiB is over the 30 MiB limit')
+    expect(errorMessage(refused(sized('a.pdf', 'application/pdf', 60 * MiB), { maxFileSize: 30 * MiB }))).toBe('60 MiB is over the 30 MiB limit')
   })
 
   it("names a refused type the way people do: \"PDFs aren't accepted here — only images and videos\"", () => {
     const limits = { allowedTypes: ['image/*', 'video/*'] }
-    expect(describeError(refused(sized('cv.pdf', 'application/pdf', 1), limits))).toBe("PDFs aren't accepted here — only images and videos")
-    expect(describeError(refused(sized('cv.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 1), limits))).toBe(
+    expect(errorMessage(refused(sized('cv.pdf', 'application/pdf', 1), limits))).toBe("PDFs aren't accepted here — only images and videos")
+    expect(errorMessage(refused(sized('cv.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 1), limits))).toBe(
       "DOCX files aren't accepted here — only images and videos",
     )
-    expect(describeError(refused(sized('page.html', 'text/html', 1), {}))).toBe("Web pages (HTML) aren't accepted here")
+    expect(errorMessage(refused(sized('page.html', 'text/html', 1), {}))).toBe("Web pages (HTML) aren't accepted here")
   })
 
-  it("turns the endpoint's 413 and 415 into the same words, with the limits from /info", () => {
+  it("turns the upload API's 413 and 415 into the same words, with the limits from /info", () => {
     const file = sized('talk.mp4', 'video/mp4', 62914560)
     const limits = { maxFileSize: 31457280, allowedTypes: ['image/*', 'application/pdf'] }
-    // The endpoint's own words stay in error.message for developers; people get these.
+    // The upload API's own words stay in error.message for developers; people get these.
     const tooBig = new ApiError('60 MiB is over the 30 MiB limit (filesize 62914560, maxFileSize 31457280 bytes)', 413)
-    expect(describeError(tooBig, { file, limits })).toBe('60 MiB is over the 30 MiB limit')
-    expect(describeError(tooBig, { file })).toBe("60 MiB is over this site's size limit")
+    expect(errorMessage(tooBig, { file, limits })).toBe('60 MiB is over the 30 MiB limit')
+    expect(errorMessage(tooBig, { file })).toBe("60 MiB is over this site's size limit")
     const pdf = sized('cv.pdf', 'application/pdf', 1)
-    expect(describeError(new ApiError("filetype 'application/pdf' is not allowed; allowed: image/*", 415), { file: pdf, limits: { allowedTypes: ['image/*'] } })).toBe(
+    expect(errorMessage(new ApiError("filetype 'application/pdf' is not allowed; allowed: image/*", 415), { file: pdf, limits: { allowedTypes: ['image/*'] } })).toBe(
       "PDFs aren't accepted here — only images",
     )
   })
@@ -119,14 +119,14 @@ describe('describeError', () => {
     [new UploadError('Part 2 was uploaded but its ETag is not readable: add "ETag" to the bucket\'s CORS ExposeHeaders'), {}, expect.stringContaining('ExposeHeaders')],
     [new TypeError('x is not a function'), {}, 'Something went wrong: x is not a function'],
   ])('%s → %j', (error, context, expected) => {
-    expect(describeError(error, context)).toEqual(expected)
+    expect(errorMessage(error, context)).toEqual(expected)
   })
 
   it('past the retries with the browser offline, a network error is the connection, not storage', () => {
     vi.stubGlobal('navigator', { onLine: false })
     try {
-      expect(describeError(new NetworkError('Network error on PUT http://127.0.0.1:9'))).toBe("You're offline — reconnect, then retry")
-      expect(describeError(new NetworkError('x'), { retrying: true })).toBe('Connection lost — retrying')
+      expect(errorMessage(new NetworkError('Network error on PUT http://127.0.0.1:9'))).toBe("You're offline — reconnect, then retry")
+      expect(errorMessage(new NetworkError('x'), { retrying: true })).toBe('Connection lost — retrying')
     } finally {
       vi.unstubAllGlobals()
     }

@@ -1,7 +1,7 @@
-// Regression: the engine asked /parts for `2 × queueSize` URLs at once while the endpoint signs at
+// Regression: the engine asked /parts for `2 × queueSize` URLs at once while the upload API signs at
 // most MAX_PARTS_PER_REQUEST (100) per call, so presigned multipart with queueSize (now
 // partConcurrency) >= 51 was
-// refused with a 400. Both numbers now come from protocol/limits.ts; the endpoint here judges each
+// refused with a 400. Both numbers now come from protocol/limits.ts; the upload API here judges each
 // /parts body with the server's own parser.
 import { describe, expect, it } from 'vitest'
 import { uploadPresigned } from '../../engine/presigned.ts'
@@ -24,7 +24,7 @@ const hugeFile = {
 describe('part URL batches', () => {
   it('never ask /parts for more URLs than one call may sign, whatever partConcurrency is', async () => {
     const asked: number[] = []
-    const endpoint = (route: string, body: Record<string, unknown>): unknown => {
+    const answerAsApi = (route: string, body: Record<string, unknown>): unknown => {
       if (route === 's3-upload') {
         const reply: PresignedMultipartReply = {
           key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: PART_COUNT, ticket: 't',
@@ -43,11 +43,11 @@ describe('part URL batches', () => {
       if (route === 'complete') return { url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }
       throw new Error(`unexpected route ${route}`)
     }
-    // Endpoint calls and storage requests both go through the upload's transport.
+    // Upload API calls and storage requests both go through the upload's transport.
     const transport: Transport = async (request) => {
       const url = new URL(request.url)
       if (url.host === 'page.test') {
-        const reply = endpoint(url.pathname.split('/').pop()!, JSON.parse(String(request.body)))
+        const reply = answerAsApi(url.pathname.split('/').pop()!, JSON.parse(String(request.body)))
         return { status: (reply as { error?: string }).error ? 400 : 200, header: () => null, body: JSON.stringify(reply) }
       }
       return {
@@ -69,7 +69,7 @@ describe('part URL batches', () => {
   it.each([
     [3, '3'],
     [undefined, 'no'],
-  ])('a plan that does not fit the file (partCount %s) fails before any byte is sent, and the upload the endpoint created is aborted', async (partCount, planned) => {
+  ])('a plan that does not fit the file (partCount %s) fails before any byte is sent, and the upload the upload API created is aborted', async (partCount, planned) => {
     const routes: string[] = []
     let storageRequests = 0
     const transport: Transport = async (request) => {
@@ -88,7 +88,7 @@ describe('part URL batches', () => {
     let cleaned!: (error: unknown) => void
     const cleanup = new Promise((resolve) => (cleaned = resolve))
     const failure = uploadPresigned(hugeFile, { api: 'http://page.test/api/s3-upload', transport, onCleanup: cleaned })
-    await expect(failure).rejects.toThrow(`The endpoint planned ${planned} parts of ${MIN_PART_SIZE} bytes for a ${hugeFile.size}-byte file`)
+    await expect(failure).rejects.toThrow(`The upload API planned ${planned} parts of ${MIN_PART_SIZE} bytes for a ${hugeFile.size}-byte file`)
     expect(await cleanup).toBeUndefined()
     expect(routes).toEqual(['s3-upload', 'abort'])
     expect(storageRequests).toBe(0)

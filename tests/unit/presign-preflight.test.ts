@@ -103,13 +103,13 @@ describe('diagnosePresignPreflight', () => {
     expect(finding.status).toBe('fail')
     expect(finding.summary).toContain('OPTIONS → 403 SignatureDoesNotMatch, no Access-Control-Allow-Origin')
     expect(finding.summary).toContain("With presignWith: 'session' every presigned upload from a page fails")
-    expect(finding.fix).toMatch(/^Leave presignWith unset \(and S3_UPLOAD_PRESIGN_WITH\), so the endpoint signs with the server's key on this store, or set presignWith: 'server-key'; then give that key only s3:PutObject/)
+    expect(finding.fix).toMatch(/^Leave presignWith unset \(and S3_UPLOAD_PRESIGN_WITH\), so the upload API signs with the server's key on this store, or set presignWith: 'server-key'; then give that key only s3:PutObject/)
   })
 
   it('the default meeting it: warn that the server key signs, and what that key must be', () => {
     const finding = diagnosePresignPreflight(fallback, ORIGIN, { signer: 'session', fallback: true, replies: [SIGNATURE, SIGNATURE], serverKeyReplies: [OK, OK] }, CORS_FIX)
     expect(finding.status).toBe('warn')
-    expect(finding.summary).toContain("the endpoint signs presigned URLs with the server's key on this store")
+    expect(finding.summary).toContain("the upload API signs presigned URLs with the server's key on this store")
     expect(finding.fix).toMatch(/^Give the server's key only s3:PutObject, s3:AbortMultipartUpload, s3:GetObject, s3:DeleteObject on uploads\/next-s3-uploads\/\*/)
   })
 

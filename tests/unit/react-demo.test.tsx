@@ -23,7 +23,7 @@ const tokenRadio = () => screen.getByRole('radio', { name: /temporary credential
 const presignedRadio = () => screen.getByRole('radio', { name: /presigned/i }) as HTMLInputElement
 
 describe('demo page', () => {
-  it('asks {endpoint}/info once; token unavailable: the option is disabled and says why', async () => {
+  it('asks {api}/info once; token unavailable: the option is disabled and says why', async () => {
     const fetch = serveInfo({ token: false, tokenUnavailableReason: 'No STS configured for s3rver', presigned: true, store: 'embedded s3rver' })
     render(<App />, { wrapper: stubUploader().wrapper })
     expect((await screen.findByText(/No STS configured for s3rver/)).textContent).toBe('Not on this server. No STS configured for s3rver.')

@@ -7,7 +7,7 @@ import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createQueue } from '../../engine/transport/queue.ts'
 import { FileRefusedError, checkFile } from '../../src/file-checks.ts'
-import { describeError, isFinal } from '../../src/messages.ts'
+import { errorMessage, isFinal } from '../../src/messages.ts'
 import { PrepareError } from '../../src/prepare.ts'
 import type { UseS3UploadOptions } from '../../src/upload-options.ts'
 import { useS3Upload } from '../../src/useS3Upload.ts'
@@ -84,7 +84,7 @@ describe('prepare', () => {
     expect(error.message).toBe("a.png could not be prepared for upload (canvas exploded): fix the hook's prepare, or leave it out to send files as picked")
     expect(uploader).not.toHaveBeenCalled()
     expect(hook.current.files[0]).toMatchObject({ status: 'error', error })
-    expect(describeError(error)).toBe("This site could not prepare this file for upload — nothing was sent; retrying won't help")
+    expect(errorMessage(error)).toBe("This site could not prepare this file for upload — nothing was sent; retrying won't help")
     expect(isFinal(error)).toBe(true)
   })
 

@@ -3,12 +3,12 @@
 // store that fails means no resume, never a failed upload.
 import { describe, expect, it } from 'vitest'
 import { resumeUploads, type ResumeRecord, type ResumeStore } from '../../engine/index.ts'
-import { fileFingerprint, memoryResumeStore } from '../../engine/resume/store.ts'
+import { fileFingerprint, memoryResumeStore } from '../../engine/resume/resume-store.ts'
 import { uploadPresigned } from '../../engine/presigned.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'
 
-const ENDPOINT = 'https://app.test/api/s3-upload'
+const API_URL = 'https://app.test/api/s3-upload'
 const SIZE = 2 * MIN_PART_SIZE + 100
 const file = new File([new Uint8Array(SIZE)], 'r.bin', { lastModified: 1 })
 const next = async (fake: ReturnType<typeof stepThroughTransport>) => (await fake.waitForPending())[0]!
@@ -16,7 +16,7 @@ const answerPart = (part: PendingRequest) => part.respond(200, { ETag: `"${part.
 const json = (request: PendingRequest, body: unknown) => request.respond(200, {}, JSON.stringify(body))
 const completed = { url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }
 
-/** Plays storage and the endpoint's /parts and /complete until the upload completes. */
+/** Plays storage and the upload API's /parts and /complete until the upload completes. */
 async function answerUntilComplete(fake: ReturnType<typeof stepThroughTransport>, afterEachPart: () => Promise<void> = async () => {}) {
   for (;;) {
     const request = await next(fake)
@@ -33,9 +33,9 @@ async function answerUntilComplete(fake: ReturnType<typeof stepThroughTransport>
 
 async function recorded(): Promise<ResumeRecord> {
   return {
-    fingerprint: await fileFingerprint(file, ENDPOINT),
+    fingerprint: await fileFingerprint(file, API_URL),
     strategy: 'presigned',
-    api: ENDPOINT,
+    api: API_URL,
     bucket: 'b',
     key: 'k',
     region: 'us-east-1',
@@ -58,7 +58,7 @@ describe('resume, step by step', () => {
     const store = memoryResumeStore()
     await store.put(await recorded())
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { api: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const result = uploadPresigned(file, { api: API_URL, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
     const listing = await next(fake)
     expect(listing.step).toBe('POST /list-parts')
     expect(JSON.parse(String(listing.body))).toEqual({ ticket: 't' })
@@ -85,7 +85,7 @@ describe('resume, step by step', () => {
     const store = memoryResumeStore()
     await store.put(await recorded())
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { api: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const result = uploadPresigned(file, { api: API_URL, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
     ;(await next(fake)).respond(404, {}, JSON.stringify({ error: 'The upload is gone from storage' }))
     const fresh = await next(fake)
     expect(fresh.step).toBe('POST /')
@@ -105,7 +105,7 @@ describe('resume, step by step', () => {
     const broken = () => Promise.reject(new Error('IndexedDB is not available'))
     const store: ResumeStore = { get: broken, put: broken, delete: broken, list: broken }
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { api: ENDPOINT, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const result = uploadPresigned(file, { api: API_URL, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
     json(await next(fake), { key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: 3, ticket: 't' })
     await answerUntilComplete(fake)
     await expect(result).resolves.toEqual(completed)

@@ -3,7 +3,7 @@
 // such ETags was refused.
 import { describe, expect, it } from 'vitest'
 import { S3Error } from '../../engine/core/errors.ts'
-import { throwIfS3Error } from '../../engine/s3/xml.ts'
+import { throwIfS3Error } from '../../engine/s3/error-reply.ts'
 import { xmlText } from '../../protocol/xml.ts'
 
 describe('XML text from S3 replies', () => {

@@ -123,7 +123,7 @@ describe('createUploadHandler', () => {
     const response = await handler(new Request('http://app.test/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"filename":"a","filetype":""}' }))
     expect(response.status).toBe(500)
     expect(consoleError).toHaveBeenCalledOnce()
-    expect(consoleError.mock.calls[0]).toEqual(['updraft: upload endpoint failed', expect.objectContaining({ err: expect.objectContaining({ message: 'key store offline' }) })])
+    expect(consoleError.mock.calls[0]).toEqual(['updraft: upload API failed', expect.objectContaining({ err: expect.objectContaining({ message: 'key store offline' }) })])
     expect(JSON.stringify(consoleError.mock.calls)).not.toContain('SECRET')
   })
 })

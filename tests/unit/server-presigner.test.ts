@@ -1,4 +1,4 @@
-// server/presigner.ts, the S3RequestPresigner wrapper the endpoint signs with, against the SDK's
+// server/presigner.ts, the S3RequestPresigner wrapper the upload API signs with, against the SDK's
 // getSignedUrl on an S3 client for the same command: the same URL, character for character, for
 // the same inputs and date; and the headers the page must send stay signed headers, never moved
 // into the query. (Its speed is measured in bench/, not here.)

@@ -22,7 +22,7 @@ describe('routeOf', () => {
 
   it('refuses any other path under the mount (404), deeper paths and near-misses included', () => {
     for (const path of ['/api/s3-upload/complet', '/api/s3-upload/upload', '/api/s3-upload/parts/1', '/api/s3-upload//parts']) {
-      expect(route(path)).toMatchObject({ status: 404, error: expect.stringContaining(`No route POST ${path} on the upload endpoint`) })
+      expect(route(path)).toMatchObject({ status: 404, error: expect.stringContaining(`No route POST ${path} on the upload API`) })
     }
   })
 

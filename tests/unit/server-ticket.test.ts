@@ -172,9 +172,9 @@ describe('tickets of unknown size', () => {
   })
 })
 
-// Issue 16, token uploads the endpoint created (`createMultipart`): the ticket names storage's
-// UploadId and says the endpoint created it, inside the MAC; only a token ticket may say so.
-describe('token tickets of an upload the endpoint created', () => {
+// Issue 16, token uploads the upload API created (`createMultipart`): the ticket names storage's
+// UploadId and says the upload API created it, inside the MAC; only a token ticket may say so.
+describe('token tickets of an upload the upload API created', () => {
   const config = resolveConfig({ accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'uploads', region: 'us-east-1', ticketTtlSeconds: 600 })
   const declared = { key: 'next-s3-uploads/u/a.bin', contentType: 'application/octet-stream', filesize: 12 * 1024 * 1024 }
   const options = { bucket: 'uploads', ticketTtlSeconds: 600, ticketSecret: SECRET }

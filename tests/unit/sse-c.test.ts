@@ -181,7 +181,7 @@ describe('SSE-C headers on the wire (step-through transport)', () => {
 })
 
 describe('SSE-C through upload()', () => {
-  it('refuses presigned mode, where the endpoint signs the headers and would drop the key silently', async () => {
+  it('refuses presigned mode, where the upload API signs the headers and would drop the key silently', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch')
     await expect(
       upload(new Blob(['secret']), { strategy: 'presigned', api: 'http://127.0.0.1:9/api', ...sseCustomerKey(new Uint8Array(32)) }),

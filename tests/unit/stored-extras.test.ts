@@ -20,7 +20,7 @@ describe('unissuedExtras', () => {
     expect(unissuedExtras(head({ ...plain, ServerSideEncryption: 'AES256', StorageClass: 'STANDARD', $metadata: {} }), {})).toEqual([])
   })
 
-  it('names every header the endpoint never issues, never its value', () => {
+  it('names every header the upload API never issues, never its value', () => {
     const head = {
       ...plain,
       WebsiteRedirectLocation: 'https://evil.example/',

@@ -1,7 +1,7 @@
 // The engine's side of the unknown-length contract (docs/server.md, "Uploads of unknown length"), presigned mode, step by step against
-// an endpoint that answers as the contract says (the server side is built on another branch;
+// an upload API that answers as the contract says (the server side is built on another branch;
 // tests/upload-unknown-size.test.ts runs both for real once merged): the first part is read
-// before the endpoint is asked; the request says `sizeUnknown` and no `filesize`; parts are cut to
+// before the upload API is asked; the request says `sizeUnknown` and no `filesize`; parts are cut to
 // the reply's `partSize`, not the engine's; the reply's URLs serve full parts only, any other part
 // gets its own from `/parts` with its length in `sizes`; `/complete` ends it, once.
 import { describe, expect, it } from 'vitest'
@@ -16,7 +16,7 @@ async function* chunked(data: Uint8Array, size: number) {
   for (let at = 0; at < data.length; at += size) yield data.subarray(at, at + size)
 }
 
-function contractEndpoint() {
+function contractApi() {
   const calls: Array<{ route: string; body: Record<string, unknown> }> = []
   const puts: Array<{ partNumber: number; bytes: Uint8Array; signedFor: number }> = []
   const signed = (n: number, size: number) => `https://s3.test/b/k?partNumber=${n}&size=${size}`
@@ -50,7 +50,7 @@ function contractEndpoint() {
 
 describe('presigned upload() of a stream of unknown length, against the contract', () => {
   it('asks with sizeUnknown, cuts parts to the reply\'s partSize, asks /parts only for the short last part, with its size', async () => {
-    const { calls, puts, transport } = contractEndpoint()
+    const { calls, puts, transport } = contractApi()
     const data = Uint8Array.from({ length: 12 * MiB + 7 }, (_, i) => (i * 7 + 3) % 251)
     const progress: Array<{ loaded: number; total: number }> = []
     const result = await uploadPresigned(chunked(data, 100_000), {
@@ -81,7 +81,7 @@ describe('presigned upload() of a stream of unknown length, against the contract
   })
 
   it('a stream of exactly two parts uses the reply\'s URLs only: no /parts call', async () => {
-    const { calls, puts, transport } = contractEndpoint()
+    const { calls, puts, transport } = contractApi()
     const data = new Uint8Array(2 * SERVER_PART).fill(9)
     await uploadPresigned(chunked(data, 1 << 20), { api: 'http://page.test/api/s3-upload', filename: 'x', contentType: 'a/b', transport })
     expect(calls.map((call) => call.route)).toEqual(['s3-upload', 'complete'])
@@ -89,7 +89,7 @@ describe('presigned upload() of a stream of unknown length, against the contract
   })
 
   it('a stream that ends within one part is asked for with its filesize, as a file is', async () => {
-    const { calls, transport } = contractEndpoint()
+    const { calls, transport } = contractApi()
     await uploadPresigned(chunked(new Uint8Array(1000), 10), { api: 'http://page.test/api/s3-upload', filename: 'x', contentType: 'a/b', transport }).catch(() => {})
     expect(calls[0]!.body).toMatchObject({ filesize: 1000 })
     expect(calls[0]!.body).not.toHaveProperty('sizeUnknown')

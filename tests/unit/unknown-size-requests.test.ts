@@ -1,4 +1,4 @@
-// Issue 14, uploads of unknown length (notes: the wire contract): what the endpoint accepts from a
+// Issue 14, uploads of unknown length (notes: the wire contract): what the upload API accepts from a
 // page that streams a body whose length it learns only at its end: `sizeUnknown` on the upload
 // request, `sizes` on /parts, and the part cap that holds such an upload to `maxFileSize`.
 import { describe, expect, it } from 'vitest'
@@ -35,7 +35,7 @@ describe('the upload request', () => {
     expect(() => checkLimits({ maxFileSize: 10 * MiB }, parseUploadRequest({ ...request, sizeUnknown: true }))).not.toThrow()
     expect(refusal(() => checkLimits({ maxFileSize: 10 * MiB }, parseUploadRequest(request)))).toEqual({
       status: 400,
-      message: `filesize is required: this endpoint accepts files of at most ${10 * MiB} bytes`,
+      message: `filesize is required: this upload API accepts files of at most ${10 * MiB} bytes`,
     })
     // The type is checked as for any upload.
     expect(refusal(() => checkLimits({ allowedTypes: ['image/*'] }, parseUploadRequest({ ...request, sizeUnknown: true }))).status).toBe(415)
@@ -95,7 +95,7 @@ describe('the part cap: min(10000, ceil(maxFileSize / partSize))', () => {
     expect(() => checkUnknownSizePartNumbers([1, 2, 3], limits)).not.toThrow()
     expect(refusal(() => checkUnknownSizePartNumbers([3, 4], limits))).toEqual({
       status: 413,
-      message: `part number 4 is over the limit: this endpoint accepts files of at most ${12 * MiB} bytes, which is 3 parts of ${PART} bytes`,
+      message: `part number 4 is over the limit: this upload API accepts files of at most ${12 * MiB} bytes, which is 3 parts of ${PART} bytes`,
     })
     expect(refusal(() => checkUnknownSizePartNumbers([10_001], { partSize: PART, maxFileSize: undefined }))).toEqual({
       status: 413,

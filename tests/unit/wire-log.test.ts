@@ -8,11 +8,11 @@ const parts = (status: number | undefined, failed?: string): WireEntry => ({
   at: 0,
   step: 'POST /parts',
   key: 'POST /parts {"ticket":"t","partNumbers":[2]}',
-  endpoint: true,
+  api: true,
   status,
   failed,
 })
-const part = (status: number, code?: string): WireEntry => ({ at: 0, step: 'PUT ?partNumber', key: 'PUT ?partNumber /b/k 2', endpoint: false, status, code })
+const part = (status: number, code?: string): WireEntry => ({ at: 0, step: 'PUT ?partNumber', key: 'PUT ?partNumber /b/k 2', api: false, status, code })
 
 describe('retryViolations', () => {
   it('a part URL asked for again after storage refused the first is a renewal, not a retry', () => {

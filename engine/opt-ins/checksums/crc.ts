@@ -10,7 +10,7 @@ export const CRC32C = 0x82f63b78
  * The CRC of `bytes` for a reversed `polynomial` ({@link CRC32} or {@link CRC32C}), continuing
  * from `previous` (the CRC of the bytes before; 0 to start), as an unsigned 32-bit number.
  * Self-contained (it names nothing outside itself but built-ins): the hashing worker runs it from
- * its source text (worker.ts).
+ * its source text (hash-worker.ts).
  */
 export function crc(polynomial: number, bytes: Uint8Array, previous = 0): number {
   // Slicing-by-8 tables (Intel's "slicing-by-8" paper): table k gives the CRC of a byte followed by

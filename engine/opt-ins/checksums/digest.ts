@@ -12,7 +12,7 @@ export const digest = (algorithm: ChecksumAlgorithm, bytes: Uint8Array): Promise
 /**
  * {@link digest} with its hash functions passed in: self-contained (no names from outside but
  * built-ins, no async syntax a bundler could turn into a helper call), so the hashing worker runs
- * it from its source text, given `crc` and `md5` the same way (worker.ts).
+ * it from its source text, given `crc` and `md5` the same way (hash-worker.ts).
  */
 export function digestWith(crcOf: typeof crc, md5Of: typeof md5, algorithm: ChecksumAlgorithm, bytes: Uint8Array): Promise<Uint8Array> {
   if (algorithm === 'sha256') return crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>).then((hash) => new Uint8Array(hash))

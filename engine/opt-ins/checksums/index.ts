@@ -40,7 +40,7 @@ export type { ChecksumRun, ChecksumTarget } from '../../s3/target.ts'
  * @param algorithm - `'crc32'`, `'crc32c'`, `'sha256'` or `'md5'`.
  * @returns `{ checksum }` to spread into an {@link ObjectTarget} or `upload()`'s options.
  * @throws `TypeError` for any other algorithm name; the upload rejects with a `TypeError` in
- * presigned mode for an algorithm other than `'md5'`, before the endpoint is asked.
+ * presigned mode for an algorithm other than `'md5'`, before the upload API is asked.
  * @example
  * ```ts
  * import { upload, uploadObject } from 'updraft-s3'

@@ -5,7 +5,7 @@
 // and in Node it takes the thread node:http's upload runs on.
 import { startWorker, type HashWorker } from '#hash-worker'
 import { type ChecksumAlgorithm, digest } from './digest.ts'
-import type { HashReply } from './worker.ts'
+import type { HashReply } from './hash-worker.ts'
 
 /** Bodies smaller than this are hashed where they are: under a millisecond, less than a worker's round trip. */
 export const IN_PLACE_BELOW = 64 * 1024

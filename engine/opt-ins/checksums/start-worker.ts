@@ -1,5 +1,5 @@
 import { startBlobWorker } from '../blob-worker.ts'
-import { type HashReply, type HashRequest, workerSource } from './worker.ts'
+import { type HashReply, type HashRequest, workerSource } from './hash-worker.ts'
 
 /** One hashing worker, as the pool (off-thread.ts) drives it, whatever the runtime's kind of worker. */
 export interface HashWorker {

@@ -1,4 +1,4 @@
-// The upload endpoint: an optional catch-all, so /api/s3-upload and /api/s3-upload/parts,
+// The upload API: an optional catch-all, so /api/s3-upload and /api/s3-upload/parts,
 // /complete, /abort and /info all reach the one Web-standard handler.
 import { createLazyUploadHandler } from 'updraft-s3/server'
 

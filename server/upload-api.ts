@@ -6,7 +6,7 @@ import { credentialsOf } from './credentials.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { NotAnsweredError } from './bounds.ts'
 import { configurationFault, createFaultLog } from './config-faults.ts'
-import { describeError } from './errors.ts'
+import { errorLogFields } from './error-log-fields.ts'
 import { serverInfo } from './info.ts'
 import { checkJsonContentType, readJson } from './json-body.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
@@ -27,11 +27,11 @@ import { verifyTicket } from './ticket.ts'
 import { answerUploadRequest, type UploadRequestContext } from './upload-request.ts'
 
 /**
- * The endpoint apart from how it is mounted: the Web handler (server/handler.ts) and the Fastify
+ * The upload API apart from how it is mounted: the Web handler (server/handler.ts) and the Fastify
  * plugin (server/fastify.ts) each find the route, then run the same two steps, so a request is
  * refused in the same order and the same words under every mounting.
  */
-export interface Endpoint {
+export interface UploadApi {
   /** The config, resolved once. */
   readonly config: ResolvedConfig
   /** The server's S3 client (multipart calls, /complete's checks; the sweep may share it). */
@@ -40,7 +40,7 @@ export interface Endpoint {
    * Everything decided on the method and headers alone, before the body is read: a CORS
    * preflight's answer, 405 for a wrong method, `GET /info`, then for the other routes cross-site
    * refusal, `throttle` and `authorize`, in that order. A `Response` ends the request; `undefined`
-   * lets it go on to {@link Endpoint.respond}. Fastify runs it in `onRequest`, with no body.
+   * lets it go on to {@link UploadApi.respond}. Fastify runs it in `onRequest`, with no body.
    */
   preamble(request: Request, route: Route, logger?: Logger): Promise<Response | undefined>
   /**
@@ -68,10 +68,10 @@ export type ChargeFile = () => Promise<number | undefined>
  * Resolves the config (missing or invalid settings throw here, at startup) and builds what every
  * request shares: the S3 client, STS issuers, presigners and ticket secret.
  */
-export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
+export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
   const resolved = resolveConfig(config)
   const s3 = createS3Client(resolved)
-  // One credential provider for every call the endpoint makes: its S3 client's (server/credentials.ts).
+  // One credential provider for every call the upload API makes: its S3 client's (server/credentials.ts).
   const issueCredentials = createCredentialIssuer(resolved, credentialsOf(s3))
   const issueToken = createTokenIssuer(resolved, issueCredentials)
   const signer = createSessionSigner(resolved, issueCredentials, s3)
@@ -185,10 +185,10 @@ export function createEndpoint(config?: UploadHandlerConfig): Endpoint {
     if (fault && fault !== caught) logFault(fault, logger)
     const error = fault ?? caught
     // Not the client's doing: the page hears what did not answer (503), the log hears it too.
-    if (error instanceof NotAnsweredError) logger.error({ err: describeError(error.cause ?? error), route }, `updraft: ${error.message}`)
+    if (error instanceof NotAnsweredError) logger.error({ err: errorLogFields(error.cause ?? error), route }, `updraft: ${error.message}`)
     if (error instanceof RequestError) return refuse(request, error)
     // The page learns only that it failed; what failed (STS/S3 code, request id) goes to the log.
-    logger.error({ err: describeError(error), route }, 'updraft: upload endpoint failed')
+    logger.error({ err: errorLogFields(error), route }, 'updraft: upload API failed')
     return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } })
   }
 

@@ -6,7 +6,7 @@ import type { PartStream } from '../core/stream-body.ts'
 import { putSingle } from '../s3/put.ts'
 import type { RequestFields, UploadOptions } from './request.ts'
 
-/** Presigned mode: storage requests are signed by the endpoint; this side never holds a key. */
+/** Presigned mode: storage requests are signed by the upload API; this side never holds a key. */
 export async function sendPresigned(
   file: Bytes | PartStream,
   reply: PresignedReply,
@@ -17,7 +17,7 @@ export async function sendPresigned(
   // Content-MD5 is a standard header: storage verifies it on a presigned request without the URL signing it.
   const checksums = options.checksum?.(options)
   if ('uploadId' in reply) return (await loadPresignedMultipart()).putPresignedParts(file, reply, run, checksums)
-  // One PUT for a stream longer than a part: the endpoint chose it for the size declared.
+  // One PUT for a stream longer than a part: the upload API chose it for the size declared.
   const body = isBytes(file) ? file : await file.whole()
   // A next-s3-upload route sends no `headers`: send what its client sends, which its URL signs.
   const headers = reply.headers ?? { 'content-type': contentType, 'cache-control': PRESIGNED_CACHE_CONTROL }

@@ -12,7 +12,7 @@ import { startStsServer, type StsStandIn } from '../../dev/sts-server.ts'
  * since s3rver has none), handlers served over real HTTP, and SDK clients to read back with — all
  * closed after the file's tests.
  */
-export function useEndpointFixture() {
+export function useUploadApiFixture() {
   let s3rver: S3rverInstance
   let sts: StsStandIn
   const closers: Array<() => unknown> = []
@@ -38,7 +38,7 @@ export function useEndpointFixture() {
     const recorded = recordCalls(handler)
     const server = await serveHandler(recorded.handler)
     closers.push(() => server.close())
-    return { endpoint: server.endpoint, calls: recorded.calls }
+    return { api: server.api, calls: recorded.calls }
   }
 
   return {
@@ -53,8 +53,8 @@ export function useEndpointFixture() {
       const rgw = inject('rgw')
       return { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint }
     },
-    /** Updraft's endpoint for `store` (plus `extra` config), served, with a reader for the store. */
-    async endpointFor(store: TestStore, extra: UploadHandlerConfig = {}) {
+    /** Updraft's upload API for `store` (plus `extra` config), served, with a reader for the store. */
+    async uploadApiFor(store: TestStore, extra: UploadHandlerConfig = {}) {
       const served = await serve(createUploadHandler(storeConfig(store, extra)))
       return { ...served, client: track(sdkClient(store)) }
     },

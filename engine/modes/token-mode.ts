@@ -11,7 +11,7 @@ import { loadMultipart, putObject } from '../s3/object.ts'
 import type { ObjectTarget } from '../s3/target.ts'
 
 /**
- * Token mode's field of the upload request: the endpoint creates a multipart upload next to its
+ * Token mode's field of the upload request: the upload API creates a multipart upload next to its
  * store, two round trips closer than the page is, unless CreateMultipartUpload must carry headers
  * only the page has.
  */
@@ -46,7 +46,7 @@ export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, conte
     region: reply.region,
     endpoint: reply.endpoint,
     forcePathStyle: reply.forcePathStyle,
-    // A next-s3-upload endpoint sends no ticket: its credentials cannot be renewed.
+    // A next-s3-upload API sends no ticket: its credentials cannot be renewed.
     credentials: ticket ? renewableCredentials(reply.token.Credentials, ticket, run) : fromWire(reply.token.Credentials),
     contentType,
     cacheControl: TOKEN_CACHE_CONTROL,
@@ -64,7 +64,7 @@ export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, conte
 }
 
 /**
- * Fresh credentials from the endpoint's `/refresh` for this upload's ticket: shortly before
+ * Fresh credentials from the upload API's `/refresh` for this upload's ticket: shortly before
  * they expire, and when storage refuses them. One refresh at a time, shared by every request.
  * Not cancelled by an abort: cleanup needs valid credentials too.
  */

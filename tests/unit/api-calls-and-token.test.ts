@@ -1,6 +1,6 @@
-// Issue 11, endpoint side and token mode, step by step: endpoint calls behave like storage calls
+// Issue 11, the upload API side and token mode, step by step: upload API calls behave like storage calls
 // (typed errors, retries, abort), prefetched part URLs never reject unheard, and token-mode
-// credentials are renewed from the endpoint for the same upload. Each test fails without its fix.
+// credentials are renewed from the upload API for the same upload. Each test fails without its fix.
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { learnServerTime } from '../../engine/s3/clock.ts'
 import { ApiError, isUploadError, NetworkError, upload, type UploadOptions } from '../../engine/index.ts'
@@ -9,7 +9,7 @@ import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply, TokenReply } from '../../protocol/wire.ts'
 import { lostReply, type PendingRequest, settle, stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
-const ENDPOINT = 'https://app.test/api/s3-upload'
+const API_URL = 'https://app.test/api/s3-upload'
 const TWO_PARTS = MIN_PART_SIZE + 1000
 const hourFromNow = () => new Date(Date.now() + 3_600_000).toISOString()
 
@@ -42,7 +42,7 @@ function setup(size: number, options: UploadOptions = {}) {
   const controller = new AbortController()
   const cleanup = vi.fn()
   const result = upload(new File([new Uint8Array(size)], 'k.bin'), {
-    api: ENDPOINT,
+    api: API_URL,
     strategy: 'token',
     transport: fake.transport,
     stallTimeout: 200,
@@ -62,7 +62,7 @@ const json = (request: PendingRequest, body: unknown, status = 200) =>
 const bodyOf = (request: PendingRequest) => JSON.parse(String(request.body)) as Record<string, unknown>
 const keyIdOf = (request: PendingRequest) => /Credential=(\w+)\//.exec(request.headers!.authorization!)?.[1]
 const answerPart = (part: PendingRequest) => part.respond(200, { ETag: `"${part.step}"` })
-/** The endpoint's /complete, which every upload with a ticket ends with once storage holds it. */
+/** The upload API's /complete, which every upload with a ticket ends with once storage holds it. */
 async function answerComplete(next: () => Promise<PendingRequest>) {
   const complete = await next()
   expect(complete.step).toBe('POST /complete')
@@ -70,8 +70,8 @@ async function answerComplete(next: () => Promise<PendingRequest>) {
   json(complete, { url: 'https://s3/k.bin', bucket: 'bucket', key: 'k.bin', etag: '"e"' })
 }
 
-describe('endpoint calls', () => {
-  it('regression: a network error on the endpoint escaped as "TypeError: fetch failed"; now a NetworkError, retried', async () => {
+describe('upload API calls', () => {
+  it('regression: a network error on the upload API escaped as "TypeError: fetch failed"; now a NetworkError, retried', async () => {
     const { result, next } = setup(10, { strategy: 'presigned', retry: { limit: 1 } })
     ;(await next()).fail(lostReply())
     ;(await next()).fail(lostReply())
@@ -80,7 +80,7 @@ describe('endpoint calls', () => {
     expect(isUploadError(error)).toBe(true)
   })
 
-  it('regression: endpoint calls were never retried, so one blip killed the upload; 5xx, 429 and 408 now are', async () => {
+  it('regression: upload API calls were never retried, so one blip killed the upload; 5xx, 429 and 408 now are', async () => {
     const { fake, result, next } = setup(10, { strategy: 'presigned' })
     ;(await next()).respond(500, { 'content-type': 'text/plain' }, 'Internal Server Error')
     ;(await next()).respond(429, {}, '')
@@ -100,20 +100,20 @@ describe('endpoint calls', () => {
     await expect(broken.result).rejects.toEqual(new ApiError('Upload API https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500))
   })
 
-  it('outside a browser, a relative endpoint is refused with what to set, not a bare "Invalid URL"', async () => {
+  it('outside a browser, a relative upload API URL is refused with what to set, not a bare "Invalid URL"', async () => {
     const failure = upload(new Blob(['x']), { strategy: 'token', transport: nodeTransport })
     await expect(failure).rejects.toBeInstanceOf(TypeError)
     await expect(failure).rejects.toThrow("updraft: '/api/s3-upload' is not an absolute URL: outside a browser, give your upload API's URL in full, e.g. api: 'https://")
   })
 
-  it('a refusal from the endpoint is an ApiError with its own words, never retried', async () => {
+  it('a refusal from the upload API is an ApiError with its own words, never retried', async () => {
     const { fake, result, next } = setup(10)
     json(await next(), { error: 'File type not allowed' }, 415)
     await expect(result).rejects.toEqual(new ApiError('File type not allowed', 415))
     expect(fake.log).toEqual(['POST /'])
   })
 
-  it('regression: an abort during the first endpoint call was a DOMException, not "Upload aborted"', async () => {
+  it('regression: an abort during the first upload API call was a DOMException, not "Upload aborted"', async () => {
     const { controller, result, next } = setup(10)
     await next()
     controller.abort()
@@ -207,7 +207,7 @@ describe('token mode: fresh credentials for long uploads', () => {
     again.respond(204)
   })
 
-  it('a next-s3-upload endpoint sends no ticket: refused credentials fail as they are', async () => {
+  it('a next-s3-upload API sends no ticket: refused credentials fail as they are', async () => {
     const { fake, result, next } = setup(10)
     json(await next(), tokenReply({ ticket: undefined }))
     ;(await next()).respond(400, {}, xml.error('ExpiredToken'))
@@ -215,7 +215,7 @@ describe('token mode: fresh credentials for long uploads', () => {
     expect(fake.log).toEqual(['POST /', 'PUT'])
   })
 
-  it('a retried Create asks the endpoint to abort the duplicates on this key, keeping the upload in use', async () => {
+  it('a retried Create asks the upload API to abort the duplicates on this key, keeping the upload in use', async () => {
     const { result, next, cleanup } = setup(TWO_PARTS)
     json(await next(), tokenReply())
     ;(await next()).fail(lostReply())

@@ -1,4 +1,4 @@
-// The credential endpoint as an app would run it: Fastify with the updraft plugin, nothing else,
+// The upload API as an app would run it: Fastify with the updraft plugin, nothing else,
 // in a process of its own so the load generator does not share its event loop. Prints its URL.
 import Fastify from 'fastify'
 import { Redis } from 'ioredis'
@@ -7,10 +7,10 @@ import { s3Upload } from '../../server/fastify.ts'
 
 const { stsEndpoint, s3Endpoint, s3Direct, keys, redisUrl } = JSON.parse(process.argv[2] ?? '{}') as {
   stsEndpoint: string
-  /** Storage as pages reach it: the address in every URL and credential reply the endpoint hands out. */
+  /** Storage as pages reach it: the address in every URL and credential reply the upload API hands out. */
   s3Endpoint: string
   /**
-   * The same store's own address, for the endpoint's own requests to it (CreateMultipartUpload,
+   * The same store's own address, for the upload API's own requests to it (CreateMultipartUpload,
    * Complete, /complete's checks): a server runs next to its store, not behind a page's access
    * link (bench/network.ts puts `s3Endpoint` behind the link, as the STS stand-in is not).
    */

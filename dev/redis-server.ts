@@ -8,7 +8,7 @@ import { assertInstalled } from './installed.ts'
 
 /**
  * A throwaway Redis (Debian's `redis-server` 7.0) on a free loopback port, with no persistence,
- * for the tests of several endpoint instances sharing one rate limit and one sweep lock.
+ * for the tests of several upload API instances sharing one rate limit and one sweep lock.
  */
 export interface RedisServer {
   url: string

@@ -2,7 +2,7 @@ import type { Strategy } from '../../protocol/wire.ts'
 
 /**
  * What a page keeps of an unfinished multipart upload, so a later page (after a reload, a crash,
- * a closed laptop) can carry it on: where it lives on storage, the ticket the endpoint vouches for
+ * a closed laptop) can carry it on: where it lives on storage, the ticket the upload API vouches for
  * it with, and the parts storage has accepted.
  */
 export interface ResumeRecord {
@@ -20,7 +20,7 @@ export interface ResumeRecord {
   uploadId: string
   partSize: number
   partCount: number
-  /** The endpoint's ticket for this upload (presigned: multipart ticket; token: token ticket). */
+  /** The upload API's ticket for this upload (presigned: multipart ticket; token: token ticket). */
   ticket: string
   contentType: string
   /** Parts storage accepted, as this page saw them (the engine asks storage again on resume). */

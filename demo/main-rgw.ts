@@ -55,7 +55,7 @@ async function main() {
         region: rgw.region,
         endpoint: rgw.endpoint,
         forcePathStyle: true,
-        // Token mode: the endpoint asks RGW's STS for credentials limited to one key (AssumeRole with a session policy).
+        // Token mode: the upload API asks RGW's STS for credentials limited to one key (AssumeRole with a session policy).
         sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint },
         maxFileSize: settings.maxFileSize,
         allowedTypes: settings.allowedTypes,
@@ -70,11 +70,11 @@ async function main() {
 
   const info = await running.app.inject({ method: 'GET', url: `${running.prefix}/info` }).then((reply) => reply.json())
   console.log(`Updraft demo on Ceph RGW: ${running.url}`)
-  console.log(`  endpoint  ${running.url}${running.prefix}`)
-  console.log(`  storage   Ceph RGW at ${rgw.endpoint} · bucket ${BUCKET} (in memory: gone when this stops)`)
-  console.log(`  modes     presigned${info.token ? ' and token (STS AssumeRole, one key per credential)' : `. Token mode is off: ${info.tokenUnavailableReason}`}`)
-  console.log(`  keys      S3_UPLOAD_KEY=${rgw.accessKeyId} S3_UPLOAD_SECRET=${rgw.secretAccessKey} S3_UPLOAD_ROLE_ARN=${rgw.roleArn}`)
-  console.log(`  limits    ${DEFAULT_RATE_LIMIT.max} endpoint requests per minute per client`)
+  console.log(`  upload API  ${running.url}${running.prefix}`)
+  console.log(`  storage     Ceph RGW at ${rgw.endpoint} · bucket ${BUCKET} (in memory: gone when this stops)`)
+  console.log(`  modes       presigned${info.token ? ' and token (STS AssumeRole, one key per credential)' : `. Token mode is off: ${info.tokenUnavailableReason}`}`)
+  console.log(`  keys        S3_UPLOAD_KEY=${rgw.accessKeyId} S3_UPLOAD_SECRET=${rgw.secretAccessKey} S3_UPLOAD_ROLE_ARN=${rgw.roleArn}`)
+  console.log(`  limits      ${DEFAULT_RATE_LIMIT.max} upload API requests per minute per client`)
   console.log('Press Ctrl-C to stop.')
 }
 
