@@ -12,12 +12,12 @@ import type { BatchError, PresignedMultipartReply, PresignedPutReply, TokenReply
 import { s3Upload } from '../server/fastify.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { startCountingProxy } from '../dev/counting-proxy.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sdkClient, sha256, testBytesOf } from '../dev/s3-client.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
-const { stores, uploadApiFor, tokenSts, track } = useUploadApiFixture()
+const { stores, uploadApiFor, tokenSts, track } = uploadApiFixture()
 const allStores: Record<string, () => TestStore> = { ...stores, swift: () => inject('swift') }
 
 type Reply = TokenReply | PresignedPutReply | PresignedMultipartReply

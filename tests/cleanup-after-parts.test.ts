@@ -8,7 +8,7 @@ import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { upload, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
 import { sdkClient, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'
@@ -16,7 +16,7 @@ import { directTarget } from '../dev/stores.ts'
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)
 const LATE_MS = 1500
-const { uploadApiFor } = useUploadApiFixture()
+const { uploadApiFor } = uploadApiFixture()
 let proxy: FaultProxy
 
 beforeAll(async () => {

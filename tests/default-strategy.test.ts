@@ -7,14 +7,14 @@ import { describe, expect, inject, it } from 'vitest'
 import { ApiError, upload, type UploadOptions } from '../engine/index.ts'
 import type { TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
 const swift = inject('swift')
-const { uploadApiFor, readerFor, s3rver, serve } = useUploadApiFixture()
+const { uploadApiFor, readerFor, s3rver, serve } = uploadApiFixture()
 
 const fileOf = (bytes: Uint8Array<ArrayBuffer>) => new File([bytes], 'data.bin', { type: 'application/octet-stream' })
 

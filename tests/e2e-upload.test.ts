@@ -6,11 +6,11 @@ import { ApiError, fetchTransport, upload, type Transport, type UploadOptions, t
 import type { PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
-const { stores, uploadApiFor, s3rver } = useUploadApiFixture()
+const { stores, uploadApiFor, s3rver } = uploadApiFixture()
 
 const assumeRole = (): UploadHandlerConfig => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
 

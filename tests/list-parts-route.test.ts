@@ -10,11 +10,11 @@ import {
 } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
 import { uploadPolicy } from '../server/sts.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { sdkClient } from '../dev/s3-client.ts'
 
 const rgw = inject('rgw')
-const { uploadApiFor } = useUploadApiFixture()
+const { uploadApiFor } = uploadApiFixture()
 const MiB = 1024 * 1024
 
 const post = (url: string, body: unknown) =>

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Progress, uploadObject } from '../engine/index.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'
 
-const { stores, readerFor } = useUploadApiFixture()
+const { stores, readerFor } = uploadApiFixture()
 const PART = 5 * MiB
 /** 3 parts, the last one short; not a multiple of 64 KiB (a file-backed Blob's read size). */
 const SIZE = 2 * PART + 3 * MiB + 12_345

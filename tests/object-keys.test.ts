@@ -6,7 +6,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
 import { ApiError, upload, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import type { TestStore } from '../dev/stores.ts'
 
@@ -19,7 +19,7 @@ const AWKWARD = "dir/a b+c ü 写真?#%25%!'()*~.txt"
 const AWKWARD_FOR_TOKEN = "dir/a b+c ü 写真#%25%!'()~.txt"
 const SIZES = { single: 1000, multipart: MIN_PART_SIZE + 1 }
 
-const { stores, uploadApiFor, readerFor, tokenSts } = useUploadApiFixture()
+const { stores, uploadApiFor, readerFor, tokenSts } = uploadApiFixture()
 
 async function expectStored(store: TestStore, key: string, bytes: Uint8Array) {
   const reader = readerFor(store)

@@ -10,7 +10,7 @@ import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import type { Strategy } from '../protocol/wire.ts'
 import type { TransferOptions } from '../engine/core/options.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from '../dev/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'
@@ -19,7 +19,7 @@ const rgw = inject('rgw')
 const reader = sdkClient(rgw)
 const SIZE = 6 * MIN_PART_SIZE + 12345
 const PARTS = 7
-const { uploadApiFor } = useUploadApiFixture()
+const { uploadApiFor } = uploadApiFixture()
 let proxy: FaultProxy
 
 beforeAll(async () => {

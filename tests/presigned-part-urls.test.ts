@@ -8,7 +8,7 @@ import type { PresignedMultipartReply } from '../protocol/wire.ts'
 import { xmlText } from '../protocol/xml.ts'
 import { createUploadHandler } from '../server/index.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 /** Part URLs live this long here, so one can be made to expire in a test's time. */
@@ -16,7 +16,7 @@ const PART_URL_SECONDS = 3
 /** Longer than PART_URL_SECONDS plus the up-to-1 s that X-Amz-Date's truncation to seconds takes off. */
 const HOLD_MS = (PART_URL_SECONDS + 1.5) * 1000
 
-const { stores, uploadApiFor, s3rver } = useUploadApiFixture()
+const { stores, uploadApiFor, s3rver } = uploadApiFixture()
 
 interface Sent {
   partNumber: number

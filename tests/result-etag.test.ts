@@ -6,12 +6,12 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
 import { fetchTransport, type Transport, upload, uploadObject } from '../engine/index.ts'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
-const { stores, uploadApiFor, tokenSts, readerFor } = useUploadApiFixture()
+const { stores, uploadApiFor, tokenSts, readerFor } = uploadApiFixture()
 const swift = (): TestStore => inject('swift')
 
 const file = (bytes: Uint8Array<ArrayBuffer>) => new File([bytes], 'data.bin', { type: 'application/octet-stream' })

@@ -12,12 +12,12 @@ import { ApiError, upload } from '../engine/index.ts'
 import { taggingHeaders } from '../engine/opt-ins/tags.ts'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
-const { stores, uploadApiFor, tokenSts, track } = useUploadApiFixture()
+const { stores, uploadApiFor, tokenSts, track } = uploadApiFixture()
 
 /** Each header a page can add to a presigned PUT that RGW or s3rver keeps with the object (measured: see the report in docs/security.md). */
 const EXTRAS: Record<string, string> = {

@@ -8,13 +8,13 @@ import { describe, expect, inject, it } from 'vitest'
 import { fetchTransport, type Transport, upload, type UploadOptions } from '../engine/index.ts'
 import type { TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import type { TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
-const { stores, uploadApiFor, tokenSts } = useUploadApiFixture()
+const { stores, uploadApiFor, tokenSts } = uploadApiFixture()
 
 const tokenConfig = (store: TestStore): UploadHandlerConfig => ({ sts: tokenSts(store) })
 

@@ -10,14 +10,14 @@ import { describe, expect, inject, it } from 'vitest'
 import { uploadObject } from '../engine/index.ts'
 import type { CompleteReply, ListPartsReply, PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { CompletedUpload, UploadHandlerConfig } from '../server/index.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytesOf } from '../dev/s3-client.ts'
 import type { TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const PART = 5 * MiB
 const rgw = inject('rgw')
-const { stores, uploadApiFor, tokenSts } = useUploadApiFixture()
+const { stores, uploadApiFor, tokenSts } = uploadApiFixture()
 
 async function post<T = Record<string, unknown>>(api: string, route: string, body: unknown) {
   const response = await fetch(api + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })

@@ -12,13 +12,13 @@ import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { startFaultProxy } from '../dev/fault-proxy.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget, type TestStore } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
-const { stores, uploadApiFor, readerFor } = useUploadApiFixture()
+const { stores, uploadApiFor, readerFor } = uploadApiFixture()
 const PART = 5 * MiB
 
 /** `data` as an async generator of chunks of `size` bytes (views, as streams hand them out). */

@@ -8,13 +8,13 @@ import { ApiError, fetchTransport, NetworkError, type Transport, upload, uploadO
 import type { PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { signTicket, verifyTicket } from '../server/ticket.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytesOf } from '../dev/s3-client.ts'
 import type { TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const TICKET_SECRET = 'completion-test-ticket-secret'
-const { stores, uploadApiFor, tokenSts } = useUploadApiFixture()
+const { stores, uploadApiFor, tokenSts } = uploadApiFixture()
 
 type Strategy = 'presigned' | 'token'
 const tokenConfig = (store: TestStore): UploadHandlerConfig => ({ sts: tokenSts(store) })

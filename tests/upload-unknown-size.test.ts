@@ -9,11 +9,11 @@ import { describe, expect, inject, it } from 'vitest'
 import { ApiError, upload } from '../engine/index.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 
 const rgw = inject('rgw')
-const { uploadApiFor, readerFor } = useUploadApiFixture()
+const { uploadApiFor, readerFor } = uploadApiFixture()
 
 async function* chunked(data: Uint8Array, size: number) {
   for (let at = 0; at < data.length; at += size) yield data.subarray(at, at + size)

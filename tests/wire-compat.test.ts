@@ -12,11 +12,11 @@ import { createUploadHandler } from '../server/index.ts'
 import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import type { WebHandler } from '../dev/serve-handler.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
-import { useUploadApiFixture } from './helpers/upload-api-fixture.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
-const { s3rver, serve, track, readerFor } = useUploadApiFixture()
+const { s3rver, serve, track, readerFor } = uploadApiFixture()
 
 /** What next-s3-upload's client POSTs (its `N` in dist/index.js): no filesize, no strategy. */
 const askAsNextS3Upload = (api: string, file: File, strategy: 'presigned' | 'aws-sdk') =>

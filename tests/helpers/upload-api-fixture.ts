@@ -12,7 +12,7 @@ import { startStsServer, type StsStandIn } from '../../dev/sts-server.ts'
  * since s3rver has none), handlers served over real HTTP, and SDK clients to read back with — all
  * closed after the file's tests.
  */
-export function useUploadApiFixture() {
+export function uploadApiFixture() {
   let s3rver: S3rverInstance
   let sts: StsStandIn
   const closers: Array<() => unknown> = []
