@@ -12,7 +12,9 @@ export default defineConfig({
       // Threads that keep their modules from file to file (isolate: false): a fresh process per
       // file re-imported TypeScript, jsdom and the AWS SDK 68 times and made up most of the lane's
       // time. A file that mocks a module or stubs a global undoes it when it ends.
-      { test: { ...shared, name: 'unit', include: ['tests/unit/**/*.test.{ts,tsx}'], pool: 'threads', isolate: false } },
+      {
+        test: { ...shared, name: 'unit', include: ['tests/unit/**/*.test.{ts,tsx}'], pool: 'threads', isolate: false },
+      },
       // What reads the sources, docs and package.json as a whole (the TypeScript compiler over every
       // doc snippet and entry, the import graph, figures against bench/RESULTS.md) or runs vitest
       // itself: no store or browser either, but seconds per file, so kept out of the unit lane

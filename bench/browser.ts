@@ -1,7 +1,7 @@
-import { type ChromiumBench, type PageContender, type PageMeasurement, startChromiumBench } from './lib/chromium.ts'
-import { fixed, type Goal, mbps, median, mib, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
 import { type BenchStore, nullSinkStore, s3rverStore } from './lib/bench-stores.ts'
 import { browserCharts } from './lib/chart-specs.ts'
+import { type ChromiumBench, type PageContender, type PageMeasurement, startChromiumBench } from './lib/chromium.ts'
+import { type Benchmark, fixed, type Goal, MiB, mbps, median, mib, ratio, rotate, type Table } from './lib/report.ts'
 
 const CONTENDERS: Array<{ id: PageContender; label: string }> = [
   { id: 'updraft', label: 'Updraft (XHR transport, Blob slices)' },
@@ -14,7 +14,9 @@ const ALGORITHMS = ['md5', 'crc32', 'crc32c', 'sha256'] as const
 /** No checksum, then each algorithm hashed in updraft-s3/checksums' worker and on the main thread (a page without workers). */
 const VARIANTS = [
   { id: 'none', algorithm: undefined, thread: undefined },
-  ...ALGORITHMS.flatMap((algorithm) => (['worker', 'main'] as const).map((thread) => ({ id: `${algorithm} ${thread}`, algorithm, thread }))),
+  ...ALGORITHMS.flatMap((algorithm) =>
+    (['worker', 'main'] as const).map((thread) => ({ id: `${algorithm} ${thread}`, algorithm, thread })),
+  ),
 ]
 
 /**
@@ -25,17 +27,33 @@ const VARIANTS = [
 export async function checksumCost(
   chromium: ChromiumBench,
   store: BenchStore,
-  { size, partSize, queueSize, rounds, log }: { size: number; partSize: number; queueSize: number; rounds: number; log: (message: string) => void },
+  {
+    size,
+    partSize,
+    queueSize,
+    rounds,
+    log,
+  }: { size: number; partSize: number; queueSize: number; rounds: number; log: (message: string) => void },
 ): Promise<Table> {
   const runs = new Map<string, PageMeasurement[]>(VARIANTS.map(({ id }) => [id, []]))
   const speed = (run: PageMeasurement) => mbps(run.bytes, run.seconds)
   for (let round = 0; round < rounds; round++) {
     for (const { id, algorithm, thread } of rotate(VARIANTS, round)) {
       const key = `bench/browser/checksum-${id.replace(' ', '-')}-${round}.bin`
-      const result = await chromium.run({ contender: 'updraft', target: store.target(key), size, partSize, queueSize, checksum: algorithm, checksumThread: thread })
+      const result = await chromium.run({
+        contender: 'updraft',
+        target: store.target(key),
+        size,
+        partSize,
+        queueSize,
+        checksum: algorithm,
+        checksumThread: thread,
+      })
       await store.discard(key)
       runs.get(id)!.push(result)
-      log(`chromium ${store.name} checksum ${id}: ${fixed(speed(result))} MB/s, longest main-thread stall ${fixed(result.longestStallMs ?? 0, 0)} ms`)
+      log(
+        `chromium ${store.name} checksum ${id}: ${fixed(speed(result))} MB/s, longest main-thread stall ${fixed(result.longestStallMs ?? 0, 0)} ms`,
+      )
     }
   }
   const none = runs.get('none')!
@@ -84,7 +102,8 @@ export const browser: Benchmark = {
               log(`chromium ${store.name} ${id}: ${fixed(mbps(result.bytes, result.seconds))} MB/s`)
             }
           }
-          if (store.name === 'null sink') checksumTable = await checksumCost(chromium, store, { size, partSize, queueSize, rounds, log })
+          if (store.name === 'null sink')
+            checksumTable = await checksumCost(chromium, store, { size, partSize, queueSize, rounds, log })
         } finally {
           await store.stop()
         }
@@ -125,7 +144,7 @@ export const browser: Benchmark = {
         'Each measurement opens a fresh page, in its own browser context, created over raw CDP (`Target.createTarget`): Playwright does not attach to it, so DevTools network monitoring, which copies ArrayBuffer bodies, is off. The page gets its job and reports its timing over plain HTTP.',
         'The page is served from another loopback port than the store: every PUT is a cross-origin XHR with a CORS preflight (part URLs differ, so each part is preflighted, in every client).',
         'The raw ceiling gets its upload created and all URLs presigned before the clock starts; it times the PUTs and Complete only.',
-        'Browser RSS growth: highest sum of every Chromium process\'s RSS while uploading (sampled every 20 ms) minus the sum when the Blob was ready.',
+        "Browser RSS growth: highest sum of every Chromium process's RSS while uploading (sampled every 20 ms) minus the sum when the Blob was ready.",
         'Checksum rows: `worker` is updraft-s3/checksums in a page that can start its Blob-URL worker (the default); `main thread` is the same page without `Worker`, as under a CSP whose worker-src leaves out blob:. Longest main-thread stall: the most a 5 ms timer in the page came late during the upload (a frame is 16.7 ms).',
       ],
     }

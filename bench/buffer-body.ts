@@ -1,9 +1,10 @@
 // Issue 14, a short side-by-side run on the null sink: Updraft with a Node Buffer body, with a Blob
 // body and with a stream of 64 KiB chunks (length unknown), beside raw node:http ceilings.
 // `npx tsx bench/buffer-body.ts [rounds] [MiB]`; `npm run bench -- throughput` has the Buffer rows.
-import { type ClientResult, type Contender, runClient } from './lib/child.ts'
-import { fixed, mbps, median, MiB } from './lib/report.ts'
+
 import { nullSinkStore } from './lib/bench-stores.ts'
+import { type ClientResult, type Contender, runClient } from './lib/child.ts'
+import { fixed, MiB, mbps, median } from './lib/report.ts'
 
 const rounds = Number(process.argv[2] ?? 3)
 const size = Number(process.argv[3] ?? 256) * MiB
@@ -15,10 +16,19 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const id of contenders) {
       const key = `bench/buffer/${id}-${round}.bin`
-      const result = await runClient({ contender: id, target: store.target(key), body: { kind: 'memory', size }, partSize, queueSize: 4, warmUp: true })
+      const result = await runClient({
+        contender: id,
+        target: store.target(key),
+        body: { kind: 'memory', size },
+        partSize,
+        queueSize: 4,
+        warmUp: true,
+      })
       await store.discard(key)
       runs.get(id)!.push(result)
-      console.error(`round ${round} ${id}: ${fixed(mbps(result.bytes, result.seconds))} MB/s, ${fixed(result.cpuSeconds, 2)} CPU-s`)
+      console.error(
+        `round ${round} ${id}: ${fixed(mbps(result.bytes, result.seconds))} MB/s, ${fixed(result.cpuSeconds, 2)} CPU-s`,
+      )
     }
   }
 } finally {
@@ -30,8 +40,12 @@ const ratio = (a: Contender, b: Contender) => {
   return `${fixed(median(ratios), 2)}x ${b} (rounds: ${ratios.map((x) => fixed(x, 2)).join(', ')})`
 }
 for (const [id, results] of runs) {
-  console.log(`${id}: ${fixed(median(results.map(speed)))} MB/s median of ${rounds}, CPU ${fixed(median(results.map((r) => r.cpuSeconds)), 2)} s`)
+  console.log(
+    `${id}: ${fixed(median(results.map(speed)))} MB/s median of ${rounds}, CPU ${fixed(median(results.map((r) => r.cpuSeconds)), 2)} s`,
+  )
 }
-console.log(`updraft-buffer: ${ratio('updraft-buffer', 'http-ceiling-buffer')}; ${ratio('updraft-buffer', 'http-ceiling')}`)
+console.log(
+  `updraft-buffer: ${ratio('updraft-buffer', 'http-ceiling-buffer')}; ${ratio('updraft-buffer', 'http-ceiling')}`,
+)
 console.log(`updraft (Blob): ${ratio('updraft', 'http-ceiling')}`)
 console.log(`updraft-stream (64 KiB chunks, length unknown): ${ratio('updraft-stream', 'http-ceiling-buffer')}`)

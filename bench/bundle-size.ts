@@ -1,7 +1,7 @@
 import { ensurePackageBuilt } from '../scripts/build.ts'
-import { BUDGETS, measureBundle, PEER_ENTRIES, UPDRAFT_ENTRIES, type BundleSize } from './lib/bundle.ts'
-import { fixed, ratio, type Benchmark, type Table } from './lib/report.ts'
+import { BUDGETS, type BundleSize, measureBundle, PEER_ENTRIES, UPDRAFT_ENTRIES } from './lib/bundle.ts'
 import { bundleCharts } from './lib/chart-specs.ts'
+import { type Benchmark, fixed, ratio, type Table } from './lib/report.ts'
 
 /** Issue 5, item 1: what a page ships, Updraft's entries beside the peers'. Deterministic: one build each. */
 export const bundleSize: Benchmark = {
@@ -12,21 +12,52 @@ export const bundleSize: Benchmark = {
     await ensurePackageBuilt() // Updraft's entries are measured on the built package
     const sizes: Record<string, BundleSize> = {}
     // Token mode's signer on its own: aws4fetch's AwsV4Signer and the engine's wrapper, a lazy chunk of the token paths.
-    const signer = { label: 'for reference: the SigV4 signer alone (aws4fetch + engine/s3/aws4fetch-signer.ts)', contents: `export { signV4 } from './dist/lib/engine/s3/aws4fetch-signer.js'` }
+    const signer = {
+      label: 'for reference: the SigV4 signer alone (aws4fetch + engine/s3/aws4fetch-signer.ts)',
+      contents: `export { signV4 } from './dist/lib/engine/s3/aws4fetch-signer.js'`,
+    }
     const all = { ...UPDRAFT_ENTRIES, signer, ...PEER_ENTRIES }
     for (const [name, entry] of Object.entries(all)) sizes[name] = await measureBundle(entry)
     const token = sizes.upload!
     const rows = Object.entries(all).map(([name, entry]) => {
       const size = sizes[name]!
-      return [entry.label, String(size.min), String(size.gzip), String(size.allGzip), String(size.brotli), ratio(size.gzip / token.gzip)]
+      return [
+        entry.label,
+        String(size.min),
+        String(size.gzip),
+        String(size.allGzip),
+        String(size.brotli),
+        ratio(size.gzip / token.gzip),
+      ]
     })
     const budgetRows = BUDGETS.map(({ entry, limit, what }) => {
       const gzip = sizes[entry]!.gzip
-      return [what, String(gzip), String(limit), `${gzip - limit > 0 ? '+' : ''}${gzip - limit}`, gzip <= limit ? 'within' : 'OVER']
+      return [
+        what,
+        String(gzip),
+        String(limit),
+        `${gzip - limit > 0 ? '+' : ''}${gzip - limit}`,
+        gzip <= limit ? 'within' : 'OVER',
+      ]
     })
     const tables: Table[] = [
-      { title: 'Bytes shipped', columns: ['bundle', 'min B (with the page)', 'gzip B (with the page)', 'gzip B (with lazy chunks)', 'brotli B', 'gzip vs Updraft upload()'], rows },
-      { title: 'Budget (gzip, 1 KB = 1000 B)', columns: ['path', 'gzip B', 'budget B', 'over by B', 'status'], rows: budgetRows },
+      {
+        title: 'Bytes shipped',
+        columns: [
+          'bundle',
+          'min B (with the page)',
+          'gzip B (with the page)',
+          'gzip B (with lazy chunks)',
+          'brotli B',
+          'gzip vs Updraft upload()',
+        ],
+        rows,
+      },
+      {
+        title: 'Budget (gzip, 1 KB = 1000 B)',
+        columns: ['path', 'gzip B', 'budget B', 'over by B', 'status'],
+        rows: budgetRows,
+      },
       whereBytesGo('Where the bytes go: `upload()` (minified bytes per input, esbuild metafile)', token),
       whereBytesGo('Where the bytes go: `uploadWithToken()`', sizes.token!),
       whereBytesGo('Where the bytes go: `uploadPresigned()`', sizes.presigned!),
@@ -72,7 +103,12 @@ function whereBytesGo(title: string, size: BundleSize): Table {
   return {
     title,
     columns: ['input', 'min B', 'share', 'loads'],
-    rows: size.inputs.map(({ path, bytes, lazy }) => [shortPath(path), String(bytes), `${fixed((100 * bytes) / total, 1)}%`, lazy ? 'lazily' : 'with the page']),
+    rows: size.inputs.map(({ path, bytes, lazy }) => [
+      shortPath(path),
+      String(bytes),
+      `${fixed((100 * bytes) / total, 1)}%`,
+      lazy ? 'lazily' : 'with the page',
+    ]),
   }
 }
 

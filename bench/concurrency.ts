@@ -1,6 +1,6 @@
-import { type ClientResult, runClient } from './lib/child.ts'
-import { fixed, type Goal, mbps, median, MiB, type Benchmark, type Table } from './lib/report.ts'
 import { type BenchStore, nullSinkStore, rgwStore } from './lib/bench-stores.ts'
+import { type ClientResult, runClient } from './lib/child.ts'
+import { type Benchmark, fixed, type Goal, MiB, mbps, median, type Table } from './lib/report.ts'
 
 interface Cell {
   queueSize: number
@@ -31,10 +31,18 @@ export const concurrency: Benchmark = {
           // Forward, then backward: a drift in machine load spreads over every cell.
           for (const cell of round % 2 ? [...cells].reverse() : cells) {
             const key = `bench/sweep/${cell.queueSize}-${cell.partSize}-${round}.bin`
-            const result: ClientResult = await runClient({ contender: 'updraft', target: store.target(key), body: { kind: 'memory', size }, ...cell, warmUp: true })
+            const result: ClientResult = await runClient({
+              contender: 'updraft',
+              target: store.target(key),
+              body: { kind: 'memory', size },
+              ...cell,
+              warmUp: true,
+            })
             await store.discard(key)
             byCell.get(id(cell))!.push(mbps(result.bytes, result.seconds))
-            log(`sweep ${store.name} q${cell.queueSize} ${cell.partSize / MiB} MiB: ${fixed(mbps(result.bytes, result.seconds))} MB/s`)
+            log(
+              `sweep ${store.name} q${cell.queueSize} ${cell.partSize / MiB} MiB: ${fixed(mbps(result.bytes, result.seconds))} MB/s`,
+            )
           }
         }
       } finally {
@@ -47,14 +55,25 @@ export const concurrency: Benchmark = {
     const choice = recommend(cells, speeds)
     tables.push({
       title: `Cells with queue <= ${BROWSER_CONNECTIONS}: share of each store's best cell, and memory in flight (queue x part)`,
-      columns: ['queue', 'part MiB', 'in flight MiB', ...[...speeds.keys()].map((name) => `${name} share of best`), 'worst share', ''],
+      columns: [
+        'queue',
+        'part MiB',
+        'in flight MiB',
+        ...[...speeds.keys()].map((name) => `${name} share of best`),
+        'worst share',
+        '',
+      ],
       rows: choice.candidates.map(({ cell, shares, worst }) => [
         String(cell.queueSize),
         String(cell.partSize / MiB),
         String((cell.queueSize * cell.partSize) / MiB),
         ...shares.map((share) => `${fixed(100 * share)}%`),
         `${fixed(100 * worst)}%`,
-        cell === choice.pick.cell ? 'pick' : cell.queueSize === 4 && cell.partSize === 5 * MiB ? 'current default' : '-',
+        cell === choice.pick.cell
+          ? 'pick'
+          : cell.queueSize === 4 && cell.partSize === 5 * MiB
+            ? 'current default'
+            : '-',
       ]),
     })
     const pick = choice.pick
@@ -115,8 +134,11 @@ function recommend(cells: Cell[], speeds: Map<string, Map<string, number[]>>) {
   const real = medians.length - 1 // RGW runs last
   const eligible = cells.filter(({ queueSize }) => queueSize <= BROWSER_CONNECTIONS)
   const queues = [...new Set(eligible.map(({ queueSize }) => queueSize))].sort((a, b) => a - b)
-  const realBestAt = (queue: number) => Math.max(...eligible.filter(({ queueSize }) => queueSize === queue).map(medians[real]!.of))
-  const queue = queues.find((q) => realBestAt(q) >= 0.95 * bests[real]!) ?? queues.reduce((a, b) => (realBestAt(b) > realBestAt(a) ? b : a))
+  const realBestAt = (queue: number) =>
+    Math.max(...eligible.filter(({ queueSize }) => queueSize === queue).map(medians[real]!.of))
+  const queue =
+    queues.find((q) => realBestAt(q) >= 0.95 * bests[real]!) ??
+    queues.reduce((a, b) => (realBestAt(b) > realBestAt(a) ? b : a))
   const candidates = eligible.map(rate)
   const pick = candidates.filter(({ cell }) => cell.queueSize === queue).reduce((a, b) => (b.worst > a.worst ? b : a))
   const current = candidates.find(({ cell }) => cell.queueSize === 4 && cell.partSize === 5 * MiB)

@@ -3,7 +3,7 @@ import { S3RVER_CREDENTIALS, startS3rver } from '../dev/s3rver.ts'
 import { startService } from './lib/child.ts'
 import { type ChromiumBench, type PageResource, startChromiumBench } from './lib/chromium.ts'
 import { createLink, type LinkProfile, PROFILES } from './lib/link.ts'
-import { fixed, type Goal, median, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
+import { type Benchmark, fixed, type Goal, MiB, median, ratio, rotate, type Table } from './lib/report.ts'
 
 /**
  * Issue 32: the engine loads aws4fetch's signer and the multipart machinery lazily, each started
@@ -27,7 +27,10 @@ const PART_SIZE = 5 * MiB
 const API_PATH = '/api/s3-upload'
 
 /** Loopback, and the 30 ms link of bench/network.ts (100 Mbit/s up, 500 down). */
-const NETWORKS: Array<{ name: string; profile?: LinkProfile }> = [{ name: 'loopback' }, { name: PROFILES.home!.name, profile: PROFILES.home }]
+const NETWORKS: Array<{ name: string; profile?: LinkProfile }> = [
+  { name: 'loopback' },
+  { name: PROFILES.home!.name, profile: PROFILES.home },
+]
 
 /** The share of uploads whose chunks must be in before the API's reply for the goal. */
 const IN_TIME = 0.9
@@ -61,7 +64,9 @@ export const firstByte: Benchmark = {
     const headlines: string[] = []
     for (const network of NETWORKS) {
       const rig = await startRig(network.profile)
-      const runs = new Map<string, Record<ContenderId, Measurement[]>>(cells.map((cell) => [cellKey(cell), { lazy: [], eager: [] }]))
+      const runs = new Map<string, Record<ContenderId, Measurement[]>>(
+        cells.map((cell) => [cellKey(cell), { lazy: [], eager: [] }]),
+      )
       try {
         // One untimed upload of each kind first: the upload API's SDK clients, s3rver and Chromium's
         // own first-use costs stay out of the figures (a site's server has long been warm).
@@ -72,7 +77,9 @@ export const firstByte: Benchmark = {
               const measured = await rig.run(cell, split)
               runs.get(cellKey(cell))![id].push(measured)
               const chunks = measured.chunks.map(({ name, endMs }) => `${name} in at ${fixed(endMs, 0)}`).join(', ')
-              log(`${network.name} ${cellKey(cell)} ${id}: body byte at ${measured.bodyMs}, sent at ${fixed(measured.sentMs, 0)}, reply in at ${fixed(measured.replyMs, 0)}; chunks: ${chunks || 'none'}`)
+              log(
+                `${network.name} ${cellKey(cell)} ${id}: body byte at ${measured.bodyMs}, sent at ${fixed(measured.sentMs, 0)}, reply in at ${fixed(measured.replyMs, 0)}; chunks: ${chunks || 'none'}`,
+              )
             }
           }
         }
@@ -81,7 +88,9 @@ export const firstByte: Benchmark = {
       }
       tables.push(firstByteTable(network.name, rounds, cells, runs), chunkTable(network.name, rounds, cells, runs))
       for (const cell of cells) goals.push(goalOf(network.name, cell, runs.get(cellKey(cell))!))
-      const ratios = cells.map((cell) => `${cellKey(cell)} ${ratio(pairedRatio(runs.get(cellKey(cell))!, (run) => run.bodyMs))}`)
+      const ratios = cells.map(
+        (cell) => `${cellKey(cell)} ${ratio(pairedRatio(runs.get(cellKey(cell))!, (run) => run.bodyMs))}`,
+      )
       const lazy = cells.flatMap((cell) => runs.get(cellKey(cell))!.lazy.filter((run) => run.chunks.length > 0))
       headlines.push(
         `First storage byte in Chromium, ${network.name}: lazy/eager ${ratios.join(', ')}; the lazy chunks were in before the API's reply in ${lazy.filter((run) => waitMs(run) === 0).length} of ${lazy.length} uploads that loaded any.`,
@@ -124,7 +133,12 @@ async function startRig(profile: LinkProfile | undefined): Promise<Rig> {
     const storageUrl = link ? (await link.proxy(storage.endpoint)).url : storage.endpoint
     const sts = await startService('sts-server', { ...S3RVER_CREDENTIALS, issue: S3RVER_CREDENTIALS })
     stopping.push(() => sts.stop())
-    const api = await startService('upload-api-server', { stsEndpoint: sts.url, s3Endpoint: storageUrl, s3Direct: s3rver.endpoint, keys: S3RVER_CREDENTIALS })
+    const api = await startService('upload-api-server', {
+      stsEndpoint: sts.url,
+      s3Endpoint: storageUrl,
+      s3Direct: s3rver.endpoint,
+      keys: S3RVER_CREDENTIALS,
+    })
     stopping.push(() => api.stop())
     const chromium: ChromiumBench = await startChromiumBench({
       apiUpstream: api.url,
@@ -134,16 +148,31 @@ async function startRig(profile: LinkProfile | undefined): Promise<Rig> {
     })
     stopping.push(() => chromium.close())
     // Unused by the upload API contenders (the upload API names the object), but a job carries one.
-    const target = { endpoint: storageUrl, region: 'us-east-1', bucket: s3rver.bucket, key: 'unused', credentials: S3RVER_CREDENTIALS }
+    const target = {
+      endpoint: storageUrl,
+      region: 'us-east-1',
+      bucket: s3rver.bucket,
+      key: 'unused',
+      credentials: S3RVER_CREDENTIALS,
+    }
     return {
       stop,
       async run({ mode, size }, split) {
         link?.reset()
         storage.reset()
         const what = `${mode.name} ${sizeLabel(size)} ${split ? 'lazy' : 'eager'}`
-        const result = await chromium.run({ contender: mode.page, split, target, size, partSize: PART_SIZE, queueSize: 4, resourceTimings: true })
+        const result = await chromium.run({
+          contender: mode.page,
+          split,
+          target,
+          size,
+          partSize: PART_SIZE,
+          queueSize: 4,
+          resourceTimings: true,
+        })
         const resources = result.resources ?? []
-        const first = (test: (resource: PageResource) => boolean) => resources.find(test) ?? fail(`${what}: no such request in the page's Resource Timing`)
+        const first = (test: (resource: PageResource) => boolean) =>
+          resources.find(test) ?? fail(`${what}: no such request in the page's Resource Timing`)
         const { firstBodyAt } = storage.stats
         return {
           bodyMs: (firstBodyAt ?? fail(`${what}: no body reached storage`)) - result.startedAt,
@@ -166,7 +195,11 @@ function fail(message: string): never {
 }
 
 /** `/split/updraft-token/multipart-45PJ77SH.js` → `multipart`; esbuild's shared chunks are `chunk-HASH`. */
-const chunkName = (url: string) => new URL(url).pathname.split('/').pop()!.replace(/-[A-Z0-9]{8}\.js$/, '')
+const chunkName = (url: string) =>
+  new URL(url).pathname
+    .split('/')
+    .pop()!
+    .replace(/-[A-Z0-9]{8}\.js$/, '')
 const sizeLabel = (size: number) => (size < MiB ? `${size / KiB} KiB` : `${size / MiB} MiB`)
 const cellKey = ({ mode, size }: Cell) => `${mode.name} ${sizeLabel(size)}`
 const signed = (ms: number) => `${ms > 0 ? '+' : ''}${fixed(ms, 1)}`
@@ -192,9 +225,15 @@ function difference({ lazy, eager }: Record<ContenderId, Measurement[]>, ms: (ru
   return `${signed(median(differences))}${ci ? ` (${ci})` : ''}`
 }
 
-const fileLabel = (size: number) => `${sizeLabel(size)} (${size > PART_SIZE ? `${Math.ceil(size / PART_SIZE)} parts` : 'one PUT'})`
+const fileLabel = (size: number) =>
+  `${sizeLabel(size)} (${size > PART_SIZE ? `${Math.ceil(size / PART_SIZE)} parts` : 'one PUT'})`
 
-function firstByteTable(network: string, rounds: number, cells: Cell[], runs: Map<string, Record<ContenderId, Measurement[]>>): Table {
+function firstByteTable(
+  network: string,
+  rounds: number,
+  cells: Cell[],
+  runs: Map<string, Record<ContenderId, Measurement[]>>,
+): Table {
   const body = (run: Measurement) => run.bodyMs
   const sent = (run: Measurement) => run.sentMs
   return {
@@ -230,14 +269,38 @@ function firstByteTable(network: string, rounds: number, cells: Cell[], runs: Ma
   }
 }
 
-function chunkTable(network: string, rounds: number, cells: Cell[], runs: Map<string, Record<ContenderId, Measurement[]>>): Table {
+function chunkTable(
+  network: string,
+  rounds: number,
+  cells: Cell[],
+  runs: Map<string, Record<ContenderId, Measurement[]>>,
+): Table {
   return {
     title: `${network}: the lazy page's chunks against the API's reply, ms after \`upload()\`, median of ${rounds}`,
-    columns: ['mode', 'file', 'chunks loaded during the upload', 'API reply in', 'last chunk in', 'uploads with a chunk in after the reply', 'wait for chunks after the reply: median', 'max'],
+    columns: [
+      'mode',
+      'file',
+      'chunks loaded during the upload',
+      'API reply in',
+      'last chunk in',
+      'uploads with a chunk in after the reply',
+      'wait for chunks after the reply: median',
+      'max',
+    ],
     rows: cells.map((cell) => {
       const { lazy } = runs.get(cellKey(cell))!
       const names = [...new Set(lazy.flatMap((run) => run.chunks.map(({ name }) => name)))]
-      if (names.length === 0) return [cell.mode.name, fileLabel(cell.size), 'none', fixed(median(lazy.map((run) => run.replyMs)), 1), '-', '-', '-', '-']
+      if (names.length === 0)
+        return [
+          cell.mode.name,
+          fileLabel(cell.size),
+          'none',
+          fixed(median(lazy.map((run) => run.replyMs)), 1),
+          '-',
+          '-',
+          '-',
+          '-',
+        ]
       const waits = lazy.map(waitMs)
       return [
         cell.mode.name,

@@ -3,7 +3,7 @@ import { BROWSER_LABELS, BROWSERS, launchBrowser, type TestPage } from '../dev/b
 import { installPhotoMaker, type MakePhoto } from '../dev/photos.ts'
 import { serveHandler } from '../dev/serve-handler.ts'
 import type * as Images from '../engine/opt-ins/images/index.ts'
-import { fixed, type Goal, median, type Benchmark, type Table } from './lib/report.ts'
+import { type Benchmark, fixed, type Goal, median, type Table } from './lib/report.ts'
 
 /** Photo sizes a phone takes: 12 MP (4:3), 8 MP, and a 4K frame (16:9). */
 const PHOTOS = [
@@ -40,7 +40,9 @@ export const images: Benchmark = {
   async run({ quick, log }) {
     const photos = quick ? QUICK_PHOTOS : PHOTOS
     const rounds = quick ? 1 : 5
-    const settings = quick ? SETTINGS.map(({ label, options }) => ({ label, options: { ...options, maxWidth: 600, maxHeight: 600 } })) : SETTINGS
+    const settings = quick
+      ? SETTINGS.map(({ label, options }) => ({ label, options: { ...options, maxWidth: 600, maxHeight: 600 } }))
+      : SETTINGS
     const site = await serveSite()
     const tables: Table[] = []
     const goals: Goal[] = []
@@ -59,7 +61,8 @@ export const images: Benchmark = {
             for (const { label, options } of settings) {
               log(`${BROWSER_LABELS[browser]}: ${photo.label}, ${label}`)
               const measured = await shrinkInPage(page, { ...photo, options, rounds })
-              if (Object.keys(options).every((name) => name === 'maxWidth' || name === 'maxHeight')) ratios.push(measured.after / measured.before)
+              if (Object.keys(options).every((name) => name === 'maxWidth' || name === 'maxHeight'))
+                ratios.push(measured.after / measured.before)
               rows.push([
                 BROWSER_LABELS[browser],
                 photo.label,
@@ -78,7 +81,16 @@ export const images: Benchmark = {
       }
       tables.push({
         title: `shrinkImage per photo (source JPEG q${SOURCE_QUALITY}, synthetic: colour fields under fine noise), median of ${rounds} after a warm-up`,
-        columns: ['browser', 'photo', 'written as', 'before (KB)', 'after (KB)', 'after / before', 'result', 'ms per image'],
+        columns: [
+          'browser',
+          'photo',
+          'written as',
+          'before (KB)',
+          'after (KB)',
+          'after / before',
+          'result',
+          'ms per image',
+        ],
         rows,
       })
       // The defaults' JPEGs: what a page gets from shrinkImages() with no options.
@@ -89,7 +101,9 @@ export const images: Benchmark = {
         met: worst <= 0.5,
         note: 'Synthetic noise is harder on JPEG than most photos: a phone photo usually shrinks further.',
       })
-      headlines.push(`Images: photos of ${photos.map(({ label }) => label.split(',')[0]).join(', ')} go in ${fixed(100 * Math.min(...ratios))}–${fixed(100 * worst)}% of their bytes as 2048 px JPEGs (\`updraft-s3/images\` defaults)`)
+      headlines.push(
+        `Images: photos of ${photos.map(({ label }) => label.split(',')[0]).join(', ')} go in ${fixed(100 * Math.min(...ratios))}–${fixed(100 * worst)}% of their bytes as 2048 px JPEGs (\`updraft-s3/images\` defaults)`,
+      )
     } finally {
       await site.close()
     }
@@ -108,7 +122,11 @@ export const images: Benchmark = {
 /** The opt-in's bundle as a page ships it (minified: the worker runs from the minified text), on a page of its own origin. */
 async function serveSite() {
   const bundle = await build({
-    stdin: { contents: `import * as images from './engine/opt-ins/images/index.ts'; window.images = images`, loader: 'ts', resolveDir: process.cwd() },
+    stdin: {
+      contents: `import * as images from './engine/opt-ins/images/index.ts'; window.images = images`,
+      loader: 'ts',
+      resolveDir: process.cwd(),
+    },
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -118,26 +136,42 @@ async function serveSite() {
     logLevel: 'error',
   })
   const code = bundle.outputFiles[0]!.text
-  const html = '<!doctype html><meta charset="utf-8"><title>images</title><script type="module" src="/images.js"></script>'
-  return serveHandler(async (request) =>
-    new URL(request.url).pathname === '/images.js'
-      ? new Response(code, { headers: { 'content-type': 'text/javascript; charset=utf-8' } })
-      : new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
-  '/')
+  const html =
+    '<!doctype html><meta charset="utf-8"><title>images</title><script type="module" src="/images.js"></script>'
+  return serveHandler(
+    async (request) =>
+      new URL(request.url).pathname === '/images.js'
+        ? new Response(code, { headers: { 'content-type': 'text/javascript; charset=utf-8' } })
+        : new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+    '/',
+  )
 }
 
-const shrinkInPage = (page: TestPage, run: { width: number; height: number; options: Images.ShrinkImageOptions; rounds: number }) =>
-  page.evaluate(async ({ width, height, options, rounds, quality }): Promise<Measured> => {
-    const { images, makePhoto } = window as unknown as { images: typeof Images; makePhoto: MakePhoto }
-    const blob = await makePhoto(width, height, quality)
-    const photo = new File([blob], 'photo.jpg', { type: 'image/jpeg' })
-    const ms: number[] = []
-    let result = photo
-    for (let round = -1; round < rounds; round++) {
-      const start = performance.now()
-      result = await images.shrinkImage(photo, options)
-      if (round >= 0) ms.push(performance.now() - start)
-    }
-    const bitmap = await createImageBitmap(result)
-    return { before: photo.size, after: result.size, type: result.type, width: bitmap.width, height: bitmap.height, ms }
-  }, { ...run, quality: SOURCE_QUALITY })
+const shrinkInPage = (
+  page: TestPage,
+  run: { width: number; height: number; options: Images.ShrinkImageOptions; rounds: number },
+) =>
+  page.evaluate(
+    async ({ width, height, options, rounds, quality }): Promise<Measured> => {
+      const { images, makePhoto } = window as unknown as { images: typeof Images; makePhoto: MakePhoto }
+      const blob = await makePhoto(width, height, quality)
+      const photo = new File([blob], 'photo.jpg', { type: 'image/jpeg' })
+      const ms: number[] = []
+      let result = photo
+      for (let round = -1; round < rounds; round++) {
+        const start = performance.now()
+        result = await images.shrinkImage(photo, options)
+        if (round >= 0) ms.push(performance.now() - start)
+      }
+      const bitmap = await createImageBitmap(result)
+      return {
+        before: photo.size,
+        after: result.size,
+        type: result.type,
+        width: bitmap.width,
+        height: bitmap.height,
+        ms,
+      }
+    },
+    { ...run, quality: SOURCE_QUALITY },
+  )

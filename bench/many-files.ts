@@ -4,15 +4,15 @@ import { join } from 'node:path'
 import { build } from 'esbuild'
 import Fastify from 'fastify'
 import { chromium } from 'playwright-core'
-import { s3Upload } from '../server/fastify.ts'
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../dev/launch-chromium.ts'
 import { startCountingProxy } from '../dev/counting-proxy.ts'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../dev/launch-chromium.ts'
 import { readObject, sdkClient } from '../dev/s3-client.ts'
 import { startS3rver } from '../dev/s3rver.ts'
-import { byteOf, sizeOf } from './lib/many-files-bytes.ts'
+import { s3Upload } from '../server/fastify.ts'
 import { BENCH_DIR } from './lib/child.ts'
 import { createLink, type LinkProfile, mbit, PROFILES } from './lib/link.ts'
-import { fixed, type Goal, median, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
+import { byteOf, sizeOf } from './lib/many-files-bytes.ts'
+import { type Benchmark, fixed, type Goal, median, ratio, rotate, type Table } from './lib/report.ts'
 
 type Contender = 'hook' | 'upload' | 'raw' | 'uppy'
 const CONTENDERS: Array<{ id: Contender; label: string }> = [
@@ -39,7 +39,13 @@ const PLAN: Array<{ profile: LinkProfile; scenarios: Scenario[]; rounds: number 
   { profile: SLOW, scenarios: [SMALL, PHOTOS], rounds: 1 },
   { profile: LOOPBACK, scenarios: [SMALL], rounds: 3 },
 ]
-const QUICK_PLAN: typeof PLAN = [{ profile: PROFILES.home!, scenarios: [{ name: '30 × 8–32 KiB', count: 30, minBytes: 8 * 1024, maxBytes: 32 * 1024 }], rounds: 1 }]
+const QUICK_PLAN: typeof PLAN = [
+  {
+    profile: PROFILES.home!,
+    scenarios: [{ name: '30 × 8–32 KiB', count: 30, minBytes: 8 * 1024, maxBytes: 32 * 1024 }],
+    rounds: 1,
+  },
+]
 
 /** `MANY_PLAN=home:small+photos,slow:small` runs only those (one round each), to look at one figure. */
 function planFromEnv(spec: string | undefined): typeof PLAN | undefined {
@@ -83,14 +89,24 @@ export const manyFiles: Benchmark = {
             for (const { id } of rotate(CONTENDERS, round)) {
               const run = await rig.run(profile, scenario, id)
               runs.get(id)!.push(run)
-              log(`${profile.name} ${scenario.name} ${id}: ${fixed(run.seconds, 1)} s, ${fixed(run.apiPerFile, 2)} API/file, ${fixed(run.storagePerFile, 2)} storage/file, ${run.sentTwice} sent twice`)
+              log(
+                `${profile.name} ${scenario.name} ${id}: ${fixed(run.seconds, 1)} s, ${fixed(run.apiPerFile, 2)} API/file, ${fixed(run.storagePerFile, 2)} storage/file, ${run.sentTwice} sent twice`,
+              )
             }
           }
           const raw = median(runs.get('raw')!.map((run) => run.seconds))
-          const ratioOf = (id: Contender) => median(runs.get(id)!.map((run, i) => run.seconds / runs.get('raw')![i]!.seconds))
+          const ratioOf = (id: Contender) =>
+            median(runs.get(id)!.map((run, i) => run.seconds / runs.get('raw')![i]!.seconds))
           tables.push({
             title: `${scenario.name}, ${profile.name}: median of ${rounds}`,
-            columns: ['client', 's', 'vs raw page', 'API requests / file', 'API → storage requests / file', 'sent twice'],
+            columns: [
+              'client',
+              's',
+              'vs raw page',
+              'API requests / file',
+              'API → storage requests / file',
+              'sent twice',
+            ],
             rows: CONTENDERS.map(({ id, label }) => {
               const measured = runs.get(id)!
               return [
@@ -128,7 +144,9 @@ export const manyFiles: Benchmark = {
             figure: `${fixed(apiPerFile, 2)} API requests / file; ${fixed(storagePerFile, 2)} storage requests / file`,
             met: apiPerFile <= 0.1 && storagePerFile <= 1,
           })
-          headlines.push(`Many files, ${scenario.name}, ${profile.name}: useS3Upload ${ratio(hook)}, upload() per file ${ratio(ratioOf('upload'))}, Uppy ${ratio(ratioOf('uppy'))} of the raw page.`)
+          headlines.push(
+            `Many files, ${scenario.name}, ${profile.name}: useS3Upload ${ratio(hook)}, upload() per file ${ratio(ratioOf('upload'))}, Uppy ${ratio(ratioOf('uppy'))} of the raw page.`,
+          )
         }
       }
     } finally {
@@ -139,7 +157,7 @@ export const manyFiles: Benchmark = {
       goals,
       headlines,
       notes: [
-        'Real Chromium (headless) against s3rver; the page origin (its same-origin upload API: the Fastify plugin, rate limit off) and storage are both behind the one user-space link, as a visitor\'s access link carries both. The API\'s own requests to storage (`/complete`\'s verification) go straight to s3rver.',
+        "Real Chromium (headless) against s3rver; the page origin (its same-origin upload API: the Fastify plugin, rate limit off) and storage are both behind the one user-space link, as a visitor's access link carries both. The API's own requests to storage (`/complete`'s verification) go straight to s3rver.",
         'Each run opens a fresh page: `useS3Upload` and `upload()` ask token mode first, s3rver has no STS, so each page learns it once per API (one refused batch, or one refused request per file started before the answer). Files are made in the page before the clock starts.',
         'API requests / file: requests the page sent to its upload API. API → storage: requests the API made to storage. Sent twice: PUTs and CORS preflights that reached storage more than once for one object (at a proxy in front of s3rver).',
         'Every object of every run is read back from s3rver (sizes, and the bytes of every 50th file) before the next run.',
@@ -167,11 +185,19 @@ async function startRig() {
 
   // The API presigns for the linked address; its own connections to that address go to its counter.
   const connect = Agent.prototype.createConnection
-  Agent.prototype.createConnection = function (this: Agent, options: { host?: string; port?: number | string }, ...rest: unknown[]) {
+  Agent.prototype.createConnection = function (
+    this: Agent,
+    options: { host?: string; port?: number | string },
+    ...rest: unknown[]
+  ) {
     const linked = new URL(linkedStorage.url)
     const direct = new URL(apiStorage.endpoint)
     const bypass = options.host === linked.hostname && String(options.port) === linked.port
-    return (connect as (...args: unknown[]) => unknown).call(this, bypass ? { ...options, host: direct.hostname, port: Number(direct.port) } : options, ...rest)
+    return (connect as (...args: unknown[]) => unknown).call(
+      this,
+      bypass ? { ...options, host: direct.hostname, port: Number(direct.port) } : options,
+      ...rest,
+    )
   } as typeof connect
   stopping.push(async () => (Agent.prototype.createConnection = connect))
 
@@ -193,32 +219,47 @@ async function startRig() {
     return { url, close: () => app.close() }
   }
 
-  const script = (await build({
-    entryPoints: [join(BENCH_DIR, 'clients', 'browser-many-files.tsx')],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    write: false,
-    logLevel: 'error',
-    define: { 'process.env.NODE_ENV': '"production"' },
-  })).outputFiles[0]!.text
+  const script = (
+    await build({
+      entryPoints: [join(BENCH_DIR, 'clients', 'browser-many-files.tsx')],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      write: false,
+      logLevel: 'error',
+      define: { 'process.env.NODE_ENV': '"production"' },
+    })
+  ).outputFiles[0]!.text
   let apiRequests = 0
   const site = createServer((incoming, outgoing) => {
     if (incoming.url?.startsWith('/api/')) {
       apiRequests++
       const upstream = new URL(api!.url)
-      const forwarded = httpRequest({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (reply) => {
-        outgoing.writeHead(reply.statusCode ?? 502, reply.headers)
-        reply.pipe(outgoing)
-      })
+      const forwarded = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
+        (reply) => {
+          outgoing.writeHead(reply.statusCode ?? 502, reply.headers)
+          reply.pipe(outgoing)
+        },
+      )
       forwarded.on('error', () => outgoing.destroy())
       incoming.pipe(forwarded)
       return
     }
     if (incoming.url === '/page.js') return outgoing.writeHead(200, { 'content-type': 'text/javascript' }).end(script)
-    outgoing.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><meta charset="utf-8"><title>many files</title><div id="root"></div><script type="module" src="/page.js"></script>')
+    outgoing
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        '<!doctype html><meta charset="utf-8"><title>many files</title><div id="root"></div><script type="module" src="/page.js"></script>',
+      )
   })
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   stopping.push(() => new Promise((resolve) => site.close(resolve)))

@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeBodyFile } from './lib/body-file.ts'
-import { type Contender, runClient, startService, type Service } from './lib/child.ts'
+import { networkCharts } from './lib/chart-specs.ts'
+import { type Contender, runClient, type Service, startService } from './lib/child.ts'
 import { type ChromiumBench, type PageContender, startChromiumBench } from './lib/chromium.ts'
 import { createLink, type Link, type LinkProfile, type LinkProxy, PROFILES } from './lib/link.ts'
-import { startNullSink, type NullSink } from './lib/null-sink.ts'
-import { fixed, type Goal, mbps, median, mib, MiB, rotate, type Benchmark, type Table } from './lib/report.ts'
-import { networkCharts } from './lib/chart-specs.ts'
+import { type NullSink, startNullSink } from './lib/null-sink.ts'
+import { type Benchmark, fixed, type Goal, MiB, mbps, median, mib, rotate, type Table } from './lib/report.ts'
 
 type Runtime = 'node' | 'chromium'
 type Id = Contender | PageContender
@@ -63,8 +63,12 @@ function planFromEnv(spec: string | undefined): typeof PLAN | undefined {
   if (!spec) return undefined
   return spec.split(',').map((item) => {
     const [profile, sizes = '64'] = item.split(':')
-    if (!profile || !(profile in PROFILES)) throw new TypeError(`NETWORK_PLAN: unknown profile '${profile}'; one of ${Object.keys(PROFILES).join(', ')}`)
-    return { profile: profile as keyof typeof PROFILES, sizes: sizes.split('+').map((mebibytes) => Number(mebibytes) * MiB) }
+    if (!profile || !(profile in PROFILES))
+      throw new TypeError(`NETWORK_PLAN: unknown profile '${profile}'; one of ${Object.keys(PROFILES).join(', ')}`)
+    return {
+      profile: profile as keyof typeof PROFILES,
+      sizes: sizes.split('+').map((mebibytes) => Number(mebibytes) * MiB),
+    }
   })
 }
 
@@ -104,12 +108,15 @@ export const network: Benchmark = {
               for (const { id } of rotate(contenders, round)) {
                 const result = await rig.run(runtime, id, size)
                 runs.get(id)!.push(result)
-                log(`${name} ${runtime} ${mib(size)} MiB ${id}: ${fixed(mbps(result.bytes, result.seconds))} MB/s, first byte ${fixed(result.firstByteMs, 0)} ms`)
+                log(
+                  `${name} ${runtime} ${mib(size)} MiB ${id}: ${fixed(mbps(result.bytes, result.seconds))} MB/s, first byte ${fixed(result.firstByteMs, 0)} ms`,
+                )
               }
             }
             tables.push(tableOf(profile, runtime, size, rounds, runs))
             if (size >= 64 * MiB) goals.push(...goalsOf(profile, runtime, size, runs))
-            if (size === 64 * MiB || (quick && size === sizes.at(-1))) headlines.push(headlineOf(profile, runtime, size, runs))
+            if (size === 64 * MiB || (quick && size === sizes.at(-1)))
+              headlines.push(headlineOf(profile, runtime, size, runs))
           }
         }
       } finally {
@@ -121,12 +128,12 @@ export const network: Benchmark = {
       goals,
       headlines,
       notes: [
-        'The link (bench/lib/link.ts) is a TCP proxy in user space: one line per direction shared by every connection, a one-way delay, a handshake round trip before a new connection\'s first bytes, loss rendered as a one-round-trip stall of the connection that lost a segment, outages that hold bytes. Calibrated: a raw TCP transfer through it runs at 99-100% of the configured rate (1 and 4 connections) on an idle machine.',
-        'In Chromium the page is same-origin with the upload API (the harness forwards `/api/s3-upload` over one warm keep-alive connection through the link, as a page\'s own connection to its origin is open before it uploads) and cross-origin with storage, so every part PUT pays a CORS preflight in every client.',
-        'Storage is the null sink (it stores nothing, so the store\'s own speed is out of the figures). The upload API is the Fastify plugin with the STS stand-in, in processes of their own; pages reach it across the link, and its own calls to STS and to storage (presigned CreateMultipartUpload and Complete, the HEAD and ranged GET of `/complete`) do not cross it: a server runs next to its store, not behind the uploader\'s access link.',
+        "The link (bench/lib/link.ts) is a TCP proxy in user space: one line per direction shared by every connection, a one-way delay, a handshake round trip before a new connection's first bytes, loss rendered as a one-round-trip stall of the connection that lost a segment, outages that hold bytes. Calibrated: a raw TCP transfer through it runs at 99-100% of the configured rate (1 and 4 connections) on an idle machine.",
+        "In Chromium the page is same-origin with the upload API (the harness forwards `/api/s3-upload` over one warm keep-alive connection through the link, as a page's own connection to its origin is open before it uploads) and cross-origin with storage, so every part PUT pays a CORS preflight in every client.",
+        "Storage is the null sink (it stores nothing, so the store's own speed is out of the figures). The upload API is the Fastify plugin with the STS stand-in, in processes of their own; pages reach it across the link, and its own calls to STS and to storage (presigned CreateMultipartUpload and Complete, the HEAD and ranged GET of `/complete`) do not cross it: a server runs next to its store, not behind the uploader's access link.",
         `${mib(PART_SIZE)} MiB parts, ${QUEUE_SIZE} in flight for every contender (Updraft's and lib-storage's defaults); no warm-up upload, so every run opens its connections cold, as a page's first upload does.`,
-        'First byte: from the upload\'s start to the first byte leaving for storage (any request, a preflight included). The protocol needs at least 3 round trips cold in Node (the upload API\'s handshake, its request, storage\'s handshake) and 2 in a page (the upload API request on the page\'s open connection, storage\'s handshake; the CORS preflight is that first byte). Extra up: bytes sent to storage beyond the body (headers, preflights; anything sent twice).',
-        'Fraction of link: MB/s over the line rate while the link was up. The Wi-Fi profile\'s drops restart with every run (the first 2 s in, then every 30 s), so every contender meets the same ones, and its MB/s column counts them while its fraction does not: a client that rides a drop out loses its 3 s and no more. Ratios within a size are medians of same-round runs, contenders alternated.',
+        "First byte: from the upload's start to the first byte leaving for storage (any request, a preflight included). The protocol needs at least 3 round trips cold in Node (the upload API's handshake, its request, storage's handshake) and 2 in a page (the upload API request on the page's open connection, storage's handshake; the CORS preflight is that first byte). Extra up: bytes sent to storage beyond the body (headers, preflights; anything sent twice).",
+        "Fraction of link: MB/s over the line rate while the link was up. The Wi-Fi profile's drops restart with every run (the first 2 s in, then every 30 s), so every contender meets the same ones, and its MB/s column counts them while its fraction does not: a client that rides a drop out loses its 3 s and no more. Ratios within a size are medians of same-round runs, contenders alternated.",
       ],
     }
   },
@@ -150,7 +157,12 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
     const storage: LinkProxy = await link.proxy(sink.endpoint)
     const sts: Service = await startService('sts-server', KEYS)
     stopping.push(() => sts.stop())
-    const apiServer = await startService('upload-api-server', { stsEndpoint: sts.url, s3Endpoint: storage.url, s3Direct: sink.endpoint, keys: KEYS })
+    const apiServer = await startService('upload-api-server', {
+      stsEndpoint: sts.url,
+      s3Endpoint: storage.url,
+      s3Direct: sink.endpoint,
+      keys: KEYS,
+    })
     stopping.push(() => apiServer.stop())
     const api = await link.proxy(apiServer.url)
     await warmUp(apiServer.url)
@@ -164,7 +176,10 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
       if (size <= LARGEST_GENERATED) return undefined
       if (!files.has(size)) {
         const path = join(folder, `${size}.bin`)
-        files.set(size, writeBodyFile(path, size).then(() => path))
+        files.set(
+          size,
+          writeBodyFile(path, size).then(() => path),
+        )
       }
       return files.get(size)
     }
@@ -173,7 +188,13 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
       stop,
       async run(runtime, contender, size) {
         link.reset()
-        const target = { endpoint: storage.url, region: 'us-east-1', bucket: 'uploads', key: `bench/network/${n++}.bin`, credentials: KEYS }
+        const target = {
+          endpoint: storage.url,
+          region: 'us-east-1',
+          bucket: 'uploads',
+          key: `bench/network/${n++}.bin`,
+          credentials: KEYS,
+        }
         const result =
           runtime === 'node'
             ? await runClient({
@@ -184,7 +205,14 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
                 partSize: PART_SIZE,
                 queueSize: QUEUE_SIZE,
               })
-            : await chromium.run({ contender: contender as PageContender, target, size, file: await pickable(size), partSize: PART_SIZE, queueSize: QUEUE_SIZE })
+            : await chromium.run({
+                contender: contender as PageContender,
+                target,
+                size,
+                file: await pickable(size),
+                partSize: PART_SIZE,
+                queueSize: QUEUE_SIZE,
+              })
         return {
           seconds: result.seconds,
           bytes: result.bytes,
@@ -205,13 +233,18 @@ async function startRig(profile: LinkProfile): Promise<Rig> {
  * clients load their code on first use, which a server that has been up a while has long done.
  */
 async function warmUp(apiUrl: string) {
-  for (const [strategy, filesize] of [['token', 1], ['presigned', 1], ['presigned', 6 * MiB]] as const) {
+  for (const [strategy, filesize] of [
+    ['token', 1],
+    ['presigned', 1],
+    ['presigned', 6 * MiB],
+  ] as const) {
     const response = await fetch(`${apiUrl}/api/s3-upload`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ filename: 'warm-up.bin', filetype: 'application/octet-stream', filesize, strategy }),
     })
-    if (!response.ok) throw new Error(`upload API warm-up (${strategy}) answered ${response.status}: ${await response.text()}`)
+    if (!response.ok)
+      throw new Error(`upload API warm-up (${strategy}) answered ${response.status}: ${await response.text()}`)
   }
 }
 
@@ -221,10 +254,17 @@ const linkMBps = (profile: LinkProfile) => profile.upBytesPerSecond / 1e6
  * Of the capacity the link offered while the upload ran: the line rate over the time it was up.
  * A drop costs every client its length alike; what tells them apart is how they ride it out.
  */
-const fractionOfLink = (profile: LinkProfile, run: Measurement) => mbps(run.bytes, run.seconds - run.downSeconds) / linkMBps(profile)
+const fractionOfLink = (profile: LinkProfile, run: Measurement) =>
+  mbps(run.bytes, run.seconds - run.downSeconds) / linkMBps(profile)
 const rttMs = (profile: LinkProfile) => 2 * profile.delayMs
 
-function tableOf(profile: LinkProfile, runtime: Runtime, size: number, rounds: number, runs: Map<Id, Measurement[]>): Table {
+function tableOf(
+  profile: LinkProfile,
+  runtime: Runtime,
+  size: number,
+  rounds: number,
+  runs: Map<Id, Measurement[]>,
+): Table {
   const capacity = linkMBps(profile)
   return {
     title: `${profile.name}, ${runtime === 'node' ? 'Node' : 'Chromium'}: ${mib(size)} MiB, median of ${rounds}`,
@@ -251,7 +291,9 @@ function goalsOf(profile: LinkProfile, runtime: Runtime, size: number, runs: Map
   return UPDRAFT.flatMap((id) => {
     const fraction = median(runs.get(id)!.map((run) => fractionOfLink(profile, run)))
     const firstByteRtts = median(runs.get(id)!.map((run) => run.firstByteMs)) / rttMs(profile)
-    const ahead = peers.every((peer) => median(runs.get(id)!.map((run, i) => speed(run) / speed(runs.get(peer)![i]!))) > 1)
+    const ahead = peers.every(
+      (peer) => median(runs.get(id)!.map((run, i) => speed(run) / speed(runs.get(peer)![i]!))) > 1,
+    )
     return [
       {
         goal: `${profile.name}, ${runtime}, ${mib(size)} MiB, ${id}: >= 95% of the link, ahead of every peer`,
@@ -268,7 +310,9 @@ function goalsOf(profile: LinkProfile, runtime: Runtime, size: number, runs: Map
 }
 
 function headlineOf(profile: LinkProfile, runtime: Runtime, size: number, runs: Map<Id, Measurement[]>): string {
-  const parts = CONTENDERS[runtime].map(({ id }) => `${id} ${fixed(100 * median(runs.get(id)!.map((run) => fractionOfLink(profile, run))), 0)}%`)
+  const parts = CONTENDERS[runtime].map(
+    ({ id }) => `${id} ${fixed(100 * median(runs.get(id)!.map((run) => fractionOfLink(profile, run))), 0)}%`,
+  )
   return `Network, ${profile.name}, ${runtime}, ${mib(size)} MiB: fraction of the link — ${parts.join(', ')}.`
 }
 

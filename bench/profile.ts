@@ -7,11 +7,11 @@ import { mkdirSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { type BenchStore, nullSinkStore, tlsNullSinkStore } from './lib/bench-stores.ts'
 import { writeBodyFile } from './lib/body-file.ts'
 import { CACHE_DIR, type ClientSpec, type Contender, runClient } from './lib/child.ts'
 import { breakdown } from './lib/cpu-profile.ts'
-import { fixed, mbps, MiB } from './lib/report.ts'
-import { type BenchStore, nullSinkStore, tlsNullSinkStore } from './lib/bench-stores.ts'
+import { fixed, MiB, mbps } from './lib/report.ts'
 
 const size = Number(process.argv[2] ?? 256) * MiB
 const wanted = process.argv.slice(3)
@@ -42,14 +42,27 @@ try {
         for (const contender of ['updraft', ceiling] as const) {
           const profile = join(out, `${label}-${contender}.cpuprofile`)
           const key = `bench/profile/${label}-${contender}.bin`
-          const result = await runClient({ contender, target: store.target(key), ...spec, partSize: 8 * MiB, queueSize: 4, warmUp: true, ca: store.ca, profile })
+          const result = await runClient({
+            contender,
+            target: store.target(key),
+            ...spec,
+            partSize: 8 * MiB,
+            queueSize: 4,
+            warmUp: true,
+            ca: store.ca,
+            profile,
+          })
           const { phase, leaf, busy, idle } = breakdown(profile)
           const perGiB = (seconds: number) => fixed((seconds * GiB) / result.bytes, 3)
-          console.log(`\n## ${label}, ${contender}: ${fixed(mbps(result.bytes, result.seconds))} MB/s, process CPU ${perGiB(result.cpuSeconds)} s/GiB, main thread busy ${perGiB(busy)} s/GiB, idle ${perGiB(idle)} s/GiB`)
+          console.log(
+            `\n## ${label}, ${contender}: ${fixed(mbps(result.bytes, result.seconds))} MB/s, process CPU ${perGiB(result.cpuSeconds)} s/GiB, main thread busy ${perGiB(busy)} s/GiB, idle ${perGiB(idle)} s/GiB`,
+          )
           console.log('by phase (innermost frame of this repository on the stack), s/GiB:')
-          for (const [group, seconds] of phase.filter(([, s]) => s * GiB / result.bytes >= 0.003)) console.log(`  ${perGiB(seconds).padStart(7)}  ${group}`)
+          for (const [group, seconds] of phase.filter(([, s]) => (s * GiB) / result.bytes >= 0.003))
+            console.log(`  ${perGiB(seconds).padStart(7)}  ${group}`)
           console.log('by what ran (leaf frame), s/GiB:')
-          for (const [group, seconds] of leaf.filter(([, s]) => s * GiB / result.bytes >= 0.003)) console.log(`  ${perGiB(seconds).padStart(7)}  ${group}`)
+          for (const [group, seconds] of leaf.filter(([, s]) => (s * GiB) / result.bytes >= 0.003))
+            console.log(`  ${perGiB(seconds).padStart(7)}  ${group}`)
         }
       }
     } finally {

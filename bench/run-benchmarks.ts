@@ -59,12 +59,17 @@ const header = [
   '',
   '| benchmark | goal | figure | status |',
   '|---|---|---|---|',
-  ...sections.flatMap((section) => section.goals.map((goal) => `| ${section.name} | ${goal.goal} | ${goal.figure} | ${goal.met ? 'met' : 'MISSED'} |`)),
+  ...sections.flatMap((section) =>
+    section.goals.map((goal) => `| ${section.name} | ${goal.goal} | ${goal.figure} | ${goal.met ? 'met' : 'MISSED'} |`),
+  ),
   '',
   '## Closing note',
   '',
   ...sections.flatMap((section) =>
-    section.goals.map((goal) => `- **${goal.met ? 'Met' : 'Missed'}: ${goal.goal}** (${goal.figure}).${goal.note ? ` ${goal.note}` : ''}`),
+    section.goals.map(
+      (goal) =>
+        `- **${goal.met ? 'Met' : 'Missed'}: ${goal.goal}** (${goal.figure}).${goal.note ? ` ${goal.note}` : ''}`,
+    ),
   ),
   '',
 ].join('\n')

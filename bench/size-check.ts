@@ -12,9 +12,12 @@ for (const { entry, limit, allLimit, what } of BUDGETS) {
   const ok = size.gzip <= limit && (allLimit === undefined || size.allGzip <= allLimit)
   over ||= !ok
   const all = allLimit === undefined ? '' : `; with its lazy chunks ${size.allGzip} B (budget ${allLimit} B)`
-  console.log(`${ok ? 'ok  ' : 'OVER'} ${what}: ${size.gzip} B gzip with the page (budget ${limit} B)${all}, ${size.min} B min, ${size.brotli} B brotli`)
+  console.log(
+    `${ok ? 'ok  ' : 'OVER'} ${what}: ${size.gzip} B gzip with the page (budget ${limit} B)${all}, ${size.min} B min, ${size.brotli} B brotli`,
+  )
   if (!ok) {
-    for (const { path, bytes, lazy } of size.inputs.slice(0, 10)) console.log(`       ${String(bytes).padStart(6)} B min  ${path}${lazy ? ' (lazy)' : ''}`)
+    for (const { path, bytes, lazy } of size.inputs.slice(0, 10))
+      console.log(`       ${String(bytes).padStart(6)} B min  ${path}${lazy ? ' (lazy)' : ''}`)
   }
 }
 process.exitCode = over ? 1 : 0

@@ -1,16 +1,19 @@
-import { type ClientResult, type Contender, runClient } from './lib/child.ts'
-import { fixed, type Goal, mbps, median, mib, MiB, ratio, rotate, type Benchmark, type Table } from './lib/report.ts'
 import { type BenchStore, nullSinkStore, s3rverStore } from './lib/bench-stores.ts'
 import { throughputCharts } from './lib/chart-specs.ts'
+import { type ClientResult, type Contender, runClient } from './lib/child.ts'
+import { type Benchmark, fixed, type Goal, MiB, mbps, median, mib, ratio, rotate, type Table } from './lib/report.ts'
 
 const CONTENDERS: Array<{ id: Contender; label: string }> = [
   { id: 'updraft', label: 'Updraft (Node default transport: node:http)' },
   { id: 'updraft-buffer', label: 'Updraft, a Node `Buffer` body (node:http, sent as views)' },
-  { id: 'updraft-fetch', label: 'Updraft over fetch (`fetchTransport`, the workers\' default)' },
+  { id: 'updraft-fetch', label: "Updraft over fetch (`fetchTransport`, the workers' default)" },
   { id: 'lib-storage', label: '`@aws-sdk/lib-storage` Upload' },
   { id: 'fetch-ceiling', label: 'ceiling: raw parallel fetch PUTs' },
   { id: 'http-ceiling', label: 'ceiling: raw parallel node:http PUTs' },
-  { id: 'http-ceiling-buffer', label: 'ceiling: raw parallel node:http PUTs of a `Buffer` (subarray views, each written whole)' },
+  {
+    id: 'http-ceiling-buffer',
+    label: 'ceiling: raw parallel node:http PUTs of a `Buffer` (subarray views, each written whole)',
+  },
 ]
 
 /** Issue 5, item 2: Node upload throughput; every measurement a fresh child process. */
@@ -64,7 +67,9 @@ const ALGORITHMS = ['md5', 'crc32', 'crc32c', 'sha256'] as const
 /** No checksum, then each algorithm hashed in updraft-s3/checksums' worker_threads worker and on the upload's own thread. */
 const VARIANTS = [
   { id: 'none', algorithm: undefined, thread: undefined },
-  ...ALGORITHMS.flatMap((algorithm) => (['worker', 'main'] as const).map((thread) => ({ id: `${algorithm} ${thread}`, algorithm, thread }))),
+  ...ALGORITHMS.flatMap((algorithm) =>
+    (['worker', 'main'] as const).map((thread) => ({ id: `${algorithm} ${thread}`, algorithm, thread })),
+  ),
 ]
 
 /**
@@ -106,7 +111,7 @@ export async function checksumCost(
       const results = runs.get(id)!
       return [
         algorithm ?? 'none',
-        thread === 'main' ? 'upload\'s thread' : thread === 'worker' ? 'worker_threads' : '-',
+        thread === 'main' ? "upload's thread" : thread === 'worker' ? 'worker_threads' : '-',
         fixed(median(results.map(speed))),
         ratio(roundRatio(results, none)),
         fixed(median(results.map((r) => r.cpuSeconds)), 2),
@@ -117,14 +122,27 @@ export async function checksumCost(
 
 async function measure(
   store: BenchStore,
-  { size, partSize, queues, rounds, log }: { size: number; partSize: number; queues: number[]; rounds: number; log: (message: string) => void },
+  {
+    size,
+    partSize,
+    queues,
+    rounds,
+    log,
+  }: { size: number; partSize: number; queues: number[]; rounds: number; log: (message: string) => void },
 ): Promise<Runs> {
   const runs: Runs = new Map(queues.map((queue) => [queue, new Map(CONTENDERS.map(({ id }) => [id, []]))]))
   for (let round = 0; round < rounds; round++) {
     for (const queueSize of queues) {
       for (const { id } of rotate(CONTENDERS, round + queueSize)) {
         const key = `bench/throughput/${id}-${queueSize}-${round}.bin`
-        const result = await runClient({ contender: id, target: store.target(key), body: { kind: 'memory', size }, partSize, queueSize, warmUp: true })
+        const result = await runClient({
+          contender: id,
+          target: store.target(key),
+          body: { kind: 'memory', size },
+          partSize,
+          queueSize,
+          warmUp: true,
+        })
         await store.discard(key)
         runs.get(queueSize)!.get(id)!.push(result)
         log(`throughput ${store.name} q${queueSize} ${id}: ${fixed(mbps(result.bytes, result.seconds))} MB/s`)
@@ -139,7 +157,11 @@ const speed = (result: ClientResult) => mbps(result.bytes, result.seconds)
 /** Median over rounds of `a / b` taken within each round. */
 const roundRatio = (a: ClientResult[], b: ClientResult[]) => median(a.map((run, i) => speed(run) / speed(b[i]!)))
 
-function tableOf(store: BenchStore, runs: Runs, { size, partSize, rounds }: { size: number; partSize: number; rounds: number }): Table {
+function tableOf(
+  store: BenchStore,
+  runs: Runs,
+  { size, partSize, rounds }: { size: number; partSize: number; rounds: number },
+): Table {
   const rows: string[][] = []
   for (const [queueSize, byContender] of runs) {
     const lib = byContender.get('lib-storage')!
@@ -160,21 +182,39 @@ function tableOf(store: BenchStore, runs: Runs, { size, partSize, rounds }: { si
   }
   return {
     title: `${store.name}: ${mib(size)} MiB, ${mib(partSize)} MiB parts, median of ${rounds}`,
-    columns: ['queue', 'client', 'MB/s', 'vs lib-storage', 'vs fetch ceiling', 'client CPU s', 'peak RSS MiB', 'RSS growth MiB'],
+    columns: [
+      'queue',
+      'client',
+      'MB/s',
+      'vs lib-storage',
+      'vs fetch ceiling',
+      'client CPU s',
+      'peak RSS MiB',
+      'RSS growth MiB',
+    ],
     rows,
   }
 }
 
 function goalsOf(runs: Runs): Goal[] {
   const per = (id: Contender, against: Contender) =>
-    [...runs].map(([queue, byContender]) => ({ queue, value: roundRatio(byContender.get(id)!, byContender.get(against)!) }))
-  const goal = (text: string, values: Array<{ queue: number; value: number }>, threshold: number, note: string): Goal => ({
+    [...runs].map(([queue, byContender]) => ({
+      queue,
+      value: roundRatio(byContender.get(id)!, byContender.get(against)!),
+    }))
+  const goal = (
+    text: string,
+    values: Array<{ queue: number; value: number }>,
+    threshold: number,
+    note: string,
+  ): Goal => ({
     goal: text,
     figure: values.map(({ queue, value }) => `q${queue} ${ratio(value)}`).join(', '),
     met: values.every(({ value }) => value >= threshold),
     note,
   })
-  const cpu = (id: Contender) => median([...runs.values()].flatMap((byContender) => byContender.get(id)!.map((run) => run.cpuSeconds)))
+  const cpu = (id: Contender) =>
+    median([...runs.values()].flatMap((byContender) => byContender.get(id)!.map((run) => run.cpuSeconds)))
   const node = `Over node:http Updraft spends ${fixed(cpu('updraft'), 2)} CPU-s per upload against ${fixed(cpu('updraft-fetch'), 2)} over fetch and ${fixed(cpu('lib-storage'), 2)} for lib-storage.`
   return [
     goal('null sink: Updraft >= 0.9x the fetch ceiling', per('updraft', 'fetch-ceiling'), 0.9, node),

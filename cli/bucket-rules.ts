@@ -13,7 +13,13 @@ export const CORS_METHODS = ['PUT', 'POST', 'DELETE'] as const
  * requests and adds the SigV4 headers. Listed, not `*`: R2 refuses `*` in AllowedHeaders.
  * Opt-ins add their own (SSE-C, tagging): see docs/opt-ins.md.
  */
-export const PRESIGNED_HEADERS = ['content-type', 'cache-control', 'x-amz-acl', 'content-disposition', 'x-amz-copy-source-range']
+export const PRESIGNED_HEADERS = [
+  'content-type',
+  'cache-control',
+  'x-amz-acl',
+  'content-disposition',
+  'x-amz-copy-source-range',
+]
 export const TOKEN_HEADERS = ['authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token']
 export const CORS_HEADERS = [...PRESIGNED_HEADERS, ...TOKEN_HEADERS]
 export const CORS_MAX_AGE_SECONDS = 3600
@@ -44,7 +50,14 @@ export const lifecycleRule = (keyPrefix: string) => ({
 export type Provider = 'aws' | 'r2' | 'b2' | 'minio' | 'ceph' | 'swift'
 export const PROVIDERS: readonly Provider[] = ['aws', 'r2', 'b2', 'minio', 'ceph', 'swift']
 
-const NAMES: Record<Provider, string> = { aws: 'AWS S3', r2: 'Cloudflare R2', b2: 'Backblaze B2', minio: 'MinIO', ceph: 'Ceph RGW', swift: 'OpenStack Swift' }
+const NAMES: Record<Provider, string> = {
+  aws: 'AWS S3',
+  r2: 'Cloudflare R2',
+  b2: 'Backblaze B2',
+  minio: 'MinIO',
+  ceph: 'Ceph RGW',
+  swift: 'OpenStack Swift',
+}
 export const providerName = (provider: Provider) => NAMES[provider]
 
 /** The store behind a storage endpoint where its host tells; for any other (MinIO, Ceph RGW, …) fixes are shown for both. */
@@ -86,7 +99,14 @@ export function corsFix(provider: Provider, { bucket, endpoint, origins }: Targe
       return (
         `The B2 web console's CORS presets do not cover the S3 API: set custom rules with the B2 CLI (or npx updraft-s3 setup-bucket, through the S3 API).\n` +
         `b2 bucket update --cors-rules '${JSON.stringify([
-          { corsRuleName: 'updraft-s3', allowedOrigins: origins, allowedOperations: ['s3_put', 's3_post', 's3_delete', 's3_head'], allowedHeaders: rule.AllowedHeaders, exposeHeaders: ['ETag'], maxAgeSeconds: CORS_MAX_AGE_SECONDS },
+          {
+            corsRuleName: 'updraft-s3',
+            allowedOrigins: origins,
+            allowedOperations: ['s3_put', 's3_post', 's3_delete', 's3_head'],
+            allowedHeaders: rule.AllowedHeaders,
+            exposeHeaders: ['ETag'],
+            maxAgeSeconds: CORS_MAX_AGE_SECONDS,
+          },
         ])}' ${bucket}`
       )
     case 'minio':
@@ -134,6 +154,8 @@ export function lifecycleFix(provider: Provider, { bucket, endpoint, keyPrefix }
 
 /** The fix for each provider the storage endpoint may be: the detected one, or MinIO and Ceph when it cannot be told. */
 export function fixesFor(endpoint: string | undefined, make: (provider: Provider) => string, only?: Provider): string {
-  const providers = only ? [only] : [detectProvider(endpoint) ?? 'ceph', ...(detectProvider(endpoint) ? [] : (['minio'] as const))]
+  const providers = only
+    ? [only]
+    : [detectProvider(endpoint) ?? 'ceph', ...(detectProvider(endpoint) ? [] : (['minio'] as const))]
   return providers.map((provider) => `${providerName(provider)}:\n${make(provider)}`).join('\n\n')
 }

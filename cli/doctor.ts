@@ -5,19 +5,39 @@ import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import { xmlText } from '../protocol/xml.ts'
 import type { ResolvedConfig } from '../server/config.ts'
 import { stsName, unreachableCode } from '../server/config-faults.ts'
+import { credentialSource, credentialsOf, isTemporary, type ResolvedCredentials } from '../server/credentials.ts'
 import { serverInfo } from '../server/info.ts'
+import { serverKeyPolicyFor } from '../server/key-policy.ts'
 import { isLocalStore } from '../server/local-store.ts'
 import { objectHeaders } from '../server/presigned-urls.ts'
 import { createS3Client } from '../server/storage.ts'
-import { serverKeyPolicyFor } from '../server/key-policy.ts'
 import { createTokenIssuer, FEDERATION_NEEDS_USER_KEY } from '../server/sts.ts'
-import { credentialSource, credentialsOf, isTemporary, type ResolvedCredentials } from '../server/credentials.ts'
-import { abortsIncompleteUploads, CORS_METHODS, corsFix, fixesFor, lifecycleFix, type Provider, providerName, SWIFT_CORS_PLACE, swiftCorsConfig, TOKEN_HEADERS } from './bucket-rules.ts'
+import {
+  abortsIncompleteUploads,
+  CORS_METHODS,
+  corsFix,
+  fixesFor,
+  lifecycleFix,
+  type Provider,
+  providerName,
+  SWIFT_CORS_PLACE,
+  swiftCorsConfig,
+  TOKEN_HEADERS,
+} from './bucket-rules.ts'
 import { diagnosePresignPreflight, presignPreflights } from './presign-check.ts'
-import { type ProbeReply, storageProbe, type StorageProbe, storeRefusal } from './storage-probe.ts'
+import { type ProbeReply, type StorageProbe, storageProbe, storeRefusal } from './storage-probe.ts'
 
 export type Status = 'ok' | 'warn' | 'fail' | 'skip'
-export type CheckName = 'credentials' | 'access' | 'clock' | 'cors' | 'presign' | 'expose-etag' | 'lifecycle' | 'least-privilege' | 'sts'
+export type CheckName =
+  | 'credentials'
+  | 'access'
+  | 'clock'
+  | 'cors'
+  | 'presign'
+  | 'expose-etag'
+  | 'lifecycle'
+  | 'least-privilege'
+  | 'sts'
 
 export interface Finding {
   check: CheckName
@@ -40,7 +60,10 @@ const MAX_SKEW_MS = 15 * 60_000
 const WARN_SKEW_MS = 60_000
 
 /** Runs every check; never throws for what storage answers (a finding says it), only for a bad config. */
-export async function runDoctor(config: ResolvedConfig, { origin, provider: given }: DoctorOptions): Promise<Finding[]> {
+export async function runDoctor(
+  config: ResolvedConfig,
+  { origin, provider: given }: DoctorOptions,
+): Promise<Finding[]> {
   const found = await credentialsOf(createS3Client(config))().then(
     (credentials) => ({ credentials }),
     (error: Error) => ({ error }),
@@ -68,8 +91,16 @@ export async function runDoctor(config: ResolvedConfig, { origin, provider: give
       findings.push({ check, status: 'skip', summary: 'needs the access check to pass first' })
     }
   } else {
-    findings.push(await corsFinding(config, probe, origin, pageHeaders(config), (p) => corsFix(p, target), fixes, provider))
-    findings.push(await presignFinding(config, origin, fixes((p) => corsFix(p, target))))
+    findings.push(
+      await corsFinding(config, probe, origin, pageHeaders(config), (p) => corsFix(p, target), fixes, provider),
+    )
+    findings.push(
+      await presignFinding(
+        config,
+        origin,
+        fixes((p) => corsFix(p, target)),
+      ),
+    )
     findings.push(exposeEtagFinding(await exposeProbe(probe, start, origin), origin, (p) => corsFix(p, target), fixes))
     findings.push(await lifecycleFinding(config, (p) => lifecycleFix(p, target), fixes))
     findings.push(await leastPrivilegeFinding(config, probe))
@@ -86,21 +117,37 @@ const attempt = (send: () => Promise<ProbeReply>): Promise<Attempt> =>
   )
 const said = ({ status, code }: ProbeReply) => `HTTP ${status}${code ? ` ${code}` : ''}`
 
-async function accessFinding(config: ResolvedConfig, probe: StorageProbe, start: Attempt, fixes: (make: (p: Provider) => string) => string): Promise<Finding> {
+async function accessFinding(
+  config: ResolvedConfig,
+  probe: StorageProbe,
+  start: Attempt,
+  fixes: (make: (p: Provider) => string) => string,
+): Promise<Finding> {
   const check = 'access'
   if (start.error) {
     const unreachable = unreachableCode(start.error)
     const summary = unreachable
       ? `could not reach storage at ${new URL(probe.bucketUrl()).origin} (${unreachable}${unreachable === 'ECONNREFUSED' ? ': nothing listens there' : ''})`
       : `storage did not answer at ${probe.bucketUrl()}: ${start.error.message}`
-    return { check, status: 'fail', summary, fix: 'Check S3_UPLOAD_ENDPOINT (and S3_UPLOAD_REGION for AWS), that the store is running, and that this machine can reach it.' }
+    return {
+      check,
+      status: 'fail',
+      summary,
+      fix: 'Check S3_UPLOAD_ENDPOINT (and S3_UPLOAD_REGION for AWS), that the store is running, and that this machine can reach it.',
+    }
   }
   const { reply } = start
   const uploadId = xmlText(reply.body, 'UploadId')
   if (reply.status === 200 && uploadId) {
-    const abort = await attempt(() => probe.signed('DELETE', probe.url(undefined, `?uploadId=${encodeURIComponent(uploadId)}`)))
+    const abort = await attempt(() =>
+      probe.signed('DELETE', probe.url(undefined, `?uploadId=${encodeURIComponent(uploadId)}`)),
+    )
     if (abort.reply && abort.reply.status < 300) {
-      return { check, status: 'ok', summary: `bucket "${config.bucket}" exists and the key can start and abort a multipart upload in it` }
+      return {
+        check,
+        status: 'ok',
+        summary: `bucket "${config.bucket}" exists and the key can start and abort a multipart upload in it`,
+      }
     }
     return {
       check,
@@ -109,15 +156,21 @@ async function accessFinding(config: ResolvedConfig, probe: StorageProbe, start:
       fix: `Allow s3:AbortMultipartUpload to the server's key (see the IAM policy under least-privilege), and keep the lifecycle rule that aborts forgotten uploads.`,
     }
   }
-  const fix = {
-    // A typo is likelier than a bucket nobody created: spelling first, then the command.
-    NoSuchBucket: `Check the spelling of S3_UPLOAD_BUCKET ("${config.bucket}"). If it is right, create the bucket:\n${fixes((p) => createBucketFix(p, config))}`,
-    InvalidAccessKeyId: 'S3_UPLOAD_KEY is not a key this store knows: copy the access key id again (for R2, B2 and MinIO, an S3 API key of that store).',
-    SignatureDoesNotMatch: 'S3_UPLOAD_SECRET does not belong to S3_UPLOAD_KEY: copy the secret again; check S3_UPLOAD_REGION too.',
-    RequestTimeTooSkewed: "This machine's clock is off: see the clock finding.",
-    AccessDenied: `The key may not write "${config.bucket}/${config.keyPrefix}*" (RGW also says AccessDenied for a wrong secret). Give it this IAM policy (AWS; MinIO and Ceph bucket policies take the same statements):\n${keyPolicyJson(config)}`,
-  }[reply.code ?? ''] ?? `Storage refused CreateMultipartUpload: ${reply.body.slice(0, 300)}`
-  const summary = reply.code === 'NoSuchBucket' ? `bucket "${config.bucket}" does not exist` : `storage refused the key's CreateMultipartUpload: ${said(reply)}`
+  const fix =
+    {
+      // A typo is likelier than a bucket nobody created: spelling first, then the command.
+      NoSuchBucket: `Check the spelling of S3_UPLOAD_BUCKET ("${config.bucket}"). If it is right, create the bucket:\n${fixes((p) => createBucketFix(p, config))}`,
+      InvalidAccessKeyId:
+        'S3_UPLOAD_KEY is not a key this store knows: copy the access key id again (for R2, B2 and MinIO, an S3 API key of that store).',
+      SignatureDoesNotMatch:
+        'S3_UPLOAD_SECRET does not belong to S3_UPLOAD_KEY: copy the secret again; check S3_UPLOAD_REGION too.',
+      RequestTimeTooSkewed: "This machine's clock is off: see the clock finding.",
+      AccessDenied: `The key may not write "${config.bucket}/${config.keyPrefix}*" (RGW also says AccessDenied for a wrong secret). Give it this IAM policy (AWS; MinIO and Ceph bucket policies take the same statements):\n${keyPolicyJson(config)}`,
+    }[reply.code ?? ''] ?? `Storage refused CreateMultipartUpload: ${reply.body.slice(0, 300)}`
+  const summary =
+    reply.code === 'NoSuchBucket'
+      ? `bucket "${config.bucket}" does not exist`
+      : `storage refused the key's CreateMultipartUpload: ${said(reply)}`
   return { check, status: 'fail', summary, fix }
 }
 
@@ -144,9 +197,22 @@ export function clockFinding(start: Attempt): Finding {
   // Date has whole seconds: a difference under 1 s is no difference.
   const skew = Date.parse(date) - Date.now()
   const seconds = Math.round(skew / 1000)
-  const fix = "Synchronise this machine's clock (e.g. timedatectl set-ntp true, or chrony/ntpd): SigV4 signatures carry the signing time."
-  if (Math.abs(skew) > MAX_SKEW_MS) return { check, status: 'fail', summary: `this machine's clock is ${seconds} s off storage's: storage refuses signatures (RequestTimeTooSkewed)`, fix }
-  if (Math.abs(skew) > WARN_SKEW_MS) return { check, status: 'warn', summary: `this machine's clock is ${seconds} s off storage's (refused beyond 15 minutes)`, fix }
+  const fix =
+    "Synchronise this machine's clock (e.g. timedatectl set-ntp true, or chrony/ntpd): SigV4 signatures carry the signing time."
+  if (Math.abs(skew) > MAX_SKEW_MS)
+    return {
+      check,
+      status: 'fail',
+      summary: `this machine's clock is ${seconds} s off storage's: storage refuses signatures (RequestTimeTooSkewed)`,
+      fix,
+    }
+  if (Math.abs(skew) > WARN_SKEW_MS)
+    return {
+      check,
+      status: 'warn',
+      summary: `this machine's clock is ${seconds} s off storage's (refused beyond 15 minutes)`,
+      fix,
+    }
   return { check, status: 'ok', summary: `clock in step with storage (${seconds} s apart)` }
 }
 
@@ -171,7 +237,10 @@ async function corsFinding(
   const client = createS3Client(config)
   const bucketCors = await client.send(new GetBucketCorsCommand({ Bucket: config.bucket })).then(
     () => ({ status: 200 }),
-    (error: Error & { $metadata?: { httpStatusCode?: number } }) => ({ status: error.$metadata?.httpStatusCode ?? 0, code: error.name }),
+    (error: Error & { $metadata?: { httpStatusCode?: number } }) => ({
+      status: error.$metadata?.httpStatusCode ?? 0,
+      code: error.name,
+    }),
   )
   client.destroy()
   return corsVerdict({ origin, refused, bucketCors, provider, fix: fixes(corsFixFor) })
@@ -183,7 +252,13 @@ async function corsFinding(
  * (OpenStack Swift's proxy-server.conf, MinIO's environment): the fix says where, and on Swift
  * the finding warns even when CORS works, as its error replies reach no page.
  */
-export function corsVerdict({ origin, refused, bucketCors, provider, fix }: {
+export function corsVerdict({
+  origin,
+  refused,
+  bucketCors,
+  provider,
+  fix,
+}: {
   origin: string
   refused: string[]
   /** GetBucketCors's outcome: its status, and the error code when it failed. */
@@ -196,11 +271,20 @@ export function corsVerdict({ origin, refused, bucketCors, provider, fix }: {
   const noBucketCors = bucketCors?.status === 501 || bucketCors?.code === 'NotImplemented'
   if (!noBucketCors) {
     if (refused.length === 0) return { check, status: 'ok', summary: allowed }
-    return { check, status: 'fail', summary: `the bucket's CORS refuses uploads from ${origin} (${refused.join('; ')})`, fix }
+    return {
+      check,
+      status: 'fail',
+      summary: `the bucket's CORS refuses uploads from ${origin} (${refused.join('; ')})`,
+      fix,
+    }
   }
   const where = provider === 'swift' || provider === 'minio' ? [provider] : (['swift', 'minio'] as const)
   const serverFix = where
-    .map((store) => (store === 'swift' ? `${SWIFT_CORS_PLACE}:\n${swiftCorsConfig([origin])}` : `${providerName('minio')}:\n${corsFix('minio', { bucket: '', origins: [origin], keyPrefix: '' })}`))
+    .map((store) =>
+      store === 'swift'
+        ? `${SWIFT_CORS_PLACE}:\n${swiftCorsConfig([origin])}`
+        : `${providerName('minio')}:\n${corsFix('minio', { bucket: '', origins: [origin], keyPrefix: '' })}`,
+    )
     .join('\n\n')
   const store = provider ? providerName(provider) : 'this store'
   if (refused.length > 0) {
@@ -211,7 +295,12 @@ export function corsVerdict({ origin, refused, bucketCors, provider, fix }: {
       fix: serverFix,
     }
   }
-  if (provider !== 'swift') return { check, status: 'ok', summary: `${allowed} (set in the server's configuration: its S3 API has no bucket CORS)` }
+  if (provider !== 'swift')
+    return {
+      check,
+      status: 'ok',
+      summary: `${allowed} (set in the server's configuration: its S3 API has no bucket CORS)`,
+    }
   return {
     check,
     status: 'warn',
@@ -231,7 +320,11 @@ export async function preflightRefusals(probe: StorageProbe, origin: string, hea
     // To a presigned URL, as a page's preflight goes: Swift's S3 layer takes an OPTIONS for its own
     // only when the URL carries X-Amz-Credential or the request headers include authorization.
     const preflight = await attempt(async () =>
-      probe.plain('OPTIONS', await probe.presign(method, probe.url()), { origin, 'access-control-request-method': method, 'access-control-request-headers': headers.join(',') }),
+      probe.plain('OPTIONS', await probe.presign(method, probe.url()), {
+        origin,
+        'access-control-request-method': method,
+        'access-control-request-headers': headers.join(','),
+      }),
     )
     if (preflight.error) {
       refused.push(`${method}: ${preflight.error.message}`)
@@ -241,7 +334,9 @@ export async function preflightRefusals(probe: StorageProbe, origin: string, hea
     const allowOrigin = reply.headers.get('access-control-allow-origin')
     const allowMethods = (reply.headers.get('access-control-allow-methods') ?? '').toUpperCase()
     const allowHeaders = (reply.headers.get('access-control-allow-headers') ?? '').toLowerCase()
-    const missingHeaders = allowHeaders.includes('*') ? [] : headers.filter((name) => !allowHeaders.split(/\s*,\s*/).includes(name))
+    const missingHeaders = allowHeaders.includes('*')
+      ? []
+      : headers.filter((name) => !allowHeaders.split(/\s*,\s*/).includes(name))
     if (reply.status >= 300) refused.push(`${method}: preflight answered ${said(reply)}`)
     else if (allowOrigin !== origin && allowOrigin !== '*') refused.push(`${method}: origin ${origin} not allowed`)
     else if (!allowMethods.includes(method)) refused.push(`${method}: method not allowed`)
@@ -253,15 +348,23 @@ export async function preflightRefusals(probe: StorageProbe, origin: string, hea
 /** A real preflight for URLs signed as the upload API signs them (cli/presign-check.ts). */
 async function presignFinding(config: ResolvedConfig, origin: string, corsFixText: string): Promise<Finding> {
   const check = 'presign'
-  if (isDirectoryBucket(config.bucket)) return { check, status: 'skip', summary: 'a directory bucket: its URLs are signed with CreateSession sessions' }
+  if (isDirectoryBucket(config.bucket))
+    return { check, status: 'skip', summary: 'a directory bucket: its URLs are signed with CreateSession sessions' }
   try {
     return diagnosePresignPreflight(config, origin, await presignPreflights(config, origin), corsFixText)
   } catch (error) {
     return {
       check,
       status: 'fail',
-      summary: `could not sign a URL as the upload API does, or send its preflight: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
-      fix: config.presignWith === 'session' ? 'See the sts finding: the session credential that signs presigned URLs comes from STS.' : 'Check that this machine can reach storage.',
+      summary:
+        `could not sign a URL as the upload API does, or send its preflight: ${(error as Error).name}: ${(error as Error).message}`.slice(
+          0,
+          400,
+        ),
+      fix:
+        config.presignWith === 'session'
+          ? 'See the sts finding: the session credential that signs presigned URLs comes from STS.'
+          : 'Check that this machine can reach storage.',
     }
   }
 }
@@ -279,11 +382,18 @@ async function exposeProbe(probe: StorageProbe, start: Attempt, origin: string):
   return put.reply && put.reply.status < 300 ? put : start
 }
 
-function exposeEtagFinding(start: Attempt, origin: string, corsFixFor: (p: Provider) => string, fixes: (make: (p: Provider) => string) => string): Finding {
+function exposeEtagFinding(
+  start: Attempt,
+  origin: string,
+  corsFixFor: (p: Provider) => string,
+  fixes: (make: (p: Provider) => string) => string,
+): Finding {
   const check = 'expose-etag'
-  if (!start.reply || start.reply.status >= 300) return { check, status: 'skip', summary: 'no upload could be started to see which headers storage exposes' }
+  if (!start.reply || start.reply.status >= 300)
+    return { check, status: 'skip', summary: 'no upload could be started to see which headers storage exposes' }
   const exposed = (start.reply.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/\s*,\s*/)
-  if (exposed.includes('etag') || exposed.includes('*')) return { check, status: 'ok', summary: `ETag is exposed to pages from ${origin}` }
+  if (exposed.includes('etag') || exposed.includes('*'))
+    return { check, status: 'ok', summary: `ETag is exposed to pages from ${origin}` }
   return {
     check,
     status: 'fail',
@@ -292,21 +402,46 @@ function exposeEtagFinding(start: Attempt, origin: string, corsFixFor: (p: Provi
   }
 }
 
-async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) => string, fixes: (make: (p: Provider) => string) => string): Promise<Finding> {
+async function lifecycleFinding(
+  config: ResolvedConfig,
+  fixFor: (p: Provider) => string,
+  fixes: (make: (p: Provider) => string) => string,
+): Promise<Finding> {
   const check = 'lifecycle'
   const client = createS3Client(config)
   try {
     const { Rules = [] } = await client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: config.bucket }))
     const aborts = Rules.find((rule) => abortsIncompleteUploads(rule, config.keyPrefix))
-    if (aborts) return { check, status: 'ok', summary: `rule "${aborts.ID ?? '(no id)'}" aborts incomplete multipart uploads after ${aborts.AbortIncompleteMultipartUpload!.DaysAfterInitiation} day(s)` }
-    return { check, status: 'fail', summary: 'no lifecycle rule aborts incomplete multipart uploads: parts of uploads from closed tabs stay (and are billed) for ever', fix: fixes(fixFor) }
+    if (aborts)
+      return {
+        check,
+        status: 'ok',
+        summary: `rule "${aborts.ID ?? '(no id)'}" aborts incomplete multipart uploads after ${aborts.AbortIncompleteMultipartUpload!.DaysAfterInitiation} day(s)`,
+      }
+    return {
+      check,
+      status: 'fail',
+      summary:
+        'no lifecycle rule aborts incomplete multipart uploads: parts of uploads from closed tabs stay (and are billed) for ever',
+      fix: fixes(fixFor),
+    }
   } catch (error) {
     const name = (error as Error).name
     if (name === 'NoSuchLifecycleConfiguration') {
-      return { check, status: 'fail', summary: 'the bucket has no lifecycle rules: parts of uploads from closed tabs stay (and are billed) for ever', fix: fixes(fixFor) }
+      return {
+        check,
+        status: 'fail',
+        summary: 'the bucket has no lifecycle rules: parts of uploads from closed tabs stay (and are billed) for ever',
+        fix: fixes(fixFor),
+      }
     }
     if (name === 'AccessDenied') {
-      return { check, status: 'warn', summary: 'the server key may not read lifecycle rules (it does not need to): check them with the bucket owner\'s key, or run npx updraft-s3 setup-bucket with it' }
+      return {
+        check,
+        status: 'warn',
+        summary:
+          "the server key may not read lifecycle rules (it does not need to): check them with the bucket owner's key, or run npx updraft-s3 setup-bucket with it",
+      }
     }
     // Only asked once the access check passed: storage takes this key's signatures.
     const unsupported = storeRefusal(error as Error, 'GetBucketLifecycleConfiguration (reading lifecycle rules)', true)
@@ -318,7 +453,11 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
         fix: `Abort them another way: the upload API's sweep (createUploadSweeper, or the Fastify plugin's sweepEverySeconds) where the store lists multipart uploads, or what the store documents. A store for development only (s3rver) can be left as it is.`,
       }
     }
-    return { check, status: 'warn', summary: `could not read lifecycle rules: ${name}: ${(error as Error).message}`.slice(0, 300) }
+    return {
+      check,
+      status: 'warn',
+      summary: `could not read lifecycle rules: ${name}: ${(error as Error).message}`.slice(0, 300),
+    }
   } finally {
     client.destroy()
   }
@@ -327,7 +466,12 @@ async function lifecycleFinding(config: ResolvedConfig, fixFor: (p: Provider) =>
 async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe): Promise<Finding> {
   const check = 'least-privilege'
   if (isLocalStore(config)) {
-    return { check, status: 'ok', summary: 's3rver has one key and enforces no IAM policy: expected for the local store (on a real store, this check asks for a key that may only upload)' }
+    return {
+      check,
+      status: 'ok',
+      summary:
+        's3rver has one key and enforces no IAM policy: expected for the local store (on a real store, this check asks for a key that may only upload)',
+    }
   }
   const policy = keyPolicyJson(config)
   // A missing key answers 404 (or a 2xx to DELETE) only to a key allowed to read or delete it; 403 otherwise.
@@ -364,7 +508,12 @@ async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe
   ] as const
   const excess: string[] = []
   for (const [what, send] of probes) if (await allowed(send)) excess.push(what)
-  if (excess.length === 0) return { check, status: 'ok', summary: `the server key cannot list the bucket, nor read or delete objects outside ${config.keyPrefix}` }
+  if (excess.length === 0)
+    return {
+      check,
+      status: 'ok',
+      summary: `the server key cannot list the bucket, nor read or delete objects outside ${config.keyPrefix}`,
+    }
   return {
     check,
     status: 'warn',
@@ -376,7 +525,10 @@ async function leastPrivilegeFinding(config: ResolvedConfig, probe: StorageProbe
 }
 
 /** Which credentials the server runs on, from where, and until when (temporary ones renew on their own). */
-export function credentialsFinding(config: ResolvedConfig, found: { credentials: ResolvedCredentials } | { error: Error }): Finding {
+export function credentialsFinding(
+  config: ResolvedConfig,
+  found: { credentials: ResolvedCredentials } | { error: Error },
+): Finding {
   const check = 'credentials'
   if ('error' in found) {
     return {
@@ -389,10 +541,17 @@ export function credentialsFinding(config: ResolvedConfig, found: { credentials:
     }
   }
   const { credentials } = found
-  const until = credentials.expiration ? `, temporary, valid until ${credentials.expiration.toISOString()} (renewed before then)` : ''
+  const until = credentials.expiration
+    ? `, temporary, valid until ${credentials.expiration.toISOString()} (renewed before then)`
+    : ''
   const summary = `key ${credentials.accessKeyId.slice(0, 4)}… from ${credentialSource(credentials)}${until}`
   if (isTemporary(credentials) && config.sts.mode === 'federation' && serverInfo(config).token) {
-    return { check, status: 'warn', summary: `${summary}; token mode cannot work with them`, fix: FEDERATION_NEEDS_USER_KEY.replace(/^updraft: /, '') }
+    return {
+      check,
+      status: 'warn',
+      summary: `${summary}; token mode cannot work with them`,
+      fix: FEDERATION_NEEDS_USER_KEY.replace(/^updraft: /, ''),
+    }
   }
   return { check, status: 'ok', summary }
 }
@@ -400,12 +559,26 @@ export function credentialsFinding(config: ResolvedConfig, found: { credentials:
 async function stsFinding(config: ResolvedConfig): Promise<Finding> {
   const check = 'sts'
   const info = serverInfo(config)
-  if (!info.token && isLocalStore(config)) return { check, status: 'skip', summary: 'token mode is off: s3rver has no STS, as expected for the local store (presigned mode needs none)' }
-  if (!info.token) return { check, status: 'skip', summary: `token mode is off: ${info.tokenUnavailableReason} (presigned mode needs no STS)` }
+  if (!info.token && isLocalStore(config))
+    return {
+      check,
+      status: 'skip',
+      summary: 'token mode is off: s3rver has no STS, as expected for the local store (presigned mode needs none)',
+    }
+  if (!info.token)
+    return {
+      check,
+      status: 'skip',
+      summary: `token mode is off: ${info.tokenUnavailableReason} (presigned mode needs no STS)`,
+    }
   try {
     const credentials = await createTokenIssuer(config)(`${config.keyPrefix}updraft-doctor-${crypto.randomUUID()}`)
     const mode = config.sts.mode === 'assume-role' ? 'AssumeRole' : 'GetFederationToken'
-    return { check, status: 'ok', summary: `STS issues upload credentials (${mode}${credentials.Expiration ? `, valid until ${credentials.Expiration}` : ''})` }
+    return {
+      check,
+      status: 'ok',
+      summary: `STS issues upload credentials (${mode}${credentials.Expiration ? `, valid until ${credentials.Expiration}` : ''})`,
+    }
   } catch (error) {
     // Not reached is not refused: the address first, before any policy advice.
     const unreachable = unreachableCode(error)
@@ -422,8 +595,14 @@ async function stsFinding(config: ResolvedConfig): Promise<Finding> {
     return {
       check,
       status: 'fail',
-      summary: `STS refused to issue upload credentials: ${(error as Error).name}: ${(error as Error).message}`.slice(0, 400),
-      fix: (error as Error).message === FEDERATION_NEEDS_USER_KEY ? FEDERATION_NEEDS_USER_KEY.replace(/^updraft: /, '') : `The server's key needs (AWS IAM):\n${keyPolicyJson(config)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
+      summary: `STS refused to issue upload credentials: ${(error as Error).name}: ${(error as Error).message}`.slice(
+        0,
+        400,
+      ),
+      fix:
+        (error as Error).message === FEDERATION_NEEDS_USER_KEY
+          ? FEDERATION_NEEDS_USER_KEY.replace(/^updraft: /, '')
+          : `The server's key needs (AWS IAM):\n${keyPolicyJson(config)}\nFor assume-role, the role's trust policy must name this key's user. Or use presigned mode, which needs no STS.`,
     }
   }
 }

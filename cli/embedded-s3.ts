@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import type { Server } from 'node:http'
-import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import S3rver from '@20minutes/s3rver'
 import { LOCAL_STORE_KEY } from '../server/local-store.ts'
@@ -47,7 +47,11 @@ const CORS = `<CORSConfiguration><CORSRule>
  * `@20minutes/s3rver` on 127.0.0.1 with one bucket, created with its CORS rule up front (s3rver
  * has no PutBucketCors). Data from an earlier run in `directory` stays; the rule is re-applied.
  */
-export async function startEmbeddedS3({ directory, port = 0, log = () => {} }: EmbeddedS3Options = {}): Promise<EmbeddedS3> {
+export async function startEmbeddedS3({
+  directory,
+  port = 0,
+  log = () => {},
+}: EmbeddedS3Options = {}): Promise<EmbeddedS3> {
   const temporary = directory === undefined
   const folder = directory ?? (await mkdtemp(join(tmpdir(), 'updraft-s3-')))
   await mkdir(folder, { recursive: true })
@@ -60,10 +64,11 @@ export async function startEmbeddedS3({ directory, port = 0, log = () => {} }: E
     configureBuckets: [{ name: EMBEDDED_BUCKET, configs: [CORS] }],
   })
   // s3rver's listen() leaves a taken port to an unhandled 'error' event: a raw stack and exit.
-  if (port !== 0) await ensurePortFree(port).catch(async (error: unknown) => {
-    if (temporary) await rm(folder, { recursive: true, force: true })
-    throw error
-  })
+  if (port !== 0)
+    await ensurePortFree(port).catch(async (error: unknown) => {
+      if (temporary) await rm(folder, { recursive: true, force: true })
+      throw error
+    })
   addAbortMultipartUpload(server, log)
   addListParts(server)
   refuseCopies(server)
@@ -112,7 +117,9 @@ function addAbortMultipartUpload(server: S3rver, log: (line: string) => void): v
   addUploadRoute(server, 'DELETE', async (ctx, { key, folder }) => {
     const parts = (await readdir(folder)).filter((name) => /^\d+$/.test(name)).length
     await rm(folder, { recursive: true, force: true })
-    log(`Aborted the multipart upload of ${key}: removed ${parts} part${parts === 1 ? '' : 's'} from the embedded store`)
+    log(
+      `Aborted the multipart upload of ${key}: removed ${parts} part${parts === 1 ? '' : 's'} from the embedded store`,
+    )
     ctx.status = 204
     ctx.body = null
   })
@@ -125,7 +132,10 @@ function addAbortMultipartUpload(server: S3rver, log: (line: string) => void): v
  */
 function addListParts(server: S3rver): void {
   addUploadRoute(server, 'GET', async (ctx, { bucket, folder }) => {
-    const numbers = (await readdir(folder)).filter((name) => /^\d+$/.test(name)).map(Number).sort((a, b) => a - b)
+    const numbers = (await readdir(folder))
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .sort((a, b) => a - b)
     const parts = await Promise.all(
       numbers.map(async (n) => {
         // A part whose body never arrived whole (the page went mid-part) has no .md5: not stored.
@@ -173,22 +183,34 @@ interface NamedUpload {
  * NoSuchUpload, as S3). Its middleware list is composed when the server starts, so a handler put
  * in front of the router here sees every request.
  */
-function addUploadRoute(server: S3rver, method: string, answer: (ctx: KoaContext, upload: NamedUpload) => Promise<void>): void {
+function addUploadRoute(
+  server: S3rver,
+  method: string,
+  answer: (ctx: KoaContext, upload: NamedUpload) => Promise<void>,
+): void {
   const internals = server as unknown as S3rverInternals
   const route = async (ctx: KoaContext, next: () => Promise<void>) => {
     try {
       await next()
     } catch (error) {
       const uploadId = ctx.query.uploadId
-      if (ctx.method !== method || typeof uploadId !== 'string' || (error as { code?: string }).code !== 'MethodNotAllowed') throw error
+      if (
+        ctx.method !== method ||
+        typeof uploadId !== 'string' ||
+        (error as { code?: string }).code !== 'MethodNotAllowed'
+      )
+        throw error
       const [, bucket = '', ...keyPath] = ctx.path.split('/')
       const key = decodeURIComponent(keyPath.join('/'))
       const folder = join(internals.store.getResourcePath(bucket, undefined, 'uploads'), uploadId)
-      const stored = UPLOAD_ID.test(uploadId) ? await readFile(join(folder, 'key'), 'utf8').catch(() => undefined) : undefined
+      const stored = UPLOAD_ID.test(uploadId)
+        ? await readFile(join(folder, 'key'), 'utf8').catch(() => undefined)
+        : undefined
       if (stored === key) return answer(ctx, { bucket, key, folder })
       ctx.status = 404
       ctx.type = 'application/xml'
-      ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
+      ctx.body =
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>'
     }
   }
   internals.middleware.splice(internals.middleware.length - 1, 0, route)

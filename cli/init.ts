@@ -9,10 +9,19 @@ import { fileURLToPath } from 'node:url'
 
 /** The quick starts, by the name `init` takes: the example folder, and what to run once installed. */
 export const QUICK_STARTS = {
-  next: { folder: 'nextjs', run: 'npm run build && npm start   # or npm run dev; the page and the upload API on http://localhost:3000' },
-  fastify: { folder: 'fastify', run: 'npm run build && npm start   # the page and the upload API on http://localhost:3000' },
+  next: {
+    folder: 'nextjs',
+    run: 'npm run build && npm start   # or npm run dev; the page and the upload API on http://localhost:3000',
+  },
+  fastify: {
+    folder: 'fastify',
+    run: 'npm run build && npm start   # the page and the upload API on http://localhost:3000',
+  },
   hono: { folder: 'hono', run: 'npm run build && npm start   # the page and the upload API on http://localhost:3000' },
-  worker: { folder: 'worker', run: 'npx wrangler dev   # with the S3_UPLOAD_* settings in .dev.vars; the page and the upload API on http://localhost:8787' },
+  worker: {
+    folder: 'worker',
+    run: 'npx wrangler dev   # with the S3_UPLOAD_* settings in .dev.vars; the page and the upload API on http://localhost:8787',
+  },
 } as const
 
 export type QuickStart = keyof typeof QUICK_STARTS
@@ -21,7 +30,8 @@ export type QuickStart = keyof typeof QUICK_STARTS
 export const EXAMPLES_DIR = fileURLToPath(new URL('../examples/', import.meta.url))
 
 /** What an example folder holds that is no part of its source: installs, builds, local secrets. */
-const NOT_SOURCE = /(^|\/)(node_modules|dist|\.next|\.wrangler|\.dev\.vars|\.gitignore|package-lock\.json|next-env\.d\.ts)$|(^|\/)public\/page\.js$/
+const NOT_SOURCE =
+  /(^|\/)(node_modules|dist|\.next|\.wrangler|\.dev\.vars|\.gitignore|package-lock\.json|next-env\.d\.ts)$|(^|\/)public\/page\.js$/
 
 /** The source files of an example folder, relative to it, sorted; package.json among them. */
 export async function templateFiles(folder: string): Promise<string[]> {
@@ -60,7 +70,12 @@ export interface InitPlan {
  */
 export async function planInit(quickStart: QuickStart, target: string, examples = EXAMPLES_DIR): Promise<InitPlan> {
   const folder = join(examples, QUICK_STARTS[quickStart].folder)
-  const plan: InitPlan = { writes: new Map(), unchanged: [], conflicts: [], missing: { dependencies: [], devDependencies: [] } }
+  const plan: InitPlan = {
+    writes: new Map(),
+    unchanged: [],
+    conflicts: [],
+    missing: { dependencies: [], devDependencies: [] },
+  }
   for (const path of await templateFiles(folder)) {
     if (path === 'package.json') continue
     const text = await readFile(join(folder, path), 'utf8')
@@ -74,17 +89,21 @@ export async function planInit(quickStart: QuickStart, target: string, examples 
 
   const template = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as Manifest
   const hadManifest = existsSync(join(target, 'package.json'))
-  const manifest: Manifest = hadManifest ? JSON.parse(await readFile(join(target, 'package.json'), 'utf8')) : { private: true }
+  const manifest: Manifest = hadManifest
+    ? JSON.parse(await readFile(join(target, 'package.json'), 'utf8'))
+    : { private: true }
   let changed = !hadManifest
   if (manifest.type !== template.type) {
-    if (manifest.type !== undefined) plan.conflicts.push(`package.json "type" (${manifest.type}; the files need ${template.type})`)
+    if (manifest.type !== undefined)
+      plan.conflicts.push(`package.json "type" (${manifest.type}; the files need ${template.type})`)
     manifest.type = template.type
     changed = true
   }
   const scripts = { ...manifest.scripts }
   for (const [name, command] of Object.entries(template.scripts ?? {})) {
     if (scripts[name] === command) continue
-    if (scripts[name] !== undefined) plan.conflicts.push(`package.json script "${name}" (${scripts[name]}; the quick start's is ${command})`)
+    if (scripts[name] !== undefined)
+      plan.conflicts.push(`package.json script "${name}" (${scripts[name]}; the quick start's is ${command})`)
     scripts[name] = command
     changed = true
   }
@@ -100,7 +119,12 @@ export async function planInit(quickStart: QuickStart, target: string, examples 
 }
 
 /** `init`: plans, refuses to overwrite anything unless `force`, writes, and says what to run next. Resolves with the exit code. */
-export async function runInit(quickStart: QuickStart, target: string, force: boolean, print: (line: string) => void): Promise<number> {
+export async function runInit(
+  quickStart: QuickStart,
+  target: string,
+  force: boolean,
+  print: (line: string) => void,
+): Promise<number> {
   const plan = await planInit(quickStart, target)
   if (plan.conflicts.length > 0 && !force) {
     print(`updraft-s3 init ${quickStart}: nothing was written; these would be overwritten:`)

@@ -2,13 +2,18 @@
 // signs (its presignWith), sent to storage for real. Ceph RGW 16.2 refuses the preflight of any
 // URL signed by an STS session (server/preflight-check.ts), which no bucket setting changes.
 import type { ResolvedConfig } from '../server/config.ts'
-import { describeServerKeyPolicy, serverKeyPolicyFor } from '../server/key-policy.ts'
-import { describePreflight, type PreflightReply, refusesSessionPreflight, sendPreflight } from '../server/preflight-check.ts'
-import { createPartPresigner, createPutPresigner } from '../server/presigned-urls.ts'
 import { credentialsOf, serverKeySigner } from '../server/credentials.ts'
+import { describeServerKeyPolicy, serverKeyPolicyFor } from '../server/key-policy.ts'
+import {
+  describePreflight,
+  type PreflightReply,
+  refusesSessionPreflight,
+  sendPreflight,
+} from '../server/preflight-check.ts'
+import { createPartPresigner, createPutPresigner } from '../server/presigned-urls.ts'
+import type { Presign } from '../server/presigner.ts'
 import { createSessionSigner } from '../server/session-signer.ts'
 import { createS3Client } from '../server/storage.ts'
-import type { Presign } from '../server/presigner.ts'
 import type { TicketClaims } from '../server/ticket.ts'
 
 /** What the doctor saw: preflights for URLs signed as the upload API signs them, and, for a session, the same signed by the server key. */
@@ -31,11 +36,17 @@ export interface PresignFinding {
   fix?: string
 }
 
-const allowed = (reply: PreflightReply, origin: string) => reply.status < 300 && (reply.allowOrigin === origin || reply.allowOrigin === '*')
+const allowed = (reply: PreflightReply, origin: string) =>
+  reply.status < 300 && (reply.allowOrigin === origin || reply.allowOrigin === '*')
 const firstRefused = (replies: PreflightReply[], origin: string) => replies.find((reply) => !allowed(reply, origin))
 
 /** The finding for what the preflights showed; `corsFix` is the bucket's CORS fix for this store. */
-export function diagnosePresignPreflight(config: ResolvedConfig, origin: string, seen: PresignPreflights, corsFix: string): PresignFinding {
+export function diagnosePresignPreflight(
+  config: ResolvedConfig,
+  origin: string,
+  seen: PresignPreflights,
+  corsFix: string,
+): PresignFinding {
   const check = 'presign' as const
   const policy = describeServerKeyPolicy(serverKeyPolicyFor(config))
   const refused = firstRefused(seen.replies, origin)
@@ -47,9 +58,18 @@ export function diagnosePresignPreflight(config: ResolvedConfig, origin: string,
   })
   if (seen.signer === 'server-key') {
     if (refused) return corsFailure("the server's key", refused)
-    return { check, status: 'ok', summary: `a browser preflight from ${origin} is allowed for URLs signed by the server's key (presignWith: 'server-key')` }
+    return {
+      check,
+      status: 'ok',
+      summary: `a browser preflight from ${origin} is allowed for URLs signed by the server's key (presignWith: 'server-key')`,
+    }
   }
-  if (!refused) return { check, status: 'ok', summary: `a browser preflight from ${origin} is allowed for URLs signed by the STS session (presignWith: 'session')` }
+  if (!refused)
+    return {
+      check,
+      status: 'ok',
+      summary: `a browser preflight from ${origin} is allowed for URLs signed by the STS session (presignWith: 'session')`,
+    }
 
   const byKey = seen.serverKeyReplies ?? []
   const sessionRefusedOnly = seen.replies.some((reply, i) => byKey[i] && refusesSessionPreflight(reply, byKey[i]))
@@ -85,10 +105,19 @@ export async function presignPreflights(config: ResolvedConfig, origin: string):
   const replies = await preflightsFor(config, origin, configured)
   if (signer === 'server-key') return { signer, fallback: false, replies }
   const serverKey = serverKeySigner(config.region, credentialsOf(createS3Client(config)))
-  return { signer, fallback: config.presignFallback, replies, serverKeyReplies: await preflightsFor(config, origin, serverKey) }
+  return {
+    signer,
+    fallback: config.presignFallback,
+    replies,
+    serverKeyReplies: await preflightsFor(config, origin, serverKey),
+  }
 }
 
-async function preflightsFor(config: ResolvedConfig, origin: string, signer: () => Promise<Presign>): Promise<PreflightReply[]> {
+async function preflightsFor(
+  config: ResolvedConfig,
+  origin: string,
+  signer: () => Promise<Presign>,
+): Promise<PreflightReply[]> {
   const key = `${config.keyPrefix}updraft-doctor-preflight`
   const put = await createPutPresigner(config, signer)({ key, contentType: 'application/octet-stream', filesize: 1 })
   // A part URL names an upload; the preflight never reaches it, so none is started.

@@ -9,7 +9,14 @@ import {
   PutBucketLifecycleConfigurationCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { abortsIncompleteUploads, CORS_HEADERS, CORS_METHODS, corsRule, LIFECYCLE_RULE_ID, lifecycleRule } from './bucket-rules.ts'
+import {
+  abortsIncompleteUploads,
+  CORS_HEADERS,
+  CORS_METHODS,
+  corsRule,
+  LIFECYCLE_RULE_ID,
+  lifecycleRule,
+} from './bucket-rules.ts'
 import { storeRefusal } from './storage-probe.ts'
 
 export interface BucketPlan {
@@ -31,11 +38,23 @@ export interface PlanChecks {
  * the job, a rule beside the existing ones where none does (never in their place), and nothing
  * for a call the store does not support.
  */
-export async function planBucket(client: S3Client, bucket: string, origins: string[], keyPrefix: string, checks: PlanChecks = {}): Promise<BucketPlan> {
+export async function planBucket(
+  client: S3Client,
+  bucket: string,
+  origins: string[],
+  keyPrefix: string,
+  checks: PlanChecks = {},
+): Promise<BucketPlan> {
   const { signs = true, preflightPasses } = checks
-  const cors = await read(() => client.send(new GetBucketCorsCommand({ Bucket: bucket })).then((reply) => reply.CORSRules ?? []), 'NoSuchCORSConfiguration', 'GetBucketCors', signs)
+  const cors = await read(
+    () => client.send(new GetBucketCorsCommand({ Bucket: bucket })).then((reply) => reply.CORSRules ?? []),
+    'NoSuchCORSConfiguration',
+    'GetBucketCors',
+    signs,
+  )
   const lifecycle = await read(
-    () => client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket })).then((reply) => reply.Rules ?? []),
+    () =>
+      client.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket })).then((reply) => reply.Rules ?? []),
     'NoSuchLifecycleConfiguration',
     'GetBucketLifecycleConfiguration',
     signs,
@@ -43,30 +62,59 @@ export async function planBucket(client: S3Client, bucket: string, origins: stri
   return { cors: await planCors(cors, origins, preflightPasses), lifecycle: planLifecycle(lifecycle, keyPrefix) }
 }
 
-async function planCors({ rules, failure }: Read<CORSRule>, origins: string[], preflightPasses?: (origin: string) => Promise<boolean>): Promise<BucketPlan['cors']> {
+async function planCors(
+  { rules, failure }: Read<CORSRule>,
+  origins: string[],
+  preflightPasses?: (origin: string) => Promise<boolean>,
+): Promise<BucketPlan['cors']> {
   if (failure) {
     // Unreadable rules are replaced whole by a write: only when a browser's preflight shows they do not already work.
     const passing = preflightPasses ? await Promise.all(origins.map(preflightPasses)) : []
     if (passing.length > 0 && passing.every(Boolean)) {
-      return { rules: [], change: 'none', note: `${failure.reason}. A browser preflight from ${origins.join(', ')} already passes, so the bucket's rules stay as they are (npx updraft-s3 doctor also checks that ETag is exposed)` }
+      return {
+        rules: [],
+        change: 'none',
+        note: `${failure.reason}. A browser preflight from ${origins.join(', ')} already passes, so the bucket's rules stay as they are (npx updraft-s3 doctor also checks that ETag is exposed)`,
+      }
     }
-    if (failure.unsupported) return { rules: [], change: 'unsupported', note: `${failure.reason}. Nothing is written: set CORS as the store documents — MinIO's community edition in MINIO_API_CORS_ALLOW_ORIGIN, OpenStack Swift in its proxy-server.conf (npx updraft-s3 doctor shows the settings)` }
-    return { rules: [corsRule(origins)], change: 'add', note: `${failure.reason}. Writing this replaces whatever CORS rules the bucket has` }
+    if (failure.unsupported)
+      return {
+        rules: [],
+        change: 'unsupported',
+        note: `${failure.reason}. Nothing is written: set CORS as the store documents — MinIO's community edition in MINIO_API_CORS_ALLOW_ORIGIN, OpenStack Swift in its proxy-server.conf (npx updraft-s3 doctor shows the settings)`,
+      }
+    return {
+      rules: [corsRule(origins)],
+      change: 'add',
+      note: `${failure.reason}. Writing this replaces whatever CORS rules the bucket has`,
+    }
   }
   const missing = origins.filter((origin) => !rules.some((rule) => corsRuleAllows(rule, origin)))
-  if (missing.length === 0) return { rules, change: 'none', note: `a rule already allows uploads from ${origins.join(', ')}` }
+  if (missing.length === 0)
+    return { rules, change: 'none', note: `a rule already allows uploads from ${origins.join(', ')}` }
   const kept = rules.length === 0 ? '' : `, beside the ${rules.length} rule(s) already there, which stay`
   return { rules: [...rules, corsRule(missing)], change: 'add', note: `for ${missing.join(', ')}${kept}` }
 }
 
 function planLifecycle({ rules, failure }: Read<LifecycleRule>, keyPrefix: string): BucketPlan['lifecycle'] {
   if (failure?.unsupported) {
-    return { rules: [], change: 'unsupported', note: `${failure.reason}. Nothing is written; uploads nobody finished keep their parts until aborted (the upload API's sweep, createUploadSweeper, aborts them where the store lists multipart uploads)` }
+    return {
+      rules: [],
+      change: 'unsupported',
+      note: `${failure.reason}. Nothing is written; uploads nobody finished keep their parts until aborted (the upload API's sweep, createUploadSweeper, aborts them where the store lists multipart uploads)`,
+    }
   }
   const aborts = rules.find((rule) => abortsIncompleteUploads(rule, keyPrefix))
-  if (aborts) return { rules, change: 'none', note: `rule "${aborts.ID ?? '(no id)'}" already aborts incomplete multipart uploads under ${keyPrefix}` }
+  if (aborts)
+    return {
+      rules,
+      change: 'none',
+      note: `rule "${aborts.ID ?? '(no id)'}" already aborts incomplete multipart uploads under ${keyPrefix}`,
+    }
   const others = rules.filter((rule) => rule.ID !== LIFECYCLE_RULE_ID)
-  const note = failure ? `${failure.reason}. Writing this replaces whatever lifecycle rules the bucket has` : `for keys under ${keyPrefix}${others.length === 0 ? '' : `, beside the ${others.length} rule(s) already there, which stay`}`
+  const note = failure
+    ? `${failure.reason}. Writing this replaces whatever lifecycle rules the bucket has`
+    : `for keys under ${keyPrefix}${others.length === 0 ? '' : `, beside the ${others.length} rule(s) already there, which stay`}`
   return { rules: [...others, lifecycleRule(keyPrefix)], change: 'add', note }
 }
 
@@ -86,18 +134,39 @@ export async function applyBucketPlan(client: S3Client, bucket: string, plan: Bu
   const lines: string[] = []
   if (plan.cors.change === 'add') {
     lines.push(
-      await write(() => client.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: plan.cors.rules } })), 'CORS rules', 'MinIO (community edition) takes CORS origins only from MINIO_API_CORS_ALLOW_ORIGIN in its environment; OpenStack Swift only from its proxy-server.conf (cors_allow_origin and cors_expose_headers = etag under [DEFAULT], cors_preflight_allow_origin under [filter:s3api])'),
+      await write(
+        () =>
+          client.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: plan.cors.rules } })),
+        'CORS rules',
+        'MinIO (community edition) takes CORS origins only from MINIO_API_CORS_ALLOW_ORIGIN in its environment; OpenStack Swift only from its proxy-server.conf (cors_allow_origin and cors_expose_headers = etag under [DEFAULT], cors_preflight_allow_origin under [filter:s3api])',
+      ),
     )
-  } else lines.push(plan.cors.change === 'unsupported' ? 'CORS rules: not supported by this store; nothing written' : 'CORS rules: unchanged')
+  } else
+    lines.push(
+      plan.cors.change === 'unsupported'
+        ? 'CORS rules: not supported by this store; nothing written'
+        : 'CORS rules: unchanged',
+    )
   if (plan.lifecycle.change === 'add') {
     lines.push(
       await write(
-        () => client.send(new PutBucketLifecycleConfigurationCommand({ Bucket: bucket, LifecycleConfiguration: { Rules: plan.lifecycle.rules } })),
+        () =>
+          client.send(
+            new PutBucketLifecycleConfigurationCommand({
+              Bucket: bucket,
+              LifecycleConfiguration: { Rules: plan.lifecycle.rules },
+            }),
+          ),
         'Lifecycle rules',
         'MinIO aborts stale multipart uploads by itself (MINIO_API_STALE_UPLOADS_EXPIRY)',
       ),
     )
-  } else lines.push(plan.lifecycle.change === 'unsupported' ? 'Lifecycle rules: not supported by this store; nothing written' : 'Lifecycle rules: unchanged')
+  } else
+    lines.push(
+      plan.lifecycle.change === 'unsupported'
+        ? 'Lifecycle rules: not supported by this store; nothing written'
+        : 'Lifecycle rules: unchanged',
+    )
   return lines
 }
 
@@ -127,7 +196,13 @@ async function read<T>(get: () => Promise<T[]>, noneYet: string, call: string, s
     const refusal = storeRefusal(error as Error, call, signs)
     if (refusal) return { rules: [], failure: { reason: refusal, unsupported: true } }
     // AccessDenied, an unreachable store: the key or the network, which a person can fix.
-    return { rules: [], failure: { reason: `the current rules could not be read (${(error as Error).name}: ${(error as Error).message.slice(0, 120)})`, unsupported: false } }
+    return {
+      rules: [],
+      failure: {
+        reason: `the current rules could not be read (${(error as Error).name}: ${(error as Error).message.slice(0, 120)})`,
+        unsupported: false,
+      },
+    }
   }
 }
 
@@ -137,8 +212,10 @@ async function write(put: () => Promise<unknown>, what: string, unsupported: str
     return `${what}: applied`
   } catch (error) {
     const name = (error as Error).name
-    if (name === 'NotImplemented' || name === 'MethodNotAllowed') return `${what}: this store does not support setting them through the S3 API (${name}). ${unsupported}.`
-    if (name === 'AccessDenied') return `${what}: refused (AccessDenied): run setup-bucket with the bucket owner's key (S3_UPLOAD_KEY/S3_UPLOAD_SECRET of an admin), not the server's least-privilege key.`
+    if (name === 'NotImplemented' || name === 'MethodNotAllowed')
+      return `${what}: this store does not support setting them through the S3 API (${name}). ${unsupported}.`
+    if (name === 'AccessDenied')
+      return `${what}: refused (AccessDenied): run setup-bucket with the bucket owner's key (S3_UPLOAD_KEY/S3_UPLOAD_SECRET of an admin), not the server's least-privilege key.`
     return `${what}: failed: ${name}: ${(error as Error).message}`
   }
 }

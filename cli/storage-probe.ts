@@ -37,7 +37,12 @@ export function storageProbe(config: ResolvedConfig, credentials: ResolvedCreden
     service: 's3',
     region: config.region,
   })
-  const location = { bucket: config.bucket, region: config.region, endpoint: config.endpoint, forcePathStyle: config.forcePathStyle }
+  const location = {
+    bucket: config.bucket,
+    region: config.region,
+    endpoint: config.endpoint,
+    forcePathStyle: config.forcePathStyle,
+  }
   const probeKey = `${config.keyPrefix}updraft-doctor-${crypto.randomUUID()}`
   const read = async (response: Response): Promise<ProbeReply> => {
     const body = await response.text()
@@ -48,9 +53,16 @@ export function storageProbe(config: ResolvedConfig, credentials: ResolvedCreden
     url: (key = probeKey, query = '') => `${objectUrl({ ...location, key })}${query}`,
     bucketUrl: (query = '') => `${objectUrl({ ...location, key: 'x' }).replace(/\/x$/, '/')}${query}`,
     signed: async (method, url, headers = {}) =>
-      read(await client.fetch(url, { method, headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers }, signal: AbortSignal.timeout(TIMEOUT_MS) })),
+      read(
+        await client.fetch(url, {
+          method,
+          headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers },
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        }),
+      ),
     presign: async (method, url) => (await client.sign(url, { method, aws: { signQuery: true } })).url,
-    plain: async (method, url, headers = {}) => read(await fetch(url, { method, headers, signal: AbortSignal.timeout(TIMEOUT_MS) })),
+    plain: async (method, url, headers = {}) =>
+      read(await fetch(url, { method, headers, signal: AbortSignal.timeout(TIMEOUT_MS) })),
   }
 }
 

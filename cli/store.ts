@@ -22,7 +22,11 @@ export interface StoreRun {
  * `.data/s3` in the current folder, kept across runs), prints the settings, and runs until
  * `until`; resolves with the exit code: 0 once stopped, 1 when it could not start.
  */
-export async function runStore(env: Env, print: (line: string) => void, { until = stopSignal() }: StoreRun = {}): Promise<number> {
+export async function runStore(
+  env: Env,
+  print: (line: string) => void,
+  { until = stopSignal() }: StoreRun = {},
+): Promise<number> {
   let port: number
   try {
     port = portFrom(env, 'UPDRAFT_S3_PORT', DEFAULT_STORE_PORT)
@@ -33,7 +37,12 @@ export async function runStore(env: Env, print: (line: string) => void, { until 
   const directory = resolve(env.UPDRAFT_DATA_DIR || join('.data', 's3'))
   let store: EmbeddedS3
   try {
-    const { startEmbeddedS3 } = await importNeeding('npx updraft-s3 store', STORE_PACKAGES, () => import('./embedded-s3.ts'), { dev: true })
+    const { startEmbeddedS3 } = await importNeeding(
+      'npx updraft-s3 store',
+      STORE_PACKAGES,
+      () => import('./embedded-s3.ts'),
+      { dev: true },
+    )
     store = await startEmbeddedS3({ port, directory, log: (line) => print(`  ${line}`) })
   } catch (error) {
     print(couldNotStart(error))
@@ -65,7 +74,8 @@ export async function runStore(env: Env, print: (line: string) => void, { until 
 function couldNotStart(error: unknown): string {
   if (error instanceof MissingPackagesError) return error.message
   const { code, port } = error as NodeJS.ErrnoException & { port?: number }
-  if (code === 'EADDRINUSE') return `updraft: could not start the store: port ${port ?? '?'} is in use, perhaps by npm start; set UPDRAFT_S3_PORT to another one`
+  if (code === 'EADDRINUSE')
+    return `updraft: could not start the store: port ${port ?? '?'} is in use, perhaps by npm start; set UPDRAFT_S3_PORT to another one`
   return `updraft: could not start the store: ${error instanceof Error ? error.message : String(error)}`
 }
 

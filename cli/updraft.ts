@@ -3,13 +3,13 @@
 // <framework>`, which writes a quick start's files (init.ts).
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
-import { resolveConfig, type ResolvedConfig } from '../server/config.ts'
+import { type ResolvedConfig, resolveConfig } from '../server/config.ts'
 import { describeStore } from '../server/info.ts'
 import { importNeeding, MissingPackagesError, SERVER_PACKAGES } from '../server/optional-peers.ts'
 import { PROVIDERS, type Provider } from './bucket-rules.ts'
 import type { Finding } from './doctor.ts'
-import { runStore } from './store.ts'
 import { QUICK_STARTS, type QuickStart, runInit } from './init.ts'
+import { runStore } from './store.ts'
 
 const DEFAULT_ORIGIN = 'http://localhost:3000'
 
@@ -54,7 +54,11 @@ const parseCommandLine = (argv: string[]) =>
   })
 
 /** Runs the command in `argv`; resolves with the exit code. Output goes through `print`. */
-export async function main(argv: string[], print: (line: string) => void = console.log, ask = askOnTerminal): Promise<number> {
+export async function main(
+  argv: string[],
+  print: (line: string) => void = console.log,
+  ask = askOnTerminal,
+): Promise<number> {
   let parsed: ReturnType<typeof parseCommandLine>
   try {
     parsed = parseCommandLine(argv)
@@ -97,7 +101,19 @@ export async function main(argv: string[], print: (line: string) => void = conso
     print(error.message)
     return 1
   }
-  const { applyBucketPlan, createS3Client, credentialsOf, describePlan, keyPolicyJson, keySigns, pageHeaders, planBucket, preflightRefusals, runDoctor, storageProbe } = tools
+  const {
+    applyBucketPlan,
+    createS3Client,
+    credentialsOf,
+    describePlan,
+    keyPolicyJson,
+    keySigns,
+    pageHeaders,
+    planBucket,
+    preflightRefusals,
+    runDoctor,
+    storageProbe,
+  } = tools
   let config: ResolvedConfig
   try {
     config = resolveConfig({ keyPrefix: values['key-prefix'] })
@@ -111,7 +127,11 @@ export async function main(argv: string[], print: (line: string) => void = conso
     const findings = await runDoctor(config, { origin: origins[0]!, ...(provider ? { provider } : {}) })
     for (const finding of findings) print(formatFinding(finding))
     const failed = findings.filter(({ status }) => status === 'fail').length
-    print(failed === 0 ? '\nNo check failed.' : `\n${failed} check(s) failed: uploads from ${origins[0]} will not work until they are fixed.`)
+    print(
+      failed === 0
+        ? '\nNo check failed.'
+        : `\n${failed} check(s) failed: uploads from ${origins[0]} will not work until they are fixed.`,
+    )
     return failed === 0 ? 0 : 1
   }
 
@@ -126,7 +146,9 @@ export async function main(argv: string[], print: (line: string) => void = conso
     print(`updraft-s3 setup-bucket: ${describeStore(config)}\n`)
     for (const block of describePlan(plan)) print(block)
     // The bucket's owner runs this; the upload API's own key is the next thing to set up.
-    print(`The upload API's own key (S3_UPLOAD_KEY) needs only this policy (AWS IAM; MinIO and Ceph bucket policies take the same statements):\n${keyPolicyJson(config)}\n`)
+    print(
+      `The upload API's own key (S3_UPLOAD_KEY) needs only this policy (AWS IAM; MinIO and Ceph bucket policies take the same statements):\n${keyPolicyJson(config)}\n`,
+    )
     if (plan.cors.change !== 'add' && plan.lifecycle.change !== 'add') {
       print('Nothing to change.')
       return 0

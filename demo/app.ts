@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { resolveConfig, type PresignWith, type UploadHandlerConfig } from '../server/config.ts'
-import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
-import { describeStore } from '../server/info.ts'
+import { type EmbeddedS3, startEmbeddedS3 } from '../cli/embedded-s3.ts'
 import { DEFAULT_API_PATH } from '../protocol/wire.ts'
+import { type PresignWith, resolveConfig, type UploadHandlerConfig } from '../server/config.ts'
+import { type S3UploadPluginOptions, s3Upload } from '../server/fastify.ts'
+import { describeStore } from '../server/info.ts'
 import { DEMO_DIR, ensureDemoBuilt } from './build-page.ts'
 import { demoCompletions } from './completions.ts'
-import { startEmbeddedS3, type EmbeddedS3 } from '../cli/embedded-s3.ts'
 import { serveStatic } from './static.ts'
 
 export const DEFAULT_PORT = 3000
@@ -71,17 +71,28 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
 
   // Checked before anything starts: a half-set S3_UPLOAD_* environment names every missing variable.
   const resolved = namesStore(config, process.env) ? resolveConfig(config) : undefined
-  const embedded = resolved ? undefined : await startEmbeddedS3({ directory: options.dataDir, port: options.storePort, log })
-  const store = embedded ? `embedded s3rver at ${embedded.endpoint} · bucket ${embedded.bucket}` : describeStore(resolved!)
+  const embedded = resolved
+    ? undefined
+    : await startEmbeddedS3({ directory: options.dataDir, port: options.storePort, log })
+  const store = embedded
+    ? `embedded s3rver at ${embedded.endpoint} · bucket ${embedded.bucket}`
+    : describeStore(resolved!)
 
-  const app = Fastify({ logger: options.logger ?? { level: 'warn' }, forceCloseConnections: true, trustProxy: options.trustProxy ?? false })
+  const app = Fastify({
+    logger: options.logger ?? { level: 'warn' },
+    forceCloseConnections: true,
+    trustProxy: options.trustProxy ?? false,
+  })
   // Recorded in memory, as an app would in its database; a config's own callback takes its place.
   const { records: completed, onUploadComplete } = demoCompletions()
   const withCallback = { onUploadComplete, ...config }
   try {
     // The page resumes uploads after a reload (issue 13): /list-parts on.
     const resumable = { resumable: true, ...withCallback }
-    await app.register(s3Upload, embedded ? embeddedConfig(resumable, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...resumable })
+    await app.register(
+      s3Upload,
+      embedded ? embeddedConfig(resumable, embedded, store) : { sweepEverySeconds: DEMO_SWEEP_SECONDS, ...resumable },
+    )
     serveStatic(app, DEMO_DIR)
     await app.listen({ port, host })
   } catch (error) {
@@ -117,11 +128,7 @@ export async function startApp(options: AppOptions = {}): Promise<RunningApp> {
  * (so a token request is refused with that reason, and nothing calls out to an STS). Tickets are
  * keyed on a secret of this process: derived from s3rver's well-known key, anyone could forge them.
  */
-function embeddedConfig(
-  config: S3UploadPluginOptions,
-  store: EmbeddedS3,
-  name: string,
-): S3UploadPluginOptions {
+function embeddedConfig(config: S3UploadPluginOptions, store: EmbeddedS3, name: string): S3UploadPluginOptions {
   return {
     ...config,
     ...store.credentials,

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildWhenStale, type BuildOutcome } from '../scripts/fresh-build.ts'
+import { type BuildOutcome, buildWhenStale } from '../scripts/fresh-build.ts'
 
 /** The repository root: demo/ sits right under it. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url))

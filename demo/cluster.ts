@@ -4,25 +4,29 @@
 // and one ticket secret, in front of one store (S3_UPLOAD_*, else an embedded s3rver). Upload on
 // http://localhost:PORT and watch the log say which instance answered each step.
 // Needs Debian's haproxy and redis-server (docs/operations.md, "Several instances").
-import { randomBytes } from 'node:crypto'
+
 import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { startEmbeddedS3 } from '../cli/embedded-s3.ts'
+import { freePort } from '../dev/app-process.ts'
 import { startHaproxy } from '../dev/haproxy.ts'
 import { startRedis } from '../dev/redis-server.ts'
 import { storeEnv } from '../dev/stores.ts'
-import { freePort } from '../dev/app-process.ts'
 import { ensureDemoBuilt, PROJECT_ROOT } from './build-page.ts'
-import { startEmbeddedS3 } from '../cli/embedded-s3.ts'
 import { stopWithLauncher } from './launcher.ts'
 import { demoSettings } from './settings.ts'
 
 async function main() {
   const settings = demoSettings(process.env)
   const count = Number(process.env.INSTANCES ?? 2)
-  if (!Number.isInteger(count) || count < 1 || count > 8) throw new RangeError(`INSTANCES must be a whole number from 1 to 8, got '${process.env.INSTANCES}'`)
+  if (!Number.isInteger(count) || count < 1 || count > 8)
+    throw new RangeError(`INSTANCES must be a whole number from 1 to 8, got '${process.env.INSTANCES}'`)
   await ensureDemoBuilt((line) => console.log(line))
   const redis = await startRedis()
   const configured = !!process.env.S3_UPLOAD_BUCKET
-  const store = configured ? undefined : await startEmbeddedS3({ directory: settings.dataDir, port: settings.storePort })
+  const store = configured
+    ? undefined
+    : await startEmbeddedS3({ directory: settings.dataDir, port: settings.storePort })
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     REDIS_URL: redis.url,
@@ -34,7 +38,13 @@ async function main() {
   const origins: string[] = []
   for (let i = 0; i < count; i++) {
     const port = await freePort()
-    instances.push(spawn(process.execPath, ['--import', 'tsx', 'demo/instance.ts'], { cwd: PROJECT_ROOT, env: { ...env, PORT: String(port), UPDRAFT_INSTANCE: `i${i}` }, stdio: 'inherit' }))
+    instances.push(
+      spawn(process.execPath, ['--import', 'tsx', 'demo/instance.ts'], {
+        cwd: PROJECT_ROOT,
+        env: { ...env, PORT: String(port), UPDRAFT_INSTANCE: `i${i}` },
+        stdio: 'inherit',
+      }),
+    )
     origins.push(`http://127.0.0.1:${port}`)
   }
   await Promise.all(origins.map(untilAnswers))
@@ -58,7 +68,9 @@ async function main() {
   console.log(`Updraft demo, ${count} instances behind haproxy: http://localhost:${settings.port}`)
   console.log(`  instances ${origins.join(', ')} (each reply's X-Updraft-Instance header names the one that answered)`)
   console.log(`  shared    Redis at ${redis.url} (the rate limit, the sweep's lock) and one ticket secret`)
-  console.log(`  storage   ${store ? `embedded s3rver at ${store.endpoint} · bucket ${store.bucket}` : 'from S3_UPLOAD_*'}`)
+  console.log(
+    `  storage   ${store ? `embedded s3rver at ${store.endpoint} · bucket ${store.bucket}` : 'from S3_UPLOAD_*'}`,
+  )
   console.log('Press Ctrl-C to stop.')
 }
 

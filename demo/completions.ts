@@ -12,7 +12,9 @@ export interface DemoRecord {
  * The demo's `onUploadComplete`: keeps every verified upload in memory, once per `uploadId` (the
  * page retries a `/complete` whose reply it lost), as an app would in its database.
  */
-export function demoCompletions(): Pick<UploadHandlerConfig<unknown, DemoRecord>, 'onUploadComplete'> & { records: Map<string, DemoRecord & { key: string }> } {
+export function demoCompletions(): Pick<UploadHandlerConfig<unknown, DemoRecord>, 'onUploadComplete'> & {
+  records: Map<string, DemoRecord & { key: string }>
+} {
   const records = new Map<string, DemoRecord & { key: string }>()
   return {
     records,

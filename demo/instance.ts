@@ -16,7 +16,12 @@ if (!PORT || !REDIS_URL) {
 // A request waits for Redis at most this long: with Redis down it fails at once (no offline
 // queue), and a Redis that accepts and never answers is given up on after 250 ms. Either way the
 // limit fails open (server/fastify.ts) and the request goes on.
-const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 250, connectTimeout: 1000 })
+const redis = new Redis(REDIS_URL, {
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false,
+  commandTimeout: 250,
+  connectTimeout: 1000,
+})
 // Reconnection is ioredis's; its errors while Redis is down are expected, not crashes.
 redis.on('error', () => {})
 

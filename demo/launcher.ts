@@ -45,7 +45,9 @@ function processInfo(pid: number): { ppid: number; command: string } | undefined
     return { ppid, command }
   } catch {
     try {
-      const [ppid, ...command] = execFileSync('ps', ['-o', 'ppid=,args=', '-p', String(pid)], { encoding: 'utf8' }).trim().split(/\s+/)
+      const [ppid, ...command] = execFileSync('ps', ['-o', 'ppid=,args=', '-p', String(pid)], { encoding: 'utf8' })
+        .trim()
+        .split(/\s+/)
       return { ppid: Number(ppid), command: command.join(' ') }
     } catch {
       return undefined

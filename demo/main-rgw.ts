@@ -5,8 +5,8 @@
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { CreateBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3'
-import { DEFAULT_RATE_LIMIT } from '../server/fastify.ts'
 import { startRgw } from '../dev/rgw.ts'
+import { DEFAULT_RATE_LIMIT } from '../server/fastify.ts'
 import { startApp } from './app.ts'
 import { stopWithLauncher } from './launcher.ts'
 import { readableLogger } from './readable-log.ts'
@@ -18,12 +18,20 @@ const BUCKET = 'uploads'
 
 /** The Ceph programs missing from PATH (Debian puts them in /usr/bin). */
 const missingCeph = (path = process.env.PATH ?? '') =>
-  CEPH.filter((name) => !path.split(delimiter).filter(Boolean).some((dir) => isExecutable(join(dir, name))))
+  CEPH.filter(
+    (name) =>
+      !path
+        .split(delimiter)
+        .filter(Boolean)
+        .some((dir) => isExecutable(join(dir, name))),
+  )
 
 async function main() {
   const missing = missingCeph()
   if (missing.length > 0) {
-    console.error(`updraft: token mode needs Ceph RGW on this machine, and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed. On Debian or Ubuntu:\n  ${CEPH_INSTALL}`)
+    console.error(
+      `updraft: token mode needs Ceph RGW on this machine, and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not installed. On Debian or Ubuntu:\n  ${CEPH_INSTALL}`,
+    )
     process.exit(1)
   }
   const settings = demoSettings(process.env)
@@ -72,8 +80,12 @@ async function main() {
   console.log(`Updraft demo on Ceph RGW: ${running.url}`)
   console.log(`  upload API  ${running.url}${running.prefix}`)
   console.log(`  storage     Ceph RGW at ${rgw.endpoint} · bucket ${BUCKET} (in memory: gone when this stops)`)
-  console.log(`  modes       presigned${info.token ? ' and token (STS AssumeRole, one key per credential)' : `. Token mode is off: ${info.tokenUnavailableReason}`}`)
-  console.log(`  keys        S3_UPLOAD_KEY=${rgw.accessKeyId} S3_UPLOAD_SECRET=${rgw.secretAccessKey} S3_UPLOAD_ROLE_ARN=${rgw.roleArn}`)
+  console.log(
+    `  modes       presigned${info.token ? ' and token (STS AssumeRole, one key per credential)' : `. Token mode is off: ${info.tokenUnavailableReason}`}`,
+  )
+  console.log(
+    `  keys        S3_UPLOAD_KEY=${rgw.accessKeyId} S3_UPLOAD_SECRET=${rgw.secretAccessKey} S3_UPLOAD_ROLE_ARN=${rgw.roleArn}`,
+  )
   console.log(`  limits      ${DEFAULT_RATE_LIMIT.max} upload API requests per minute per client`)
   console.log('Press Ctrl-C to stop.')
 }
@@ -88,7 +100,13 @@ async function createBucket(rgw: Awaited<ReturnType<typeof startRgw>>) {
   })
   try {
     await client.send(new CreateBucketCommand({ Bucket: BUCKET }))
-    const rule = { AllowedOrigins: ['*'], AllowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'], MaxAgeSeconds: 3000 }
+    const rule = {
+      AllowedOrigins: ['*'],
+      AllowedMethods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'],
+      AllowedHeaders: ['*'],
+      ExposeHeaders: ['ETag'],
+      MaxAgeSeconds: 3000,
+    }
     await client.send(new PutBucketCorsCommand({ Bucket: BUCKET, CORSConfiguration: { CORSRules: [rule] } }))
   } finally {
     client.destroy()

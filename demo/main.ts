@@ -43,11 +43,17 @@ async function main() {
   if (running.embedded) {
     console.log(`  storage     ${running.store} (embedded; objects in ${relative(running.embedded.directory)})`)
     console.log(`  modes       presigned. ${EMBEDDED_TOKEN_REASON}.`)
-    console.log(`  signing     with s3rver's own key: it has no STS, so no narrower credential exists (fine on loopback, never on the internet)`)
+    console.log(
+      `  signing     with s3rver's own key: it has no STS, so no narrower credential exists (fine on loopback, never on the internet)`,
+    )
   } else {
     console.log(`  storage     ${running.store} (from S3_UPLOAD_*)`)
-    console.log(`  modes       presigned${info.token ? ' and token' : `. Token mode is off: ${info.tokenUnavailableReason}`}`)
-    console.log(`  signing     ${running.presignWith === 'session' ? 'with a session credential that may only upload under the key prefix' : "with the server's own key (no STS): give it only the policy npx updraft-s3 doctor prints (server/key-policy.ts)"}`)
+    console.log(
+      `  modes       presigned${info.token ? ' and token' : `. Token mode is off: ${info.tokenUnavailableReason}`}`,
+    )
+    console.log(
+      `  signing     ${running.presignWith === 'session' ? 'with a session credential that may only upload under the key prefix' : "with the server's own key (no STS): give it only the policy npx updraft-s3 doctor prints (server/key-policy.ts)"}`,
+    )
   }
   console.log(`  limits      ${DEFAULT_RATE_LIMIT.max} upload API requests per minute per client`)
   console.log(`  files       ${describeFileLimits(maxFileSize, allowedTypes)}`)
@@ -56,7 +62,8 @@ async function main() {
 
 /** What the page will accept, or how to make it refuse something. */
 function describeFileLimits(maxFileSize: number | undefined, allowedTypes: string[] | undefined): string {
-  if (maxFileSize === undefined && allowedTypes === undefined) return 'any size and type (set UPDRAFT_MAX_FILE_SIZE, UPDRAFT_ALLOWED_TYPES to limit them)'
+  if (maxFileSize === undefined && allowedTypes === undefined)
+    return 'any size and type (set UPDRAFT_MAX_FILE_SIZE, UPDRAFT_ALLOWED_TYPES to limit them)'
   const size = maxFileSize === undefined ? 'any size' : `up to ${formatBytes(maxFileSize)}`
   return `${size}; ${allowedTypes ? `types ${allowedTypes.join(', ')}` : 'any type'}`
 }
@@ -69,7 +76,9 @@ main().catch((error: unknown) => {
     const port = (error as { port?: number }).port
     const page = port !== undefined && String(port) === String(process.env.PORT || DEFAULT_PORT)
     const what = page ? 'the page' : 'the embedded store'
-    console.error(`updraft: could not start: port ${port ?? '?'} (${what}) is in use, perhaps by another npm start; set ${page ? 'PORT' : 'UPDRAFT_S3_PORT'} to another one`)
+    console.error(
+      `updraft: could not start: port ${port ?? '?'} (${what}) is in use, perhaps by another npm start; set ${page ? 'PORT' : 'UPDRAFT_S3_PORT'} to another one`,
+    )
   } else if (error instanceof TypeError || error instanceof RangeError) {
     // Configuration mistakes: the message says what to fix, no stack needed.
     console.error(`updraft: could not start: ${error.message.replace(/^updraft: /, '')}`)

@@ -19,7 +19,9 @@ export function readableLogger(write: (line: string) => void): FastifyServerOpti
           return write(json.trimEnd())
         }
         const where = entry.route ? ` (route ${entry.route})` : ''
-        const why = entry.err?.message ? `: ${entry.err.code && !entry.err.message.startsWith(entry.err.code) ? `${entry.err.code}: ` : ''}${entry.err.message}` : ''
+        const why = entry.err?.message
+          ? `: ${entry.err.code && !entry.err.message.startsWith(entry.err.code) ? `${entry.err.code}: ` : ''}${entry.err.message}`
+          : ''
         write(`${LEVELS[entry.level ?? 50] ?? 'log'}: ${entry.msg ?? ''}${where}${why}`)
       },
     },

@@ -24,9 +24,13 @@ type Env = Record<string, string | undefined>
 
 /** Every setting, or a RangeError naming the variable and what it should hold. */
 export function demoSettings(env: Env): DemoSettings {
-  const types = env.UPDRAFT_ALLOWED_TYPES?.split(',').map((type) => type.trim()).filter(Boolean)
+  const types = env.UPDRAFT_ALLOWED_TYPES?.split(',')
+    .map((type) => type.trim())
+    .filter(Boolean)
   if (types?.some((type) => !/^[\w.+-]+\/(\*|[\w.+-]+)$/.test(type))) {
-    throw new RangeError(`UPDRAFT_ALLOWED_TYPES must be media types or type/* patterns, comma-separated (image/*,application/pdf), got '${env.UPDRAFT_ALLOWED_TYPES}'`)
+    throw new RangeError(
+      `UPDRAFT_ALLOWED_TYPES must be media types or type/* patterns, comma-separated (image/*,application/pdf), got '${env.UPDRAFT_ALLOWED_TYPES}'`,
+    )
   }
   return {
     port: portFrom(env, 'PORT', DEFAULT_PORT),
@@ -37,7 +41,16 @@ export function demoSettings(env: Env): DemoSettings {
   }
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30 }
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+}
 
 /** `31457280`, `30MiB`, `30 MB`, `1.5GiB` → bytes (KB/MB/GB are powers of 1000, KiB/MiB/GiB of 1024). */
 export function parseSize(text: string): number {

@@ -15,7 +15,9 @@ export interface AppProcess {
  * and Next.js would build a development bundle) and its own variables.
  */
 export function appEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV' && !name.startsWith('VITEST')))
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== 'NODE_ENV' && !name.startsWith('VITEST')),
+  )
   // A cast: Next.js's types (reached through next-s3-upload's) make ProcessEnv's NODE_ENV required.
   return { ...env, ...extra } as NodeJS.ProcessEnv
 }
@@ -38,7 +40,12 @@ export async function freePort(): Promise<number> {
  */
 export async function startApp(
   command: string[] | ((port: number) => string[]),
-  { cwd, env = {}, readyPath = '/', timeoutMs = 60_000 }: { cwd: string; env?: Record<string, string>; readyPath?: string; timeoutMs?: number },
+  {
+    cwd,
+    env = {},
+    readyPath = '/',
+    timeoutMs = 60_000,
+  }: { cwd: string; env?: Record<string, string>; readyPath?: string; timeoutMs?: number },
 ): Promise<AppProcess> {
   const port = await freePort()
   const [file, ...args] = typeof command === 'function' ? command(port) : command
@@ -53,13 +60,19 @@ export async function startApp(
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const app: AppProcess = { origin: `http://127.0.0.1:${port}`, output: () => output, stop: () => stop(child, exited, group) }
+  const app: AppProcess = {
+    origin: `http://127.0.0.1:${port}`,
+    output: () => output,
+    stop: () => stop(child, exited, group),
+  }
   const name = [file, ...args].join(' ')
 
   const deadline = Date.now() + timeoutMs
   while (true) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output.slice(-4000)}`)
+      throw new Error(
+        `${name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output.slice(-4000)}`,
+      )
     }
     const answered = await fetch(`${app.origin}${readyPath}`, { signal: AbortSignal.timeout(2000) }).then(
       () => true,

@@ -81,7 +81,9 @@ async function launchChromiumSession(): Promise<BrowserSession> {
  */
 async function launchFirefox(): Promise<BrowserSession> {
   await access(FIREFOX_PATH, constants.X_OK).catch(() => {
-    throw new Error(`Firefox ESR not found at ${FIREFOX_PATH}: install it with apt-get install -y --no-install-recommends firefox-esr`)
+    throw new Error(
+      `Firefox ESR not found at ${FIREFOX_PATH}: install it with apt-get install -y --no-install-recommends firefox-esr`,
+    )
   })
   const browser: PuppeteerBrowser = await puppeteer.launch({
     browser: 'firefox',
@@ -124,7 +126,8 @@ function playwrightPage(page: PlaywrightPage): TestPage {
     errors,
     goto: async (url) => void (await page.goto(url)),
     async reload() {
-      const leave = (dialog: import('playwright-core').Dialog) => void (dialog.type() === 'beforeunload' && dialog.accept())
+      const leave = (dialog: import('playwright-core').Dialog) =>
+        void (dialog.type() === 'beforeunload' && dialog.accept())
       page.on('dialog', leave)
       try {
         await page.reload()
@@ -133,14 +136,16 @@ function playwrightPage(page: PlaywrightPage): TestPage {
       }
     },
     evaluate: (fn, arg) => page.evaluate(fn as never, arg) as never,
-    waitForFunction: async (fn, arg, timeout = 30_000) => void (await page.waitForFunction(fn as never, arg, { timeout })),
+    waitForFunction: async (fn, arg, timeout = 30_000) =>
+      void (await page.waitForFunction(fn as never, arg, { timeout })),
     setInputFiles: (selector, files) => page.setInputFiles(selector, files),
     async pickWithDialog(open, files) {
       const [chooser] = await Promise.all([page.waitForEvent('filechooser'), open()])
       await chooser.setFiles(files)
     },
     // Chromium's dialog is intercepted once a listener is on: nothing to dismiss.
-    dismissDialog: async (open) => void (await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), open()])),
+    dismissDialog: async (open) =>
+      void (await Promise.all([page.waitForEvent('filechooser', { timeout: 10_000 }), open()])),
     click: (selector) => page.click(selector),
     doubleClickAt: (x, y) => page.mouse.dblclick(x, y),
     press: (key) => page.keyboard.press(key),
@@ -179,7 +184,8 @@ function puppeteerPage(page: PuppeteerPage, sessionFolders: string[]): TestPage 
     errors,
     goto: async (url) => void (await page.goto(url)),
     async reload() {
-      const leave = (dialog: import('puppeteer-core').Dialog) => void (dialog.type() === 'beforeunload' && dialog.accept())
+      const leave = (dialog: import('puppeteer-core').Dialog) =>
+        void (dialog.type() === 'beforeunload' && dialog.accept())
       page.on('dialog', leave)
       try {
         await page.reload()
@@ -200,7 +206,9 @@ function puppeteerPage(page: PuppeteerPage, sessionFolders: string[]): TestPage 
     async setInputFiles(selector, files) {
       const input = await page.$(selector)
       if (!input) throw new Error(`no element matches ${selector}`)
-      await withFiles(files, (paths) => (input as unknown as { uploadFile(...paths: string[]): Promise<void> }).uploadFile(...paths))
+      await withFiles(files, (paths) =>
+        (input as unknown as { uploadFile(...paths: string[]): Promise<void> }).uploadFile(...paths),
+      )
     },
     async pickWithDialog(open, files) {
       const [chooser] = await Promise.all([page.waitForFileChooser({ timeout: 10_000 }), open()])

@@ -15,10 +15,13 @@ export function campaignSeed(env: Record<string, string | undefined> = process.e
   if (!given) return 1 + Math.floor(Math.random() * (2 ** 31 - 2))
   const seed = Number(given)
   if (!Number.isInteger(seed) || seed < 1 || seed > 2 ** 31 - 1) {
-    throw new RangeError(`${SEED_VARIABLE} must be a whole number from 1 to ${2 ** 31 - 1} (as a campaign run printed it), got '${given}'`)
+    throw new RangeError(
+      `${SEED_VARIABLE} must be a whole number from 1 to ${2 ** 31 - 1} (as a campaign run printed it), got '${given}'`,
+    )
   }
   return seed
 }
 
 /** What a campaign run prints first: its seed and how to run it again. */
-export const seedLine = (seed: number, command: string) => `fault campaign seed ${seed}; replay: ${SEED_VARIABLE}=${seed} ${command}`
+export const seedLine = (seed: number, command: string) =>
+  `fault campaign seed ${seed}; replay: ${SEED_VARIABLE}=${seed} ${command}`

@@ -1,4 +1,4 @@
-import { type IncomingMessage, type ServerResponse, createServer, request } from 'node:http'
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 /**
@@ -37,7 +37,13 @@ export async function startCountingProxy(target: string) {
       if (stats.peakPartsInFlight >= barrier.parts) barrier.open()
     }
     const forwarded = request(
-      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
       async (reply) => {
         entry.status = reply.statusCode
         if (isPart) await Promise.race([barrier.reached, new Promise((resolve) => setTimeout(resolve, HOLD_MS))])

@@ -6,11 +6,11 @@ import {
   ListPartsCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { isUploadError, upload, type UploadResult } from '../engine/index.ts'
 import { defaultRetry } from '../engine/core/options.ts'
+import { isUploadError, type UploadResult, upload } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { type Fault, faultsFor, type FaultProxy, startFaultProxy } from './fault-proxy.ts'
+import { type Fault, type FaultProxy, faultsFor, startFaultProxy } from './fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from './s3-client.ts'
 import { S3RVER_CREDENTIALS, startS3rver } from './s3rver.ts'
 import { serveHandler } from './serve-handler.ts'
@@ -121,7 +121,11 @@ export async function startCampaign(rgw: RgwStore) {
   const serverLog: string[] = []
 
   async function rig(store: TestStore, sts: UploadHandlerConfig['sts']): Promise<StoreRig> {
-    const storage = await startFaultProxy({ target: store.endpoint, kind: 'storage', decide: ({ step }) => decide('storage', step) })
+    const storage = await startFaultProxy({
+      target: store.endpoint,
+      kind: 'storage',
+      decide: ({ step }) => decide('storage', step),
+    })
     const handler = createUploadHandler({
       ...store.credentials,
       bucket: store.bucket,
@@ -225,7 +229,17 @@ export async function startCampaign(rgw: RgwStore) {
     const settledAt = performance.now()
     const faults = () => diff(storage.stats.faults, faultsBefore, api.stats.faults, apiFaultsBefore)
     if (settled === 'hung') {
-      return { scenario, outcome: 'hung', retries, faults: faults(), orphans: 0, leftForSweep: 0, corrupt: false, violations: ['never settled'], serverLog: [...serverLog] }
+      return {
+        scenario,
+        outcome: 'hung',
+        retries,
+        faults: faults(),
+        orphans: 0,
+        leftForSweep: 0,
+        corrupt: false,
+        violations: ['never settled'],
+        serverLog: [...serverLog],
+      }
     }
     const result = 'result' in settled ? (settled.result as UploadResult) : undefined
     const error = 'error' in settled ? settled.error : undefined
@@ -244,14 +258,18 @@ export async function startCampaign(rgw: RgwStore) {
     }
     for (const entry of recorder.log) {
       if (entry.at > settledAt && !CLEANUP_STEPS.has(entry.step)) {
-        violations.push(`${entry.step} reached the wire ${Math.round(entry.at - settledAt)} ms after the upload settled`)
+        violations.push(
+          `${entry.step} reached the wire ${Math.round(entry.at - settledAt)} ms after the upload settled`,
+        )
       }
     }
     violations.push(...retryViolations(recorder.log, MAX_ATTEMPTS))
     // The proxies fault the page's requests, never the upload API's own: a 500 of its own is a bug,
     // except on s3rver's /abort and /duplicates (it has neither AbortMultipartUpload nor
     // ListMultipartUploads: cleanup there is expected to fail).
-    const ownFailures = serverLog.filter((line) => !(scenario.store === 's3rver' && /^\/(abort|duplicates):/.test(line)))
+    const ownFailures = serverLog.filter(
+      (line) => !(scenario.store === 's3rver' && /^\/(abort|duplicates):/.test(line)),
+    )
     violations.push(...ownFailures.map((line) => `the upload API failed: ${line}`))
     // Aborted once storage held the object, before the upload API's verdict: the bytes were all
     // stored (100% is true of them), and the upload ended with AbortError (issue 24).
@@ -282,21 +300,36 @@ export async function startCampaign(rgw: RgwStore) {
       if (orphans > 0) violations.push(`${orphans} multipart upload(s) left on ${usedKey}`)
       for (const upload of onKey) {
         if (orphans === 0) break
-        const parts = await bounded(admin.send(new ListPartsCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId })), 'ListParts')
-        violations.push(`left: ${upload.UploadId}, parts ${(parts.Parts ?? []).map((part) => part.PartNumber).join(', ')}`)
+        const parts = await bounded(
+          admin.send(new ListPartsCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId })),
+          'ListParts',
+        )
+        violations.push(
+          `left: ${upload.UploadId}, parts ${(parts.Parts ?? []).map((part) => part.PartNumber).join(', ')}`,
+        )
       }
       // Only an upload request that reached the upload API and whose reply the page never read can
       // have created an upload the page never heard of (presigned mode, token mode's createMultipart):
       // at most one each. Anything more is an upload the engine lost track of.
-      const unheardReplies = recorder.log.filter((entry) => entry.api && entry.step === 'POST /' && entry.status === undefined).length
+      const unheardReplies = recorder.log.filter(
+        (entry) => entry.api && entry.step === 'POST /' && entry.status === undefined,
+      ).length
       if (leftForSweep > unheardReplies) {
-        violations.push(`${leftForSweep} upload(s) left on other keys, but only ${unheardReplies} upload request(s) went unanswered`)
+        violations.push(
+          `${leftForSweep} upload(s) left on other keys, but only ${unheardReplies} upload request(s) went unanswered`,
+        )
       }
       for (const upload of uploads) {
-        await bounded(admin.send(new AbortMultipartUploadCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId })), 'AbortMultipartUpload')
+        await bounded(
+          admin.send(
+            new AbortMultipartUploadCommand({ Bucket: store.bucket, Key: upload.Key, UploadId: upload.UploadId }),
+          ),
+          'AbortMultipartUpload',
+        )
       }
     }
-    if (result) await bounded(admin.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: result.key })), 'DeleteObject')
+    if (result)
+      await bounded(admin.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: result.key })), 'DeleteObject')
 
     return {
       scenario,
@@ -313,7 +346,9 @@ export async function startCampaign(rgw: RgwStore) {
       violations,
       serverLog: [...serverLog],
       wire: violations.length
-        ? recorder.log.map((entry) => `${Math.round(entry.at - startedAt)} ${entry.step} ${entry.status ?? entry.failed}`)
+        ? recorder.log.map(
+            (entry) => `${Math.round(entry.at - startedAt)} ${entry.step} ${entry.status ?? entry.failed}`,
+          )
         : undefined,
     }
   }
@@ -329,12 +364,18 @@ export async function startCampaign(rgw: RgwStore) {
 }
 
 /** Monotonic, within [0, total], reaching total only on success (and then surely). */
-function progressViolations(progress: Array<{ loaded: number; total: number }>, size: number, succeeded: boolean, abortedAfterCommit: boolean): string[] {
+function progressViolations(
+  progress: Array<{ loaded: number; total: number }>,
+  size: number,
+  succeeded: boolean,
+  abortedAfterCommit: boolean,
+): string[] {
   const violations: string[] = []
   progress.forEach(({ loaded, total }, i) => {
     if (total !== size) violations.push(`progress total ${total}, not ${size}`)
     if (loaded < 0 || loaded > total) violations.push(`progress ${loaded} outside [0, ${total}]`)
-    if (i > 0 && loaded < progress[i - 1]!.loaded) violations.push(`progress went back from ${progress[i - 1]!.loaded} to ${loaded}`)
+    if (i > 0 && loaded < progress[i - 1]!.loaded)
+      violations.push(`progress went back from ${progress[i - 1]!.loaded} to ${loaded}`)
   })
   const reached = progress.some(({ loaded }) => loaded === size)
   if (reached && !succeeded && !abortedAfterCommit) violations.push('progress reached the total, yet the upload failed')
@@ -348,26 +389,38 @@ function progressViolations(progress: Array<{ loaded: number; total: number }>, 
  * and unrecorded, for the app's reconciliation.
  */
 const committedBeforeVerdict = (log: WireEntry[]) =>
-  log.some((entry) => !entry.api && ['PUT', 'POST ?uploadId'].includes(entry.step) && entry.status !== undefined && entry.status < 300)
+  log.some(
+    (entry) =>
+      !entry.api && ['PUT', 'POST ?uploadId'].includes(entry.step) && entry.status !== undefined && entry.status < 300,
+  )
 
 /** The final write (single PUT or Complete) had an attempt with no reply: storage may have done it. */
 const unknowableWrite = (log: WireEntry[]) =>
   log.some((entry) => ['PUT', 'POST ?uploadId', 'POST /complete'].includes(entry.step) && entry.failed !== undefined)
 
 async function listUploads(admin: S3Client, bucket: string, prefix: string) {
-  const listed = await bounded(admin.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix })), 'ListMultipartUploads')
+  const listed = await bounded(
+    admin.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix })),
+    'ListMultipartUploads',
+  )
   return listed.Uploads ?? []
 }
 
 async function listObjects(admin: S3Client, bucket: string, prefix: string) {
-  const listed = await bounded(admin.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix })), 'ListObjectsV2')
+  const listed = await bounded(
+    admin.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix })),
+    'ListObjectsV2',
+  )
   return (listed.Contents ?? []).map((object) => object.Key!)
 }
 
 function diff(...counts: Array<Partial<Record<Fault, number>>>): Partial<Record<Fault, number>> {
   const [storageNow, storageBefore, apiNow, apiBefore] = counts
   const faults: Partial<Record<Fault, number>> = {}
-  for (const [now, before] of [[storageNow, storageBefore], [apiNow, apiBefore]] as const) {
+  for (const [now, before] of [
+    [storageNow, storageBefore],
+    [apiNow, apiBefore],
+  ] as const) {
     for (const [fault, count] of Object.entries(now!) as Array<[Fault, number]>) {
       const added = count - (before![fault] ?? 0)
       if (added) faults[fault] = (faults[fault] ?? 0) + added

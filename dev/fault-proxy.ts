@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, request as forward, type ServerResponse } from 'node:http'
+import { createServer, request as forward, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 
 /**
@@ -104,7 +104,14 @@ export interface FaultProxyOptions {
  * which SigV4 signatures cover. Requests from the AWS SDK (the upload API's own calls to storage
  * and STS) pass untouched unless `sdk` says otherwise: the faults are the page's network, not the server's.
  */
-export async function startFaultProxy({ target, kind, decide = () => undefined, sdk = false, hold, lateTail }: FaultProxyOptions) {
+export async function startFaultProxy({
+  target,
+  kind,
+  decide = () => undefined,
+  sdk = false,
+  hold,
+  lateTail,
+}: FaultProxyOptions) {
   const upstream = new URL(target)
   const sockets = new Set<Socket>()
   const stats = { requests: 0, faults: {} as Partial<Record<Fault, number>> }
@@ -114,7 +121,13 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
   const server = createServer((incoming, outgoing) => {
     const step = stepOf(kind, incoming)
     const fromSdk = /aws-sdk/.test(String(incoming.headers['user-agent'] ?? ''))
-    const seen: ProxiedRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', step, headers: incoming.headers, fromSdk }
+    const seen: ProxiedRequest = {
+      method: incoming.method ?? 'GET',
+      url: incoming.url ?? '/',
+      step,
+      headers: incoming.headers,
+      fromSdk,
+    }
     const fault = fromSdk && !sdk ? undefined : decide(seen)
     stats.requests++
     if (fault) stats.faults[fault] = (stats.faults[fault] ?? 0) + 1
@@ -162,7 +175,13 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
           outgoing.write(body.subarray(0, Math.floor(body.length / 2)))
         })
       case 'flip-byte':
-        return pass(incoming, outgoing, (status, headers, body) => outgoing.writeHead(status, headers).end(body), entry, flipMiddleByte(incoming))
+        return pass(
+          incoming,
+          outgoing,
+          (status, headers, body) => outgoing.writeHead(status, headers).end(body),
+          entry,
+          flipMiddleByte(incoming),
+        )
       case 'drop-etag':
         return pass(incoming, outgoing, (status, headers, body) => {
           delete headers.etag
@@ -178,13 +197,22 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
   /** See `lateTail`: the body's last 64 KiB go `ms` late, and the server's request is never cut short. */
   function forwardWithLateTail(incoming: IncomingMessage, outgoing: ServerResponse, entry: LoggedRequest, ms: number) {
     const TAIL = 64 * 1024
-    const upstreamRequest = forward({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-      readAll(answer).then((body) => {
-        entry.status = answer.statusCode
-        entry.answeredAt = performance.now()
-        if (!outgoing.destroyed) outgoing.writeHead(answer.statusCode ?? 502, { ...answer.headers }).end(body)
-      })
-    })
+    const upstreamRequest = forward(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        readAll(answer).then((body) => {
+          entry.status = answer.statusCode
+          entry.answeredAt = performance.now()
+          if (!outgoing.destroyed) outgoing.writeHead(answer.statusCode ?? 502, { ...answer.headers }).end(body)
+        })
+      },
+    )
     upstreamRequest.on('error', () => incoming.socket.destroy())
     readAll(incoming).then((body) => {
       const cut = Math.max(0, body.length - TAIL)
@@ -203,7 +231,13 @@ export async function startFaultProxy({ target, kind, decide = () => undefined, 
   ) {
     let answered = false
     const upstreamRequest = forward(
-      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
       (answer) => {
         readAll(answer).then((body) => {
           answered = true
@@ -274,7 +308,8 @@ function stepOf(kind: 'storage' | 'api', incoming: IncomingMessage): string {
     const last = url.pathname.replace(/\/+$/, '').split('/').pop()
     return `${method} /${['parts', 'complete', 'abort', 'refresh', 'duplicates', 'info', 'list-parts'].includes(last!) ? last : ''}`
   }
-  for (const marker of ['uploads', 'partNumber', 'uploadId']) if (url.searchParams.has(marker)) return `${method} ?${marker}`
+  for (const marker of ['uploads', 'partNumber', 'uploadId'])
+    if (url.searchParams.has(marker)) return `${method} ?${marker}`
   return method
 }
 
@@ -296,7 +331,11 @@ const STATUS_FAULTS = {
   '503-slow-down': [503, 'SlowDown', 'Please reduce your request rate.'],
   '429': [429, 'TooManyRequests', 'Too many requests'],
   '408': [408, 'RequestTimeout', 'Request timeout'],
-  '400-request-timeout': [400, 'RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.'],
+  '400-request-timeout': [
+    400,
+    'RequestTimeout',
+    'Your socket connection to the server was not read from or written to within the timeout period.',
+  ],
   '400-expired-token': [400, 'ExpiredToken', 'The provided token has expired.'],
   '403-denied': [403, 'AccessDenied', ''],
   '200-error': [200, 'InternalError', 'We encountered an internal error. Please try again.'],
@@ -322,7 +361,8 @@ function readAll(stream: IncomingMessage): Promise<Buffer> {
 }
 
 /** The part number of a logged `PUT ?partNumber`. */
-export const partNumberOf = (entry: LoggedRequest) => Number(new URL(entry.url, 'http://x').searchParams.get('partNumber'))
+export const partNumberOf = (entry: LoggedRequest) =>
+  Number(new URL(entry.url, 'http://x').searchParams.get('partNumber'))
 
 /** Bytes sent again for parts storage had already accepted (200) earlier: the goal is 0. */
 export function resentFinishedBytes(puts: LoggedRequest[]): number {

@@ -18,5 +18,6 @@ export function onPath(bin: string): boolean {
 /** Throws (never skips) naming the command that installs what is missing. */
 export function assertInstalled(what: string, binaries: readonly string[], install: string): void {
   const missing = binaries.filter((bin) => !onPath(bin))
-  if (missing.length > 0) throw new Error(`${what} is not installed (missing: ${missing.join(', ')}). Install it with: ${install}`)
+  if (missing.length > 0)
+    throw new Error(`${what} is not installed (missing: ${missing.join(', ')}). Install it with: ${install}`)
 }

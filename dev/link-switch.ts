@@ -1,5 +1,5 @@
-import { createConnection, createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { createConnection, createServer, type Socket } from 'node:net'
 
 /**
  * A TCP relay in front of a real S3 server whose link can be cut: `down()` resets every
@@ -12,7 +12,10 @@ import type { AddressInfo } from 'node:net'
  * has (no netem). Bytes the relay holds back stop it reading, so the browser's own send buffer
  * fills and its upload progress follows the link, as on a real slow line.
  */
-export async function startLinkSwitch(target: string, { uploadBytesPerSecond }: { uploadBytesPerSecond?: number } = {}) {
+export async function startLinkSwitch(
+  target: string,
+  { uploadBytesPerSecond }: { uploadBytesPerSecond?: number } = {},
+) {
   const upstream = new URL(target)
   const sockets = new Set<Socket>()
   const uplink = uploadBytesPerSecond ? slowLink(uploadBytesPerSecond) : undefined

@@ -34,7 +34,44 @@ export function installPhotoMaker(): void {
     if (!orientation) return jpeg
     const bytes = new Uint8Array(await jpeg.arrayBuffer())
     const app0 = bytes[3] === 0xe0 ? 4 + ((bytes[4]! << 8) | bytes[5]!) : 2
-    const exif = [0xff, 0xe1, 0, 34, 0x45, 0x78, 0x69, 0x66, 0, 0, 0x4d, 0x4d, 0, 0x2a, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, orientation, 0, 0, 0, 0, 0, 0]
+    const exif = [
+      0xff,
+      0xe1,
+      0,
+      34,
+      0x45,
+      0x78,
+      0x69,
+      0x66,
+      0,
+      0,
+      0x4d,
+      0x4d,
+      0,
+      0x2a,
+      0,
+      0,
+      0,
+      8,
+      0,
+      1,
+      0x01,
+      0x12,
+      0,
+      3,
+      0,
+      0,
+      0,
+      1,
+      0,
+      orientation,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+    ]
     return new Blob([bytes.subarray(0, app0), new Uint8Array(exif), bytes.subarray(app0)], { type: 'image/jpeg' })
   }
 }

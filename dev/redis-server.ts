@@ -27,9 +27,26 @@ export async function startRedis(): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'updraft-redis-'))
   let child: ChildProcess | undefined
   const restart = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir], {
-      stdio: 'ignore',
-    })
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+        '--dir',
+        dir,
+      ],
+      {
+        stdio: 'ignore',
+      },
+    )
     await untilAnswers(port)
   }
   const kill = async () => {

@@ -80,7 +80,10 @@ export interface ApiCall {
 export function recordCalls(handler: WebHandler, prefix = '/api/s3-upload') {
   const calls: ApiCall[] = []
   const recorded: WebHandler = async (request) => {
-    const body = (await request.clone().json().catch(() => ({}))) as Record<string, unknown>
+    const body = (await request
+      .clone()
+      .json()
+      .catch(() => ({}))) as Record<string, unknown>
     const response = await handler(request)
     const text = await response.clone().text()
     let reply: unknown = text

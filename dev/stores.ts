@@ -1,8 +1,8 @@
 import { CreateBucketCommand, PutBucketCorsCommand } from '@aws-sdk/client-s3'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import type { RgwServer } from './rgw.ts'
+import { type StoreAccess, sdkClient } from './s3-client.ts'
 import type { SwiftServer } from './swift.ts'
-import { sdkClient, type StoreAccess } from './s3-client.ts'
 
 /** A running S3-compatible store as the tests see it, whichever server it is. */
 export interface TestStore extends StoreAccess {
@@ -46,14 +46,18 @@ export const swiftStore = (swift: SwiftServer): TestStore => ({
 /** Creates the two test buckets on a store without PutBucketCors (Swift answers 501: CORS is set in its proxy's config). */
 export async function createBucketsWithoutCors(store: StoreAccess): Promise<void> {
   const client = sdkClient(store)
-  for (const bucket of [BUCKET, BUCKET_WITHOUT_EXPOSED_ETAG]) await client.send(new CreateBucketCommand({ Bucket: bucket }))
+  for (const bucket of [BUCKET, BUCKET_WITHOUT_EXPOSED_ETAG])
+    await client.send(new CreateBucketCommand({ Bucket: bucket }))
   client.destroy()
 }
 
 /** Creates the two test buckets with their CORS rules, through the S3 API. */
 export async function createTestBuckets(store: StoreAccess): Promise<void> {
   const client = sdkClient(store)
-  for (const [bucket, exposeETag] of [[BUCKET, true], [BUCKET_WITHOUT_EXPOSED_ETAG, false]] as const) {
+  for (const [bucket, exposeETag] of [
+    [BUCKET, true],
+    [BUCKET_WITHOUT_EXPOSED_ETAG, false],
+  ] as const) {
     await client.send(new CreateBucketCommand({ Bucket: bucket }))
     await client.send(
       new PutBucketCorsCommand({
@@ -97,7 +101,10 @@ export const storeConfig = (store: TestStore, extra: UploadHandlerConfig = {}): 
 })
 
 /** The upload API's S3_UPLOAD_* settings for a test store, as an app's environment or a worker's bindings. */
-export const storeEnv = (store: Pick<TestStore, 'credentials' | 'bucket' | 'region' | 'endpoint'>, extra: Record<string, string> = {}): Record<string, string> => ({
+export const storeEnv = (
+  store: Pick<TestStore, 'credentials' | 'bucket' | 'region' | 'endpoint'>,
+  extra: Record<string, string> = {},
+): Record<string, string> => ({
   S3_UPLOAD_KEY: store.credentials.accessKeyId,
   S3_UPLOAD_SECRET: store.credentials.secretAccessKey,
   S3_UPLOAD_BUCKET: store.bucket,

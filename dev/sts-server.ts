@@ -29,7 +29,10 @@ export interface StsStandIn {
 }
 
 /** AWS's statuses for these codes. */
-const ERROR_STATUS: Record<StsErrorCode | 'SignatureDoesNotMatch' | 'InvalidClientTokenId' | 'InvalidAction' | 'ValidationError', number> = {
+const ERROR_STATUS: Record<
+  StsErrorCode | 'SignatureDoesNotMatch' | 'InvalidClientTokenId' | 'InvalidAction' | 'ValidationError',
+  number
+> = {
   ExpiredToken: 400,
   MalformedPolicyDocument: 400,
   PackedPolicyTooLarge: 400,
@@ -58,8 +61,10 @@ export async function startStsServer({ caller, issue }: { caller: KeyPair; issue
     }
     const params = Object.fromEntries(new URLSearchParams(body))
     calls.push(params)
-    if (params.Action !== 'GetFederationToken') return sendError(response, 'InvalidAction', `Unsupported action ${params.Action}`)
-    if (params.Version !== '2011-06-15') return sendError(response, 'ValidationError', `Unsupported version ${params.Version}`)
+    if (params.Action !== 'GetFederationToken')
+      return sendError(response, 'InvalidAction', `Unsupported action ${params.Action}`)
+    if (params.Version !== '2011-06-15')
+      return sendError(response, 'ValidationError', `Unsupported version ${params.Version}`)
     if (nextFailure) {
       const code = nextFailure
       nextFailure = undefined
@@ -104,9 +109,10 @@ export async function startStsServer({ caller, issue }: { caller: KeyPair; issue
  */
 function checkSignature(request: IncomingMessage, body: string, caller: KeyPair) {
   const authorization = request.headers.authorization ?? ''
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/sts\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
-    authorization,
-  )
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/sts\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
+      authorization,
+    )
   if (!match) return 'SignatureDoesNotMatch' as const
   const [, accessKeyId, day, region, signedHeaders, signature] = match as unknown as string[]
   if (accessKeyId !== caller.accessKeyId) return 'InvalidClientTokenId' as const
@@ -114,9 +120,19 @@ function checkSignature(request: IncomingMessage, body: string, caller: KeyPair)
   if (!amzDate.startsWith(day!)) return 'SignatureDoesNotMatch' as const
 
   const url = new URL(request.url ?? '/', 'http://stand-in')
-  const query = [...url.searchParams].map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).sort().join('&')
+  const query = [...url.searchParams]
+    .map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`)
+    .sort()
+    .join('&')
   const headerNames = signedHeaders!.split(';')
-  const canonicalHeaders = headerNames.map((name) => `${name}:${String(request.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('')
+  const canonicalHeaders = headerNames
+    .map(
+      (name) =>
+        `${name}:${String(request.headers[name] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('')
   const payloadHash = String(request.headers['x-amz-content-sha256'] ?? sha256(body))
   const canonical = [request.method, url.pathname, query, canonicalHeaders, signedHeaders, payloadHash].join('\n')
   const scope = `${day}/${region}/sts/aws4_request`

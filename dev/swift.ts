@@ -58,7 +58,9 @@ function onPath(bin: string): boolean {
 export function assertSwiftInstalled(): void {
   const missing = REQUIRED_BINARIES.filter((bin) => !onPath(bin))
   if (missing.length > 0) {
-    throw new Error(`OpenStack Swift is not installed (missing: ${missing.join(', ')}). Install it with: ${SWIFT_INSTALL_HINT}`)
+    throw new Error(
+      `OpenStack Swift is not installed (missing: ${missing.join(', ')}). Install it with: ${SWIFT_INSTALL_HINT}`,
+    )
   }
 }
 
@@ -98,7 +100,23 @@ use = egg:swift#${name}
 
 // The pipeline of Swift's own S3 docs (s3api before tempauth). CORS is the proxy's: Swift's S3
 // layer has no PutBucketCors.
-const FILTERS = ['catch_errors', 'gatekeeper', 'healthcheck', 'proxy-logging', 'cache', 'listing_formats', 'bulk', 'tempurl', 'ratelimit', 's3api', 'tempauth', 'copy', 'slo', 'dlo', 'versioned_writes']
+const FILTERS = [
+  'catch_errors',
+  'gatekeeper',
+  'healthcheck',
+  'proxy-logging',
+  'cache',
+  'listing_formats',
+  'bulk',
+  'tempurl',
+  'ratelimit',
+  's3api',
+  'tempauth',
+  'copy',
+  'slo',
+  'dlo',
+  'versioned_writes',
+]
 const proxyConf = (dir: string, port: number) => `[DEFAULT]
 bind_ip = 127.0.0.1
 bind_port = ${port}
@@ -199,8 +217,15 @@ async function startOnce(): Promise<SwiftServer> {
   // Kill the servers if this process dies without stop() (the test runner crashed).
   const watchdog = spawn(
     'bash',
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${@:3}, not a template
-    ['-c', 'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 1; done; kill -9 ${@:3} 2>/dev/null; rm -rf "$2"', '_', String(process.pid), dir, ...pids.map(String)],
+    [
+      '-c',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own ${@:3}, not a template
+      'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 1; done; kill -9 ${@:3} 2>/dev/null; rm -rf "$2"',
+      '_',
+      String(process.pid),
+      dir,
+      ...pids.map(String),
+    ],
     { detached: true, stdio: 'ignore' },
   )
   watchdog.unref()
@@ -217,7 +242,10 @@ async function startOnce(): Promise<SwiftServer> {
       throw new Error(`starting Swift failed (${why}):\n${tails}`)
     }
     // The proxy's healthcheck answers before the storage servers do: probe one through the S3 API.
-    const ready = await fetch(`${endpoint}/healthcheck`).then((reply) => reply.ok, () => false)
+    const ready = await fetch(`${endpoint}/healthcheck`).then(
+      (reply) => reply.ok,
+      () => false,
+    )
     if (ready && (await storageReady(ports))) break
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -238,7 +266,12 @@ async function startOnce(): Promise<SwiftServer> {
 /** Each storage server listens (any HTTP reply will do: they have no healthcheck filter). */
 async function storageReady(ports: Record<string, number>): Promise<boolean> {
   const replies = await Promise.all(
-    Object.values(ports).map((port) => fetch(`http://127.0.0.1:${port}/healthcheck`).then(() => true, () => false)),
+    Object.values(ports).map((port) =>
+      fetch(`http://127.0.0.1:${port}/healthcheck`).then(
+        () => true,
+        () => false,
+      ),
+    ),
   )
   return replies.every(Boolean)
 }

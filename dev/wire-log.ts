@@ -1,5 +1,5 @@
-import type { HttpRequest, Transport } from '../engine/transport/transport.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
+import type { HttpRequest, Transport } from '../engine/transport/transport.ts'
 
 /** One request as the engine put it on the wire (handed it to the transport), and what came back. */
 export interface WireEntry {
@@ -25,7 +25,10 @@ export const CLEANUP_STEPS = new Set(['DELETE ?uploadId', 'POST /abort', 'POST /
  * Wraps node:http (the engine's Node transport) to log every request the engine makes, in order,
  * with its outcome; `onRequest` may act at that moment (abort the upload, say).
  */
-export function recordingTransport(apiOrigin: string, onRequest?: (entry: WireEntry, response?: Promise<unknown>) => void) {
+export function recordingTransport(
+  apiOrigin: string,
+  onRequest?: (entry: WireEntry, response?: Promise<unknown>) => void,
+) {
   const log: WireEntry[] = []
   const transport: Transport = (request: HttpRequest) => {
     const entry = describe(request, apiOrigin)
@@ -59,12 +62,16 @@ function describe(request: HttpRequest, apiOrigin: string): WireEntry {
   }
   const marker = ['uploads', 'partNumber', 'uploadId'].find((name) => url.searchParams.has(name))
   const step = marker ? `${request.method} ?${marker}` : request.method
-  return { at: performance.now(), step, key: `${step} ${url.pathname} ${url.searchParams.get('partNumber') ?? ''}`, api }
+  return {
+    at: performance.now(),
+    step,
+    key: `${step} ${url.pathname} ${url.searchParams.get('partNumber') ?? ''}`,
+    api,
+  }
 }
 
 /** Storage refused the request as signed: the engine renews the signature once, outside the retry count. */
-const isRefusal = (entry: WireEntry) =>
-  !entry.api && (entry.status === 403 || /Expired|Skewed/.test(entry.code ?? ''))
+const isRefusal = (entry: WireEntry) => !entry.api && (entry.status === 403 || /Expired|Skewed/.test(entry.code ?? ''))
 
 /** Replies another try can fix (the engine's policy, restated here so the test does not grade it with itself). */
 const isRetryableReply = (entry: WireEntry) =>

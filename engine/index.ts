@@ -3,18 +3,33 @@
 // `/aws-endpoints`, `/node-transport`), one-mode pages import `updraft-s3/token` or `/presigned`,
 // and the wire types live in `updraft-s3/protocol`. The engine's modules share their helpers by
 // importing each other directly.
-export { upload } from './upload.ts'
-export { uploadObject, type ObjectTarget, type ObjectExtras } from './upload-object.ts'
+
 export type { ObjectLocation } from '../protocol/object-url.ts'
-export type { UploadOptions } from './modes/request.ts'
-export type { UploadBody } from './core/body.ts'
 export type { UploadResult } from '../protocol/wire.ts'
-export type { ApiOptions, TransferOptions, Progress, RetryEvent, RetryOptions } from './core/options.ts'
+export type { UploadBody } from './core/body.ts'
+export {
+  ApiError,
+  BodyError,
+  isUploadError,
+  NetworkError,
+  S3Error,
+  UploadAbortedError,
+  UploadError,
+} from './core/errors.ts'
+export type { ApiOptions, Progress, RetryEvent, RetryOptions, TransferOptions } from './core/options.ts'
 export { PauseController, PauseSignal } from './core/pause.ts'
 export type { UploadState } from './core/upload-state.ts'
-export { resumeUploads, type ResumeOptions, type ResumeUploads } from './resume/resume.ts'
+export type { UploadOptions } from './modes/request.ts'
+export { type ResumeOptions, type ResumeUploads, resumeUploads } from './resume/resume.ts'
 export type { ResumeRecord, ResumeStore } from './resume/resume-store.ts'
+export type { CredentialSource, Credentials } from './s3/sign.ts'
 export { createQueue, type Queue } from './transport/queue.ts'
-export { xhrTransport, fetchTransport, type Transport, type HttpRequest, type HttpResponse } from './transport/transport.ts'
-export type { Credentials, CredentialSource } from './s3/sign.ts'
-export { UploadError, S3Error, ApiError, NetworkError, UploadAbortedError, BodyError, isUploadError } from './core/errors.ts'
+export {
+  fetchTransport,
+  type HttpRequest,
+  type HttpResponse,
+  type Transport,
+  xhrTransport,
+} from './transport/transport.ts'
+export { upload } from './upload.ts'
+export { type ObjectExtras, type ObjectTarget, uploadObject } from './upload-object.ts'

@@ -1,10 +1,10 @@
 import type { MetadataOf, PresignedReply, ServerDataOf, UploadResult } from '../protocol/wire.ts'
+import type { UploadBody } from './core/body.ts'
+import { warnUnknownOptions } from './core/option-names.ts'
+import { runUpload } from './core/run.ts'
 import { confirmUpload } from './modes/confirm.ts'
 import { presignedFields, sendPresigned } from './modes/presigned-mode.ts'
 import { prepareAndSend, type UploadOptions } from './modes/request.ts'
-import { runUpload } from './core/run.ts'
-import { warnUnknownOptions } from './core/option-names.ts'
-import type { UploadBody } from './core/body.ts'
 
 /**
  * {@link upload} for presigned mode only: the upload API presigns every request (one PUT, or each
@@ -36,10 +36,12 @@ export function uploadPresigned<Handler = unknown>(
     if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadPresigned', options)
   } catch {}
   return runUpload({ ...options, strategy: 'presigned' as const }, async (run) => {
-    return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
-      confirmUpload(await sendPresigned(body, reply as PresignedReply, contentType, run), reply, run),
+    return prepareAndSend(
+      file,
+      run,
+      async ({ reply, contentType }, body) =>
+        confirmUpload(await sendPresigned(body, reply as PresignedReply, contentType, run), reply, run),
       { presigned: presignedFields },
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
-

@@ -1,10 +1,10 @@
 import type { MetadataOf, ServerDataOf, TokenReply, UploadResult } from '../protocol/wire.ts'
-import { confirmUpload } from './modes/confirm.ts'
-import { sendWithToken, tokenFields } from './modes/token-mode.ts'
-import { prepareAndSend, type UploadOptions } from './modes/request.ts'
-import { runUpload } from './core/run.ts'
-import { warnUnknownOptions } from './core/option-names.ts'
 import type { UploadBody } from './core/body.ts'
+import { warnUnknownOptions } from './core/option-names.ts'
+import { runUpload } from './core/run.ts'
+import { confirmUpload } from './modes/confirm.ts'
+import { prepareAndSend, type UploadOptions } from './modes/request.ts'
+import { sendWithToken, tokenFields } from './modes/token-mode.ts'
 
 /**
  * {@link upload} for token mode only: the upload API issues STS credentials allowed to write one
@@ -36,10 +36,12 @@ export function uploadWithToken<Handler = unknown>(
     if (process.env.NODE_ENV !== 'production') warnUnknownOptions('uploadWithToken', options)
   } catch {}
   return runUpload({ ...options, strategy: 'token' as const }, async (run) => {
-    return prepareAndSend(file, run, async ({ reply, contentType }, body) =>
-      confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, run), reply, run),
+    return prepareAndSend(
+      file,
+      run,
+      async ({ reply, contentType }, body) =>
+        confirmUpload(await sendWithToken(body, reply as TokenReply, contentType, run), reply, run),
       { token: tokenFields },
     )
   }) as Promise<UploadResult<ServerDataOf<Handler>>>
 }
-

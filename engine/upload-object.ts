@@ -1,7 +1,7 @@
 import type { UploadResult } from '../protocol/wire.ts'
 import { type UploadBody, withBody } from './core/body.ts'
-import { runUpload } from './core/run.ts'
 import { warnUnknownOptions } from './core/option-names.ts'
+import { runUpload } from './core/run.ts'
 import { abortLostCreates } from './s3/lost-creates.ts'
 import { putObject, withStoredETag } from './s3/object.ts'
 import type { ObjectTarget } from './s3/target.ts'
@@ -66,4 +66,3 @@ export function uploadObject(file: UploadBody, target: ObjectTarget): Promise<Up
     return withBody(file, run.options, async (body) => withStoredETag(await putObject(body, target, run), run))
   })
 }
-

@@ -1,12 +1,12 @@
 import type { MetadataOf, ServerDataOf, UploadResult } from '../protocol/wire.ts'
-import { confirmUpload } from './modes/confirm.ts'
-import { presignedFields, sendPresigned } from './modes/presigned-mode.ts'
-import { sendWithToken, tokenFields } from './modes/token-mode.ts'
-import { prepareAndSend, type UploadOptions } from './modes/request.ts'
-import { defaultStrategy } from './modes/default-strategy.ts'
-import { runUpload } from './core/run.ts'
-import { warnUnknownOptions } from './core/option-names.ts'
 import type { UploadBody } from './core/body.ts'
+import { warnUnknownOptions } from './core/option-names.ts'
+import { runUpload } from './core/run.ts'
+import { confirmUpload } from './modes/confirm.ts'
+import { defaultStrategy } from './modes/default-strategy.ts'
+import { presignedFields, sendPresigned } from './modes/presigned-mode.ts'
+import { prepareAndSend, type UploadOptions } from './modes/request.ts'
+import { sendWithToken, tokenFields } from './modes/token-mode.ts'
 
 /**
  * Uploads `file` from the page straight to storage, after asking your upload API (`api`, by
@@ -56,10 +56,18 @@ export function upload<Handler = unknown>(
     if (process.env.NODE_ENV !== 'production') warnUnknownOptions('upload', options)
   } catch {}
   return runUpload(options, (run) =>
-    prepareAndSend(file, run, async ({ reply, contentType }, body) => {
-      // The reply says which mode the API granted (a page that named none may have been sent presigned).
-      const sent = await ('token' in reply ? sendWithToken(body, reply, contentType, run) : sendPresigned(body, reply, contentType, run))
-      return confirmUpload(sent, reply, run)
-    }, { token: tokenFields, presigned: presignedFields }, defaultStrategy),
+    prepareAndSend(
+      file,
+      run,
+      async ({ reply, contentType }, body) => {
+        // The reply says which mode the API granted (a page that named none may have been sent presigned).
+        const sent = await ('token' in reply
+          ? sendWithToken(body, reply, contentType, run)
+          : sendPresigned(body, reply, contentType, run))
+        return confirmUpload(sent, reply, run)
+      },
+      { token: tokenFields, presigned: presignedFields },
+      defaultStrategy,
+    ),
   ) as Promise<UploadResult<ServerDataOf<Handler>>>
 }

@@ -66,7 +66,8 @@ export function parseMediaType(input: string): MediaType {
   const parameters: Array<[string, string]> = []
   while (at < text.length) {
     skipOws()
-    if (text[at] !== ';') throw new MediaTypeError(`has unexpected text at character ${at + 1}; parameters follow ';' as name=value`)
+    if (text[at] !== ';')
+      throw new MediaTypeError(`has unexpected text at character ${at + 1}; parameters follow ';' as name=value`)
     at++
     skipOws()
     // An empty parameter (`;;` or a trailing `;`) is allowed by the grammar and dropped.

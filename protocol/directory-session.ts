@@ -39,7 +39,9 @@ export function parseCreateSession(xml: string): DirectorySession | undefined {
   const secretAccessKey = xmlText(xml, 'SecretAccessKey')
   const sessionToken = xmlText(xml, 'SessionToken')
   const expires = Date.parse(xmlText(xml, 'Expiration') ?? '')
-  return accessKeyId && secretAccessKey && sessionToken && expires ? { accessKeyId, secretAccessKey, sessionToken, expires } : undefined
+  return accessKeyId && secretAccessKey && sessionToken && expires
+    ? { accessKeyId, secretAccessKey, sessionToken, expires }
+    : undefined
 }
 
 interface Entry {
@@ -74,7 +76,11 @@ export class SessionCache {
   /** The session for `key`: cached while good for a minute more, else `create`'s. */
   get(key: string, create: () => Promise<DirectorySession>, refused?: string): Promise<DirectorySession> {
     const entry = this.#entries.get(key)
-    if (entry && (!entry.value || (entry.value.expires - this.#now() > SESSION_REFRESH_BEFORE_MS && entry.value.sessionToken !== refused))) {
+    if (
+      entry &&
+      (!entry.value ||
+        (entry.value.expires - this.#now() > SESSION_REFRESH_BEFORE_MS && entry.value.sessionToken !== refused))
+    ) {
       return entry.session
     }
     const fresh: Entry = { session: create() }

@@ -61,35 +61,66 @@ type Located = ResolvedObject
 
 /** A bucket by name: on AWS (regional, FIPS, dual-stack, accelerate) or on a custom endpoint. */
 function plainBucket(location: ObjectLocation & EndpointRules): Located {
-  const { bucket, region, endpoint, forcePathStyle, useFipsEndpoint: fips, useDualstackEndpoint: dualstack, useAccelerateEndpoint: accelerate } = location
+  const {
+    bucket,
+    region,
+    endpoint,
+    forcePathStyle,
+    useFipsEndpoint: fips,
+    useDualstackEndpoint: dualstack,
+    useAccelerateEndpoint: accelerate,
+  } = location
   if (!bucket || bucket.includes('/')) {
-    throw new EndpointRuleError(`updraft: bucket must be a bucket name (a '/' is allowed only in an ARN), got '${bucket}'`)
+    throw new EndpointRuleError(
+      `updraft: bucket must be a bucket name (a '/' is allowed only in an ARN), got '${bucket}'`,
+    )
   }
   if (endpoint !== undefined) {
     if (fips || dualstack || accelerate) {
-      const named = [fips && 'useFipsEndpoint', dualstack && 'useDualstackEndpoint', accelerate && 'useAccelerateEndpoint'].filter(Boolean)
-      throw new EndpointRuleError(`updraft: ${named.join(' and ')} select AWS's own hosts and cannot be combined with a custom endpoint (${endpoint}); drop one`)
+      const named = [
+        fips && 'useFipsEndpoint',
+        dualstack && 'useDualstackEndpoint',
+        accelerate && 'useAccelerateEndpoint',
+      ].filter(Boolean)
+      throw new EndpointRuleError(
+        `updraft: ${named.join(' and ')} select AWS's own hosts and cannot be combined with a custom endpoint (${endpoint}); drop one`,
+      )
     }
     const base = parseEndpoint(endpoint)
     // An IP address has no subdomains; a name that is not a host label cannot be one.
-    const pathStyle = forcePathStyle || isIpAddress(base.hostname) || !isVirtualHostable(bucket, base.protocol === 'http:')
+    const pathStyle =
+      forcePathStyle || isIpAddress(base.hostname) || !isVirtualHostable(bucket, base.protocol === 'http:')
     // A directory bucket behind a custom endpoint (a VPC endpoint, a test stand-in) still signs as s3express.
-    return { url: join(base, bucket, pathStyle), signingRegion: region, signingService: isDirectoryBucket(bucket) ? 's3express' : 's3' }
+    return {
+      url: join(base, bucket, pathStyle),
+      signingRegion: region,
+      signingService: isDirectoryBucket(bucket) ? 's3express' : 's3',
+    }
   }
 
   const suffix = dnsSuffix(region)
   if (isDirectoryBucket(bucket)) return directoryBucket(location, suffix)
   if (accelerate) {
-    if (fips) throw new EndpointRuleError('updraft: S3 Transfer Acceleration has no FIPS endpoint: turn off useAccelerateEndpoint or useFipsEndpoint')
-    if (forcePathStyle) throw new EndpointRuleError('updraft: S3 Transfer Acceleration needs virtual-hosted URLs: turn off forcePathStyle or useAccelerateEndpoint')
+    if (fips)
+      throw new EndpointRuleError(
+        'updraft: S3 Transfer Acceleration has no FIPS endpoint: turn off useAccelerateEndpoint or useFipsEndpoint',
+      )
+    if (forcePathStyle)
+      throw new EndpointRuleError(
+        'updraft: S3 Transfer Acceleration needs virtual-hosted URLs: turn off forcePathStyle or useAccelerateEndpoint',
+      )
     if (!isVirtualHostable(bucket, false)) {
-      throw new EndpointRuleError(`updraft: S3 Transfer Acceleration needs a bucket name that is a DNS label without dots, got '${bucket}'`)
+      throw new EndpointRuleError(
+        `updraft: S3 Transfer Acceleration needs a bucket name that is a DNS label without dots, got '${bucket}'`,
+      )
     }
-    if (suffix !== 'amazonaws.com') throw new EndpointRuleError(`updraft: S3 Transfer Acceleration is not offered in ${region}`)
+    if (suffix !== 'amazonaws.com')
+      throw new EndpointRuleError(`updraft: S3 Transfer Acceleration is not offered in ${region}`)
     const host = `s3-accelerate${dualstack ? '.dualstack' : ''}.amazonaws.com`
     return { url: `https://${bucket}.${host}`, signingRegion: region, signingService: 's3' }
   }
-  if (fips && suffix === 'amazonaws.com.cn') throw new EndpointRuleError(`updraft: there are no FIPS endpoints in ${region}: turn off useFipsEndpoint`)
+  if (fips && suffix === 'amazonaws.com.cn')
+    throw new EndpointRuleError(`updraft: there are no FIPS endpoints in ${region}: turn off useFipsEndpoint`)
   const base = new URL(`https://s3${fips ? '-fips' : ''}${dualstack ? '.dualstack' : ''}.${region}.${suffix}`)
   // Dots in a virtual host break the *.s3… TLS certificate, so dotted buckets go path-style.
   const pathStyle = forcePathStyle || !isVirtualHostable(bucket, false)
@@ -100,10 +131,13 @@ function plainBucket(location: ObjectLocation & EndpointRules): Located {
 function directoryBucket(location: ObjectLocation & EndpointRules, suffix: string): Located {
   const { bucket, region, forcePathStyle, useDualstackEndpoint, useAccelerateEndpoint, useFipsEndpoint } = location
   if (forcePathStyle || useDualstackEndpoint || useAccelerateEndpoint) {
-    throw new EndpointRuleError('updraft: directory buckets (--x-s3) take virtual-hosted zonal URLs only: turn off forcePathStyle, useDualstackEndpoint and useAccelerateEndpoint')
+    throw new EndpointRuleError(
+      'updraft: directory buckets (--x-s3) take virtual-hosted zonal URLs only: turn off forcePathStyle, useDualstackEndpoint and useAccelerateEndpoint',
+    )
   }
   const zone = /--([a-z0-9-]+?)--x-s3$/.exec(bucket)?.[1]
-  if (!zone || !isDnsName(zone)) throw new EndpointRuleError(`updraft: a directory bucket is named 'name--zoneid--x-s3', got '${bucket}'`)
+  if (!zone || !isDnsName(zone))
+    throw new EndpointRuleError(`updraft: a directory bucket is named 'name--zoneid--x-s3', got '${bucket}'`)
   const host = `s3express${useFipsEndpoint ? '-fips' : ''}-${zone}.${region}.${suffix}`
   return { url: `https://${bucket}.${host}`, signingRegion: region, signingService: 's3express' }
 }
@@ -121,7 +155,9 @@ function parseArn(bucket: string): Arn {
   const [, partition, service, region, account, ...rest] = bucket.split(':')
   const resource = rest.join(':').split(/[:/]/)
   if (!partition || !service || region === undefined || !account || rest.length === 0 || resource[0] === '') {
-    throw new EndpointRuleError(`updraft: '${bucket}' is not a valid ARN (arn:partition:service:region:account:accesspoint/name)`)
+    throw new EndpointRuleError(
+      `updraft: '${bucket}' is not a valid ARN (arn:partition:service:region:account:accesspoint/name)`,
+    )
   }
   return { partition, service, region, account, resource }
 }
@@ -129,45 +165,71 @@ function parseArn(bucket: string): Arn {
 /** Access points (`s3`) and Outposts access points (`s3-outposts`), by ARN. */
 function accessPoint(location: ObjectLocation & EndpointRules, arn: Arn): Located {
   const { bucket, region, endpoint, forcePathStyle, useFipsEndpoint: fips, useDualstackEndpoint: dualstack } = location
-  if (forcePathStyle) throw new EndpointRuleError('updraft: an ARN bucket takes virtual-hosted URLs only: turn off forcePathStyle')
-  if (location.useAccelerateEndpoint) throw new EndpointRuleError('updraft: access points do not support S3 Transfer Acceleration: turn off useAccelerateEndpoint')
+  if (forcePathStyle)
+    throw new EndpointRuleError('updraft: an ARN bucket takes virtual-hosted URLs only: turn off forcePathStyle')
+  if (location.useAccelerateEndpoint)
+    throw new EndpointRuleError(
+      'updraft: access points do not support S3 Transfer Acceleration: turn off useAccelerateEndpoint',
+    )
   if (arn.service !== 's3' && arn.service !== 's3-outposts') {
     throw new EndpointRuleError(`updraft: the ARN '${bucket}' is for service '${arn.service}', not s3 or s3-outposts`)
   }
   if (arn.region === '') {
-    throw new EndpointRuleError('updraft: Multi-Region Access Points need SigV4A signing, which Updraft does not do: use a regional access point')
+    throw new EndpointRuleError(
+      'updraft: Multi-Region Access Points need SigV4A signing, which Updraft does not do: use a regional access point',
+    )
   }
   if (!isDnsName(arn.region)) throw new EndpointRuleError(`updraft: the region in ARN '${bucket}' is not a region name`)
-  if (!/^[a-zA-Z0-9-]{1,63}$/.test(arn.account)) throw new EndpointRuleError(`updraft: the account id in ARN '${bucket}' may hold only a-z, A-Z, 0-9 and '-'`)
+  if (!/^[a-zA-Z0-9-]{1,63}$/.test(arn.account))
+    throw new EndpointRuleError(`updraft: the account id in ARN '${bucket}' may hold only a-z, A-Z, 0-9 and '-'`)
   if (arn.region !== region && location.useArnRegion === false) {
-    throw new EndpointRuleError(`updraft: the ARN's region ${arn.region} differs from the configured region ${region}; set useArnRegion or use the ARN's region`)
+    throw new EndpointRuleError(
+      `updraft: the ARN's region ${arn.region} differs from the configured region ${region}; set useArnRegion or use the ARN's region`,
+    )
   }
   const custom = endpoint === undefined ? undefined : parseEndpoint(endpoint)
-  if (custom && dualstack) throw new EndpointRuleError('updraft: useDualstackEndpoint cannot be combined with a custom endpoint (PrivateLink): drop one')
+  if (custom && dualstack)
+    throw new EndpointRuleError(
+      'updraft: useDualstackEndpoint cannot be combined with a custom endpoint (PrivateLink): drop one',
+    )
   const suffix = dnsSuffix(arn.region)
 
   if (arn.service === 's3-outposts') {
     const [kind, outpost, apKind, name, ...extra] = arn.resource
     if (kind !== 'outpost' || !outpost || apKind !== 'accesspoint' || !name || extra.length > 0) {
-      throw new EndpointRuleError(`updraft: an Outposts ARN ends 'outpost/{outpost-id}/accesspoint/{name}', got '${bucket}'`)
+      throw new EndpointRuleError(
+        `updraft: an Outposts ARN ends 'outpost/{outpost-id}/accesspoint/{name}', got '${bucket}'`,
+      )
     }
-    if (fips || dualstack) throw new EndpointRuleError('updraft: S3 on Outposts has no FIPS or dual-stack endpoints: turn them off')
+    if (fips || dualstack)
+      throw new EndpointRuleError('updraft: S3 on Outposts has no FIPS or dual-stack endpoints: turn them off')
     checkLabel(name, 'access point name', bucket)
     checkLabel(outpost, 'outpost id', bucket)
     const host = custom ? custom.host : `s3-outposts.${arn.region}.${suffix}`
-    return { url: `${custom?.protocol ?? 'https:'}//${name}-${arn.account}.${outpost}.${host}`, signingRegion: arn.region, signingService: 's3-outposts' }
+    return {
+      url: `${custom?.protocol ?? 'https:'}//${name}-${arn.account}.${outpost}.${host}`,
+      signingRegion: arn.region,
+      signingService: 's3-outposts',
+    }
   }
 
   const [kind, name, ...extra] = arn.resource
   if (kind !== 'accesspoint' || !name || extra.length > 0) {
-    throw new EndpointRuleError(`updraft: an access point ARN ends 'accesspoint/{name}' with nothing after it, got '${bucket}'`)
+    throw new EndpointRuleError(
+      `updraft: an access point ARN ends 'accesspoint/{name}' with nothing after it, got '${bucket}'`,
+    )
   }
   checkLabel(name, 'access point name', bucket)
-  if (fips && suffix === 'amazonaws.com.cn') throw new EndpointRuleError(`updraft: there are no FIPS endpoints in ${arn.region}: turn off useFipsEndpoint`)
+  if (fips && suffix === 'amazonaws.com.cn')
+    throw new EndpointRuleError(`updraft: there are no FIPS endpoints in ${arn.region}: turn off useFipsEndpoint`)
   const host = custom
     ? custom.host
     : `s3-accesspoint${fips ? '-fips' : ''}${dualstack ? '.dualstack' : ''}.${arn.region}.${suffix}`
-  return { url: `${custom?.protocol ?? 'https:'}//${name}-${arn.account}.${host}`, signingRegion: arn.region, signingService: 's3' }
+  return {
+    url: `${custom?.protocol ?? 'https:'}//${name}-${arn.account}.${host}`,
+    signingRegion: arn.region,
+    signingService: 's3',
+  }
 }
 
 function parseEndpoint(endpoint: string): URL {
@@ -175,7 +237,9 @@ function parseEndpoint(endpoint: string): URL {
   try {
     url = new URL(endpoint)
   } catch {
-    throw new EndpointRuleError(`updraft: endpoint must be an http(s) URL such as 'https://s3.example.com', got '${endpoint}'`)
+    throw new EndpointRuleError(
+      `updraft: endpoint must be an http(s) URL such as 'https://s3.example.com', got '${endpoint}'`,
+    )
   }
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash) {
     throw new EndpointRuleError(`updraft: endpoint must be an http(s) URL with no query or fragment, got '${endpoint}'`)
@@ -209,5 +273,8 @@ const isDnsName = (name: string) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test
 const dnsSuffix = (region: string) => (region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com')
 
 function checkLabel(value: string, what: string, bucket: string) {
-  if (!/^[a-zA-Z0-9-]{1,63}$/.test(value)) throw new EndpointRuleError(`updraft: the ${what} in ARN '${bucket}' may hold only a-z, A-Z, 0-9 and '-', got '${value}'`)
+  if (!/^[a-zA-Z0-9-]{1,63}$/.test(value))
+    throw new EndpointRuleError(
+      `updraft: the ${what} in ARN '${bucket}' may hold only a-z, A-Z, 0-9 and '-', got '${value}'`,
+    )
 }

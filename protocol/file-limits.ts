@@ -29,7 +29,11 @@ export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
  * The first limit `essence` (a lower-cased `type/subtype`) and `size` break, or undefined. Size
  * first: it is the one a person can see without knowing what a media type is.
  */
-export function limitRefusal({ maxFileSize, allowedTypes }: UploadLimits, essence: string, size: number): LimitRefusal | undefined {
+export function limitRefusal(
+  { maxFileSize, allowedTypes }: UploadLimits,
+  essence: string,
+  size: number,
+): LimitRefusal | undefined {
   if (maxFileSize !== undefined && size > maxFileSize) return { reason: 'too-large', size, maxFileSize }
   const activeContent = isActiveContent(essence)
   const allowed = allowedTypes ? matchesAllowedType(essence, allowedTypes) : !activeContent
@@ -45,5 +49,7 @@ export function limitRefusal({ maxFileSize, allowedTypes }: UploadLimits, essenc
 export function essenceOf(filetype: string): string | undefined {
   if (filetype === '') return DEFAULT_CONTENT_TYPE
   const essence = filetype.split(';')[0]!.trim().toLowerCase()
-  return /^[!#$%&'+\-.^_`|~0-9a-z]+\/[!#$%&'+\-.^_`|~0-9a-z]+$/.test(essence) && !filetype.includes(',') ? essence : undefined
+  return /^[!#$%&'+\-.^_`|~0-9a-z]+\/[!#$%&'+\-.^_`|~0-9a-z]+$/.test(essence) && !filetype.includes(',')
+    ? essence
+    : undefined
 }

@@ -39,4 +39,5 @@ export function objectUrl({ bucket, key, region, endpoint, forcePathStyle }: Obj
 export const encodeKey = (key: string) => rfc3986(key).replace(/%2F/g, '/')
 
 /** SigV4's URI encoding: every character but A-Z a-z 0-9 - _ . ~ escaped (encodeURIComponent leaves `!'()*`). */
-export const rfc3986 = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+export const rfc3986 = (text: string) =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)

@@ -246,9 +246,11 @@ export interface UploadTypes<Metadata = unknown, ServerData = unknown> {
   readonly '~updraft'?: { metadata: Metadata; serverData: ServerData }
 }
 /** The metadata a handler type validates; plain JSON when unknown. */
-export type MetadataOf<Handler> = Handler extends UploadTypes<infer M, unknown> ? (unknown extends M ? JsonObject : M) : JsonObject
+export type MetadataOf<Handler> =
+  Handler extends UploadTypes<infer M, unknown> ? (unknown extends M ? JsonObject : M) : JsonObject
 /** What a handler type's `onUploadComplete` returns; plain JSON when unknown. */
-export type ServerDataOf<Handler> = Handler extends UploadTypes<unknown, infer S> ? (unknown extends S ? JsonValue : S) : JsonValue
+export type ServerDataOf<Handler> =
+  Handler extends UploadTypes<unknown, infer S> ? (unknown extends S ? JsonValue : S) : JsonValue
 /** A value that survives JSON: what `serverData` is when no handler type says more. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject
 /** A JSON object: what `metadata` is when no handler type says more. */

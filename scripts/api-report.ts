@@ -6,9 +6,15 @@
 // it down) or a name is exported by two entries (see api-surface.ts).
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel, type ExtractorMessage } from '@microsoft/api-extractor'
-import { ensurePackageBuilt, ROOT } from './build.ts'
+import {
+  CompilerState,
+  Extractor,
+  ExtractorConfig,
+  ExtractorLogLevel,
+  type ExtractorMessage,
+} from '@microsoft/api-extractor'
 import { packageSurface } from './api-surface.ts'
+import { ensurePackageBuilt, ROOT } from './build.ts'
 
 const check = process.argv.includes('--check')
 const { exports } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
@@ -25,7 +31,12 @@ const entries = Object.entries(exports)
         projectFolder: ROOT,
         mainEntryPointFilePath: join(ROOT, target.types),
         compiler: { tsconfigFilePath: join(ROOT, 'tsconfig.build.json') },
-        apiReport: { enabled: true, reportFileName: `${name}.api.md`, reportFolder: join(ROOT, 'api'), reportTempFolder: join(ROOT, 'dist', 'api') },
+        apiReport: {
+          enabled: true,
+          reportFileName: `${name}.api.md`,
+          reportFolder: join(ROOT, 'api'),
+          reportTempFolder: join(ROOT, 'dist', 'api'),
+        },
         docModel: { enabled: false },
         dtsRollup: { enabled: false },
         tsdocMetadata: { enabled: false },
@@ -49,7 +60,9 @@ const entries = Object.entries(exports)
   })
 
 // One program for every entry: each report reuses it, and it tells which entry exports what.
-const compilerState = CompilerState.create(entries[0]!.config, { additionalEntryPoints: entries.map(({ file }) => file) })
+const compilerState = CompilerState.create(entries[0]!.config, {
+  additionalEntryPoints: entries.map(({ file }) => file),
+})
 const surface = packageSurface(compilerState.program, entries)
 let errors = surface.duplicates.length
 for (const duplicate of surface.duplicates) console.error(`error: ${duplicate}`)
@@ -64,11 +77,20 @@ for (const { subpath, name, file, config } of entries) {
       message.handled = true
       const symbol = /"(.+?)"/.exec(message.text)?.[1]
       const where = `${message.sourceFilePath?.slice(ROOT.length)}:${message.sourceFileLine}`
-      const twin = /_\d+$/.test(symbol ?? '') ? ` (two types named ${symbol!.replace(/_\d+$/, '')} reach this entry: one name per concept)` : ''
-      console.error(`error: ${subpath}: a public signature (${where}) names "${symbol}", which no entry exports${twin}: export it from the entry it belongs to, or take it out of the signature`)
+      const twin = /_\d+$/.test(symbol ?? '')
+        ? ` (two types named ${symbol!.replace(/_\d+$/, '')} reach this entry: one name per concept)`
+        : ''
+      console.error(
+        `error: ${subpath}: a public signature (${where}) names "${symbol}", which no entry exports${twin}: export it from the entry it belongs to, or take it out of the signature`,
+      )
     }
   }
-  const result = Extractor.invoke(config, { localBuild: !check, showVerboseMessages: false, compilerState, messageCallback })
+  const result = Extractor.invoke(config, {
+    localBuild: !check,
+    showVerboseMessages: false,
+    compilerState,
+    messageCallback,
+  })
   errors += result.errorCount
   if (result.apiReportChanged) {
     changed++
@@ -79,6 +101,8 @@ if (errors > 0) {
   console.error(`\n${errors} error(s): the published typings would not tell the truth.`)
   process.exitCode = 1
 } else if (check && changed > 0) {
-  console.log(`\nThe public API differs from api/*.api.md in ${changed} entr${changed === 1 ? 'y' : 'ies'}: if that is intended, run \`npm run api\` and commit the reports.`)
+  console.log(
+    `\nThe public API differs from api/*.api.md in ${changed} entr${changed === 1 ? 'y' : 'ies'}: if that is intended, run \`npm run api\` and commit the reports.`,
+  )
   process.exitCode = 1
 } else console.log(check ? 'API reports match.' : 'API reports written.')

@@ -3,8 +3,9 @@
 // when another entry does (`uploadWithToken` from `updraft-s3/token` takes `UploadOptions`, which
 // `updraft-s3` exports: every name is exported by one entry only). This tells the two apart, by
 // the declaration a signature names rather than by its name.
-import { isAbsolute, join } from 'node:path'
+
 import { createRequire } from 'node:module'
+import { isAbsolute, join } from 'node:path'
 import type { ExtractorMessage } from '@microsoft/api-extractor'
 import type ts from 'typescript'
 import { ROOT } from './build.ts'
@@ -22,7 +23,8 @@ export interface PackageSurface {
 
 export function packageSurface(program: unknown, entries: Array<{ subpath: string; file: string }>): PackageSurface {
   const checker = (program as ts.Program).getTypeChecker()
-  const resolve = (symbol: ts.Symbol) => (symbol.flags & typescript.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol)
+  const resolve = (symbol: ts.Symbol) =>
+    symbol.flags & typescript.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
   /** Every exported declaration, with the entry files that export it. */
   const owners = new Map<ts.Symbol, string[]>()
   const entriesOf = new Map<string, string[]>()
@@ -43,7 +45,9 @@ export function packageSurface(program: unknown, entries: Array<{ subpath: strin
     duplicates,
     exportedElsewhere(message, entryFile) {
       const name = /The symbol "(.+?)"/.exec(message.text)?.[1]
-      const path = message.sourceFilePath && (isAbsolute(message.sourceFilePath) ? message.sourceFilePath : join(ROOT, message.sourceFilePath))
+      const path =
+        message.sourceFilePath &&
+        (isAbsolute(message.sourceFilePath) ? message.sourceFilePath : join(ROOT, message.sourceFilePath))
       const source = path && (program as ts.Program).getSourceFile(path)
       if (!name || !source || !message.sourceFileLine || !message.sourceFileColumn) return false
       // The message points at the declaration whose signature names the type: look up that name there.

@@ -12,16 +12,26 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { EXAMPLES_DIR, QUICK_STARTS, templateFiles } from '../cli/init.ts'
-import { buildWhenStale, type BuildOutcome } from './fresh-build.ts'
+import { type BuildOutcome, buildWhenStale } from './fresh-build.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const LIB_DIR = join(ROOT, 'dist', 'lib')
 /** Written last by a build: its age is the build's. */
 const LIB_SCOPE = join(LIB_DIR, 'package.json')
 /** What the package is built from. */
-export const PACKAGE_SOURCES = ['protocol', 'engine', 'server', 'src', 'cli', 'types', 'examples', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.ts'].map(
-  (path) => join(ROOT, path),
-)
+export const PACKAGE_SOURCES = [
+  'protocol',
+  'engine',
+  'server',
+  'src',
+  'cli',
+  'types',
+  'examples',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build.ts',
+].map((path) => join(ROOT, path))
 const LOCK_FILE = join(ROOT, 'dist', '.lib-build.lock')
 /** Files the package ships as they are, beside the built scripts. */
 const STYLESHEETS = ['src/ui/styles.css']

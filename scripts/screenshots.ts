@@ -11,11 +11,11 @@ import { parseArgs } from 'node:util'
 import { chromium } from 'playwright-core'
 import puppeteer from 'puppeteer-core'
 import { startApp } from '../demo/app.ts'
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../dev/launch-chromium.ts'
 import { FIREFOX_PATH } from '../dev/browsers.ts'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../dev/launch-chromium.ts'
 import { startLinkSwitch } from '../dev/link-switch.ts'
-import { gradientPng } from '../tests/helpers/png.ts'
 import { testBytes, testBytesOf } from '../dev/s3-client.ts'
+import { gradientPng } from '../tests/helpers/png.ts'
 
 const MiB = 1024 * 1024
 const OUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url))
@@ -82,7 +82,8 @@ async function main() {
         console.log(`wrote ${path}`)
         // Nothing left running into the next page's link.
         await shot.evaluate(() => {
-          for (const button of document.querySelectorAll<HTMLButtonElement>('button[aria-label^="Cancel upload"]')) button.click()
+          for (const button of document.querySelectorAll<HTMLButtonElement>('button[aria-label^="Cancel upload"]'))
+            button.click()
         })
         await shot.close()
       }
@@ -105,14 +106,34 @@ async function stage(shot: Shot, files: Record<string, string>) {
     throw new Error(`the demo page never showed ${what}`)
   }
   await shot.setFiles([files.photo!, files.notes!])
-  await until(() => !!document.querySelector('img.updraft-thumbnail') && !!document.querySelector('[data-state=done]'), 'the photo done')
+  await until(
+    () => !!document.querySelector('img.updraft-thumbnail') && !!document.querySelector('[data-state=done]'),
+    'the photo done',
+  )
   await shot.setFiles([files.backup!])
-  await until(() => Number(document.querySelector('[data-testid=upload-row]:last-child [role=progressbar]')?.getAttribute('aria-valuenow')) >= 15, 'the backup at 15%')
+  await until(
+    () =>
+      Number(
+        document.querySelector('[data-testid=upload-row]:last-child [role=progressbar]')?.getAttribute('aria-valuenow'),
+      ) >= 15,
+    'the backup at 15%',
+  )
   await shot.click('button[aria-label="Cancel upload of site-backup.zip"]')
   await shot.setFiles([files.footage!, files.scan!, files.talk!])
-  await until(() => Number(document.querySelector('[data-testid=upload-row]:nth-child(5) [role=progressbar]')?.getAttribute('aria-valuenow')) >= 10, 'the scan at 10%')
+  await until(
+    () =>
+      Number(
+        document
+          .querySelector('[data-testid=upload-row]:nth-child(5) [role=progressbar]')
+          ?.getAttribute('aria-valuenow'),
+      ) >= 10,
+    'the scan at 10%',
+  )
   await shot.click('button[aria-label="Pause upload of scanned-contract.pdf"]')
-  await until(() => /\d+ s left/.test(document.querySelector('[data-testid=upload-row]:last-child')?.textContent ?? ''), 'a time left on the talk')
+  await until(
+    () => /\d+ s left/.test(document.querySelector('[data-testid=upload-row]:last-child')?.textContent ?? ''),
+    'a time left on the talk',
+  )
 }
 
 async function chromiumPage(url: string, size: (typeof SIZES)[number]): Promise<Shot> {
@@ -140,7 +161,11 @@ async function chromiumPage(url: string, size: (typeof SIZES)[number]): Promise<
 async function firefoxPage(url: string, size: (typeof SIZES)[number]): Promise<Shot> {
   const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX_PATH, headless: true })
   const page = await browser.newPage()
-  await page.setViewport({ width: size.width, height: size.height, ...(size.mobile && { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }) })
+  await page.setViewport({
+    width: size.width,
+    height: size.height,
+    ...(size.mobile && { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }),
+  })
   // Headless Firefox is light already; Puppeteer cannot emulate media features over BiDi.
   await page.goto(url)
   await page.waitForFunction(() => !document.body.textContent?.includes('Asking the server…'))

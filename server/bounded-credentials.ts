@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3'
+import { NotAnsweredError } from './bounds.ts'
 import type { ResolvedConfig } from './config.ts'
 import type { ResolvedCredentials, ServerCredentials } from './credentials.ts'
-import { NotAnsweredError } from './bounds.ts'
 
 // The server's own credentials, when they are not a static key, resolved within a bound. The SDK's
 // HTTP credential provider (ECS, EKS, Lambda: AWS_CONTAINER_CREDENTIALS_*) only warns when its
@@ -16,11 +16,14 @@ const RENEW_BEFORE_MS = 5 * 60_000
 type Provider = () => Promise<ResolvedCredentials>
 
 /** `config.credentials` as the S3 client gets it: a static key as it is, anything else bounded by `timeouts.credentials`. */
-export function boundedServerCredentials(config: Pick<ResolvedConfig, 'credentials' | 'region' | 'timeouts'>): ServerCredentials | undefined {
+export function boundedServerCredentials(
+  config: Pick<ResolvedConfig, 'credentials' | 'region' | 'timeouts'>,
+): ServerCredentials | undefined {
   const { credentials, timeouts } = config
   if (credentials !== undefined && typeof credentials !== 'function') return credentials
   const ms = timeouts.credentials
-  if (credentials !== undefined) return bounded(() => (credentials as Provider)(), ms, 'The credentials provider given in the server config')
+  if (credentials !== undefined)
+    return bounded(() => (credentials as Provider)(), ms, 'The credentials provider given in the server config')
   // The SDK's default chain, built anew for each resolution: its memoized instance would keep a
   // resolution that never settles. Its providers' own per-request timeout kept inside the bound.
   const chain = defaultChain(config.region, Math.min(ms, 1_000))
@@ -78,7 +81,8 @@ function defaultChain(region: string, perRequestMs: number): () => Provider {
 /** Which source the SDK's chain will ask, in words a deployer recognises (the environment decides). */
 function describeChain(): string {
   const env = globalThis.process?.env ?? {}
-  if (env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI) return "The server's credentials source (the container credentials endpoint)"
+  if (env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)
+    return "The server's credentials source (the container credentials endpoint)"
   if (env.AWS_WEB_IDENTITY_TOKEN_FILE) return "The server's credentials source (STS, for the web identity token)"
   return "The server's credentials source (the AWS SDK's chain: profile, SSO or instance metadata)"
 }

@@ -5,7 +5,11 @@
  * socket the server's S3 client has. `fn` must not reject (a batch turns each file's failure into
  * its own result); if it does, the map rejects once the calls already started have settled.
  */
-export async function mapWithin<T, R>(limit: number, items: readonly T[], fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapWithin<T, R>(
+  limit: number,
+  items: readonly T[],
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length)
   let next = 0
   const worker = async () => {

@@ -31,7 +31,11 @@ export class NotAnsweredError extends RequestError {
 }
 
 /** The SDK's HTTP handler options: a reply must start within `ms`, and a late one is an error (TimeoutError), not a warning. */
-export const boundedRequests = (ms: number) => ({ connectionTimeout: Math.min(ms, 5_000), requestTimeout: ms, throwOnRequestTimeout: true })
+export const boundedRequests = (ms: number) => ({
+  connectionTimeout: Math.min(ms, 5_000),
+  requestTimeout: ms,
+  throwOnRequestTimeout: true,
+})
 
 /**
  * A middleware for an SDK client whose requests are `boundedRequests(ms)`: once the SDK's own
@@ -63,4 +67,5 @@ export const NAMING_TIMEOUTS = { step: 'initialize', name: 'updraftNamingTimeout
 
 /** The SDK's own timeouts: its handler's TimeoutError (connection, request, socket) or a Node timeout code. */
 const isTimeout = (error: unknown) =>
-  error instanceof Error && (error.name === 'TimeoutError' || ['ETIMEDOUT', 'ESOCKETTIMEDOUT'].includes((error as { code?: string }).code ?? ''))
+  error instanceof Error &&
+  (error.name === 'TimeoutError' || ['ETIMEDOUT', 'ESOCKETTIMEDOUT'].includes((error as { code?: string }).code ?? ''))

@@ -3,14 +3,14 @@ import { overLimit } from '../protocol/bytes.ts'
 import { parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
 import type { CompleteReply, CompleteRequest } from '../protocol/wire.ts'
-import type { Logger, } from './config.ts'
+import type { Logger } from './config.ts'
 import { errorLogFields } from './error-log-fields.ts'
 import { hasFileSignature, matchesFileSignature } from './file-signatures.ts'
 import { completeMultipart, type MultipartContext } from './multipart.ts'
 import { RequestError } from './request-error.ts'
 import { storageObjectUrl } from './storage.ts'
-import { httpStatus, readStoredObject } from './stored-object.ts'
 import { unissuedExtras } from './stored-extras.ts'
+import { httpStatus, readStoredObject } from './stored-object.ts'
 import { CLOCK_MARGIN_SECONDS, type Ticket, type UploadClaims } from './ticket.ts'
 
 /** What `onUploadComplete` hears of the object, once verified. */
@@ -35,8 +35,13 @@ export async function completeUpload(
 ): Promise<CompleteReply> {
   let completedETag: string | undefined
   const created = ticket.kind === 'multipart' || (ticket.kind === 'token' && ticket.multipart)
-  if (ticket.kind === 'multipart' && !parts) throw new RequestError(400, 'parts must list { partNumber, etag } for every part of a multipart upload')
-  if (parts && !created) throw new RequestError(400, 'parts are only for a multipart upload the upload API created: this upload’s storage requests were the page’s own')
+  if (ticket.kind === 'multipart' && !parts)
+    throw new RequestError(400, 'parts must list { partNumber, etag } for every part of a multipart upload')
+  if (parts && !created)
+    throw new RequestError(
+      400,
+      'parts are only for a multipart upload the upload API created: this upload’s storage requests were the page’s own',
+    )
   // A token upload the upload API created may also have been completed by the page itself (no parts).
   if (parts) completedETag = (await completeMultipart(context, ticket, parts)).etag
   const stored = await verifyObject(context, ticket, logger)
@@ -44,7 +49,13 @@ export async function completeUpload(
   const etag = stored.etag || completedETag || ''
   const serverData = await deliver(context, ticket, { ...stored, etag }, request, logger)
   const { bucket, key } = ticket
-  return { url: storageObjectUrl({ ...context.config, bucket, key }), bucket, key, etag, ...(serverData === undefined ? {} : { serverData }) }
+  return {
+    url: storageObjectUrl({ ...context.config, bucket, key }),
+    bucket,
+    key,
+    etag,
+    ...(serverData === undefined ? {} : { serverData }),
+  }
 }
 
 /**
@@ -54,46 +65,64 @@ export async function completeUpload(
  * type, this is where both are enforced. An upload of unknown length (`sizeUnknown`) has no size
  * to equal: here it is held to `maxFileSize`, whatever storage accepted.
  */
-async function verifyObject({ config, s3 }: MultipartContext, claims: UploadClaims, logger: Logger): Promise<VerifiedObject> {
+async function verifyObject(
+  { config, s3 }: MultipartContext,
+  claims: UploadClaims,
+  logger: Logger,
+): Promise<VerifiedObject> {
   const { bucket, key, filesize, sizeUnknown, contentType } = claims
   if ((filesize === undefined && !sizeUnknown) || contentType === undefined) {
-    throw new RequestError(400, 'This upload declared no filesize: only uploads that declare their size and type can be completed')
+    throw new RequestError(
+      400,
+      'This upload declared no filesize: only uploads that declare their size and type can be completed',
+    )
   }
   const essence = parseMediaType(contentType).essence
   const checkSignature = config.checkFileSignatures === true && hasFileSignature(essence)
   // One storage request: size, type, ETag, the served headers and, when checked, the first bytes.
-  const stored = await readStoredObject(s3, { bucket, key, firstBytes: checkSignature, declaredSize: filesize }).catch(async (error: unknown) => {
-    if (httpStatus(error) === 404) throw new RequestError(404, 'Storage holds no object for this upload: send its bytes before completing it')
-    // S3 and RGW describe an object written with a customer key (SSE-C) only to a request carrying
-    // that key, and answer 400 to any other. The upload API never holds the key — receiving it would
-    // make the app server a holder of every page's key, which SSE-C exists to avoid — so it cannot
-    // check the object: refused and deleted, as an object failing its check is, never kept
-    // unrecorded. A 4xx, so the page does not retry it.
-    if (httpStatus(error) === 400) {
-      await refuseObject(
-        s3,
-        claims,
-        422,
-        'storage describes it only to a request carrying its customer key (SSE-C), which the upload API never holds, so it cannot be checked. ' +
-          'Upload with sseCustomerKey through uploadObject and credentials of your own (docs/opt-ins.md), or with upload() without it',
-        logger,
-      )
-    }
-    // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
-    if (httpStatus(error) === 403) {
-      logger.error({ err: errorLogFields(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
-      throw new RequestError(500, 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft-s3 doctor)')
-    }
-    throw error
-  })
+  const stored = await readStoredObject(s3, { bucket, key, firstBytes: checkSignature, declaredSize: filesize }).catch(
+    async (error: unknown) => {
+      if (httpStatus(error) === 404)
+        throw new RequestError(404, 'Storage holds no object for this upload: send its bytes before completing it')
+      // S3 and RGW describe an object written with a customer key (SSE-C) only to a request carrying
+      // that key, and answer 400 to any other. The upload API never holds the key — receiving it would
+      // make the app server a holder of every page's key, which SSE-C exists to avoid — so it cannot
+      // check the object: refused and deleted, as an object failing its check is, never kept
+      // unrecorded. A 4xx, so the page does not retry it.
+      if (httpStatus(error) === 400) {
+        await refuseObject(
+          s3,
+          claims,
+          422,
+          'storage describes it only to a request carrying its customer key (SSE-C), which the upload API never holds, so it cannot be checked. ' +
+            'Upload with sseCustomerKey through uploadObject and credentials of your own (docs/opt-ins.md), or with upload() without it',
+          logger,
+        )
+      }
+      // A deployment mistake, said plainly (the page retries a 5xx; the log has the storage error).
+      if (httpStatus(error) === 403) {
+        logger.error({ err: errorLogFields(error), key }, 'updraft: the server key may not read uploads (s3:GetObject)')
+        throw new RequestError(
+          500,
+          'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft-s3 doctor)',
+        )
+      }
+      throw error
+    },
+  )
   if ((stored.lastModified?.getTime() ?? 0) < (claims.issued - CLOCK_MARGIN_SECONDS) * 1000) {
-    throw new RequestError(409, 'The object at this key was stored before this upload was issued: it is not this upload’s')
+    throw new RequestError(
+      409,
+      'The object at this key was stored before this upload was issued: it is not this upload’s',
+    )
   }
   const { size, contentType: storedType } = stored
   const refuse = (status: number, reason: string) => refuseObject(s3, claims, status, reason, logger)
   if (!sizeUnknown && size !== filesize) await refuse(422, `it holds ${size} bytes, not the ${filesize} declared`)
-  if (config.maxFileSize !== undefined && size > config.maxFileSize) await refuse(413, `it holds ${size} bytes: ${overLimit(size, config.maxFileSize)}`)
-  if (!sameType(storedType, contentType)) await refuse(422, `its Content-Type is '${storedType}', not the '${contentType}' issued`)
+  if (config.maxFileSize !== undefined && size > config.maxFileSize)
+    await refuse(413, `it holds ${size} bytes: ${overLimit(size, config.maxFileSize)}`)
+  if (!sameType(storedType, contentType))
+    await refuse(422, `its Content-Type is '${storedType}', not the '${contentType}' issued`)
   const extras = unissuedExtras(stored.headers, config)
   if (extras.length > 0) {
     await refuse(
@@ -125,7 +154,10 @@ async function deliver(
     if (error instanceof RequestError) return refuseObject(s3, claims, error.status, error.message, logger, false)
     logger.error({ err: errorLogFields(error), key, uploadId }, 'updraft: onUploadComplete failed')
     // A 5xx, so the page tries again: the object stays, verified, for a retry to record.
-    throw new RequestError(500, 'The file is stored, but the server could not record the upload (onUploadComplete failed): try again')
+    throw new RequestError(
+      500,
+      'The file is stored, but the server could not record the upload (onUploadComplete failed): try again',
+    )
   }
 }
 
@@ -147,7 +179,11 @@ async function refuseObject(
     fate = 'not deleted'
   }
   // A page's refusal its person sees; the operator hears it too (a fake PDF, a lying size), one line each.
-  if (explain) logger.warn?.({ key, status }, `updraft: /complete refused the upload at ${key} (${status}) and ${fate} it: ${reason}`)
+  if (explain)
+    logger.warn?.(
+      { key, status },
+      `updraft: /complete refused the upload at ${key} (${status}) and ${fate} it: ${reason}`,
+    )
   throw new RequestError(status, explain ? `The uploaded object was refused and ${fate}: ${reason}` : reason)
 }
 
@@ -163,4 +199,3 @@ function sameType(stored: string, issued: string): boolean {
   }
   return issued === DEFAULT_CONTENT_TYPE && /^binary\/octet-stream$/i.test(stored)
 }
-

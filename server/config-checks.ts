@@ -3,8 +3,15 @@
 
 /** The prefix goes into an IAM Resource followed by `*`: a wildcard or control character in it would widen or break that. */
 export function checkKeyPrefix(prefix: string) {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-  if (typeof prefix !== 'string' || prefix === '' || prefix.length > 512 || /[*?$\\\u0000-\u001f\u007f]/.test(prefix) || prefix.startsWith('/') || /(^|\/)\.\.?(\/|$)/.test(prefix)) {
+  if (
+    typeof prefix !== 'string' ||
+    prefix === '' ||
+    prefix.length > 512 ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    /[*?$\\\u0000-\u001f\u007f]/.test(prefix) ||
+    prefix.startsWith('/') ||
+    /(^|\/)\.\.?(\/|$)/.test(prefix)
+  ) {
     throw new TypeError(
       `updraft: keyPrefix must be a non-empty key prefix of at most 512 characters, with no leading '/', no '.' or '..' segment, and none of * ? $ \\ or control characters, got ${JSON.stringify(prefix)}`,
     )
@@ -12,8 +19,13 @@ export function checkKeyPrefix(prefix: string) {
 }
 
 export function checkContentDisposition(value: string | undefined) {
-  if (value !== undefined && (typeof value !== 'string' || value.trim() === '' || value.length > 1024 || /[^\x20-\x7e]/.test(value))) {
-    throw new TypeError(`updraft: contentDisposition must be printable ASCII such as 'attachment', got ${JSON.stringify(value)}`)
+  if (
+    value !== undefined &&
+    (typeof value !== 'string' || value.trim() === '' || value.length > 1024 || /[^\x20-\x7e]/.test(value))
+  ) {
+    throw new TypeError(
+      `updraft: contentDisposition must be printable ASCII such as 'attachment', got ${JSON.stringify(value)}`,
+    )
   }
 }
 
@@ -25,7 +37,9 @@ export function checkOrigin(origin: string) {
     parsed = undefined
   }
   if (parsed !== origin || parsed === 'null') {
-    throw new TypeError(`updraft: allowedOrigins must hold origins such as 'https://app.example.com' (scheme, host, port; no path), got '${origin}'`)
+    throw new TypeError(
+      `updraft: allowedOrigins must hold origins such as 'https://app.example.com' (scheme, host, port; no path), got '${origin}'`,
+    )
   }
 }
 
@@ -43,7 +57,9 @@ export function checkNumber(name: string, value: number, min: number, max = Numb
 export function mountPath(path: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   if (typeof path !== 'string' || !path.startsWith('/') || /[?#*:\s\u0000-\u001f\u007f]|\/\//.test(path)) {
-    throw new TypeError(`updraft: path must be the URL path the handler is mounted at, such as '/api/s3-upload' (a leading '/', no query, pattern or '//'), got ${JSON.stringify(path)}`)
+    throw new TypeError(
+      `updraft: path must be the URL path the handler is mounted at, such as '/api/s3-upload' (a leading '/', no query, pattern or '//'), got ${JSON.stringify(path)}`,
+    )
   }
   return path.replace(/\/+$/, '')
 }

@@ -6,8 +6,8 @@
 // of retries and the log eight stack traces).
 import { failedAt } from './bounds.ts'
 import { isAws, type Logger, type ResolvedConfig } from './config.ts'
-import { FEDERATION_NEEDS_USER_KEY } from './sts.ts'
 import { RequestError } from './request-error.ts'
+import { FEDERATION_NEEDS_USER_KEY } from './sts.ts'
 
 /** The same cause is logged again after this long at the earliest, with how many requests it refused meanwhile. */
 export const FAULT_LOG_INTERVAL_MS = 60_000
@@ -63,7 +63,11 @@ export function unreachableCode(error: unknown): string | undefined {
  * store and STS have answered this upload API before; once they have, a refused connection is an
  * outage (the store restarting), which a retry may outlast, not a wrong setting.
  */
-export function configurationFault(error: unknown, config: ResolvedConfig, reached: boolean): ConfigurationFault | undefined {
+export function configurationFault(
+  error: unknown,
+  config: ResolvedConfig,
+  reached: boolean,
+): ConfigurationFault | undefined {
   if (error instanceof ConfigurationFault) return error
   if (!(error instanceof Error) || error instanceof RequestError) return undefined
   const service = failedAt(error)
@@ -74,10 +78,14 @@ export function configurationFault(error: unknown, config: ResolvedConfig, reach
   const fault = (page: keyof typeof PAGE_WORDS, line: string) =>
     new ConfigurationFault(page, `${service ?? 'credentials'} ${code}`, `updraft: ${line}. ${doctor}`, error)
 
-  if (error.message === FEDERATION_NEEDS_USER_KEY) return fault('credentials', FEDERATION_NEEDS_USER_KEY.replace(/^updraft: /, ''))
+  if (error.message === FEDERATION_NEEDS_USER_KEY)
+    return fault('credentials', FEDERATION_NEEDS_USER_KEY.replace(/^updraft: /, ''))
   // The SDK's own credential chain found nothing (no S3_UPLOAD_KEY, no role).
   if (error.name === 'CredentialsProviderError') {
-    return fault('credentials', `no credentials for storage (${error.message}): set S3_UPLOAD_KEY and S3_UPLOAD_SECRET, or run where the AWS SDK finds credentials`)
+    return fault(
+      'credentials',
+      `no credentials for storage (${error.message}): set S3_UPLOAD_KEY and S3_UPLOAD_SECRET, or run where the AWS SDK finds credentials`,
+    )
   }
   if (service === undefined) return undefined
   const where = service === 'STS' ? stsName(config) : storeName(config)
@@ -91,22 +99,31 @@ export function configurationFault(error: unknown, config: ResolvedConfig, reach
         : config.endpoint
           ? `S3_UPLOAD_ENDPOINT${code === 'ECONNREFUSED' ? ' (nothing listens there: is the store running?)' : ''}`
           : 'S3_UPLOAD_REGION, and S3_UPLOAD_ENDPOINT for a store other than AWS'
-    return fault(service === 'STS' ? 'sts' : 'storage', `could not reach ${where} (${code}: ${error.message}): check ${setting}`)
+    return fault(
+      service === 'STS' ? 'sts' : 'storage',
+      `could not reach ${where} (${code}: ${error.message}): check ${setting}`,
+    )
   }
   const refused = `${where} refused the server's ${service === 'STS' ? 'request' : 'signature'} (${code})`
   switch (code) {
     case 'SignatureDoesNotMatch':
-      return fault('credentials', `${refused}: ${secret} is not the secret of ${key} (or S3_UPLOAD_REGION is not the store's)`)
+      return fault(
+        'credentials',
+        `${refused}: ${secret} is not the secret of ${key} (or S3_UPLOAD_REGION is not the store's)`,
+      )
     case 'InvalidAccessKeyId':
     case 'InvalidClientTokenId':
       return fault('credentials', `${where} does not know the server's access key (${code}): check ${key}`)
     case 'NoSuchBucket':
-      return fault('bucket', `bucket "${config.bucket}" does not exist in ${where} (NoSuchBucket): check the spelling of S3_UPLOAD_BUCKET, or create the bucket`)
+      return fault(
+        'bucket',
+        `bucket "${config.bucket}" does not exist in ${where} (NoSuchBucket): check the spelling of S3_UPLOAD_BUCKET, or create the bucket`,
+      )
     case 'AccessDenied':
       return fault(
         'permission',
         service === 'STS'
-          ? `${refused}: allow ${key} ${config.sts.mode === 'assume-role' ? 'sts:AssumeRole on S3_UPLOAD_ROLE_ARN (and name it in the role\'s trust policy)' : 'sts:GetFederationToken'}`
+          ? `${refused}: allow ${key} ${config.sts.mode === 'assume-role' ? "sts:AssumeRole on S3_UPLOAD_ROLE_ARN (and name it in the role's trust policy)" : 'sts:GetFederationToken'}`
           : `${refused}: give ${key} the policy doctor prints (Ceph RGW also answers AccessDenied for a wrong ${secret})`,
       )
   }
@@ -114,8 +131,10 @@ export function configurationFault(error: unknown, config: ResolvedConfig, reach
 }
 
 /** Where storage is, for the log. */
-const storeName = ({ endpoint, region }: ResolvedConfig) => (endpoint && !isAws(endpoint) ? `storage at ${new URL(endpoint).origin}` : `AWS S3 (${region})`)
-export const stsName = ({ sts, region }: Pick<ResolvedConfig, 'sts' | 'region'>) => (sts.endpoint ? `STS at ${new URL(sts.endpoint).origin}` : `AWS STS (${region})`)
+const storeName = ({ endpoint, region }: ResolvedConfig) =>
+  endpoint && !isAws(endpoint) ? `storage at ${new URL(endpoint).origin}` : `AWS S3 (${region})`
+export const stsName = ({ sts, region }: Pick<ResolvedConfig, 'sts' | 'region'>) =>
+  sts.endpoint ? `STS at ${new URL(sts.endpoint).origin}` : `AWS STS (${region})`
 
 /**
  * The log of configuration faults: each cause once, then again at most every
@@ -132,7 +151,8 @@ export function createFaultLog(now = Date.now): (fault: ConfigurationFault, logg
     }
     const since = last?.since ?? 0
     seen.set(fault.kind, { at: now(), since: 0 })
-    const repeats = since > 0 ? ` (${since} more request${since === 1 ? '' : 's'} refused for this since the last such line)` : ''
+    const repeats =
+      since > 0 ? ` (${since} more request${since === 1 ? '' : 's'} refused for this since the last such line)` : ''
     logger.error(
       { cause: fault.kind, ...(since > 0 && { repeats: since }) },
       `${fault.logLine}. Uploads are answered 500 ServerMisconfigured until then; said at most once a minute${repeats}`,

@@ -1,7 +1,7 @@
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { DEFAULT_API_PATH } from '../protocol/wire.ts'
-import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
 import { DEFAULT_TIMEOUTS, type Timeouts } from './bounds.ts'
+import { checkContentDisposition, checkKeyPrefix, checkNumber, checkOrigin, mountPath } from './config-checks.ts'
 import type { ServerCredentials } from './credentials.ts'
 import type { Route } from './routes.ts'
 import { normalizeAllowance, type ObjectExtrasAllowance } from './stored-extras.ts'
@@ -119,7 +119,12 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * The object key for an upload. `body` is the parsed request body, extra fields included
    * (the request's own body has already been read). @default `next-s3-uploads/{uuid}/{sanitized filename or relative path}` (server/key.ts)
    */
-  key?: (request: Request, filename: string, body: Record<string, unknown>, metadata: Metadata) => string | Promise<string>
+  key?: (
+    request: Request,
+    filename: string,
+    body: Record<string, unknown>,
+    metadata: Metadata,
+  ) => string | Promise<string>
   /**
    * Validates the page's `metadata` (`upload(file, { metadata })`); the result goes into the
    * ticket, to the `key` callback and to `onUploadComplete`. Without it, a request that carries
@@ -272,7 +277,10 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
 /** What the handler runs on: every required setting present and checked. */
 export interface ResolvedConfig
   extends Required<Pick<UploadHandlerConfig, 'bucket' | 'region' | 'ticketSecret'>>,
-    Omit<UploadHandlerConfig, 'accessKeyId' | 'secretAccessKey' | 'credentials' | 'bucket' | 'region' | 'ticketSecret' | 'sts' | 'logger'> {
+    Omit<
+      UploadHandlerConfig,
+      'accessKeyId' | 'secretAccessKey' | 'credentials' | 'bucket' | 'region' | 'ticketSecret' | 'sts' | 'logger'
+    > {
   /** The static key, or the provider given; undefined: the AWS SDK's default chain (server/credentials.ts). */
   credentials: ServerCredentials | undefined
   /** Whether `credentials` is a static key given in the config or the environment. */
@@ -389,27 +397,38 @@ const REQUIRED = [
 export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = processEnv()): ResolvedConfig {
   const fromEnv = configFromEnv(env)
   const pick = <K extends keyof UploadHandlerConfig>(name: K) => present(config[name]) ?? fromEnv[name]
-  const missing = REQUIRED.filter(([name]) => pick(name) === undefined).map(([name, variable]) => `${name} (${variable})`)
+  const missing = REQUIRED.filter(([name]) => pick(name) === undefined).map(
+    ([name, variable]) => `${name} (${variable})`,
+  )
   const sts = { ...fromEnv.sts, ...definedOnly(config.sts ?? {}) }
   const mode = sts.mode ?? 'federation'
   if (mode === 'assume-role' && !present(sts.roleArn)) missing.push('sts.roleArn (S3_UPLOAD_ROLE_ARN)')
   const accessKeyId = pick('accessKeyId')
   const secretAccessKey = pick('secretAccessKey')
   // Half a key is a mistake to name, not a reason to look elsewhere for credentials.
-  if (accessKeyId === undefined && secretAccessKey !== undefined) missing.push('accessKeyId (S3_UPLOAD_KEY), as secretAccessKey is set')
-  if (secretAccessKey === undefined && accessKeyId !== undefined) missing.push('secretAccessKey (S3_UPLOAD_SECRET), as accessKeyId is set')
+  if (accessKeyId === undefined && secretAccessKey !== undefined)
+    missing.push('accessKeyId (S3_UPLOAD_KEY), as secretAccessKey is set')
+  if (secretAccessKey === undefined && accessKeyId !== undefined)
+    missing.push('secretAccessKey (S3_UPLOAD_SECRET), as accessKeyId is set')
   const keys = accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : undefined
   if (keys && config.credentials !== undefined) {
-    throw new TypeError('updraft: set either a static key (accessKeyId and secretAccessKey, or S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or credentials, not both')
+    throw new TypeError(
+      'updraft: set either a static key (accessKeyId and secretAccessKey, or S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or credentials, not both',
+    )
   }
   const credentials: ServerCredentials | undefined = keys ?? config.credentials
   // A key that does not rotate: tickets can be signed with a secret derived from it.
-  const fixed = credentials !== undefined && typeof credentials !== 'function' && !('sessionToken' in credentials && credentials.sessionToken) ? credentials : undefined
+  const fixed =
+    credentials !== undefined &&
+    typeof credentials !== 'function' &&
+    !('sessionToken' in credentials && credentials.sessionToken)
+      ? credentials
+      : undefined
   const ticketSecret = pick('ticketSecret') ?? (fixed ? deriveTicketSecret(fixed.secretAccessKey) : undefined)
   if (ticketSecret === undefined && accessKeyId === undefined && secretAccessKey === undefined) {
     missing.push(
       credentials === undefined
-        ? 'a static key (S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or, with credentials from the AWS SDK\'s chain, ticketSecret (S3_UPLOAD_TICKET_SECRET)'
+        ? "a static key (S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or, with credentials from the AWS SDK's chain, ticketSecret (S3_UPLOAD_TICKET_SECRET)"
         : 'ticketSecret (S3_UPLOAD_TICKET_SECRET), as the credentials are not a static key: tickets must outlive them, on every instance',
     )
   }
@@ -418,7 +437,9 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     throw new TypeError(`updraft: sts.mode must be 'federation' or 'assume-role', got '${String(mode)}'`)
   }
   if (sts.policyVariables !== undefined && typeof sts.policyVariables !== 'boolean') {
-    throw new TypeError(`updraft: sts.policyVariables must be true or false, got ${JSON.stringify(sts.policyVariables)}`)
+    throw new TypeError(
+      `updraft: sts.policyVariables must be true or false, got ${JSON.stringify(sts.policyVariables)}`,
+    )
   }
 
   // The key is `credentials` from here on.
@@ -453,11 +474,17 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     throw new TypeError(`updraft: presignWith 'session' needs an STS, and this config has none: ${noSts}`)
   }
   if (presignWith !== undefined && presignWith !== 'session' && presignWith !== 'server-key') {
-    throw new TypeError(`updraft: presignWith must be 'session' or 'server-key', got '${String(presignWith)}' (presignWith or S3_UPLOAD_PRESIGN_WITH)`)
+    throw new TypeError(
+      `updraft: presignWith must be 'session' or 'server-key', got '${String(presignWith)}' (presignWith or S3_UPLOAD_PRESIGN_WITH)`,
+    )
   }
   resolved.presignWith = presignWith ?? (noSts === undefined ? 'session' : 'server-key')
   // Only a default may change its mind, and only where a store other than AWS answers preflights.
-  resolved.presignFallback = presignWith === undefined && resolved.presignWith === 'session' && resolved.endpoint !== undefined && !isAws(resolved.endpoint)
+  resolved.presignFallback =
+    presignWith === undefined &&
+    resolved.presignWith === 'session' &&
+    resolved.endpoint !== undefined &&
+    !isAws(resolved.endpoint)
   resolved.objectAcl = resolveObjectAcl(config.objectAcl, resolved.endpoint)
   if (config.copyGuard !== undefined && typeof config.copyGuard !== 'boolean') {
     throw new TypeError(`updraft: copyGuard must be true or false, got ${JSON.stringify(config.copyGuard)}`)
@@ -486,7 +513,11 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
  * app's own knowledge, e.g. an embedded store) has the last word. A fact about the settings, kept
  * beside resolveConfig, which picks the `presignWith` default by it (info.ts reports it to pages).
  */
-export function stsUnavailableReason({ sts, endpoint, info }: Pick<ResolvedConfig, 'sts' | 'endpoint' | 'info'>): string | undefined {
+export function stsUnavailableReason({
+  sts,
+  endpoint,
+  info,
+}: Pick<ResolvedConfig, 'sts' | 'endpoint' | 'info'>): string | undefined {
   if (info?.tokenUnavailableReason !== undefined) return info.tokenUnavailableReason
   if (sts.mode === 'assume-role' || sts.endpoint !== undefined) return undefined
   if (endpoint === undefined || isAws(endpoint)) return undefined
@@ -503,7 +534,9 @@ function resolveObjectAcl(acl: UploadHandlerConfig['objectAcl'], endpoint: strin
   if (acl === false) return undefined
   if (acl === undefined) return endpoint === undefined || isAws(endpoint) ? 'bucket-owner-full-control' : 'private'
   if (!Object.hasOwn(CANNED_ACLS, acl)) {
-    throw new TypeError(`updraft: objectAcl must be false or a canned ACL (${Object.keys(CANNED_ACLS).join(', ')}), got '${String(acl)}'`)
+    throw new TypeError(
+      `updraft: objectAcl must be false or a canned ACL (${Object.keys(CANNED_ACLS).join(', ')}), got '${String(acl)}'`,
+    )
   }
   return acl
 }

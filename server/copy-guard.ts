@@ -20,4 +20,6 @@
  * sends it as it sends every header the reply lists. Whoever signs (the server's key, or a session
  * that may read nothing): what the reply lists is decided before the signer is.
  */
-export const NO_COPY_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'x-amz-copy-source-range': 'bytes=1-0' })
+export const NO_COPY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'x-amz-copy-source-range': 'bytes=1-0',
+})

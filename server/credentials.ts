@@ -22,7 +22,10 @@ export const credentialsOf = (s3: S3Client) => (): Promise<ResolvedCredentials> 
  * in X-Amz-Expires, and the engine asks for another. One presigner per credential (the SDK caches
  * the signing key it derives per day).
  */
-export function serverKeySigner(region: string, credentials: () => Promise<ResolvedCredentials>): () => Promise<Presign> {
+export function serverKeySigner(
+  region: string,
+  credentials: () => Promise<ResolvedCredentials>,
+): () => Promise<Presign> {
   const signers = new WeakMap<ResolvedCredentials, Presign>()
   return async () => {
     const current = await credentials()
@@ -44,10 +47,19 @@ export function serverKeySigner(region: string, credentials: () => Promise<Resol
 
 /** The SDK's record of where credentials came from (`$source`), in words a deployer recognises. */
 const SOURCES: Array<[feature: string, words: string]> = [
-  ['CREDENTIALS_CODE', 'the server config (accessKeyId/secretAccessKey, S3_UPLOAD_KEY/S3_UPLOAD_SECRET, or credentials)'],
-  ['CREDENTIALS_ENV_VARS_STS_WEB_ID_TOKEN', 'a web identity token named by AWS_WEB_IDENTITY_TOKEN_FILE (EKS, Vercel OIDC)'],
+  [
+    'CREDENTIALS_CODE',
+    'the server config (accessKeyId/secretAccessKey, S3_UPLOAD_KEY/S3_UPLOAD_SECRET, or credentials)',
+  ],
+  [
+    'CREDENTIALS_ENV_VARS_STS_WEB_ID_TOKEN',
+    'a web identity token named by AWS_WEB_IDENTITY_TOKEN_FILE (EKS, Vercel OIDC)',
+  ],
   ['CREDENTIALS_ENV_VARS', 'the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)'],
-  ['CREDENTIALS_HTTP', 'the container credentials endpoint (AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI: ECS, EKS Pod Identity, Lambda)'],
+  [
+    'CREDENTIALS_HTTP',
+    'the container credentials endpoint (AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI: ECS, EKS Pod Identity, Lambda)',
+  ],
   ['CREDENTIALS_STS_ASSUME_ROLE_WEB_ID', 'a web identity token (AssumeRoleWithWebIdentity)'],
   ['CREDENTIALS_PROFILE_SSO', 'an SSO profile of the shared config'],
   ['CREDENTIALS_SSO', 'an SSO profile of the shared config'],

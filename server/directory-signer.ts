@@ -1,5 +1,5 @@
 import { CreateSessionCommand, type S3Client } from '@aws-sdk/client-s3'
-import { SessionCache, type DirectorySession } from '../protocol/directory-session.ts'
+import { type DirectorySession, SessionCache } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
 import { createPresigner, MAX_EXPIRES_IN, type Presign } from './presigner.ts'
 import { storageObjectUrl } from './storage.ts'
@@ -28,7 +28,12 @@ export function createDirectorySigner(config: ResolvedConfig, s3: S3Client): () 
     if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
       throw new Error(`updraft: CreateSession on ${config.bucket} answered without complete Credentials`)
     }
-    return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expires: c.Expiration.getTime() }
+    return {
+      accessKeyId: c.AccessKeyId,
+      secretAccessKey: c.SecretAccessKey,
+      sessionToken: c.SessionToken,
+      expires: c.Expiration.getTime(),
+    }
   }
 
   return async () => {

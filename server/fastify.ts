@@ -1,17 +1,24 @@
 import rateLimiter, { type RateLimitPluginOptions } from '@fastify/rate-limit'
-import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  HTTPMethods,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import { MAX_BODY_BYTES } from '../protocol/limits.ts'
 import { DEFAULT_API_PATH } from '../protocol/wire.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
-import { type ChargeFile, createUploadApi, type UploadApi } from './upload-api.ts'
 import { errorLogFields } from './error-log-fields.ts'
 import { checkJsonContentType } from './json-body.ts'
-import { bodyTooLarge, RequestError } from './request-error.ts'
-import { ROUTES, unknownRoute, type Route } from './routes.ts'
 import type { RedisClient } from './redis.ts'
+import { bodyTooLarge, RequestError } from './request-error.ts'
+import { ROUTES, type Route, unknownRoute } from './routes.ts'
 import { sweepStaleUploads, sweepTurn } from './sweep.ts'
 import { TRUSTS_EVERY_HOP, trustsEveryHop } from './trust-proxy.ts'
+import { type ChargeFile, createUploadApi, type UploadApi } from './upload-api.ts'
 
 /** Options of the {@link s3Upload} plugin: every {@link UploadHandlerConfig} setting, plus the plugin's own. */
 // `path` is the Web handler's mount point; the plugin is mounted at `prefix`, Fastify's word for it.
@@ -46,7 +53,10 @@ export interface S3UploadPluginOptions extends Omit<UploadHandlerConfig, 'path'>
  * The plugin's default `rateLimit`: 120 requests a minute per client. Frozen: spread it to adjust
  * (`rateLimit: { ...DEFAULT_RATE_LIMIT, max: 600 }`).
  */
-export const DEFAULT_RATE_LIMIT = Object.freeze({ max: 120, timeWindow: 60_000 } as const satisfies RateLimitPluginOptions)
+export const DEFAULT_RATE_LIMIT = Object.freeze({
+  max: 120,
+  timeWindow: 60_000,
+} as const satisfies RateLimitPluginOptions)
 
 /** Every route answers every method: a wrong one gets the upload API's 405 with `Allow`, as under the Web handler. */
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
@@ -63,21 +73,32 @@ const plugin: FastifyPluginAsync<S3UploadPluginOptions> = async (
 ) => {
   const path = (config as UploadHandlerConfig).path
   if (path !== undefined && path.replace(/\/+$/, '') !== prefix.replace(/\/+$/, '')) {
-    throw new TypeError(`updraft: the Fastify plugin is mounted at its prefix ('${prefix}'), and path ('${path}') is the Web handler's setting: pass prefix: '${path}' instead`)
+    throw new TypeError(
+      `updraft: the Fastify plugin is mounted at its prefix ('${prefix}'), and path ('${path}') is the Web handler's setting: pass prefix: '${path}' instead`,
+    )
   }
   const api = createUploadApi(config)
   // The limit counts per request.ip: with every hop trusted, that is whatever the client wrote.
-  if (rateLimit !== false && trustsEveryHop(app)) (config.logger ?? app.log).warn?.({ trustProxy: true }, TRUSTS_EVERY_HOP)
+  if (rateLimit !== false && trustsEveryHop(app))
+    (config.logger ?? app.log).warn?.({ trustProxy: true }, TRUSTS_EVERY_HOP)
   // fastify-plugin skips encapsulation, and with it the register-time prefix: an inner scope
   // takes the prefix and keeps the JSON parser, hooks and error handler below to these routes.
   await app.register(
     async (scope) => {
-      if (rateLimit !== false) await scope.register(rateLimiter, { errorResponseBuilder: tooManyRequests, ...sharedLimit(rateLimit), global: true })
+      if (rateLimit !== false)
+        await scope.register(rateLimiter, {
+          errorResponseBuilder: tooManyRequests,
+          ...sharedLimit(rateLimit),
+          global: true,
+        })
       routes(scope, api, config.logger, rateLimit === false ? undefined : fileCharger(scope))
     },
     { prefix },
   )
-  const stopSweeping = sweepEverySeconds === undefined ? undefined : scheduleSweep(api, config.logger ?? app.log, sweepEverySeconds, sweepLock)
+  const stopSweeping =
+    sweepEverySeconds === undefined
+      ? undefined
+      : scheduleSweep(api, config.logger ?? app.log, sweepEverySeconds, sweepLock)
   app.addHook('onClose', async () => {
     await stopSweeping?.()
     api.s3.destroy()
@@ -97,11 +118,18 @@ function fileCharger(scope: FastifyInstance) {
     }
 }
 
-function routes(scope: FastifyInstance, api: UploadApi, logger: Logger | undefined, chargeFiles?: (request: FastifyRequest) => ChargeFile) {
+function routes(
+  scope: FastifyInstance,
+  api: UploadApi,
+  logger: Logger | undefined,
+  chargeFiles?: (request: FastifyRequest) => ChargeFile,
+) {
   // The body goes to the upload API as the text that was sent: server/parse-requests.ts is the one
   // judge of what it holds, so every mounting answers a bad request in the same words.
-  scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) =>
-    done(null, body),
+  scope.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
+    (_request, body, done) => done(null, body),
   )
   scope.setErrorHandler((error: FastifyError, request, reply) => replyWithError(error, reply, logger ?? request.log))
 
@@ -118,7 +146,15 @@ function routes(scope: FastifyInstance, api: UploadApi, logger: Logger | undefin
         if (answered) return send(reply, answered)
       },
       handler: async (request, reply) =>
-        send(reply, await api.respond(toWebRequest(request, request.body as string | undefined), route, logger ?? request.log, chargeFiles?.(request))),
+        send(
+          reply,
+          await api.respond(
+            toWebRequest(request, request.body as string | undefined),
+            route,
+            logger ?? request.log,
+            chargeFiles?.(request),
+          ),
+        ),
     })
   }
   // Any other path under the prefix: the upload API's 404, before any body is read.
@@ -144,7 +180,9 @@ async function send(reply: FastifyReply, response: Response) {
 
 /** The Web handler's words for the same refusal (its `throttle`); Retry-After is set by the limiter. */
 function tooManyRequests(_request: FastifyRequest, { statusCode, ttl }: { statusCode: number; ttl: number }) {
-  return Object.assign(new Error(`Too many requests: try again in ${Math.max(1, Math.ceil(ttl / 1000))} s`), { statusCode })
+  return Object.assign(new Error(`Too many requests: try again in ${Math.max(1, Math.ceil(ttl / 1000))} s`), {
+    statusCode,
+  })
 }
 
 /**
@@ -168,7 +206,11 @@ function scheduleSweep({ config, s3 }: UploadApi, logger: Logger, seconds: numbe
     // One at a time: a slow store must not pile sweeps up.
     running ??= turn()
       .then((mine) => (mine ? sweepStaleUploads(config, s3) : undefined))
-      .then(() => {}, (error: unknown) => logger.error({ err: errorLogFields(error) }, 'updraft: sweeping stale multipart uploads failed'))
+      .then(
+        () => {},
+        (error: unknown) =>
+          logger.error({ err: errorLogFields(error) }, 'updraft: sweeping stale multipart uploads failed'),
+      )
       .finally(() => {
         running = undefined
       })
@@ -186,7 +228,8 @@ function replyWithError(error: FastifyError, reply: FastifyReply, logger: Logger
   reply.header('cache-control', 'no-store')
   // Fastify stops reading at the same limit the Web handler does; the words are the protocol's.
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: bodyTooLarge().message })
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: jsonOnly(reply.request).message })
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return reply.code(415).send({ error: jsonOnly(reply.request).message })
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) return reply.code(status).send({ error: error.message })
   logger.error({ err: errorLogFields(error) }, 'updraft: upload API failed')

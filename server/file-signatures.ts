@@ -13,8 +13,14 @@ const at = (offset: number, ...expected: Array<number | string>): Check => {
   const want = expected.flatMap((part) => (typeof part === 'string' ? [...part].map((c) => c.charCodeAt(0)) : [part]))
   return (bytes) => want.every((byte, i) => bytes[offset + i] === byte)
 }
-const either = (...checks: Check[]): Check => (bytes) => checks.some((check) => check(bytes))
-const both = (...checks: Check[]): Check => (bytes) => checks.every((check) => check(bytes))
+const either =
+  (...checks: Check[]): Check =>
+  (bytes) =>
+    checks.some((check) => check(bytes))
+const both =
+  (...checks: Check[]): Check =>
+  (bytes) =>
+    checks.every((check) => check(bytes))
 
 const isoMedia = at(4, 'ftyp')
 

@@ -1,8 +1,8 @@
 import type { UploadTypes } from '../protocol/wire.ts'
-import { ConfigurationFault, createFaultLog } from './config-faults.ts'
 import type { Logger, UploadHandlerConfig } from './config.ts'
-import { createUploadApi } from './upload-api.ts'
+import { ConfigurationFault, createFaultLog } from './config-faults.ts'
 import { routeOf } from './routes.ts'
+import { createUploadApi } from './upload-api.ts'
 
 /**
  * The upload API: a Web `Request` in, a `Response` out; never rejects (a client mistake is a 4xx
@@ -96,9 +96,17 @@ export function createLazyUploadHandler<Metadata = unknown, ServerData = unknown
       handle ??= createUploadHandler(config)
     } catch (error) {
       if (!(error instanceof TypeError)) throw error
-      const fault = new ConfigurationFault('settings', 'settings', `${error.message}. Run npx updraft-s3 doctor to check every setting`, error)
+      const fault = new ConfigurationFault(
+        'settings',
+        'settings',
+        `${error.message}. Run npx updraft-s3 doctor to check every setting`,
+        error,
+      )
       logFault(fault, logger)
-      return Response.json({ error: fault.message, code: fault.code }, { status: fault.status, headers: { 'cache-control': 'no-store' } })
+      return Response.json(
+        { error: fault.message, code: fault.code },
+        { status: fault.status, headers: { 'cache-control': 'no-store' } },
+      )
     }
     return handle(request)
   }

@@ -8,4 +8,13 @@ import { importNeeding, SERVER_PACKAGES } from './optional-peers.ts'
 const server = await importNeeding('updraft-s3/server', SERVER_PACKAGES, () => import('./index.ts'))
 
 // The values index.ts exports (its types come from index.d.ts, package.json's "types"); a unit test holds the two lists together.
-export const { createUploadHandler, createLazyUploadHandler, createUploadSweeper, createRedisThrottle, sanitizeFilename, sanitizePath, defaultKey, RequestError } = server
+export const {
+  createUploadHandler,
+  createLazyUploadHandler,
+  createUploadSweeper,
+  createRedisThrottle,
+  sanitizeFilename,
+  sanitizePath,
+  defaultKey,
+  RequestError,
+} = server

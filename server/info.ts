@@ -1,7 +1,7 @@
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import { MAX_BATCH_FILES } from '../protocol/limits.ts'
 import type { InfoReply } from '../protocol/wire.ts'
-import { isAws, stsUnavailableReason, type ResolvedConfig } from './config.ts'
+import { isAws, type ResolvedConfig, stsUnavailableReason } from './config.ts'
 
 /** What the config implies, with `config.info` (the app's own knowledge, e.g. an embedded store) over it. */
 export function serverInfo(config: ResolvedConfig): InfoReply {

@@ -18,7 +18,10 @@ export function checkJsonContentType(contentType: string | null): void {
     essence = undefined
   }
   if (essence !== 'application/json') {
-    throw new RequestError(415, `Request body must be JSON sent with Content-Type: application/json, got ${describeValue(contentType ?? undefined)}`)
+    throw new RequestError(
+      415,
+      `Request body must be JSON sent with Content-Type: application/json, got ${describeValue(contentType ?? undefined)}`,
+    )
   }
 }
 

@@ -51,37 +51,65 @@ export function keyModeOf(config: ResolvedConfig): KeyMode {
 }
 
 /** The least IAM policy the server's key needs, as an object (AWS IAM's JSON; MinIO and Ceph bucket policies take the same statements). */
-export function serverKeyPolicy({ bucket, keyPrefix = 'next-s3-uploads/', mode = 'presigned', resumable = false }: KeyPolicyOptions): KeyPolicy {
+export function serverKeyPolicy({
+  bucket,
+  keyPrefix = 'next-s3-uploads/',
+  mode = 'presigned',
+  resumable = false,
+}: KeyPolicyOptions): KeyPolicy {
   if (isDirectoryBucket(bucket)) {
     // S3 Express One Zone: the server's SDK client and its presigner (server/directory-signer.ts)
     // work through CreateSession sessions; IAM grants per bucket, not per key.
     return {
       Version: '2012-10-17',
-      Statement: [{ Effect: 'Allow', Action: 's3express:CreateSession', Resource: `arn:aws:s3express:REGION:ACCOUNT_ID:bucket/${bucket}` }],
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: 's3express:CreateSession',
+          Resource: `arn:aws:s3express:REGION:ACCOUNT_ID:bucket/${bucket}`,
+        },
+      ],
     }
   }
   const statements: Statement[] = [
-    { Effect: 'Allow', Action: resumable ? [...OBJECT_ACTIONS, RESUME_ACTION] : [...OBJECT_ACTIONS], Resource: objectArn(bucket, `${keyPrefix}*`) },
+    {
+      Effect: 'Allow',
+      Action: resumable ? [...OBJECT_ACTIONS, RESUME_ACTION] : [...OBJECT_ACTIONS],
+      Resource: objectArn(bucket, `${keyPrefix}*`),
+    },
     { Effect: 'Allow', Action: BUCKET_ACTION, Resource: `arn:aws:s3:::${bucket}` },
   ]
   if (mode === 'federation') {
-    statements.push({ Effect: 'Allow', Action: 'sts:GetFederationToken', Resource: `arn:aws:sts::ACCOUNT_ID:federated-user/${FEDERATED_USER_NAME}` })
+    statements.push({
+      Effect: 'Allow',
+      Action: 'sts:GetFederationToken',
+      Resource: `arn:aws:sts::ACCOUNT_ID:federated-user/${FEDERATED_USER_NAME}`,
+    })
   }
-  if (mode === 'assume-role') statements.push({ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: 'arn:aws:iam::ACCOUNT_ID:role/ROLE_NAME' })
+  if (mode === 'assume-role')
+    statements.push({ Effect: 'Allow', Action: 'sts:AssumeRole', Resource: 'arn:aws:iam::ACCOUNT_ID:role/ROLE_NAME' })
   return { Version: '2012-10-17', Statement: statements }
 }
 
 /** The same policy for a resolved config (its bucket, keyPrefix, resumable and STS mode). */
 export const serverKeyPolicyFor = (config: ResolvedConfig): KeyPolicy =>
-  serverKeyPolicy({ bucket: config.bucket, keyPrefix: config.keyPrefix, mode: keyModeOf(config), resumable: config.resumable })
+  serverKeyPolicy({
+    bucket: config.bucket,
+    keyPrefix: config.keyPrefix,
+    mode: keyModeOf(config),
+    resumable: config.resumable,
+  })
 
 /** The policy as the doctor prints it and the docs quote it: JSON, two-space indented. */
-export const renderServerKeyPolicy = (options: KeyPolicyOptions): string => JSON.stringify(serverKeyPolicy(options), null, 2)
+export const renderServerKeyPolicy = (options: KeyPolicyOptions): string =>
+  JSON.stringify(serverKeyPolicy(options), null, 2)
 
 /**
  * The policy in one line, for a log: `s3:PutObject, … on uploads/next-s3-uploads/*; s3:ListBucketMultipartUploads on uploads`.
  * Written from the statements themselves, so it cannot say less than the doctor prints.
  */
 export function describeServerKeyPolicy(policy: KeyPolicy): string {
-  return policy.Statement.map(({ Action, Resource }) => `${[Action].flat().join(', ')} on ${Resource.replace(/^arn:aws:s3:::/, '')}`).join('; ')
+  return policy.Statement.map(
+    ({ Action, Resource }) => `${[Action].flat().join(', ')} on ${Resource.replace(/^arn:aws:s3:::/, '')}`,
+  ).join('; ')
 }

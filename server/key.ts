@@ -99,7 +99,9 @@ export function checkKey(key: unknown): string {
   // Control characters break XML replies and headers; `.`/`..` segments are resolved away by URL parsers.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   if (/[\u0000-\u001f\u007f]/.test(key) || /(^|\/)\.\.?(\/|$)/.test(key) || key.includes('\\')) {
-    throw new TypeError(`updraft: the key callback returned a key with control characters, '\\', or '.'/'..' segments: ${JSON.stringify(key)}`)
+    throw new TypeError(
+      `updraft: the key callback returned a key with control characters, '\\', or '.'/'..' segments: ${JSON.stringify(key)}`,
+    )
   }
   return key
 }

@@ -15,7 +15,8 @@ const PAGE = 1000
  * engine reads as "start afresh".
  */
 export async function listParts({ config, s3 }: MultipartContext, claims: TicketClaims): Promise<ListPartsReply> {
-  if (!config.resumable) throw new RequestError(404, 'Resuming uploads is off on this server: set resumable: true to allow it')
+  if (!config.resumable)
+    throw new RequestError(404, 'Resuming uploads is off on this server: set resumable: true to allow it')
   const { bucket, key, uploadId } = claims
   // Of unknown length (a stream: never resumed by the engine, answered all the same), up to the part cap.
   const lastPart = claims.partCount ?? maxPartNumber(claims.partSize, config.maxFileSize)
@@ -23,7 +24,15 @@ export async function listParts({ config, s3 }: MultipartContext, claims: Ticket
   let marker: string | undefined
   for (;;) {
     const page = await s3
-      .send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MaxParts: PAGE, PartNumberMarker: marker }))
+      .send(
+        new ListPartsCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId,
+          MaxParts: PAGE,
+          PartNumberMarker: marker,
+        }),
+      )
       .catch((error: unknown) => {
         // S3 says NoSuchUpload; Ceph RGW 16.2 says NoSuchKey for an aborted upload.
         if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) {

@@ -1,15 +1,22 @@
 import { MAX_METADATA_BYTES } from '../protocol/limits.ts'
-import { RequestError } from './request-error.ts'
 import type { MetadataValidator } from './config.ts'
+import { RequestError } from './request-error.ts'
 
 /**
  * The page's `metadata` as the `metadata` option accepts it: validated once, at the upload
  * request, then carried in the ticket (so it must be small JSON) and never read from the page again.
  */
-export async function validateMetadata(validator: MetadataValidator<unknown> | undefined, sent: unknown, request: Request): Promise<unknown> {
+export async function validateMetadata(
+  validator: MetadataValidator<unknown> | undefined,
+  sent: unknown,
+  request: Request,
+): Promise<unknown> {
   if (!validator) {
     if (sent === undefined) return undefined
-    throw new RequestError(400, 'This upload API takes no metadata: send none, or give the server a `metadata` option that validates it')
+    throw new RequestError(
+      400,
+      'This upload API takes no metadata: send none, or give the server a `metadata` option that validates it',
+    )
   }
   let valid: unknown
   try {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -6,25 +7,37 @@ import {
   HeadObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { createHash } from 'node:crypto'
 import { FIRST_PART_URLS, MAX_OBJECT_SIZE, MAX_PART_SIZE } from '../protocol/limits.ts'
 import { maxPartNumber, partRange, planParts } from '../protocol/parts.ts'
 import {
-  PRESIGNED_CACHE_CONTROL,
   type AbortReply,
   type CompleteReply,
   type CompleteRequest,
   type PartsReply,
   type PartsRequest,
+  PRESIGNED_CACHE_CONTROL,
   type PresignedMultipartReply,
 } from '../protocol/wire.ts'
 import type { Logger, ResolvedConfig } from './config.ts'
 import { abortLostCreates } from './lost-creates.ts'
 import type { createPartPresigner } from './presigned-urls.ts'
 import { RequestError } from './request-error.ts'
-import { checkCompleteParts, checkPartNumbers, checkPartSizes, checkUnknownSizeCompleteParts, checkUnknownSizePartNumbers } from './request-limits.ts'
+import {
+  checkCompleteParts,
+  checkPartNumbers,
+  checkPartSizes,
+  checkUnknownSizeCompleteParts,
+  checkUnknownSizePartNumbers,
+} from './request-limits.ts'
 import { storageObjectUrl } from './storage.ts'
-import { CLOCK_MARGIN_SECONDS, signTicket, ticketLifetime, verifyTicketOf, type TicketClaims, type TokenTicketClaims } from './ticket.ts'
+import {
+  CLOCK_MARGIN_SECONDS,
+  signTicket,
+  type TicketClaims,
+  type TokenTicketClaims,
+  ticketLifetime,
+  verifyTicketOf,
+} from './ticket.ts'
 
 /** What the multipart routes share; built once per handler. */
 export interface MultipartContext {
@@ -41,7 +54,12 @@ export interface MultipartContext {
  */
 export async function startMultipart(
   { config, s3, ticketSecret, presignParts }: MultipartContext,
-  { key, contentType, filesize, metadata }: { key: string; contentType: string; filesize: number | undefined; metadata?: unknown },
+  {
+    key,
+    contentType,
+    filesize,
+    metadata,
+  }: { key: string; contentType: string; filesize: number | undefined; metadata?: unknown },
 ): Promise<PresignedMultipartReply> {
   const plan = filesize === undefined ? unknownSizePlan(config) : knownSizePlan(filesize, config.partSize)
   // The server's own request: the page adds nothing to it. The same headers a single PUT signs.
@@ -87,7 +105,11 @@ export async function startMultipart(
  * (a reply lost on the way), the uploads earlier attempts may have made on the key are aborted
  * before the id is handed out (server/lost-creates.ts).
  */
-export async function createUpload(s3: S3Client, input: CreateMultipartUploadCommandInput, logger: Logger): Promise<string> {
+export async function createUpload(
+  s3: S3Client,
+  input: CreateMultipartUploadCommandInput,
+  logger: Logger,
+): Promise<string> {
   const started = Date.now()
   const created = await s3.send(new CreateMultipartUploadCommand(input))
   if (!created.UploadId) throw new Error('updraft: CreateMultipartUpload answered without an UploadId')
@@ -115,7 +137,11 @@ export async function signParts(
     checkUnknownSizePartNumbers(partNumbers, { partSize: claims.partSize, maxFileSize: context.config.maxFileSize })
     checkPartSizes(sizes, claims.partSize)
   } else {
-    if (sizes !== undefined) throw new RequestError(400, 'sizes is only for uploads of unknown length: this upload declared its filesize, which fixes every part’s length')
+    if (sizes !== undefined)
+      throw new RequestError(
+        400,
+        'sizes is only for uploads of unknown length: this upload declared its filesize, which fixes every part’s length',
+      )
     checkPartNumbers(partNumbers, claims.partCount)
   }
   return { urls: await context.presignParts(claims, partLengths(claims, partNumbers, sizes), contentMd5) }
@@ -125,7 +151,11 @@ export async function signParts(
  * Each part's exact length, which its URL binds: from the declared size's plan, or for an upload
  * of unknown length as the page gave it (already checked: 1..partSize), else a whole part.
  */
-function partLengths(claims: TicketClaims, partNumbers: readonly number[], sizes?: Record<string, number>): Map<number, number> {
+function partLengths(
+  claims: TicketClaims,
+  partNumbers: readonly number[],
+  sizes?: Record<string, number>,
+): Map<number, number> {
   const plan = claims.sizeUnknown ? undefined : planParts(claims.filesize, claims.partSize)
   return new Map(
     partNumbers.map((n) => {
@@ -147,7 +177,8 @@ export async function completeMultipart(
   parts: NonNullable<CompleteRequest['parts']>,
 ): Promise<CompleteReply> {
   if (!('partSize' in claims)) checkUnknownSizeCompleteParts(parts, { partSize: MAX_PART_SIZE, maxFileSize: undefined })
-  else if (claims.sizeUnknown) checkUnknownSizeCompleteParts(parts, { partSize: claims.partSize, maxFileSize: config.maxFileSize })
+  else if (claims.sizeUnknown)
+    checkUnknownSizeCompleteParts(parts, { partSize: claims.partSize, maxFileSize: config.maxFileSize })
   else checkCompleteParts(parts, claims.partCount)
   const { bucket, key, uploadId } = claims
   const ordered = [...parts].sort((a, b) => a.partNumber - b.partNumber)
@@ -175,12 +206,17 @@ export async function completeMultipart(
  * the truth the page gets. Anything else keeps the original error, as does a key without
  * s3:GetObject (HeadObject is then refused: the page hears the error).
  */
-async function completedEarlier({ s3 }: Pick<MultipartContext, 's3'>, claims: TicketClaims | TokenTicketClaims, error: unknown) {
+async function completedEarlier(
+  { s3 }: Pick<MultipartContext, 's3'>,
+  claims: TicketClaims | TokenTicketClaims,
+  error: unknown,
+) {
   if (error instanceof RequestError && error.status !== 404) throw error
   const issued = claims.issued * 1000
   const head = await s3.send(new HeadObjectCommand({ Bucket: claims.bucket, Key: claims.key })).catch(() => undefined)
   const sizeMatches = claims.sizeUnknown || head?.ContentLength === claims.filesize
-  if (!head || !sizeMatches || !((head.LastModified?.getTime() ?? 0) >= issued - CLOCK_MARGIN_SECONDS * 1000)) throw error
+  if (!head || !sizeMatches || !((head.LastModified?.getTime() ?? 0) >= issued - CLOCK_MARGIN_SECONDS * 1000))
+    throw error
   return { ETag: head.ETag }
 }
 
@@ -205,7 +241,12 @@ export async function abortUpload(s3: S3Client, bucket: string, key: string, upl
  * Storage refusals that follow from what the client sent (a wrong ETag, a part under 5 MiB, an
  * upload already finished) become 4xx with the code; anything else stays a fault (500, logged).
  */
-const CLIENT_MISTAKES: Record<string, number> = { InvalidPart: 400, InvalidPartOrder: 400, EntityTooSmall: 400, NoSuchUpload: 404 }
+const CLIENT_MISTAKES: Record<string, number> = {
+  InvalidPart: 400,
+  InvalidPartOrder: 400,
+  EntityTooSmall: 400,
+  NoSuchUpload: 404,
+}
 
 async function refuseClientMistakes<T>(call: () => Promise<T>): Promise<T> {
   try {
@@ -232,7 +273,8 @@ function multipartETag(partETags: readonly string[]): string {
 }
 
 /** The SDK names its service exceptions after the S3 error code. */
-const s3Code = (error: unknown) => (error instanceof Error ? ((error as { Code?: string }).Code ?? error.name) : undefined)
+const s3Code = (error: unknown) =>
+  error instanceof Error ? ((error as { Code?: string }).Code ?? error.name) : undefined
 
 /** The ticket's plan for a declared size: planParts's part size and count. */
 function knownSizePlan(filesize: number, partSize: number) {
@@ -246,5 +288,8 @@ function knownSizePlan(filesize: number, partSize: number) {
  * at 10 000 parts of `partSize`).
  */
 function unknownSizePlan({ maxFileSize, partSize }: ResolvedConfig) {
-  return { sizeUnknown: true as const, partSize: planParts(Math.min(maxFileSize ?? 0, MAX_OBJECT_SIZE), partSize).partSize }
+  return {
+    sizeUnknown: true as const,
+    partSize: planParts(Math.min(maxFileSize ?? 0, MAX_OBJECT_SIZE), partSize).partSize,
+  }
 }

@@ -7,7 +7,12 @@
 import { createRequire } from 'node:module'
 
 /** What `updraft-s3/server`, `npx updraft-s3 doctor` and `setup-bucket` import. */
-export const SERVER_PACKAGES = Object.freeze(['@aws-sdk/client-s3', '@aws-sdk/client-sts', '@aws-sdk/s3-request-presigner', '@smithy/core'])
+export const SERVER_PACKAGES = Object.freeze([
+  '@aws-sdk/client-s3',
+  '@aws-sdk/client-sts',
+  '@aws-sdk/s3-request-presigner',
+  '@smithy/core',
+])
 /** What `updraft-s3/fastify` imports (`fastify` itself is the app's own). */
 export const FASTIFY_PACKAGES = Object.freeze([...SERVER_PACKAGES, '@fastify/rate-limit', 'fastify-plugin'])
 /** What `npx updraft-s3 store` imports: a development tool, so a devDependency. */
@@ -26,7 +31,10 @@ export class MissingPackagesError extends Error {
     readonly installLine: string,
     options?: ErrorOptions,
   ) {
-    super(`updraft: ${what} needs ${listOf(packages)}, which ${packages.length === 1 ? 'is' : 'are'} not installed: run ${installLine}`, options)
+    super(
+      `updraft: ${what} needs ${listOf(packages)}, which ${packages.length === 1 ? 'is' : 'are'} not installed: run ${installLine}`,
+      options,
+    )
   }
 }
 
@@ -40,7 +48,12 @@ export interface NeedOptions {
  * MissingPackagesError naming them and the install line. Any other failure is rethrown as it is;
  * nothing is checked until an import has failed, so a complete install pays nothing.
  */
-export async function importNeeding<T>(what: string, packages: readonly string[], load: () => Promise<T>, { dev = false }: NeedOptions = {}): Promise<T> {
+export async function importNeeding<T>(
+  what: string,
+  packages: readonly string[],
+  load: () => Promise<T>,
+  { dev = false }: NeedOptions = {},
+): Promise<T> {
   try {
     return await load()
   } catch (error) {
@@ -56,7 +69,11 @@ export async function importNeeding<T>(what: string, packages: readonly string[]
  * the newest major, which the peer range may refuse, and because `^` is an escape character in
  * Windows' cmd.exe and a glob character in zsh's extended globbing.
  */
-export function installLine(packages: readonly string[], ranges: Readonly<Record<string, string>>, dev = false): string {
+export function installLine(
+  packages: readonly string[],
+  ranges: Readonly<Record<string, string>>,
+  dev = false,
+): string {
   const specs = packages.map((name) => {
     const major = /^(?:\^|~|>=)?(\d+)(?:\.|$)/.exec(ranges[name] ?? '')?.[1]
     return major ? `${name}@${major}` : name
@@ -76,10 +93,14 @@ function resolvable(name: string): boolean {
 /** package.json's peer ranges, read through the package's own name (the file sits at a different depth in dist/lib than in the sources). */
 function peerRanges(): Record<string, string> {
   try {
-    return (createRequire(import.meta.url)('updraft-s3/package.json') as { peerDependencies?: Record<string, string> }).peerDependencies ?? {}
+    return (
+      (createRequire(import.meta.url)('updraft-s3/package.json') as { peerDependencies?: Record<string, string> })
+        .peerDependencies ?? {}
+    )
   } catch {
     return {}
   }
 }
 
-const listOf = (names: readonly string[]) => (names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`)
+const listOf = (names: readonly string[]) =>
+  names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`

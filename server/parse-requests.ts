@@ -4,8 +4,21 @@
  */
 import { MediaTypeError, parseMediaType } from '../protocol/content-type.ts'
 import { DEFAULT_CONTENT_TYPE } from '../protocol/file-limits.ts'
-import { MAX_BATCH_FILES, MAX_FILENAME_BYTES, MAX_FILETYPE_LENGTH, MAX_OBJECT_SIZE, MAX_PARTS_PER_REQUEST } from '../protocol/limits.ts'
-import type { AbortRequest, CompleteRequest, DuplicatesRequest, PartsRequest, RefreshRequest, Strategy } from '../protocol/wire.ts'
+import {
+  MAX_BATCH_FILES,
+  MAX_FILENAME_BYTES,
+  MAX_FILETYPE_LENGTH,
+  MAX_OBJECT_SIZE,
+  MAX_PARTS_PER_REQUEST,
+} from '../protocol/limits.ts'
+import type {
+  AbortRequest,
+  CompleteRequest,
+  DuplicatesRequest,
+  PartsRequest,
+  RefreshRequest,
+  Strategy,
+} from '../protocol/wire.ts'
 import { badRequest, describeValue as describe, RequestError } from './request-error.ts'
 
 /** An upload request after validation; `body` keeps every field, extra ones included, for the key callback. */
@@ -44,14 +57,19 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
   }
   // filetype becomes a signed Content-Type header: a control character would break the request.
   if (typeof filetype !== 'string' || CONTROL.test(filetype) || filetype.length > MAX_FILETYPE_LENGTH) {
-    throw badRequest(`filetype must be a string of at most ${MAX_FILETYPE_LENGTH} printable characters, got ${describe(filetype)}`)
+    throw badRequest(
+      `filetype must be a string of at most ${MAX_FILETYPE_LENGTH} printable characters, got ${describe(filetype)}`,
+    )
   }
   const mediaType = filetype === '' ? undefined : parseFiletype(filetype)
   if (filesize !== undefined && !(Number.isSafeInteger(filesize) && (filesize as number) >= 0)) {
     throw badRequest(`filesize must be a whole number of bytes (0 or more), got ${describe(filesize)}`)
   }
   if (typeof filesize === 'number' && filesize > MAX_OBJECT_SIZE) {
-    throw new RequestError(413, `filesize ${filesize} is over S3's limit of ${MAX_OBJECT_SIZE} bytes (5 TiB) per object`)
+    throw new RequestError(
+      413,
+      `filesize ${filesize} is over S3's limit of ${MAX_OBJECT_SIZE} bytes (5 TiB) per object`,
+    )
   }
   if (sizeUnknown !== undefined && typeof sizeUnknown !== 'boolean') {
     throw badRequest(`sizeUnknown must be true or false, got ${describe(sizeUnknown)}`)
@@ -63,7 +81,9 @@ export function parseUploadRequest(body: unknown): ValidUploadRequest {
     throw badRequest(`createMultipart must be true or false, got ${describe(createMultipart)}`)
   }
   if (createMultipart && filesize === undefined) {
-    throw badRequest('createMultipart needs the filesize: only an upload of declared length is created by the upload API')
+    throw badRequest(
+      'createMultipart needs the filesize: only an upload of declared length is created by the upload API',
+    )
   }
   return {
     filename,
@@ -115,7 +135,9 @@ export function parsePartsRequest(body: unknown): PartsRequest {
     throw badRequest(`partNumbers must be a non-empty array of part numbers, got ${describe(partNumbers)}`)
   }
   if (partNumbers.length > MAX_PARTS_PER_REQUEST) {
-    throw badRequest(`partNumbers may hold at most ${MAX_PARTS_PER_REQUEST} part numbers per request, got ${partNumbers.length}`)
+    throw badRequest(
+      `partNumbers may hold at most ${MAX_PARTS_PER_REQUEST} part numbers per request, got ${partNumbers.length}`,
+    )
   }
   for (const partNumber of partNumbers) checkPartNumberType(partNumber, 'partNumbers')
   const { contentMd5, sizes } = fields
@@ -131,26 +153,33 @@ export function parsePartsRequest(body: unknown): PartsRequest {
 
 /** `sizes` names exactly the parts asked for, each with a whole number of bytes (bounds come from the ticket: checkPartSizes). */
 function checkSizesShape(sizes: unknown, partNumbers: readonly number[]) {
-  if (!isObject(sizes)) throw badRequest(`sizes must be an object of part number → the part's length in bytes, got ${describe(sizes)}`)
+  if (!isObject(sizes))
+    throw badRequest(`sizes must be an object of part number → the part's length in bytes, got ${describe(sizes)}`)
   for (const [partNumber, size] of Object.entries(sizes)) {
-    if (!partNumbers.includes(Number(partNumber))) throw badRequest(`sizes names part ${describe(partNumber)}, which is not among partNumbers`)
-    if (!Number.isSafeInteger(size)) throw badRequest(`sizes[${partNumber}] must be the part's length in bytes, got ${describe(size)}`)
+    if (!partNumbers.includes(Number(partNumber)))
+      throw badRequest(`sizes names part ${describe(partNumber)}, which is not among partNumbers`)
+    if (!Number.isSafeInteger(size))
+      throw badRequest(`sizes[${partNumber}] must be the part's length in bytes, got ${describe(size)}`)
   }
   const missing = partNumbers.find((partNumber) => !Object.hasOwn(sizes, String(partNumber)))
-  if (missing !== undefined) throw badRequest(`sizes must give the length of every part asked for: part ${missing} has none`)
+  if (missing !== undefined)
+    throw badRequest(`sizes must give the length of every part asked for: part ${missing} has none`)
 }
 
 /** Base64 of 16 bytes: what goes into a signed Content-MD5 header, and nothing else. */
 const BASE64_MD5 = /^[A-Za-z0-9+/]{22}==$/
 
 function checkContentMd5(contentMd5: unknown, partNumbers: readonly number[]) {
-  if (!isObject(contentMd5)) throw badRequest(`contentMd5 must be an object of part number → base64 MD5, got ${describe(contentMd5)}`)
+  if (!isObject(contentMd5))
+    throw badRequest(`contentMd5 must be an object of part number → base64 MD5, got ${describe(contentMd5)}`)
   for (const [partNumber, md5] of Object.entries(contentMd5)) {
     if (!partNumbers.includes(Number(partNumber))) {
       throw badRequest(`contentMd5 names part ${describe(partNumber)}, which is not among partNumbers`)
     }
     if (typeof md5 !== 'string' || !BASE64_MD5.test(md5)) {
-      throw badRequest(`contentMd5[${partNumber}] must be the base64 MD5 of the part (24 characters), got ${describe(md5)}`)
+      throw badRequest(
+        `contentMd5[${partNumber}] must be the base64 MD5 of the part (24 characters), got ${describe(md5)}`,
+      )
     }
   }
 }
@@ -164,10 +193,13 @@ export function parseCompleteRequest(body: unknown): CompleteRequest {
     throw badRequest(`parts must be a non-empty array of { partNumber, etag }, got ${describe(parts)}`)
   }
   for (const [index, part] of parts.entries()) {
-    if (!isObject(part)) throw badRequest(`parts[${index}] must be an object { partNumber, etag }, got ${describe(part)}`)
+    if (!isObject(part))
+      throw badRequest(`parts[${index}] must be an object { partNumber, etag }, got ${describe(part)}`)
     checkPartNumberType(part.partNumber, `parts[${index}].partNumber`)
     if (typeof part.etag !== 'string' || part.etag === '' || part.etag.length > 1024 || CONTROL.test(part.etag)) {
-      throw badRequest(`parts[${index}].etag must be the ETag storage returned for the part, got ${describe(part.etag)}`)
+      throw badRequest(
+        `parts[${index}].etag must be the ETag storage returned for the part, got ${describe(part.etag)}`,
+      )
     }
   }
   return { ticket: ticketOf(fields), parts: parts as CompleteRequest['parts'] }
@@ -184,7 +216,9 @@ export function parseBatchRequest(body: unknown): unknown[] {
     throw badRequest(`files must be a non-empty array with one entry per file, got ${describe(files)}`)
   }
   if (files.length > MAX_BATCH_FILES) {
-    throw badRequest(`files may hold at most ${MAX_BATCH_FILES} entries per request, got ${files.length}: send the rest in another request`)
+    throw badRequest(
+      `files may hold at most ${MAX_BATCH_FILES} entries per request, got ${files.length}: send the rest in another request`,
+    )
   }
   return files
 }

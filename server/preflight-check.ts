@@ -19,12 +19,29 @@ export interface PreflightReply {
 const TIMEOUT_MS = 10_000
 
 /** The OPTIONS request a browser sends before a PUT to `url` with `headers` (names only, as the browser lists them). */
-export async function sendPreflight(url: string, origin: string, headers: readonly string[], method = 'PUT'): Promise<PreflightReply> {
+export async function sendPreflight(
+  url: string,
+  origin: string,
+  headers: readonly string[],
+  method = 'PUT',
+): Promise<PreflightReply> {
   const requestHeaders: Record<string, string> = { origin, 'access-control-request-method': method }
-  if (headers.length > 0) requestHeaders['access-control-request-headers'] = headers.map((name) => name.toLowerCase()).sort().join(',')
-  const response = await fetch(url, { method: 'OPTIONS', headers: requestHeaders, signal: AbortSignal.timeout(TIMEOUT_MS) })
+  if (headers.length > 0)
+    requestHeaders['access-control-request-headers'] = headers
+      .map((name) => name.toLowerCase())
+      .sort()
+      .join(',')
+  const response = await fetch(url, {
+    method: 'OPTIONS',
+    headers: requestHeaders,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  })
   const code = xmlText(await response.text(), 'Code')
-  return { status: response.status, ...(code ? { code } : {}), allowOrigin: response.headers.get('access-control-allow-origin') }
+  return {
+    status: response.status,
+    ...(code ? { code } : {}),
+    allowOrigin: response.headers.get('access-control-allow-origin'),
+  }
 }
 
 /** What storage answers when it checks a signature it cannot verify, or an identity it refuses (RGW says AccessDenied for both). */

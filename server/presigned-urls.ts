@@ -36,11 +36,24 @@ export function objectHeaders(config: ResolvedConfig, contentType: string): Reco
  * (server/session-signer.ts) through the SDK's S3RequestPresigner (server/presigner.ts).
  */
 export function createPutPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
-  return async ({ key, contentType, filesize }: { key: string; contentType: string; filesize: number | undefined }): Promise<PresignedPut> => {
+  return async ({
+    key,
+    contentType,
+    filesize,
+  }: {
+    key: string
+    contentType: string
+    filesize: number | undefined
+  }): Promise<PresignedPut> => {
     const headers = objectHeaders(config, contentType)
     const signed = filesize === undefined ? headers : { ...headers, 'Content-Length': String(filesize) }
     const presign = await signer()
-    const url = await presign({ method: 'PUT', url: storageObjectUrl({ ...config, key }), headers: signed, expiresIn: PRESIGN_EXPIRES_IN })
+    const url = await presign({
+      method: 'PUT',
+      url: storageObjectUrl({ ...config, key }),
+      headers: signed,
+      expiresIn: PRESIGN_EXPIRES_IN,
+    })
     return { url, headers }
   }
 }
@@ -52,7 +65,11 @@ export function createPutPresigner(config: ResolvedConfig, signer: () => Promise
  * sent one (`checksum('md5')`), so storage takes only those bytes.
  */
 export function createPartPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
-  return async (claims: TicketClaims, lengths: ReadonlyMap<number, number>, contentMd5?: Record<string, string>): Promise<Record<string, string>> => {
+  return async (
+    claims: TicketClaims,
+    lengths: ReadonlyMap<number, number>,
+    contentMd5?: Record<string, string>,
+  ): Promise<Record<string, string>> => {
     const url = storageObjectUrl({ ...config, bucket: claims.bucket, key: claims.key })
     const presign = await signer()
     const date = new Date()
@@ -62,7 +79,10 @@ export function createPartPresigner(config: ResolvedConfig, signer: () => Promis
         method: 'PUT',
         url,
         query: { partNumber: String(partNumber), uploadId: claims.uploadId },
-        headers: { 'content-length': String(length), ...(contentMd5?.[partNumber] && { 'content-md5': contentMd5[partNumber] }) },
+        headers: {
+          'content-length': String(length),
+          ...(contentMd5?.[partNumber] && { 'content-md5': contentMd5[partNumber] }),
+        },
         expiresIn: config.partUrlExpiresIn,
         date,
       })

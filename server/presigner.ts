@@ -56,7 +56,11 @@ export interface PresignerOptions {
  * Content-Type unsigned unless named, and never signs Cache-Control unless named. The URL carries
  * `X-Amz-Content-Sha256=UNSIGNED-PAYLOAD`, as getSignedUrl's do.
  */
-export function createPresigner(credentials: SigningCredentials, region: string, { directorySession = false }: PresignerOptions = {}): Presign {
+export function createPresigner(
+  credentials: SigningCredentials,
+  region: string,
+  { directorySession = false }: PresignerOptions = {},
+): Presign {
   const presigner = new S3RequestPresigner({
     credentials,
     region,
@@ -64,21 +68,37 @@ export function createPresigner(credentials: SigningCredentials, region: string,
     ...(directorySession && { service: SESSION_SIGNING_SERVICE }),
   })
 
-  return async function presign({ method, url, query = {}, headers = {}, expiresIn, date = new Date() }: PresignRequest): Promise<string> {
+  return async function presign({
+    method,
+    url,
+    query = {},
+    headers = {},
+    expiresIn,
+    date = new Date(),
+  }: PresignRequest): Promise<string> {
     if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN) {
       throw new RangeError(`updraft: expiresIn must be 1..${MAX_EXPIRES_IN} seconds, got ${expiresIn}`)
     }
     const { origin, protocol, host, path } = splitUrl(url)
     const names = Object.keys(headers).map((name) => name.toLowerCase())
     // Copies: the SDK writes the token parameter and X-Amz-Content-Sha256 into the request it is given.
-    const request = new HttpRequest({ method, protocol, hostname: host, path, query: { ...query }, headers: { ...headers, host } })
+    const request = new HttpRequest({
+      method,
+      protocol,
+      hostname: host,
+      path,
+      query: { ...query },
+      headers: { ...headers, host },
+    })
     const options = {
       expiresIn,
       signingDate: date,
       signableHeaders: new Set(names),
       unhoistableHeaders: new Set(names.filter((name) => name.startsWith('x-amz-'))),
     }
-    const signed = directorySession ? await presigner.presignWithCredentials(request, credentials, options) : await presigner.presign(request, options)
+    const signed = directorySession
+      ? await presigner.presignWithCredentials(request, credentials, options)
+      : await presigner.presign(request, options)
     // S3 signs the path as sent: encoded once (uriEscapePath is off for S3), never normalised.
     return `${origin}${path}?${buildQueryString(signed.query ?? {})}`
   }
@@ -87,9 +107,12 @@ export function createPresigner(credentials: SigningCredentials, region: string,
 /** Cheaper than `new URL` on the hot path, and keeps the path exactly as encoded. */
 function splitUrl(url: string) {
   const match = /^((https?:)\/\/([^/?#]+))(\/[^?#]*)?$/.exec(url)
-  if (!match) throw new TypeError(`updraft: cannot presign '${url}': expected an http(s) object URL without a query string`)
+  if (!match)
+    throw new TypeError(`updraft: cannot presign '${url}': expected an http(s) object URL without a query string`)
   const [, origin = '', protocol = '', authority = '', path = '/'] = match
   // The Host header omits a default port, and so must the signature.
-  const host = authority.replace(/^(.*):(80|443)$/, (whole, name: string, port: string) => ((port === '80') === (protocol === 'http:') ? name : whole))
+  const host = authority.replace(/^(.*):(80|443)$/, (whole, name: string, port: string) =>
+    (port === '80') === (protocol === 'http:') ? name : whole,
+  )
   return { origin, protocol, host, path }
 }

@@ -1,6 +1,6 @@
 import type { Logger } from './config.ts'
-import type { Route } from './routes.ts'
 import { type RedisClient, withinMs } from './redis.ts'
+import type { Route } from './routes.ts'
 
 /** Options of {@link createRedisThrottle}. */
 export interface RedisThrottleOptions {
@@ -25,7 +25,8 @@ export interface RedisThrottleOptions {
 }
 
 /** INCR, with the window's expiry set by the first request of the window; the window's ms left. */
-const COUNT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return {n, redis.call('PTTL', KEYS[1])}"
+const COUNT =
+  "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return {n, redis.call('PTTL', KEYS[1])}"
 
 /**
  * The Web handler's `throttle`, counted in Redis so that every instance behind a load balancer
@@ -60,13 +61,19 @@ export function createRedisThrottle({
   let lastLogged = -Infinity
   return async (request) => {
     try {
-      const reply = (await withinMs(timeoutMs, redis.eval(COUNT, 1, prefix + client(request), windowSeconds * 1000))) as [number, number]
+      const reply = (await withinMs(
+        timeoutMs,
+        redis.eval(COUNT, 1, prefix + client(request), windowSeconds * 1000),
+      )) as [number, number]
       const [count, msLeft] = reply.map(Number) as [number, number]
       return count > max ? Math.max(1, Math.ceil(msLeft / 1000)) : undefined
     } catch (error) {
       if (Date.now() - lastLogged > 60_000) {
         lastLogged = Date.now()
-        logger.error({ err: String(error) }, 'updraft: the rate limit could not reach Redis; requests go on uncounted until it answers')
+        logger.error(
+          { err: String(error) },
+          'updraft: the rate limit could not reach Redis; requests go on uncounted until it answers',
+        )
       }
       return undefined
     }

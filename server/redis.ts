@@ -21,6 +21,12 @@ export function withinMs<T>(ms: number, work: Promise<T>): Promise<T> {
 /** SET NX PX: whether this caller took `key` for `ms` (no other holder until then). */
 const TAKE_LOCK = "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0"
 
-export async function takeLock(redis: RedisClient, key: string, holder: string, ms: number, timeoutMs: number): Promise<boolean> {
+export async function takeLock(
+  redis: RedisClient,
+  key: string,
+  holder: string,
+  ms: number,
+  timeoutMs: number,
+): Promise<boolean> {
   return (await withinMs(timeoutMs, redis.eval(TAKE_LOCK, 1, key, holder, ms))) === 1
 }

@@ -4,7 +4,13 @@ import type { ResolvedConfig } from './config.ts'
 import { abortUpload } from './multipart.ts'
 import { parseDuplicatesRequest, parseRefreshRequest } from './parse-requests.ts'
 import type { IssueToken } from './sts.ts'
-import { CLOCK_MARGIN_SECONDS, signUploadTicket, verifyTicketOf, type DeclaredUpload, type TokenTicketClaims } from './ticket.ts'
+import {
+  CLOCK_MARGIN_SECONDS,
+  type DeclaredUpload,
+  signUploadTicket,
+  type TokenTicketClaims,
+  verifyTicketOf,
+} from './ticket.ts'
 
 /**
  * Token mode's routes after the upload request: `/refresh` (fresh credentials before the old
@@ -19,12 +25,25 @@ export interface TokenRoutesContext {
 }
 
 /** A token ticket (server/ticket.ts) for `upload`; a bare key declares nothing else. */
-export function signTokenTicket({ config, ticketSecret }: TokenRoutesContext, upload: string | DeclaredUpload, now = Date.now()): string {
-  return signUploadTicket('token', typeof upload === 'string' ? { key: upload } : upload, { ...config, ticketSecret }, now)
+export function signTokenTicket(
+  { config, ticketSecret }: TokenRoutesContext,
+  upload: string | DeclaredUpload,
+  now = Date.now(),
+): string {
+  return signUploadTicket(
+    'token',
+    typeof upload === 'string' ? { key: upload } : upload,
+    { ...config, ticketSecret },
+    now,
+  )
 }
 
 /** The claims, or a 403 when the ticket is forged, altered, expired, for another bucket or not a token ticket. */
-export function verifyTokenTicket({ config, ticketSecret }: TokenRoutesContext, ticket: string, now = Date.now()): TokenTicketClaims {
+export function verifyTokenTicket(
+  { config, ticketSecret }: TokenRoutesContext,
+  ticket: string,
+  now = Date.now(),
+): TokenTicketClaims {
   const { kind: _, ...claims } = verifyTicketOf('token', ticket, ticketSecret, config.bucket, now)
   return claims
 }
@@ -40,7 +59,10 @@ export async function refreshCredentials(context: TokenRoutesContext, body: unkn
  * only those started after the ticket was issued (a duplicate of a retried Create always is),
  * so an older upload to the same key from elsewhere is left alone.
  */
-export async function abortDuplicates({ config, s3, ...rest }: TokenRoutesContext, body: unknown): Promise<DuplicatesReply> {
+export async function abortDuplicates(
+  { config, s3, ...rest }: TokenRoutesContext,
+  body: unknown,
+): Promise<DuplicatesReply> {
   const { ticket, keep } = parseDuplicatesRequest(body)
   const { bucket, key, issued } = verifyTokenTicket({ config, s3, ...rest }, ticket)
   const since = (issued - CLOCK_MARGIN_SECONDS) * 1000
@@ -51,4 +73,3 @@ export async function abortDuplicates({ config, s3, ...rest }: TokenRoutesContex
   for (const { UploadId } of duplicates) await abortUpload(s3, bucket, key, UploadId!)
   return { aborted: duplicates.length }
 }
-

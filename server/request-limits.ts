@@ -2,8 +2,9 @@
  * A request against what the upload API allows (`maxFileSize`, `allowedTypes`, active content) and
  * against the part plan its ticket binds: checked before any key, credential or URL exists.
  */
-import { matchesAllowedType, parseMediaType } from '../protocol/content-type.ts'
+
 import { overLimit } from '../protocol/bytes.ts'
+import { matchesAllowedType, parseMediaType } from '../protocol/content-type.ts'
 import { limitRefusal, type UploadLimits } from '../protocol/file-limits.ts'
 import { MAX_PARTS } from '../protocol/limits.ts'
 import { maxPartNumber } from '../protocol/parts.ts'
@@ -16,18 +17,29 @@ import { badRequest, RequestError } from './request-error.ts'
  * is held to the limit by part caps and at `/complete`), allowedTypes (415), and active content
  * (415: HTML, SVG, XML, JavaScript… only when `allowedTypes` names the exact type).
  */
-export function checkLimits(limits: UploadLimits, { filetype, essence, filesize, sizeUnknown }: ValidUploadRequest): void {
+export function checkLimits(
+  limits: UploadLimits,
+  { filetype, essence, filesize, sizeUnknown }: ValidUploadRequest,
+): void {
   const { maxFileSize, allowedTypes } = limits
   if (maxFileSize !== undefined && filesize === undefined && !sizeUnknown) {
     throw badRequest(`filesize is required: this upload API accepts files of at most ${maxFileSize} bytes`)
   }
   const refusal = limitRefusal(limits, essence, filesize ?? 0)
   if (refusal?.reason === 'too-large') {
-    throw new RequestError(413, `${overLimit(filesize!, maxFileSize!)} (filesize ${filesize}, maxFileSize ${maxFileSize} bytes)`)
+    throw new RequestError(
+      413,
+      `${overLimit(filesize!, maxFileSize!)} (filesize ${filesize}, maxFileSize ${maxFileSize} bytes)`,
+    )
   }
   if (refusal && allowedTypes) {
-    const exactOnly = refusal.activeContent ? ` (active content such as ${essence} must be listed by its exact type)` : ''
-    throw new RequestError(415, `The type '${filetype}' is not accepted here: allowedTypes is ${allowedTypes.join(', ')}${exactOnly}`)
+    const exactOnly = refusal.activeContent
+      ? ` (active content such as ${essence} must be listed by its exact type)`
+      : ''
+    throw new RequestError(
+      415,
+      `The type '${filetype}' is not accepted here: allowedTypes is ${allowedTypes.join(', ')}${exactOnly}`,
+    )
   }
   if (refusal) {
     throw new RequestError(
@@ -54,12 +66,16 @@ export function isAllowedType(filetype: string, allowedTypes: readonly string[])
  * `sizes` against an upload of unknown length: present, and each part 1..partSize bytes (only the
  * last part may be shorter than partSize, which storage enforces at Complete: EntityTooSmall).
  */
-export function checkPartSizes(sizes: PartsRequest['sizes'], partSize: number): asserts sizes is NonNullable<PartsRequest['sizes']> {
+export function checkPartSizes(
+  sizes: PartsRequest['sizes'],
+  partSize: number,
+): asserts sizes is NonNullable<PartsRequest['sizes']> {
   if (sizes === undefined) {
     throw badRequest('sizes is required for an upload of unknown length: give each part asked for its length in bytes')
   }
   for (const [partNumber, size] of Object.entries(sizes)) {
-    if (size < 1 || size > partSize) throw badRequest(`sizes[${partNumber}] must be from 1 to the part size of ${partSize} bytes, got ${size}`)
+    if (size < 1 || size > partSize)
+      throw badRequest(`sizes[${partNumber}] must be from 1 to the part size of ${partSize} bytes, got ${size}`)
   }
 }
 
@@ -73,7 +89,10 @@ export interface UnknownSizeLimits {
  * Part numbers of an upload of unknown length: 1..`maxPartNumber` (protocol/parts.ts), above it
  * 413: more parts would hold more than the upload API's `maxFileSize`, or than S3's 10 000 parts.
  */
-export function checkUnknownSizePartNumbers(partNumbers: readonly number[], { partSize, maxFileSize }: UnknownSizeLimits): void {
+export function checkUnknownSizePartNumbers(
+  partNumbers: readonly number[],
+  { partSize, maxFileSize }: UnknownSizeLimits,
+): void {
   const below = partNumbers.find((n) => n < 1)
   if (below !== undefined) throw badRequest(`part number ${below} is below 1: parts are numbered from 1`)
   const highest = maxPartNumber(partSize, maxFileSize)
@@ -87,10 +106,17 @@ export function checkUnknownSizePartNumbers(partNumbers: readonly number[], { pa
 }
 
 /** Complete of an upload of unknown length: its parts within the limits, each once (S3 checks the rest: InvalidPart, EntityTooSmall). */
-export function checkUnknownSizeCompleteParts(parts: NonNullable<CompleteRequest['parts']>, limits: UnknownSizeLimits): void {
-  checkUnknownSizePartNumbers(parts.map((part) => part.partNumber), limits)
+export function checkUnknownSizeCompleteParts(
+  parts: NonNullable<CompleteRequest['parts']>,
+  limits: UnknownSizeLimits,
+): void {
+  checkUnknownSizePartNumbers(
+    parts.map((part) => part.partNumber),
+    limits,
+  )
   const seen = new Set(parts.map((part) => part.partNumber))
-  if (seen.size !== parts.length) throw badRequest(`parts must list each part once, got ${parts.length} entries for ${seen.size} distinct parts`)
+  if (seen.size !== parts.length)
+    throw badRequest(`parts must list each part once, got ${parts.length} entries for ${seen.size} distinct parts`)
 }
 
 /** Part numbers against the ticket's plan: 1..partCount, each once. */
@@ -101,9 +127,14 @@ export function checkPartNumbers(partNumbers: readonly number[], partCount: numb
 
 /** Complete must list every planned part exactly once: 1..partCount. */
 export function checkCompleteParts(parts: NonNullable<CompleteRequest['parts']>, partCount: number): void {
-  checkPartNumbers(parts.map((part) => part.partNumber), partCount)
+  checkPartNumbers(
+    parts.map((part) => part.partNumber),
+    partCount,
+  )
   const seen = new Set(parts.map((part) => part.partNumber))
   if (seen.size !== parts.length || parts.length !== partCount) {
-    throw badRequest(`parts must list each of the ${partCount} planned parts exactly once, got ${parts.length} entries for ${seen.size} distinct parts`)
+    throw badRequest(
+      `parts must list each of the ${partCount} planned parts exactly once, got ${parts.length} entries for ${seen.size} distinct parts`,
+    )
   }
 }

@@ -1,7 +1,17 @@
 import { RequestError } from './request-error.ts'
 
 /** A route of the upload API: `upload` is the upload request on the upload API's own path, the others are under it. */
-export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | 'info' | 'refresh' | 'duplicates' | 'batch' | 'batch-complete'
+export type Route =
+  | 'upload'
+  | 'parts'
+  | 'complete'
+  | 'abort'
+  | 'list-parts'
+  | 'info'
+  | 'refresh'
+  | 'duplicates'
+  | 'batch'
+  | 'batch-complete'
 
 /**
  * The upload API's routes, by path under its mount point (docs/server.md, "Routes"): the one
@@ -9,18 +19,19 @@ export type Route = 'upload' | 'parts' | 'complete' | 'abort' | 'list-parts' | '
  * `resumable`; `/refresh` and `/duplicates` serve token mode; `/batch` and `/batch/complete` are the
  * upload request and `/complete` for several files at once (server/batch.ts).
  */
-export const ROUTES: Readonly<Record<Route, { readonly path: string; readonly method: 'POST' | 'GET' }>> = Object.freeze({
-  upload: { path: '', method: 'POST' },
-  parts: { path: '/parts', method: 'POST' },
-  complete: { path: '/complete', method: 'POST' },
-  abort: { path: '/abort', method: 'POST' },
-  'list-parts': { path: '/list-parts', method: 'POST' },
-  refresh: { path: '/refresh', method: 'POST' },
-  duplicates: { path: '/duplicates', method: 'POST' },
-  batch: { path: '/batch', method: 'POST' },
-  'batch-complete': { path: '/batch/complete', method: 'POST' },
-  info: { path: '/info', method: 'GET' },
-})
+export const ROUTES: Readonly<Record<Route, { readonly path: string; readonly method: 'POST' | 'GET' }>> =
+  Object.freeze({
+    upload: { path: '', method: 'POST' },
+    parts: { path: '/parts', method: 'POST' },
+    complete: { path: '/complete', method: 'POST' },
+    abort: { path: '/abort', method: 'POST' },
+    'list-parts': { path: '/list-parts', method: 'POST' },
+    refresh: { path: '/refresh', method: 'POST' },
+    duplicates: { path: '/duplicates', method: 'POST' },
+    batch: { path: '/batch', method: 'POST' },
+    'batch-complete': { path: '/batch/complete', method: 'POST' },
+    info: { path: '/info', method: 'GET' },
+  })
 
 const BY_PATH = new Map(Object.entries(ROUTES).map(([route, { path }]) => [path, route as Route]))
 
@@ -49,7 +60,9 @@ export function unknownRoute(method: string, pathname: string, mount: string): R
 function outsideMount(pathname: string, mount: string): RequestError {
   const path = pathname.replace(/\/+$/, '')
   // The longest route path the URL ends with (`/batch/complete` before `/complete`).
-  const route = [...BY_PATH.keys()].filter((suffix) => suffix !== '' && path.endsWith(suffix)).sort((a, b) => b.length - a.length)[0]
+  const route = [...BY_PATH.keys()]
+    .filter((suffix) => suffix !== '' && path.endsWith(suffix))
+    .sort((a, b) => b.length - a.length)[0]
   const here = (route ? path.slice(0, -route.length) : path) || '/'
   return new RequestError(
     404,

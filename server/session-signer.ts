@@ -1,15 +1,15 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
+import { credentialsOf, serverKeySigner } from './credentials.ts'
 import { createDirectorySigner } from './directory-signer.ts'
 import { errorLogFields } from './error-log-fields.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { describePreflight, refusesSessionPreflight, sendPreflight } from './preflight-check.ts'
 import { objectHeaders } from './presigned-urls.ts'
-import { createS3Client, storageObjectUrl } from './storage.ts'
 import { createPresigner, type Presign } from './presigner.ts'
-import { credentialsOf, serverKeySigner } from './credentials.ts'
-import { createCredentialIssuer, presignPolicy, type IssueCredentials } from './sts.ts'
+import { createS3Client, storageObjectUrl } from './storage.ts'
+import { createCredentialIssuer, type IssueCredentials, presignPolicy } from './sts.ts'
 
 /** Shows up in CloudTrail (AWS) and RGW's log as the signer of presigned URLs. */
 export const PRESIGNER_SESSION_NAME = 'S3UploadPresigner'
@@ -86,7 +86,10 @@ function withPreflightFallback(
       choice = refusesSessionPreflight(bySession, byKey) ? 'server-key' : 'session'
       if (choice === 'server-key') warnPreflightFallback(config, describePreflight(bySession))
     } catch (error) {
-      config.logger.warn?.({ err: errorLogFields(error) }, 'updraft: could not check how storage answers a preflight for presigned URLs; signing with the session, checking again on the next request')
+      config.logger.warn?.(
+        { err: errorLogFields(error) },
+        'updraft: could not check how storage answers a preflight for presigned URLs; signing with the session, checking again on the next request',
+      )
     }
   }
 
@@ -126,7 +129,11 @@ function createStsSigner(config: ResolvedConfig, issue: IssueCredentials): () =>
     const credentials = await issue(policy, PRESIGNER_SESSION_NAME, PRESIGNER_SESSION_SECONDS)
     const expires = credentials.Expiration?.getTime() ?? Date.now() + PRESIGNER_SESSION_SECONDS * 1000
     const presign = createPresigner(
-      { accessKeyId: credentials.AccessKeyId, secretAccessKey: credentials.SecretAccessKey, sessionToken: credentials.SessionToken },
+      {
+        accessKeyId: credentials.AccessKeyId,
+        secretAccessKey: credentials.SecretAccessKey,
+        sessionToken: credentials.SessionToken,
+      },
       config.region,
     )
     const signer: Presign = async (request) => {
@@ -149,7 +156,10 @@ function createStsSigner(config: ResolvedConfig, issue: IssueCredentials): () =>
     } catch (error) {
       // STS hiccup with a credential still good for a while: keep signing, retry on the next call.
       if (current && current.expires - Date.now() > FALLBACK_MIN_SECONDS * 1000) {
-        config.logger.error({ err: errorLogFields(error) }, 'updraft: renewing the presigning session failed; using the current one')
+        config.logger.error(
+          { err: errorLogFields(error) },
+          'updraft: renewing the presigning session failed; using the current one',
+        )
         return current.signer
       }
       throw error

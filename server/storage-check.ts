@@ -23,7 +23,13 @@ export function createStorageCheck(config: ResolvedConfig, s3: S3Client): () => 
   let checking: Promise<void> | undefined
   const check = async () => {
     try {
-      const got = await s3.send(new GetObjectCommand({ Bucket: config.bucket, Key: `${config.keyPrefix}updraft-settings-check`, Range: 'bytes=0-0' }))
+      const got = await s3.send(
+        new GetObjectCommand({
+          Bucket: config.bucket,
+          Key: `${config.keyPrefix}updraft-settings-check`,
+          Range: 'bytes=0-0',
+        }),
+      )
       // Someone stored that key: its one byte is read, so the connection goes back to the pool.
       await got.Body?.transformToByteArray()
     } catch (error) {

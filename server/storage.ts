@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3'
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
 import { resolveObjectUrl } from '../protocol/endpoint-rules.ts'
-import { objectUrl, type ObjectLocation } from '../protocol/object-url.ts'
+import { type ObjectLocation, objectUrl } from '../protocol/object-url.ts'
 import { boundedServerCredentials } from './bounded-credentials.ts'
 import { boundedRequests, NAMING_TIMEOUTS, namingTimeouts } from './bounds.ts'
 import type { ResolvedConfig } from './config.ts'

@@ -18,7 +18,14 @@ export interface ObjectExtrasAllowance {
  */
 export type StoredHeaders = Pick<
   HeadObjectCommandOutput,
-  'WebsiteRedirectLocation' | 'ContentEncoding' | 'ContentLanguage' | 'ExpiresString' | 'Expires' | 'ContentDisposition' | 'Metadata' | 'TagCount'
+  | 'WebsiteRedirectLocation'
+  | 'ContentEncoding'
+  | 'ContentLanguage'
+  | 'ExpiresString'
+  | 'Expires'
+  | 'ContentDisposition'
+  | 'Metadata'
+  | 'TagCount'
 >
 
 /** What the check needs of the config: the Content-Disposition it signs, and the allowance. */
@@ -48,19 +55,24 @@ const NEVER_ISSUED = [
  * holds to it (Content-Type, Cache-Control, the ACL), and what changes how the object is kept
  * rather than served (SSE, checksums, storage class).
  */
-export function unissuedExtras(head: StoredHeaders, { contentDisposition, allowedObjectExtras = {} }: IssuedExtras): string[] {
+export function unissuedExtras(
+  head: StoredHeaders,
+  { contentDisposition, allowedObjectExtras = {} }: IssuedExtras,
+): string[] {
   const found: string[] = []
   for (const [field, header] of NEVER_ISSUED) if (present(head[field])) found.push(header)
   // The SDK parses Expires to a Date and keeps the raw text beside it; one is enough.
   if (!present(head.ExpiresString) && head.Expires !== undefined) found.push('Expires')
   // Presigned uploads sign the configured one, so a second value is refused by storage; a token
   // page sets none (its reply names none). Anything else is the page's own.
-  if (present(head.ContentDisposition) && head.ContentDisposition !== contentDisposition) found.push('Content-Disposition')
+  if (present(head.ContentDisposition) && head.ContentDisposition !== contentDisposition)
+    found.push('Content-Disposition')
   const allowedMeta = new Set(allowedObjectExtras.meta ?? [])
   for (const name of Object.keys(head.Metadata ?? {})) {
     if (!allowedMeta.has(name.toLowerCase())) found.push(`x-amz-meta-${name.toLowerCase()}`)
   }
-  if ((head.TagCount ?? 0) > 0 && !allowedObjectExtras.tags) found.push(`x-amz-tagging (${head.TagCount} ${head.TagCount === 1 ? 'tag' : 'tags'})`)
+  if ((head.TagCount ?? 0) > 0 && !allowedObjectExtras.tags)
+    found.push(`x-amz-tagging (${head.TagCount} ${head.TagCount === 1 ? 'tag' : 'tags'})`)
   return found
 }
 
@@ -68,15 +80,21 @@ export function unissuedExtras(head: StoredHeaders, { contentDisposition, allowe
 export function normalizeAllowance(allowance: ObjectExtrasAllowance | undefined): ObjectExtrasAllowance | undefined {
   if (allowance === undefined) return undefined
   if (typeof allowance !== 'object' || allowance === null) {
-    throw new TypeError(`updraft: allowedObjectExtras must be an object such as { tags: true, meta: ['project'] }, got ${String(allowance)}`)
+    throw new TypeError(
+      `updraft: allowedObjectExtras must be an object such as { tags: true, meta: ['project'] }, got ${String(allowance)}`,
+    )
   }
   const { tags, meta = [] } = allowance
-  if (tags !== undefined && typeof tags !== 'boolean') throw new TypeError(`updraft: allowedObjectExtras.tags must be true or false, got ${JSON.stringify(tags)}`)
-  if (!Array.isArray(meta)) throw new TypeError(`updraft: allowedObjectExtras.meta must be an array of names, got ${JSON.stringify(meta)}`)
+  if (tags !== undefined && typeof tags !== 'boolean')
+    throw new TypeError(`updraft: allowedObjectExtras.tags must be true or false, got ${JSON.stringify(tags)}`)
+  if (!Array.isArray(meta))
+    throw new TypeError(`updraft: allowedObjectExtras.meta must be an array of names, got ${JSON.stringify(meta)}`)
   const names = meta.map((name: unknown) => {
     // An HTTP token (RFC 9110), as header names are; the prefix is taken off when given.
     if (typeof name !== 'string' || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(name.replace(/^x-amz-meta-/i, ''))) {
-      throw new TypeError(`updraft: allowedObjectExtras.meta must hold x-amz-meta-* names such as 'project', got ${JSON.stringify(name)}`)
+      throw new TypeError(
+        `updraft: allowedObjectExtras.meta must hold x-amz-meta-* names such as 'project', got ${JSON.stringify(name)}`,
+      )
     }
     return name.toLowerCase().replace(/^x-amz-meta-/, '')
   })

@@ -1,4 +1,10 @@
-import { GetObjectCommand, type GetObjectCommandOutput, HeadObjectCommand, type HeadObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3'
+import {
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  HeadObjectCommand,
+  type HeadObjectCommandOutput,
+  type S3Client,
+} from '@aws-sdk/client-s3'
 import { SIGNATURE_BYTES } from '../protocol/limits.ts'
 import type { StoredHeaders } from './stored-extras.ts'
 
@@ -30,7 +36,12 @@ export interface StoredObject {
  */
 export async function readStoredObject(
   s3: S3Client,
-  { bucket, key, firstBytes, declaredSize }: { bucket: string; key: string; firstBytes: boolean; declaredSize: number | undefined },
+  {
+    bucket,
+    key,
+    firstBytes,
+    declaredSize,
+  }: { bucket: string; key: string; firstBytes: boolean; declaredSize: number | undefined },
 ): Promise<StoredObject> {
   if (!firstBytes || declaredSize === 0) return fromHead(await head(s3, bucket, key), firstBytes)
   let got: GetObjectCommandOutput
@@ -85,7 +96,10 @@ function totalSize(got: GetObjectCommandOutput): number {
  * empty object's range with `Content-Range: bytes 0-0/0` and a Content-Length of 1, then never
  * sends the byte (the connection drops ~6 s later).
  */
-async function readFirstBytes({ Body: body, ContentLength: length }: GetObjectCommandOutput, wanted: number): Promise<Uint8Array> {
+async function readFirstBytes(
+  { Body: body, ContentLength: length }: GetObjectCommandOutput,
+  wanted: number,
+): Promise<Uint8Array> {
   if (!body) return new Uint8Array()
   if (wanted > 0 && length === wanted) return body.transformToByteArray()
   const reader = body.transformToWebStream().getReader()
@@ -106,4 +120,5 @@ async function readFirstBytes({ Body: body, ContentLength: length }: GetObjectCo
   }
 }
 
-export const httpStatus = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
+export const httpStatus = (error: unknown) =>
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode

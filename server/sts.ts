@@ -1,4 +1,4 @@
-import { AssumeRoleCommand, GetFederationTokenCommand, STSClient, type Credentials } from '@aws-sdk/client-sts'
+import { AssumeRoleCommand, type Credentials, GetFederationTokenCommand, STSClient } from '@aws-sdk/client-sts'
 import type { StsCredentials } from '../protocol/wire.ts'
 import { boundedRequests, NAMING_TIMEOUTS, namingTimeouts } from './bounds.ts'
 import type { ResolvedConfig } from './config.ts'
@@ -95,7 +95,11 @@ export function presignPolicy(bucket: string, keyPrefix: string): string {
 }
 
 const policyDocument = (statements: Statement[]) => JSON.stringify({ Version: '2012-10-17', Statement: statements })
-const allow = (actions: string[], resource: string): Statement => ({ Effect: 'Allow', Action: actions, Resource: [resource] })
+const allow = (actions: string[], resource: string): Statement => ({
+  Effect: 'Allow',
+  Action: actions,
+  Resource: [resource],
+})
 export const objectArn = (bucket: string, key: string) => `arn:aws:s3:::${bucket}/${key}`
 function denyPut(condition: Record<string, unknown>): Statement {
   return { Effect: 'Deny', Action: 's3:PutObject', Resource: '*', Condition: condition }
@@ -126,9 +130,16 @@ export interface SessionCredentials {
 }
 
 /** Temporary credentials limited by `policy`, from GetFederationToken (AWS) or AssumeRole (AWS, RGW, MinIO). */
-export type IssueCredentials = (policy: string, sessionName: string, durationSeconds: number) => Promise<SessionCredentials>
+export type IssueCredentials = (
+  policy: string,
+  sessionName: string,
+  durationSeconds: number,
+) => Promise<SessionCredentials>
 
-export function createCredentialIssuer(config: ResolvedConfig, credentials: ServerCredentials | undefined = config.credentials): IssueCredentials {
+export function createCredentialIssuer(
+  config: ResolvedConfig,
+  credentials: ServerCredentials | undefined = config.credentials,
+): IssueCredentials {
   const { sts } = config
   const client = new STSClient({
     region: config.region,
@@ -147,10 +158,13 @@ export function createCredentialIssuer(config: ResolvedConfig, credentials: Serv
           `over ${MAX_SESSION_POLICY_LENGTH}): use a shorter file name, or strategy 'presigned'`,
       )
     }
-    if (sts.mode === 'federation' && isTemporary(await client.config.credentials())) throw new Error(FEDERATION_NEEDS_USER_KEY)
+    if (sts.mode === 'federation' && isTemporary(await client.config.credentials()))
+      throw new Error(FEDERATION_NEEDS_USER_KEY)
     const reply =
       sts.mode === 'assume-role'
-        ? await client.send(new AssumeRoleCommand({ RoleArn: sts.roleArn, RoleSessionName: name, Policy, DurationSeconds }))
+        ? await client.send(
+            new AssumeRoleCommand({ RoleArn: sts.roleArn, RoleSessionName: name, Policy, DurationSeconds }),
+          )
         : await client.send(new GetFederationTokenCommand({ Name: name, Policy, DurationSeconds }))
     return complete(reply.Credentials)
   }
@@ -159,7 +173,13 @@ export function createCredentialIssuer(config: ResolvedConfig, credentials: Serv
 /** Temporary credentials for one upload: `uploadPolicy` on the one key, for an hour. */
 export function createTokenIssuer(config: ResolvedConfig, issue = createCredentialIssuer(config)): IssueToken {
   return async (key) =>
-    toWire(await issue(uploadPolicy(config.bucket, key, config.resumable, config.sts.policyVariables), ROLE_SESSION_NAME, TOKEN_DURATION_SECONDS))
+    toWire(
+      await issue(
+        uploadPolicy(config.bucket, key, config.resumable, config.sts.policyVariables),
+        ROLE_SESSION_NAME,
+        TOKEN_DURATION_SECONDS,
+      ),
+    )
 }
 
 function complete(credentials: Credentials | undefined): SessionCredentials {

@@ -1,8 +1,8 @@
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
-import { resolveConfig, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
-import { createS3Client } from './storage.ts'
+import { type ResolvedConfig, resolveConfig, type UploadHandlerConfig } from './config.ts'
 import { abortUpload } from './multipart.ts'
 import { type RedisClient, takeLock } from './redis.ts'
+import { createS3Client } from './storage.ts'
 
 /** Options of one sweep (the function {@link createUploadSweeper} returns). */
 export interface SweepOptions {
@@ -58,23 +58,33 @@ const MAX_PAGES = 100
  * setInterval(() => sweep().then(({ aborted }) => aborted && console.log(`swept ${aborted} stale uploads`), console.error), 3600_000)
  * ```
  */
-export function createUploadSweeper(config?: UploadHandlerConfig, { lock }: SweeperOptions = {}): (options?: SweepOptions) => Promise<SweepReport> {
+export function createUploadSweeper(
+  config?: UploadHandlerConfig,
+  { lock }: SweeperOptions = {},
+): (options?: SweepOptions) => Promise<SweepReport> {
   const resolved = resolveConfig(config)
   const s3 = createS3Client(resolved)
   const turn = lock ? sweepTurn(resolved, lock) : undefined
-  return async (options) => ((await turn?.()) === false ? { skipped: true, aborted: 0, kept: 0 } : sweepStaleUploads(resolved, s3, options))
+  return async (options) =>
+    (await turn?.()) === false ? { skipped: true, aborted: 0, kept: 0 } : sweepStaleUploads(resolved, s3, options)
 }
 
 /**
  * Whether this instance sweeps now: it took the lock for this bucket and prefix, which lasts 90%
  * of a period (so the holder's own next turn finds it free). Redis unreachable: yes, logged.
  */
-export function sweepTurn(config: ResolvedConfig, { redis, periodSeconds }: NonNullable<SweeperOptions['lock']>): () => Promise<boolean> {
+export function sweepTurn(
+  config: ResolvedConfig,
+  { redis, periodSeconds }: NonNullable<SweeperOptions['lock']>,
+): () => Promise<boolean> {
   const key = `updraft:sweep:${config.bucket}/${config.keyPrefix}`
   const holder = crypto.randomUUID()
   return () =>
     takeLock(redis, key, holder, Math.floor(periodSeconds * 900), 1000).catch((error: unknown) => {
-      config.logger.error({ err: String(error) }, 'updraft: the sweep lock could not reach Redis; sweeping anyway (an upload aborted twice is simply gone)')
+      config.logger.error(
+        { err: String(error) },
+        'updraft: the sweep lock could not reach Redis; sweeping anyway (an upload aborted twice is simply gone)',
+      )
       return true
     })
 }
@@ -88,7 +98,9 @@ export async function sweepStaleUploads(
   const report: SweepReport = { skipped: false, aborted: 0, kept: 0 }
   let markers: { KeyMarker?: string; UploadIdMarker?: string } = {}
   for (let page = 0; page < MAX_PAGES; page++) {
-    const listed = await s3.send(new ListMultipartUploadsCommand({ Bucket: config.bucket, Prefix: config.keyPrefix, ...markers }))
+    const listed = await s3.send(
+      new ListMultipartUploadsCommand({ Bucket: config.bucket, Prefix: config.keyPrefix, ...markers }),
+    )
     for (const upload of listed.Uploads ?? []) {
       if (!upload.Key || !upload.UploadId || !upload.Initiated || upload.Initiated.getTime() > cutoff) {
         report.kept++

@@ -98,12 +98,19 @@ export function verifyTicket(ticket: string, secret: string, bucket: string, now
 
   const { [SECRET_ID]: _id, ...claims } = parseClaims(kind, claimsPart) ?? {}
   if (!claims.bucket || claims.bucket !== bucket) throw invalid()
-  if ((claims.expires as number) * 1000 <= now) throw new RequestError(403, 'The upload ticket has expired: start the upload again')
+  if ((claims.expires as number) * 1000 <= now)
+    throw new RequestError(403, 'The upload ticket has expired: start the upload again')
   return { ...claims, kind } as Ticket
 }
 
 /** `verifyTicket`, refusing (403) a valid ticket of another kind. */
-export function verifyTicketOf<K extends TicketKind>(kind: K, ticket: string, secret: string, bucket: string, now = Date.now()) {
+export function verifyTicketOf<K extends TicketKind>(
+  kind: K,
+  ticket: string,
+  secret: string,
+  bucket: string,
+  now = Date.now(),
+) {
   const verified = verifyTicket(ticket, secret, bucket, now)
   if (verified.kind !== kind) throw invalid()
   return verified as Extract<Ticket, { kind: K }>
@@ -154,7 +161,8 @@ const mac = (payload: string, secret: string) => createHmac('sha256', secret).up
  * (a deployment mistake, named in the 403) from a forged or altered one.
  */
 const SECRET_ID = 'sid'
-const secretId = (secret: string) => createHmac('sha256', secret).update('updraft ticket secret id').digest('base64url').slice(0, 6)
+const secretId = (secret: string) =>
+  createHmac('sha256', secret).update('updraft ticket secret id').digest('base64url').slice(0, 6)
 
 const invalid = () => new RequestError(403, 'The upload ticket is not valid')
 const otherSecret = () =>

@@ -1,27 +1,39 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import { isDirectoryBucket } from '../protocol/directory-session.ts'
-import { resolveConfig, stsUnavailableReason, type Logger, type ResolvedConfig, type UploadHandlerConfig } from './config.ts'
+import { answerBatch, chargeFiles, combineAllowances, type FileAllowance } from './batch.ts'
+import { NotAnsweredError } from './bounds.ts'
 import { completeUpload } from './completion.ts'
+import {
+  type Logger,
+  type ResolvedConfig,
+  resolveConfig,
+  stsUnavailableReason,
+  type UploadHandlerConfig,
+} from './config.ts'
+import { configurationFault, createFaultLog } from './config-faults.ts'
 import { credentialsOf } from './credentials.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
-import { NotAnsweredError } from './bounds.ts'
-import { configurationFault, createFaultLog } from './config-faults.ts'
 import { errorLogFields } from './error-log-fields.ts'
 import { serverInfo } from './info.ts'
 import { checkJsonContentType, readJson } from './json-body.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { listParts } from './list-parts.ts'
 import { isLocalStore } from './local-store.ts'
-import { abortMultipart, readTicket, signParts, type MultipartContext } from './multipart.ts'
-import { parseAbortRequest, parseBatchRequest, parseCompleteRequest, parsePartsRequest, parseUploadRequest } from './parse-requests.ts'
+import { abortMultipart, type MultipartContext, readTicket, signParts } from './multipart.ts'
+import {
+  parseAbortRequest,
+  parseBatchRequest,
+  parseCompleteRequest,
+  parsePartsRequest,
+  parseUploadRequest,
+} from './parse-requests.ts'
 import { createPartPresigner, createPutPresigner } from './presigned-urls.ts'
 import { abortDuplicates, refreshCredentials, type TokenRoutesContext } from './refresh.ts'
-import { answerBatch, chargeFiles, combineAllowances, type FileAllowance } from './batch.ts'
 import { notAuthorized, RequestError, ThrottledError } from './request-error.ts'
 import { ROUTES, type Route } from './routes.ts'
 import { createSessionSigner } from './session-signer.ts'
-import { createStorageCheck } from './storage-check.ts'
 import { createS3Client } from './storage.ts'
+import { createStorageCheck } from './storage-check.ts'
 import { createCredentialIssuer, createTokenIssuer, FEDERATION_NEEDS_USER_KEY } from './sts.ts'
 import { verifyTicket } from './ticket.ts'
 import { answerUploadRequest, type UploadRequestContext } from './upload-request.ts'
@@ -101,11 +113,19 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
   // Temporary credentials cannot call GetFederationToken; which ones the chain finds is known only
   // once asked, so say it now and refuse each token request with the same words (server/sts.ts).
   if (!resolved.staticKey && resolved.sts.mode === 'federation' && stsUnavailableReason(resolved) === undefined) {
-    resolved.logger.warn?.({ store: resolved.endpoint ?? 'AWS S3' }, `${FEDERATION_NEEDS_USER_KEY}, if they are temporary`)
+    resolved.logger.warn?.(
+      { store: resolved.endpoint ?? 'AWS S3' },
+      `${FEDERATION_NEEDS_USER_KEY}, if they are temporary`,
+    )
   }
   const { allowedOrigins } = resolved
 
-  async function answer(request: Request, route: Exclude<Route, 'info'>, logger: Logger, chargeFile?: ChargeFile): Promise<unknown> {
+  async function answer(
+    request: Request,
+    route: Exclude<Route, 'info'>,
+    logger: Logger,
+    chargeFile?: ChargeFile,
+  ): Promise<unknown> {
     checkJsonContentType(request.headers.get('content-type'))
     // Read from a clone, so the key callback still gets a request whose body it can read.
     const body = await readJson(request.clone())
@@ -118,7 +138,13 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
       }
       case 'complete': {
         const { ticket, parts } = parseCompleteRequest(body)
-        return completeUpload(multipart, verifyTicket(ticket, multipart.ticketSecret, resolved.bucket), parts, request, logger)
+        return completeUpload(
+          multipart,
+          verifyTicket(ticket, multipart.ticketSecret, resolved.bucket),
+          parts,
+          request,
+          logger,
+        )
       }
       case 'abort':
         return abortMultipart(multipart, readTicket(multipart, parseAbortRequest(body).ticket))
@@ -131,7 +157,9 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
       case 'batch': {
         const files = parseBatchRequest(body)
         const allowance = await allowFiles(request, route, files.length, chargeFile)
-        return answerBatch(files, allowance, route, logger, (file) => named(() => answerUploadRequest(uploads, request, parseUploadRequest(file)), logger))
+        return answerBatch(files, allowance, route, logger, (file) =>
+          named(() => answerUploadRequest(uploads, request, parseUploadRequest(file)), logger),
+        )
       }
       case 'batch-complete': {
         const files = parseBatchRequest(body)
@@ -139,7 +167,13 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
         return answerBatch(files, allowance, route, logger, (file) =>
           named(() => {
             const { ticket, parts } = parseCompleteRequest(file)
-            return completeUpload(multipart, verifyTicket(ticket, multipart.ticketSecret, resolved.bucket), parts, request, logger)
+            return completeUpload(
+              multipart,
+              verifyTicket(ticket, multipart.ticketSecret, resolved.bucket),
+              parts,
+              request,
+              logger,
+            )
           }, logger),
         )
       }
@@ -166,7 +200,12 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
   }
 
   /** How many of a batch's `count` files the rate limits let through (see {@link ChargeFile}). */
-  async function allowFiles(request: Request, route: Route, count: number, chargeFile: ChargeFile | undefined): Promise<FileAllowance> {
+  async function allowFiles(
+    request: Request,
+    route: Route,
+    count: number,
+    chargeFile: ChargeFile | undefined,
+  ): Promise<FileAllowance> {
     const { throttle } = resolved
     const limits = [...(throttle ? [async () => throttle(request, route)] : []), ...(chargeFile ? [chargeFile] : [])]
     const allowances = await Promise.all(
@@ -185,11 +224,15 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
     if (fault && fault !== caught) logFault(fault, logger)
     const error = fault ?? caught
     // Not the client's doing: the page hears what did not answer (503), the log hears it too.
-    if (error instanceof NotAnsweredError) logger.error({ err: errorLogFields(error.cause ?? error), route }, `updraft: ${error.message}`)
+    if (error instanceof NotAnsweredError)
+      logger.error({ err: errorLogFields(error.cause ?? error), route }, `updraft: ${error.message}`)
     if (error instanceof RequestError) return refuse(request, error)
     // The page learns only that it failed; what failed (STS/S3 code, request id) goes to the log.
     logger.error({ err: errorLogFields(error), route }, 'updraft: upload API failed')
-    return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+    return new Response('Internal Server Error', {
+      status: 500,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    })
   }
 
   function refuse(request: Request, error: RequestError): Response {
@@ -205,7 +248,8 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
     async preamble(request, route, logger = resolved.logger) {
       if (request.method === 'OPTIONS') return preflight(request, allowedOrigins)
       const { method } = ROUTES[route]
-      if (request.method !== method) return json({ error: `Method ${request.method} is not allowed: use ${method}` }, 405, { allow: method })
+      if (request.method !== method)
+        return json({ error: `Method ${request.method} is not allowed: use ${method}` }, 405, { allow: method })
       // Capabilities only, nothing issued: a GET, open to callers `authorize` would refuse.
       if (route === 'info') return json(info, 200, corsHeaders(request, allowedOrigins))
       try {

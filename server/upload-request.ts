@@ -1,10 +1,10 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import { MAX_PART_SIZE } from '../protocol/limits.ts'
-import { TOKEN_CACHE_CONTROL, type InfoReply, type PresignedReply, type TokenReply } from '../protocol/wire.ts'
+import { type InfoReply, type PresignedReply, TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 import { checkKey, defaultKey } from './key.ts'
 import { validateMetadata } from './metadata.ts'
-import { abortUpload, createUpload, startMultipart, type MultipartContext } from './multipart.ts'
+import { abortUpload, createUpload, type MultipartContext, startMultipart } from './multipart.ts'
 import type { ValidUploadRequest } from './parse-requests.ts'
 import type { createPutPresigner } from './presigned-urls.ts'
 import { RequestError } from './request-error.ts'
@@ -45,7 +45,9 @@ export async function answerUploadRequest(
   }
   const { filename, contentType, filesize, sizeUnknown } = input
   const metadata = await validateMetadata(config.metadata, input.body.metadata, request)
-  const key = config.key ? checkKey(await config.key(request, filename, input.body, metadata)) : defaultKey(filename, config.keyPrefix)
+  const key = config.key
+    ? checkKey(await config.key(request, filename, input.body, metadata))
+    : defaultKey(filename, config.keyPrefix)
   const declared = { key, contentType, filesize, metadata, ...(sizeUnknown && { sizeUnknown: true as const }) }
   const ticketOptions = { ...config, ticketSecret: multipart.ticketSecret }
   // The session credential that signs presigned URLs may write only under keyPrefix.
@@ -62,12 +64,17 @@ export async function answerUploadRequest(
     // Asked (createMultipart), the multipart upload is created here, next to the store, while
     // the credentials are issued: the page's own CreateMultipartUpload would cost it a round trip.
     const creating = input.createMultipart
-      ? createUpload(s3, { Bucket: bucket, Key: key, ContentType: contentType, CacheControl: TOKEN_CACHE_CONTROL }, config.logger)
+      ? createUpload(
+          s3,
+          { Bucket: bucket, Key: key, ContentType: contentType, CacheControl: TOKEN_CACHE_CONTROL },
+          config.logger,
+        )
       : undefined
     const [issued, created] = await Promise.allSettled([issueToken(key), creating])
     if (issued.status === 'rejected') {
       // Nothing is handed out, so nothing created may stay behind (what an abort misses, the sweep takes).
-      if (created.status === 'fulfilled' && created.value) await abortUpload(s3, bucket, key, created.value).catch(() => undefined)
+      if (created.status === 'fulfilled' && created.value)
+        await abortUpload(s3, bucket, key, created.value).catch(() => undefined)
       throw issued.reason
     }
     if (created.status === 'rejected') throw created.reason
@@ -75,7 +82,15 @@ export async function answerUploadRequest(
     // endpoint and path style only for a custom store, as next-s3-upload's client expects for AWS.
     const store = endpoint ? { endpoint, forcePathStyle: config.forcePathStyle } : {}
     const ticket = signUploadTicket('token', declared, ticketOptions, undefined, uploadId)
-    return { token: { Credentials: issued.value }, key, bucket, region, ...store, ...(uploadId && { uploadId }), ticket }
+    return {
+      token: { Credentials: issued.value },
+      key,
+      bucket,
+      region,
+      ...store,
+      ...(uploadId && { uploadId }),
+      ticket,
+    }
   }
   // A single PUT is capped at 5 GiB whatever the threshold says; a body of unknown length
   // (longer than one part) always goes multipart, its parts capped by maxFileSize.

@@ -4,13 +4,15 @@ import { type ChangeEvent, forwardRef, type InputHTMLAttributes } from 'react'
 // rather than named: `InputProps` is getInputProps()'s result (useDropzone.ts), one name per concept.
 
 /** One file at a time: `onChange` gets the File (undefined when the dialog was cancelled), as in next-s3-upload. */
-export interface SingleFileInputProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'onChange' | 'multiple'> {
+export interface SingleFileInputProps
+  extends Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'onChange' | 'multiple'> {
   multiple?: false
   onChange?: (file: File | undefined, event: ChangeEvent<HTMLInputElement>) => void
 }
 
 /** `multiple`: `onChange` gets every picked File, in the order the browser lists them. */
-export interface MultipleFileInputProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'onChange' | 'multiple'> {
+export interface MultipleFileInputProps
+  extends Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'onChange' | 'multiple'> {
   multiple: true
   onChange?: (files: File[], event: ChangeEvent<HTMLInputElement>) => void
 }

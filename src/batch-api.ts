@@ -137,7 +137,12 @@ async function send(group: Group, entries: Entry[], postOnce: PostOnce): Promise
   try {
     // Sent as the first file's request (its transport, stall timeout, API and headers: the group's).
     // Not cancelled by any one file's abort: the others still want their answers.
-    const reply = await postOnce<{ files?: unknown }>(entries[0]!.run, group.batchRoute, { files: entries.map((entry) => entry.body) }, undefined)
+    const reply = await postOnce<{ files?: unknown }>(
+      entries[0]!.run,
+      group.batchRoute,
+      { files: entries.map((entry) => entry.body) },
+      undefined,
+    )
     if (Array.isArray(reply.files) && reply.files.length === entries.length) files = reply.files
   } catch (error) {
     if (!(error instanceof ApiError && (error.status === 404 || error.status === 405))) {

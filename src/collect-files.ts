@@ -26,7 +26,8 @@ export function relativePathOf(file: File): string | undefined {
 }
 
 /** Whether a drag carries files (not text or a link being dragged within the page). */
-export const carriesFiles = (transfer: DataTransfer | null): boolean => Array.from(transfer?.types ?? []).includes('Files')
+export const carriesFiles = (transfer: DataTransfer | null): boolean =>
+  Array.from(transfer?.types ?? []).includes('Files')
 
 /**
  * Every file of a drop, folders walked. The DataTransfer is emptied once the event handler

@@ -37,7 +37,12 @@ const startedUploads = new WeakMap<Queue, { small: StartWindow; large: StartWind
  * outside the slots. With a fair queue (the default), each upload gets a lane of its own, so the
  * budget is shared fairly.
  */
-export function uploadWithinBudget(upload: Uploader, file: File, options: UploadOptions, queue: Queue): Promise<UploadResult> {
+export function uploadWithinBudget(
+  upload: Uploader,
+  file: File,
+  options: UploadOptions,
+  queue: Queue,
+): Promise<UploadResult> {
   let windows = startedUploads.get(queue)
   if (!windows) {
     windows = { small: createStartWindow(SMALL_AHEAD, MAX_BATCH_FILES), large: createStartWindow(LARGE_AHEAD) }
@@ -45,7 +50,9 @@ export function uploadWithinBudget(upload: Uploader, file: File, options: Upload
   }
   const window = file.size <= (options.partSize ?? MIN_PART_SIZE) ? windows.small : windows.large
   // The upload starts in this call when it may (no tick in between).
-  return new Promise((resolve, reject) => window.take(options.signal, (release) => void runStarted(release).then(resolve, reject), reject))
+  return new Promise((resolve, reject) =>
+    window.take(options.signal, (release) => void runStarted(release).then(resolve, reject), reject),
+  )
 
   async function runStarted(firstRelease: () => void): Promise<UploadResult> {
     const { signal, pauseSignal } = options

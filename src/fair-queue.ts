@@ -51,7 +51,10 @@ export function createFairQueue(connections: number): FairQueue {
     // One slot kept for each lane that has not asked yet: its first request starts at once.
     const reserved = lanes.filter((lane) => !lane.asked).length
     if (connections - running <= reserved) return undefined
-    return asking.reduce<LaneState | undefined>((best, lane) => (!best || lane.running < best.running ? lane : best), undefined)
+    return asking.reduce<LaneState | undefined>(
+      (best, lane) => (!best || lane.running < best.running ? lane : best),
+      undefined,
+    )
   }
 
   function pump() {
@@ -119,4 +122,5 @@ export function createFairQueue(connections: number): FairQueue {
   }
 }
 
-export const isFairQueue = (queue: Queue): queue is FairQueue => typeof (queue as Partial<FairQueue>).lane === 'function'
+export const isFairQueue = (queue: Queue): queue is FairQueue =>
+  typeof (queue as Partial<FairQueue>).lane === 'function'

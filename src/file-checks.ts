@@ -1,8 +1,8 @@
 import { UploadError } from '../engine/index.ts'
 import { overLimit } from '../protocol/bytes.ts'
-import { essenceOf, limitRefusal, type LimitRefusal, type UploadLimits } from '../protocol/file-limits.ts'
+import { essenceOf, type LimitRefusal, limitRefusal, type UploadLimits } from '../protocol/file-limits.ts'
 
-export type { UploadLimits, LimitRefusal }
+export type { LimitRefusal, UploadLimits }
 
 /**
  * A file the page refused before any request left it, by the upload API's own limits (its

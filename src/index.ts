@@ -3,15 +3,16 @@
 // options are imported from `updraft-s3`, once. The modules' helpers (reducer, queues, throttles,
 // formatters, the tests' uploader seam) stay internal: the components and the demo import them
 // from their modules directly.
-export { useS3Upload, type S3Upload } from './useS3Upload.ts'
-export type { UseS3UploadOptions, UploadToS3Options, FileCheck, PrepareFile } from './upload-options.ts'
-export { FileInput, type FileInputProps, type SingleFileInputProps, type MultipleFileInputProps } from './FileInput.tsx'
-export type { FileDialog } from './useFileDialog.tsx'
-export { useS3Dropzone, type S3Dropzone, type UseS3DropzoneOptions } from './useS3Dropzone.ts'
-export type { Dropzone, RootProps, InputProps } from './useDropzone.ts'
-export type { UploadEntry, UploadStatus } from './upload-list.ts'
-export type { UploadControls, UploadOutcome } from './upload-controls.ts'
+
+export { FileInput, type FileInputProps, type MultipleFileInputProps, type SingleFileInputProps } from './FileInput.tsx'
+export { checkFile, FileRefusedError, type LimitRefusal, type UploadLimits } from './file-checks.ts'
+export { describeLimits, errorMessage, type MessageContext } from './messages.ts'
 export { PrepareError } from './prepare.ts'
-export { checkFile, FileRefusedError, type UploadLimits, type LimitRefusal } from './file-checks.ts'
-export { errorMessage, describeLimits, type MessageContext } from './messages.ts'
-export { useApiInfo, type ApiInfoState } from './useApiInfo.ts'
+export type { UploadControls, UploadOutcome } from './upload-controls.ts'
+export type { UploadEntry, UploadStatus } from './upload-list.ts'
+export type { FileCheck, PrepareFile, UploadToS3Options, UseS3UploadOptions } from './upload-options.ts'
+export { type ApiInfoState, useApiInfo } from './useApiInfo.ts'
+export type { Dropzone, InputProps, RootProps } from './useDropzone.ts'
+export type { FileDialog } from './useFileDialog.tsx'
+export { type S3Dropzone, type UseS3DropzoneOptions, useS3Dropzone } from './useS3Dropzone.ts'
+export { type S3Upload, useS3Upload } from './useS3Upload.ts'

@@ -37,12 +37,14 @@ export function errorMessage(error: unknown, { file, limits, retrying }: Message
   }
   if ((error as Error | undefined)?.name === 'AbortError') return 'Cancelled'
   // By name: the hook loads PrepareError only with a `prepare`, and this module ships without it.
-  if ((error as Error | undefined)?.name === 'PrepareError') return "This site could not prepare this file for upload — nothing was sent; retrying won't help"
+  if ((error as Error | undefined)?.name === 'PrepareError')
+    return "This site could not prepare this file for upload — nothing was sent; retrying won't help"
   if (error instanceof NetworkError) return networkMessage(error, retrying)
   // The server's verdict on stored bytes (size, type, file signature) is written for people, and specific.
   if (error instanceof ApiError && error.status === 422) return error.message
   // The same words for every file, whatever its size; what to change is in the server's log, not here.
-  if (error instanceof ApiError && error.code === 'ServerMisconfigured') return "This site's upload service is misconfigured — its owner has to fix it; retrying won't help"
+  if (error instanceof ApiError && error.code === 'ServerMisconfigured')
+    return "This site's upload service is misconfigured — its owner has to fix it; retrying won't help"
   if (error instanceof ApiError) return apiErrorMessage(error.status, file, limits, retrying)
   if (error instanceof S3Error) return storageMessage(error, retrying)
   // The engine's own errors (e.g. a bucket CORS rule hiding ETags) are written for people already.
@@ -58,9 +60,11 @@ export function errorMessage(error: unknown, { file, limits, retrying }: Message
  * others not on every one): an expired URL or a refused signature shows as a bare network error.
  */
 function networkMessage({ to, origin }: NetworkError, retrying?: boolean): string {
-  if (globalThis.navigator?.onLine === false) return retrying ? 'Connection lost — retrying' : "You're offline — reconnect, then retry"
+  if (globalThis.navigator?.onLine === false)
+    return retrying ? 'Connection lost — retrying' : "You're offline — reconnect, then retry"
   const where = origin ? ` at ${origin}` : ''
-  if (to === 'api') return `Can't reach the upload API${where} — ${retrying ? 'retrying' : 'it may be down; retry later'}`
+  if (to === 'api')
+    return `Can't reach the upload API${where} — ${retrying ? 'retrying' : 'it may be down; retry later'}`
   if (to === 'storage' && retrying) return `Can't reach storage${where} — retrying`
   if (retrying) return 'Connection lost — retrying'
   return `Storage${where} sent no reply this page can read — it is out of reach, or refused (an expired link, a refused signature) with a reply its CORS rules hide. Retry; if it fails again, the site's owner should check storage's CORS rules, clock and keys`
@@ -75,18 +79,29 @@ export function isFinal(error: unknown): boolean {
   if (error instanceof FileRefusedError || (error as Error | undefined)?.name === 'PrepareError') return true
   if (error instanceof ApiError) return error.code === 'ServerMisconfigured' || [413, 415, 422].includes(error.status)
   // Storage refused the signature or the key itself: the server signs the same way next time.
-  return error instanceof S3Error && ['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'NoSuchBucket'].includes(error.code)
+  return (
+    error instanceof S3Error && ['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'NoSuchBucket'].includes(error.code)
+  )
 }
 
-function apiErrorMessage(status: number, file: File | undefined, limits: UploadLimits = {}, retrying?: boolean): string {
+function apiErrorMessage(
+  status: number,
+  file: File | undefined,
+  limits: UploadLimits = {},
+  retrying?: boolean,
+): string {
   if (status === 413) {
     if (file && limits.maxFileSize !== undefined) return overLimit(file.size, limits.maxFileSize)
     return `${file ? formatBytes(file.size) : 'This file'} is over this site's size limit`
   }
   if (status === 415) return refusedType(file?.type || undefined, file?.name, limits.allowedTypes)
   if (status === 401 || status === 403) return "The server didn't allow this upload — sign in again, or reload the page"
-  if (status === 429) return retrying ? 'Too many uploads at once — waiting to retry' : 'Too many uploads at once — wait a minute, then retry'
-  if (status >= 500 || status === 408) return retrying ? 'The server had a problem — retrying' : 'The server had a problem — try again'
+  if (status === 429)
+    return retrying
+      ? 'Too many uploads at once — waiting to retry'
+      : 'Too many uploads at once — wait a minute, then retry'
+  if (status >= 500 || status === 408)
+    return retrying ? 'The server had a problem — retrying' : 'The server had a problem — try again'
   return "The server refused this upload — it may be a fault in this site; retrying won't help"
 }
 
@@ -94,16 +109,23 @@ function storageMessage({ code, status }: S3Error, retrying?: boolean): string {
   if (code === 'RequestTimeTooSkewed') return "Your device's clock is wrong — set it right, then retry"
   if (code === 'ExpiredToken' || code === 'TokenRefreshRequired') return 'The permission to upload expired — retry'
   if (code === 'EntityTooLarge') return 'Storage refused this file as too large'
-  if (code === 'SignatureDoesNotMatch' || code === 'InvalidAccessKeyId') return "Storage refused this site's upload signature — its owner has to fix its storage key; retrying won't help"
-  if (code === 'NoSuchBucket') return "This site's storage bucket does not exist — its owner has to fix it; retrying won't help"
+  if (code === 'SignatureDoesNotMatch' || code === 'InvalidAccessKeyId')
+    return "Storage refused this site's upload signature — its owner has to fix its storage key; retrying won't help"
+  if (code === 'NoSuchBucket')
+    return "This site's storage bucket does not exist — its owner has to fix it; retrying won't help"
   if (code === 'AccessDenied' || status === 403) return 'Storage refused the upload (access denied)'
-  if (code === 'SlowDown' || status === 503 || status === 429) return retrying ? 'Storage is busy — retrying' : 'Storage is busy — try again in a moment'
+  if (code === 'SlowDown' || status === 503 || status === 429)
+    return retrying ? 'Storage is busy — retrying' : 'Storage is busy — try again in a moment'
   if (status >= 500) return retrying ? 'Storage had a problem — retrying' : 'Storage had a problem — try again'
   return `Storage refused the upload (${code})`
 }
 
 /** "PDFs aren't accepted here — only images and videos". */
-function refusedType(essence: string | undefined, name: string | undefined, allowedTypes: readonly string[] | undefined): string {
+function refusedType(
+  essence: string | undefined,
+  name: string | undefined,
+  allowedTypes: readonly string[] | undefined,
+): string {
   const what = typeName(essence, name)
   const allowed = allowedTypes?.length ? ` — only ${listOf(allowedTypes.map((type) => typeName(type)))}` : ''
   return `${capitalise(what)} aren't accepted here${allowed}`
@@ -145,7 +167,8 @@ function listOf(items: string[]): string {
  */
 export function describeLimits({ maxFileSize, allowedTypes }: UploadLimits): string | undefined {
   const types = allowedTypes?.length ? capitalise(listOf(allowedTypes.map((type) => typeName(type)))) : undefined
-  const size = maxFileSize === undefined ? undefined : `up to ${formatBytes(maxFileSize)}${types ? ' each' : ' per file'}`
+  const size =
+    maxFileSize === undefined ? undefined : `up to ${formatBytes(maxFileSize)}${types ? ' each' : ' per file'}`
   if (types && size) return `${types}, ${size}`
   return types ?? (size && capitalise(size))
 }

@@ -11,7 +11,10 @@ export class PrepareError extends UploadError {
   declare readonly file: File
 
   constructor(file: File, cause: unknown) {
-    super(`${file.name} could not be prepared for upload (${(cause as Error)?.message ?? cause}): fix the hook's prepare, or leave it out to send files as picked`, { cause })
+    super(
+      `${file.name} could not be prepared for upload (${(cause as Error)?.message ?? cause}): fix the hook's prepare, or leave it out to send files as picked`,
+      { cause },
+    )
     Object.assign(this, { file })
   }
 }
@@ -23,7 +26,13 @@ export class PrepareError extends UploadError {
  * gives no File, and with `UploadAbortedError` as soon as `signal` aborts: a preparer that never
  * settles cannot hold a cancelled row.
  */
-export async function prepareUpload(prepare: PrepareFile, picked: File, signal: AbortSignal, check: FileCheck | undefined, path: string | undefined) {
+export async function prepareUpload(
+  prepare: PrepareFile,
+  picked: File,
+  signal: AbortSignal,
+  check: FileCheck | undefined,
+  path: string | undefined,
+) {
   if (signal.aborted) throw new UploadAbortedError()
   const file = await Promise.race([
     new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new UploadAbortedError()))),

@@ -15,7 +15,10 @@ export interface ProgressThrottle {
  * emit per interval, and the last value of a burst always lands — however fast the transport
  * fires (XHR can fire hundreds of progress events a second on a fast link).
  */
-export function createProgressThrottle(emit: (uploaded: number) => void, interval = PROGRESS_INTERVAL_MS): ProgressThrottle {
+export function createProgressThrottle(
+  emit: (uploaded: number) => void,
+  interval = PROGRESS_INTERVAL_MS,
+): ProgressThrottle {
   let lastEmit = -Infinity
   let pending: number | undefined
   let timer: ReturnType<typeof setTimeout> | undefined

@@ -32,7 +32,12 @@ let lastRefusal = 0
  * The hook's `uploadToS3`, which lists the upload in the place of entry `replaces` when given one,
  * and runs `check` on the prepared file when the hook has a `prepare`.
  */
-export type StartUpload = (file: File, options?: UploadToS3Options, replaces?: string, check?: FileCheck) => Promise<UploadResult>
+export type StartUpload = (
+  file: File,
+  options?: UploadToS3Options,
+  replaces?: string,
+  check?: FileCheck,
+) => Promise<UploadResult>
 
 /** The list controls a dropzone or a row needs, on top of the hook's `uploadToS3`. */
 export function useUploadControls(
@@ -50,7 +55,8 @@ export function useUploadControls(
     (file: File, options: UploadToS3Options = {}, replaces?: string): Promise<UploadResult> => {
       const { check, checkPrepared } = latest.current
       const refusal = checkPrepared ? undefined : check?.(file)
-      if (!refusal) return upload(file, { filename: relativePathOf(file), ...options }, replaces, checkPrepared ? check : undefined)
+      if (!refusal)
+        return upload(file, { filename: relativePathOf(file), ...options }, replaces, checkPrepared ? check : undefined)
       dispatch({ type: 'added', entry: refusedEntry(`refused-${++lastRefusal}`, file, refusal), replaces })
       return Promise.reject(refusal)
     },

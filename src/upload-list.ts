@@ -1,7 +1,15 @@
 import type { UploadResult, UploadState } from '../engine/index.ts'
 
 /** Where an upload in `files` stands; see {@link UploadEntry.status}. */
-export type UploadStatus = 'queued' | 'uploading' | 'retrying' | 'paused' | 'waiting-for-network' | 'done' | 'error' | 'aborted'
+export type UploadStatus =
+  | 'queued'
+  | 'uploading'
+  | 'retrying'
+  | 'paused'
+  | 'waiting-for-network'
+  | 'done'
+  | 'error'
+  | 'aborted'
 
 /** One upload in the hook's `files` list (next-s3-upload's tracked file, plus status and outcome). */
 export interface UploadEntry<ServerData = unknown> {
@@ -104,7 +112,9 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
         return { ...entry, status, uploaded, progress: percent(uploaded, entry.size), error: undefined }
       })
     case 'retrying':
-      return update(files, action.id, (entry) => (held(entry) ? entry : { ...entry, status: 'retrying', error: action.error }))
+      return update(files, action.id, (entry) =>
+        held(entry) ? entry : { ...entry, status: 'retrying', error: action.error },
+      )
     case 'held':
       return update(files, action.id, (entry) => ({
         ...entry,
@@ -134,7 +144,12 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
 const NO_PAUSE: PauseControls = { pause() {}, resume() {} }
 
 /** A new entry: at 0%, waiting for its turn. */
-export function queuedEntry(id: string, file: File, abort: () => void, controls: PauseControls = NO_PAUSE): UploadEntry {
+export function queuedEntry(
+  id: string,
+  file: File,
+  abort: () => void,
+  controls: PauseControls = NO_PAUSE,
+): UploadEntry {
   return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'queued', abort, ...controls }
 }
 

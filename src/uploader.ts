@@ -1,5 +1,5 @@
 import { createContext } from 'react'
-import { upload, type UploadOptions, type UploadResult } from '../engine/index.ts'
+import { type UploadOptions, type UploadResult, upload } from '../engine/index.ts'
 
 /** What moves one file's bytes: the engine's `upload`, or a stand-in the React tests settle by hand. */
 export type Uploader = (file: File, options: UploadOptions) => Promise<UploadResult>

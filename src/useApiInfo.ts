@@ -54,7 +54,9 @@ async function fetchInfo(api: string, signal: AbortSignal): Promise<ApiInfoState
       presigned: true,
       store: typeof info.store === 'string' ? info.store : 'unknown store',
       ...(Number.isSafeInteger(maxFileSize) && maxFileSize! >= 0 ? { maxFileSize } : {}),
-      ...(Array.isArray(allowedTypes) && allowedTypes.every((type) => typeof type === 'string') ? { allowedTypes } : {}),
+      ...(Array.isArray(allowedTypes) && allowedTypes.every((type) => typeof type === 'string')
+        ? { allowedTypes }
+        : {}),
     },
   }
 }

@@ -66,7 +66,9 @@ export interface Dropzone {
    * Spread on an `<input>`: the hidden file input `open()` clicks; with `{ directory: true }` the
    * folder input `openFolder()` clicks (files keep their path inside the folder).
    */
-  getInputProps<P extends object = Record<never, never>>(props?: P & { directory?: boolean }): Omit<P, keyof InputProps | 'directory'> & InputProps
+  getInputProps<P extends object = Record<never, never>>(
+    props?: P & { directory?: boolean },
+  ): Omit<P, keyof InputProps | 'directory'> & InputProps
   /** Files are being dragged over the root. */
   isDragActive: boolean
   /** Opens the file dialog (the value cleared first, so the same file can be picked again). */
@@ -199,7 +201,14 @@ export function useDropzone(options: DropzoneOptions): Dropzone {
         ref: directory ? folderRef : inputRef,
       }
       // Chromium, Firefox and Safari pick folders with `webkitdirectory` (React passes it through as is).
-      return { ...own, ...theirs, ...(directory ? { webkitdirectory: '' } : {}), onChange: own.onChange, onClick: own.onClick, ref: own.ref } as Omit<P, keyof InputProps | 'directory'> & InputProps
+      return {
+        ...own,
+        ...theirs,
+        ...(directory ? { webkitdirectory: '' } : {}),
+        onChange: own.onChange,
+        onClick: own.onClick,
+        ref: own.ref,
+      } as Omit<P, keyof InputProps | 'directory'> & InputProps
     },
     [deliver, inputRef],
   )
@@ -218,5 +227,11 @@ function compose<E extends SyntheticEvent>(theirs: ((event: E) => void) | undefi
 /** Text fields take pastes for themselves. */
 function isEditable(target: EventTarget | null): boolean {
   const element = target as HTMLElement | null
-  return !!element && (element.isContentEditable || element.tagName === 'INPUT' || element.tagName === 'TEXTAREA' || element.tagName === 'SELECT')
+  return (
+    !!element &&
+    (element.isContentEditable ||
+      element.tagName === 'INPUT' ||
+      element.tagName === 'TEXTAREA' ||
+      element.tagName === 'SELECT')
+  )
 }

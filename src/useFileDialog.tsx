@@ -12,7 +12,9 @@ export interface FileDialog {
   /** Clears the input, then opens the browser's file dialog: picking the same file again fires `onChange` again. */
   openFileDialog(): void
   /** Prop getter (react-dropzone style) for callers rendering `<FileInput>` or their own input. */
-  getInputProps<P extends object = Record<never, never>>(props?: P): { style: CSSProperties } & P & { ref: RefObject<HTMLInputElement | null> }
+  getInputProps<P extends object = Record<never, never>>(
+    props?: P,
+  ): { style: CSSProperties } & P & { ref: RefObject<HTMLInputElement | null> }
 }
 
 export function useFileDialog(): FileDialog {

@@ -1,6 +1,6 @@
 import { acceptOf, checkFile, type UploadLimits } from './file-checks.ts'
-import { type Dropzone, useDropzone } from './useDropzone.ts'
 import type { UseS3UploadOptions } from './upload-options.ts'
+import { type Dropzone, useDropzone } from './useDropzone.ts'
 import { type OnUploaded, type S3Upload, useUploads } from './useS3Upload.ts'
 
 /** Options of {@link useS3Dropzone}: the upload hook's, plus what the dropzone takes. */
@@ -62,7 +62,10 @@ export function useDropzoneUploads(
   { limits, onFiles, pasteAnywhere, onDropError, ...options }: UseS3DropzoneOptions = {},
   onUploaded?: OnUploaded,
 ): S3Dropzone {
-  const uploads = useUploads({ ...options, check: options.check ?? (limits && ((file) => checkFile(file, limits))) }, onUploaded)
+  const uploads = useUploads(
+    { ...options, check: options.check ?? (limits && ((file) => checkFile(file, limits))) },
+    onUploaded,
+  )
   const dropzone = useDropzone({
     onFiles: onFiles ?? uploads.addFiles,
     accept: acceptOf(limits?.allowedTypes),

@@ -1,17 +1,16 @@
 import { useCallback, useContext, useLayoutEffect, useReducer, useRef } from 'react'
 import { PauseController } from '../engine/index.ts'
 import type { ServerDataOf, UploadResult } from '../protocol/wire.ts'
-import { pageQueue, uploadWithinBudget } from './connection-budget.ts'
-import { createProgressThrottle } from './progress-throttle.ts'
-import { type FileDialog, useFileDialog } from './useFileDialog.tsx'
-import { queuedEntry, type UploadEntry, uploadListReducer } from './upload-list.ts'
-import { useLeaveWarning } from './leave-warning.ts'
-import { isRunning } from './upload-list.ts'
-import { type UploadControls, useUploadControls } from './upload-controls.ts'
-import type { FileCheck, UploadToS3Options, UseS3UploadOptions } from './upload-options.ts'
-import { prepareUpload } from './prepare.ts'
-import { UploaderContext } from './uploader.ts'
 import { callBack } from './call-back.ts'
+import { pageQueue, uploadWithinBudget } from './connection-budget.ts'
+import { useLeaveWarning } from './leave-warning.ts'
+import { prepareUpload } from './prepare.ts'
+import { createProgressThrottle } from './progress-throttle.ts'
+import { type UploadControls, useUploadControls } from './upload-controls.ts'
+import { isRunning, queuedEntry, type UploadEntry, uploadListReducer } from './upload-list.ts'
+import type { FileCheck, UploadToS3Options, UseS3UploadOptions } from './upload-options.ts'
+import { UploaderContext } from './uploader.ts'
+import { type FileDialog, useFileDialog } from './useFileDialog.tsx'
 
 /** The hook's own options: never handed to the engine. */
 const ownOptions = ({ check, warnBeforeLeaving, prepare, ...engineDefaults }: UseS3UploadOptions) => ({
@@ -84,7 +83,8 @@ export interface S3Upload<Handler = unknown> extends FileDialog, UploadControls 
  * }
  * ```
  */
-export const useS3Upload = <Handler = unknown>(options?: UseS3UploadOptions): S3Upload<Handler> => useUploads<Handler>(options)
+export const useS3Upload = <Handler = unknown>(options?: UseS3UploadOptions): S3Upload<Handler> =>
+  useUploads<Handler>(options)
 
 /** Told of each file stored, after its entry is `done`. */
 export type OnUploaded = (result: UploadResult, file: File) => void
@@ -95,7 +95,10 @@ let lastId = 0
  * {@link useS3Upload}, with `onUploaded` for the components' `onUploadComplete`. Not exported from
  * the package: a hook of the public API takes its options, nothing else.
  */
-export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, onUploaded?: OnUploaded): S3Upload<Handler> {
+export function useUploads<Handler = unknown>(
+  options: UseS3UploadOptions = {},
+  onUploaded?: OnUploaded,
+): S3Upload<Handler> {
   const dialog = useFileDialog()
   const [files, dispatch] = useReducer(uploadListReducer, [])
 
@@ -109,85 +112,101 @@ export function useUploads<Handler = unknown>(options: UseS3UploadOptions = {}, 
   })
 
   // `check`: the list controls' check, run here on the prepared file when there is a `prepare`.
-  const upload = useCallback(async (file: File, callOptions: UploadToS3Options = {}, replaces?: string, check?: FileCheck) => {
-    const { uploader, onUploaded, prepare } = latest.current
-    const { queue = pageQueue, ...hookOptions } = latest.current.engineDefaults
-    const {
-      api,
-      signal: callerSignal,
-      onProgress: callerOnProgress,
-      onRetry: callerOnRetry,
-      onStateChange: callerOnStateChange,
-      ...engineOptions
-    } = callOptions
-    const request = api?.request ?? {}
+  const upload = useCallback(
+    async (file: File, callOptions: UploadToS3Options = {}, replaces?: string, check?: FileCheck) => {
+      const { uploader, onUploaded, prepare } = latest.current
+      const { queue = pageQueue, ...hookOptions } = latest.current.engineDefaults
+      const {
+        api,
+        signal: callerSignal,
+        onProgress: callerOnProgress,
+        onRetry: callerOnRetry,
+        onStateChange: callerOnStateChange,
+        ...engineOptions
+      } = callOptions
+      const request = api?.request ?? {}
 
-    const id = `upload-${++lastId}`
-    const controller = new AbortController()
-    const abort = () => controller.abort()
-    if (callerSignal?.aborted) abort()
-    callerSignal?.addEventListener('abort', abort, { once: true })
-    const pauses = new PauseController()
-    dispatch({ type: 'added', entry: queuedEntry(id, file, abort, { pause: () => pauses.pause(), resume: () => pauses.resume() }), replaces })
+      const id = `upload-${++lastId}`
+      const controller = new AbortController()
+      const abort = () => controller.abort()
+      if (callerSignal?.aborted) abort()
+      callerSignal?.addEventListener('abort', abort, { once: true })
+      const pauses = new PauseController()
+      dispatch({
+        type: 'added',
+        entry: queuedEntry(id, file, abort, { pause: () => pauses.pause(), resume: () => pauses.resume() }),
+        replaces,
+      })
 
-    const progress = createProgressThrottle((uploaded) => dispatch({ type: 'progressed', id, uploaded }))
-    let result: UploadResult
-    try {
-      let sent = file
-      let filename = engineOptions.filename ?? hookOptions.filename
-      if (prepare) {
-        ;({ file: sent, filename } = await prepareUpload(prepare, file, controller.signal, check, filename))
-        dispatch({ type: 'prepared', id, size: sent.size })
+      const progress = createProgressThrottle((uploaded) => dispatch({ type: 'progressed', id, uploaded }))
+      let result: UploadResult
+      try {
+        let sent = file
+        let filename = engineOptions.filename ?? hookOptions.filename
+        if (prepare) {
+          ;({ file: sent, filename } = await prepareUpload(prepare, file, controller.signal, check, filename))
+          dispatch({ type: 'prepared', id, size: sent.size })
+        }
+        result = await uploadWithinBudget(
+          uploader,
+          sent,
+          {
+            ...hookOptions,
+            ...engineOptions,
+            filename,
+            // Unnamed, the engine's default: token mode, or presigned where the API has no STS.
+            strategy: engineOptions.strategy ?? hookOptions.strategy,
+            api: request.url ?? hookOptions.api,
+            apiBody: { ...hookOptions.apiBody, ...request.body },
+            apiHeaders: { ...hookOptions.apiHeaders, ...headersRecord(request.headers) },
+            signal: controller.signal,
+            pauseSignal: pauses.signal,
+            // A row waits for the network rather than failing with "Failed to fetch".
+            waitForNetwork: engineOptions.waitForNetwork ?? hookOptions.waitForNetwork ?? true,
+            onStateChange: (state) => {
+              progress.flush()
+              dispatch({ type: 'held', id, state })
+              ;(callerOnStateChange ?? hookOptions.onStateChange)?.(state)
+            },
+            onProgress: (event) => {
+              progress.push(event.loaded)
+              callerOnProgress?.(event)
+            },
+            onRetry: (event) => {
+              // The last bytes before the failure land first, so the bar holds at its true mark.
+              progress.flush()
+              dispatch({
+                type: 'retrying',
+                id,
+                error: event.error instanceof Error ? event.error : new Error(String(event.error)),
+              })
+              ;(callerOnRetry ?? hookOptions.onRetry)?.(event)
+            },
+          },
+          queue,
+        )
+        // The last throttled value lands before `done`, so the bar never skips back or stalls.
+        progress.flush()
+        dispatch({ type: 'finished', id, result })
+      } catch (error) {
+        progress.cancel()
+        const reason = error instanceof Error ? error : new Error(String(error))
+        dispatch({
+          type: 'failed',
+          id,
+          error: reason,
+          aborted: reason.name === 'AbortError' || controller.signal.aborted,
+        })
+        throw error
+      } finally {
+        callerSignal?.removeEventListener('abort', abort)
       }
-      result = await uploadWithinBudget(
-        uploader,
-        sent,
-        {
-          ...hookOptions,
-          ...engineOptions,
-          filename,
-          // Unnamed, the engine's default: token mode, or presigned where the API has no STS.
-          strategy: engineOptions.strategy ?? hookOptions.strategy,
-          api: request.url ?? hookOptions.api,
-          apiBody: { ...hookOptions.apiBody, ...request.body },
-          apiHeaders: { ...hookOptions.apiHeaders, ...headersRecord(request.headers) },
-          signal: controller.signal,
-          pauseSignal: pauses.signal,
-          // A row waits for the network rather than failing with "Failed to fetch".
-          waitForNetwork: engineOptions.waitForNetwork ?? hookOptions.waitForNetwork ?? true,
-          onStateChange: (state) => {
-            progress.flush()
-            dispatch({ type: 'held', id, state })
-            ;(callerOnStateChange ?? hookOptions.onStateChange)?.(state)
-          },
-          onProgress: (event) => {
-            progress.push(event.loaded)
-            callerOnProgress?.(event)
-          },
-          onRetry: (event) => {
-            // The last bytes before the failure land first, so the bar holds at its true mark.
-            progress.flush()
-            dispatch({ type: 'retrying', id, error: event.error instanceof Error ? event.error : new Error(String(event.error)) })
-            ;(callerOnRetry ?? hookOptions.onRetry)?.(event)
-          },
-        },
-        queue,
-      )
-      // The last throttled value lands before `done`, so the bar never skips back or stalls.
-      progress.flush()
-      dispatch({ type: 'finished', id, result })
-    } catch (error) {
-      progress.cancel()
-      const reason = error instanceof Error ? error : new Error(String(error))
-      dispatch({ type: 'failed', id, error: reason, aborted: reason.name === 'AbortError' || controller.signal.aborted })
-      throw error
-    } finally {
-      callerSignal?.removeEventListener('abort', abort)
-    }
-    // Outside the upload: the file is stored whatever the callback does.
-    callBack(onUploaded, result, file)
-    return result
-  }, [])
+      // Outside the upload: the file is stored whatever the callback does.
+      callBack(onUploaded, result, file)
+      return result
+    },
+    [],
+  )
 
   // The public one takes no place to list the upload in: only a retry (upload-controls.ts) does.
   const uploadToS3 = useCallback((file: File, callOptions?: UploadToS3Options) => upload(file, callOptions), [upload])

@@ -7,14 +7,20 @@
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { uploadObject } from '../engine/index.ts'
-import type { BatchError, PresignedMultipartReply, PresignedPutReply, TokenReply, UploadResult } from '../protocol/wire.ts'
-import { s3Upload } from '../server/fastify.ts'
-import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { startCountingProxy } from '../dev/counting-proxy.ts'
-import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sdkClient, sha256, testBytesOf } from '../dev/s3-client.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
+import { uploadObject } from '../engine/index.ts'
+import type {
+  BatchError,
+  PresignedMultipartReply,
+  PresignedPutReply,
+  TokenReply,
+  UploadResult,
+} from '../protocol/wire.ts'
+import { s3Upload } from '../server/fastify.ts'
+import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 const { stores, uploadApiFor, tokenSts, track } = uploadApiFixture()
@@ -25,8 +31,16 @@ type FileAnswer = Reply | BatchError
 const isError = (answer: unknown): answer is BatchError => typeof (answer as BatchError).error === 'string'
 const HTML = new TextEncoder().encode('<!doctype html><script>alert(document.cookie)</script>')
 
-async function post<T>(api: string, route: string, body: unknown): Promise<{ status: number; body: T & { error?: string } }> {
-  const response = await fetch(api + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+async function post<T>(
+  api: string,
+  route: string,
+  body: unknown,
+): Promise<{ status: number; body: T & { error?: string } }> {
+  const response = await fetch(api + route, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   return { status: response.status, body: (await response.json()) as T & { error?: string } }
 }
 
@@ -49,7 +63,12 @@ function recordingApp() {
 }
 
 /** What a page does with one file's reply: its bytes to storage, as the reply says (token credentials, a presigned PUT or part URLs). */
-async function send(reply: Reply, bytes: Uint8Array<ArrayBuffer>, type: string, headers: Record<string, string> = {}): Promise<{ ticket: string; parts?: Array<{ partNumber: number; etag: string }> }> {
+async function send(
+  reply: Reply,
+  bytes: Uint8Array<ArrayBuffer>,
+  type: string,
+  headers: Record<string, string> = {},
+): Promise<{ ticket: string; parts?: Array<{ partNumber: number; etag: string }> }> {
   if ('token' in reply) {
     const credentials = reply.token.Credentials
     await uploadObject(new Blob([bytes]), {
@@ -59,7 +78,11 @@ async function send(reply: Reply, bytes: Uint8Array<ArrayBuffer>, type: string, 
       endpoint: reply.endpoint,
       forcePathStyle: true,
       contentType: type,
-      credentials: { accessKeyId: credentials.AccessKeyId, secretAccessKey: credentials.SecretAccessKey, sessionToken: credentials.SessionToken },
+      credentials: {
+        accessKeyId: credentials.AccessKeyId,
+        secretAccessKey: credentials.SecretAccessKey,
+        sessionToken: credentials.SessionToken,
+      },
     })
     return { ticket: reply.ticket! }
   }
@@ -81,7 +104,8 @@ async function send(reply: Reply, bytes: Uint8Array<ArrayBuffer>, type: string, 
 const exists = (client: S3Client, bucket: string, key: string) =>
   client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
     () => true,
-    (error: { $metadata?: { httpStatusCode?: number } }) => (error.$metadata?.httpStatusCode === 404 ? false : Promise.reject(error)),
+    (error: { $metadata?: { httpStatusCode?: number } }) =>
+      error.$metadata?.httpStatusCode === 404 ? false : Promise.reject(error),
   )
 
 describe.each(Object.entries(allStores))('on %s', (name, store) => {
@@ -96,7 +120,8 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
 
   const behindProxy = (): TestStore => ({ ...store(), endpoint: proxy.endpoint })
   const strategies = name === 'swift' ? (['presigned'] as const) : (['presigned', 'token'] as const)
-  const modeConfig = (strategy: 'presigned' | 'token'): UploadHandlerConfig => (strategy === 'token' ? { sts: tokenSts(store()) } : {})
+  const modeConfig = (strategy: 'presigned' | 'token'): UploadHandlerConfig =>
+    strategy === 'token' ? { sts: tokenSts(store()) } : {}
 
   /** The storage requests the upload API made while `during` ran, as `METHOD status`. */
   async function storageRequests<T>(during: () => Promise<T>): Promise<{ result: T; requests: string[] }> {
@@ -117,7 +142,13 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
         { filename: 'empty', filetype: 'application/octet-stream', bytes: new Uint8Array(0) },
       ]
       const asked = await post<{ files: FileAnswer[] }>(api, '/batch', {
-        files: files.map(({ filename, filetype, bytes }) => ({ filename, filetype, filesize: bytes.length, strategy, metadata: { album: 'trip' } })),
+        files: files.map(({ filename, filetype, bytes }) => ({
+          filename,
+          filetype,
+          filesize: bytes.length,
+          strategy,
+          metadata: { album: 'trip' },
+        })),
       })
       expect(asked.status, asked.body.error).toBe(200)
       expect(calls).toHaveLength(1) // one API request for five files
@@ -125,15 +156,24 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
       expect(replies.filter(isError)).toEqual([])
       expect(new Set(replies.map((reply) => reply.key)).size).toBe(files.length)
       expect(new Set(replies.map((reply) => reply.ticket)).size).toBe(files.length)
-      if (strategy === 'presigned') expect(replies.map((reply) => 'uploadId' in reply)).toEqual([false, false, false, true, false])
-      else expect(new Set(replies.map((reply) => (reply as TokenReply).token.Credentials.AccessKeyId)).size).toBe(name === 'rgw' ? files.length : 1) // s3rver's STS stand-in hands out one key
+      if (strategy === 'presigned')
+        expect(replies.map((reply) => 'uploadId' in reply)).toEqual([false, false, false, true, false])
+      else
+        expect(new Set(replies.map((reply) => (reply as TokenReply).token.Credentials.AccessKeyId)).size).toBe(
+          name === 'rgw' ? files.length : 1,
+        ) // s3rver's STS stand-in hands out one key
 
       const completions: Array<Awaited<ReturnType<typeof send>>> = []
-      for (const [index, reply] of replies.entries()) completions.push(await send(reply, files[index]!.bytes, files[index]!.filetype))
-      const { result: done, requests } = await storageRequests(() => post<{ files: Array<UploadResult | BatchError> }>(api, '/batch/complete', { files: completions }))
+      for (const [index, reply] of replies.entries())
+        completions.push(await send(reply, files[index]!.bytes, files[index]!.filetype))
+      const { result: done, requests } = await storageRequests(() =>
+        post<{ files: Array<UploadResult | BatchError> }>(api, '/batch/complete', { files: completions }),
+      )
       expect(done.status, done.body.error).toBe(200)
       expect(done.body.files.filter(isError)).toEqual([])
-      expect((done.body.files as UploadResult[]).map((result) => [result.key, result.serverData])).toEqual(replies.map((reply) => [reply.key, { album: 'trip' }]))
+      expect((done.body.files as UploadResult[]).map((result) => [result.key, result.serverData])).toEqual(
+        replies.map((reply) => [reply.key, { album: 'trip' }]),
+      )
       // One read per verified file (a ranged GET where the type has a signature: PNG, PDF; else a
       // HEAD); presigned multipart adds the Complete the server sends for the page.
       const reads = requests.filter((request) => /^(GET|HEAD) /.test(request))
@@ -144,15 +184,29 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
       expect(app.calls.map((call) => call.key).sort()).toEqual(replies.map((reply) => reply.key).sort())
       for (const [index, reply] of replies.entries()) {
         expect(sha256(await readObject(reader, reply.bucket, reply.key))).toBe(sha256(files[index]!.bytes))
-        expect(app.calls.find((call) => call.key === reply.key)).toMatchObject({ size: files[index]!.bytes.length, contentType: files[index]!.filetype, metadata: { album: 'trip' } })
+        expect(app.calls.find((call) => call.key === reply.key)).toMatchObject({
+          size: files[index]!.bytes.length,
+          contentType: files[index]!.filetype,
+          metadata: { album: 'trip' },
+        })
       }
     })
   })
 
   it('one file refused — too large, a type not allowed, an album not the visitor’s, token mode this server cannot issue, a malformed entry — while the others go', async () => {
     const app = recordingApp()
-    const { api } = await uploadApiFor(behindProxy(), { ...app.config, maxFileSize: MiB, allowedTypes: ['image/*', 'application/pdf'] })
-    const ok = (filename: string) => ({ filename, filetype: 'image/png', filesize: 500, strategy: 'presigned', metadata: { album: 'trip' } })
+    const { api } = await uploadApiFor(behindProxy(), {
+      ...app.config,
+      maxFileSize: MiB,
+      allowedTypes: ['image/*', 'application/pdf'],
+    })
+    const ok = (filename: string) => ({
+      filename,
+      filetype: 'image/png',
+      filesize: 500,
+      strategy: 'presigned',
+      metadata: { album: 'trip' },
+    })
     const asked = await post<{ files: FileAnswer[] }>(api, '/batch', {
       files: [
         ok('first.png'),
@@ -166,18 +220,28 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
     })
     expect(asked.status).toBe(200)
     const [first, huge, html, theirs, token, malformed, last] = asked.body.files
-    expect(huge).toEqual({ status: 413, error: `2 MiB is over the 1 MiB limit (filesize ${2 * MiB}, maxFileSize ${MiB} bytes)` })
-    expect(html).toMatchObject({ status: 415, error: expect.stringMatching(/^The type 'text\/html' is not accepted here/) })
+    expect(huge).toEqual({
+      status: 413,
+      error: `2 MiB is over the 1 MiB limit (filesize ${2 * MiB}, maxFileSize ${MiB} bytes)`,
+    })
+    expect(html).toMatchObject({
+      status: 415,
+      error: expect.stringMatching(/^The type 'text\/html' is not accepted here/),
+    })
     expect(theirs).toEqual({ status: 403, error: 'You may not upload to this album' })
     expect(token).toMatchObject({ status: 400, code: 'TokenModeUnavailable' })
     expect(malformed).toEqual({ status: 400, error: 'Request body must be a JSON object, got "not an object"' })
     const granted = [first, last] as PresignedPutReply[]
     const bytes = [testBytesOf('image/png', 500, 7), testBytesOf('image/png', 500, 8)]
-    const completions = [await send(granted[0]!, bytes[0]!, 'image/png'), await send(granted[1]!, bytes[1]!, 'image/png')]
+    const completions = [
+      await send(granted[0]!, bytes[0]!, 'image/png'),
+      await send(granted[1]!, bytes[1]!, 'image/png'),
+    ]
     const done = await post<{ files: UploadResult[] }>(api, '/batch/complete', { files: completions })
     expect(done.body.files.map((result) => result.key)).toEqual(granted.map((reply) => reply.key))
     expect(app.calls).toHaveLength(2)
-    for (const [index, reply] of granted.entries()) expect(sha256(await readObject(reader, reply.bucket, reply.key))).toBe(sha256(bytes[index]!))
+    for (const [index, reply] of granted.entries())
+      expect(sha256(await readObject(reader, reply.bucket, reply.key))).toBe(sha256(bytes[index]!))
   })
 
   it('a lie in one file of a batch /complete (first bytes not of its type; with token credentials, the size) is refused and deleted while the others are recorded', async () => {
@@ -186,7 +250,13 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
     const { api } = await uploadApiFor(behindProxy(), { ...app.config, ...modeConfig(strategy) })
     const honest = [testBytesOf('image/png', 2000, 11), testBytesOf('image/png', 3000, 12)]
     const asked = await post<{ files: Reply[] }>(api, '/batch', {
-      files: [2000, HTML.length, 3000, 10].map((filesize, index) => ({ filename: `${index}.png`, filetype: 'image/png', filesize, strategy, metadata: { album: 'trip' } })),
+      files: [2000, HTML.length, 3000, 10].map((filesize, index) => ({
+        filename: `${index}.png`,
+        filetype: 'image/png',
+        filesize,
+        strategy,
+        metadata: { album: 'trip' },
+      })),
     })
     const [a, html, b, sized] = asked.body.files
     const completions = [
@@ -198,8 +268,15 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
     ]
     const done = await post<{ files: Array<UploadResult | BatchError> }>(api, '/batch/complete', { files: completions })
     expect(done.status).toBe(200)
-    expect(done.body.files[1]).toEqual({ status: 422, error: 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png' })
-    if (strategy === 'token') expect(done.body.files[3]).toEqual({ status: 422, error: 'The uploaded object was refused and deleted: it holds 3000 bytes, not the 10 declared' })
+    expect(done.body.files[1]).toEqual({
+      status: 422,
+      error: 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png',
+    })
+    if (strategy === 'token')
+      expect(done.body.files[3]).toEqual({
+        status: 422,
+        error: 'The uploaded object was refused and deleted: it holds 3000 bytes, not the 10 declared',
+      })
     expect(await exists(reader, html!.bucket, html!.key)).toBe(false)
     expect(await exists(reader, sized!.bucket, sized!.key)).toBe(false)
     expect(app.calls.map((call) => call.key)).toEqual(expect.arrayContaining([a!.key, b!.key]))
@@ -212,7 +289,12 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   it('the one-file /complete also reads its object with one storage request', async () => {
     const { api } = await uploadApiFor(behindProxy())
     const bytes = testBytesOf('image/png', 4000, 21)
-    const asked = await post<PresignedPutReply>(api, '', { filename: 'one.png', filetype: 'image/png', filesize: bytes.length, strategy: 'presigned' })
+    const asked = await post<PresignedPutReply>(api, '', {
+      filename: 'one.png',
+      filetype: 'image/png',
+      filesize: bytes.length,
+      strategy: 'presigned',
+    })
     const { ticket } = await send(asked.body, bytes, 'image/png')
     const { result: done, requests } = await storageRequests(() => post<UploadResult>(api, '/complete', { ticket }))
     expect(done.status, done.body.error).toBe(200)
@@ -223,21 +305,38 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
   it('under the Fastify plugin, the same: a lie refused and deleted in its entry, the others recorded once each', async () => {
     const app = recordingApp()
     const fastify = Fastify()
-    await fastify.register(s3Upload, storeConfig(store(), { ...app.config, logger: { error: () => {}, warn: () => {} } }))
+    await fastify.register(
+      s3Upload,
+      storeConfig(store(), { ...app.config, logger: { error: () => {}, warn: () => {} } }),
+    )
     const inject = async <T>(url: string, payload: unknown) => {
-      const reply = await fastify.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(payload) })
+      const reply = await fastify.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(payload),
+      })
       return { status: reply.statusCode, body: reply.json<T>() }
     }
     try {
       const bytes = [testBytesOf('image/png', 700, 31), HTML, testBytesOf('application/pdf', 900, 32)]
       const types = ['image/png', 'image/png', 'application/pdf']
       const asked = await inject<{ files: PresignedPutReply[] }>('/api/s3-upload/batch', {
-        files: bytes.map((body, index) => ({ filename: `${index}`, filetype: types[index], filesize: body.length, strategy: 'presigned', metadata: { album: 'trip' } })),
+        files: bytes.map((body, index) => ({
+          filename: `${index}`,
+          filetype: types[index],
+          filesize: body.length,
+          strategy: 'presigned',
+          metadata: { album: 'trip' },
+        })),
       })
       expect(asked.status).toBe(200)
       const completions = []
-      for (const [index, reply] of asked.body.files.entries()) completions.push(await send(reply, bytes[index]!, types[index]!))
-      const done = await inject<{ files: Array<UploadResult | BatchError> }>('/api/s3-upload/batch/complete', { files: completions })
+      for (const [index, reply] of asked.body.files.entries())
+        completions.push(await send(reply, bytes[index]!, types[index]!))
+      const done = await inject<{ files: Array<UploadResult | BatchError> }>('/api/s3-upload/batch/complete', {
+        files: completions,
+      })
       expect(done.status).toBe(200)
       expect(done.body.files.map((entry) => (isError(entry) ? entry.status : 200))).toEqual([200, 422, 200])
       const [a, html, pdf] = asked.body.files

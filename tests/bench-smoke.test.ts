@@ -9,7 +9,19 @@ import { runBenchmark } from '../bench/lib/run-one.ts'
 
 describe('benchmarks on a tiny size', () => {
   it('are the six of issue 5, the Node-by-body one of issue 28, the network one of issue 16, the first-byte one of issue 32, the many-files one of issue 34 and the images one of issue 37', () => {
-    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['bundle', 'throughput', 'node', 'concurrency', 'browser', 'memory', 'upload-api', 'network', 'first-byte', 'many-files', 'images'])
+    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual([
+      'bundle',
+      'throughput',
+      'node',
+      'concurrency',
+      'browser',
+      'memory',
+      'upload-api',
+      'network',
+      'first-byte',
+      'many-files',
+      'images',
+    ])
   })
 
   it.each(benchmarks.map((benchmark) => [benchmark.name, benchmark] as const))(
@@ -23,7 +35,8 @@ describe('benchmarks on a tiny size', () => {
         expect(goal.goal).not.toBe('')
         expect(goal.figure).not.toMatch(/NaN|n\/a|undefined/)
       }
-      for (const table of section.tables) for (const row of table.rows) for (const cell of row) expect(cell).not.toMatch(/NaN|undefined/)
+      for (const table of section.tables)
+        for (const row of table.rows) for (const cell of row) expect(cell).not.toMatch(/NaN|undefined/)
       expect(markdownSection(section)).toContain(`## ${benchmark.title}`)
       // The charts `npm run bench` writes to bench/charts/, drawn from these tables.
       if (benchmark.charts) expect(section.charts.length).toBeGreaterThan(0)

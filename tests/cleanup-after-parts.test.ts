@@ -6,12 +6,12 @@
 // Both modes; the upload promise itself still rejects at once.
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { upload, uploadObject } from '../engine/index.ts'
-import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
 import { sdkClient, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'
+import { upload, uploadObject } from '../engine/index.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)
@@ -24,7 +24,10 @@ beforeAll(async () => {
   proxy = await startFaultProxy({
     target: rgw.endpoint,
     kind: 'storage',
-    lateTail: ({ step, url }) => (step === 'PUT ?partNumber' && new URL(url, 'http://x').searchParams.get('partNumber') === '1' ? LATE_MS : undefined),
+    lateTail: ({ step, url }) =>
+      step === 'PUT ?partNumber' && new URL(url, 'http://x').searchParams.get('partNumber') === '1'
+        ? LATE_MS
+        : undefined,
   })
 })
 afterAll(async () => {
@@ -33,7 +36,14 @@ afterAll(async () => {
 })
 
 /** Aborts once part 1's body has wholly left (and part 2 has not started: one part at a time). */
-async function abortAfterPartOneLeft(start: (options: { signal: AbortSignal; onProgress: (p: { loaded: number }) => void; onCleanup: (error?: unknown) => void; partConcurrency: number }) => Promise<{ key: string } | unknown>) {
+async function abortAfterPartOneLeft(
+  start: (options: {
+    signal: AbortSignal
+    onProgress: (p: { loaded: number }) => void
+    onCleanup: (error?: unknown) => void
+    partConcurrency: number
+  }) => Promise<{ key: string } | unknown>,
+) {
   const controller = new AbortController()
   let aborted = false
   let cleanedUp!: (error?: unknown) => void
@@ -60,8 +70,15 @@ async function abortAfterPartOneLeft(start: (options: { signal: AbortSignal; onP
 }
 
 function expectAbortAfterPartOneAnswered(key: string, settledAt: number) {
-  const part1 = proxy.log.find((entry) => entry.step === 'PUT ?partNumber' && entry.url.includes(encodeURI(key).replace(/%2F/g, '/')) && entry.url.includes('partNumber=1'))
-  const aborts = proxy.log.filter((entry) => entry.step === 'DELETE ?uploadId' && entry.url.includes(key.split('/').at(-1)!))
+  const part1 = proxy.log.find(
+    (entry) =>
+      entry.step === 'PUT ?partNumber' &&
+      entry.url.includes(encodeURI(key).replace(/%2F/g, '/')) &&
+      entry.url.includes('partNumber=1'),
+  )
+  const aborts = proxy.log.filter(
+    (entry) => entry.step === 'DELETE ?uploadId' && entry.url.includes(key.split('/').at(-1)!),
+  )
   expect(part1?.status, 'part 1 reached storage in full, late').toBe(200)
   // The upload rejected before storage answered the lingering part: it did not wait for it.
   expect(settledAt).toBeLessThan(part1!.answeredAt!)
@@ -74,7 +91,10 @@ describe('cleanup after the last part request has closed (issue 24)', () => {
   it('own credentials: abort with part 1 still arriving → AbortError at once; AbortMultipartUpload after part 1 is answered; 0 uploads listed once onCleanup fires', async () => {
     const key = `cleanup/${crypto.randomUUID()}.bin`
     const { settled, settledAt } = await abortAfterPartOneLeft((options) =>
-      uploadObject(new Blob([testBytes(3 * MIN_PART_SIZE, 21)]), { ...directTarget({ ...rgw, endpoint: proxy.url }, key), ...options }),
+      uploadObject(new Blob([testBytes(3 * MIN_PART_SIZE, 21)]), {
+        ...directTarget({ ...rgw, endpoint: proxy.url }, key),
+        ...options,
+      }),
     )
     expect(settled).toBe('AbortError')
     expectAbortAfterPartOneAnswered(key, settledAt)
@@ -93,7 +113,9 @@ describe('cleanup after the last part request has closed (issue 24)', () => {
     expect(part1?.status).toBe(200)
     // The upload rejected before storage answered the lingering part: it did not wait for it.
     expect(settledAt).toBeLessThan(part1!.answeredAt!)
-    const { Uploads = [] } = await reader.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: 'next-s3-uploads/' }))
+    const { Uploads = [] } = await reader.send(
+      new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: 'next-s3-uploads/' }),
+    )
     expect(Uploads.filter((upload) => upload.Key?.endsWith(filename))).toEqual([])
   })
 })

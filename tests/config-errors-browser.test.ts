@@ -3,12 +3,22 @@
 // the requests it sends (a final error is not retried), and the one line the server logs.
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../demo/app.ts'
-import type { UploadHandlerConfig } from '../server/config.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { filePayload, MiB, openDemo, pickFiles, rowsOf, settle, stateOf, testFiles, type TestFiles } from './helpers/demo-page.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { type RunningApp, startApp } from '../demo/app.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
 import { storeConfig } from '../dev/stores.ts'
+import type { UploadHandlerConfig } from '../server/config.ts'
+import {
+  filePayload,
+  MiB,
+  openDemo,
+  pickFiles,
+  rowsOf,
+  settle,
+  stateOf,
+  type TestFiles,
+  testFiles,
+} from './helpers/demo-page.ts'
 
 const MISCONFIGURED = "This site's upload service is misconfigured — its owner has to fix it; retrying won't help"
 
@@ -30,7 +40,9 @@ afterAll(async () => {
 })
 
 /** The demo app on `config`, its log lines kept (pino's JSON, one per line). */
-async function app(config: UploadHandlerConfig): Promise<{ started: RunningApp; lines: Array<{ level: number; msg: string }> }> {
+async function app(
+  config: UploadHandlerConfig,
+): Promise<{ started: RunningApp; lines: Array<{ level: number; msg: string }> }> {
   const lines: Array<{ level: number; msg: string }> = []
   const stream = { write: (line: string) => void lines.push(JSON.parse(line)) }
   const started = await startApp({ port: 0, host: '127.0.0.1', config, logger: { level: 'warn', stream } })
@@ -71,7 +83,9 @@ describe('a configuration fault is final, and says the same whatever the file', 
 
     const errors = lines.filter((line) => line.level >= 50)
     expect(errors).toHaveLength(1)
-    expect(errors[0]!.msg).toMatch(/^updraft: storage at http:\/\/127\.0\.0\.1:\d+ refused the server's signature \(SignatureDoesNotMatch\): S3_UPLOAD_SECRET is not the secret of S3_UPLOAD_KEY/)
+    expect(errors[0]!.msg).toMatch(
+      /^updraft: storage at http:\/\/127\.0\.0\.1:\d+ refused the server's signature \(SignatureDoesNotMatch\): S3_UPLOAD_SECRET is not the secret of S3_UPLOAD_KEY/,
+    )
     expect(errors[0]!.msg).toContain('Run npx updraft-s3 doctor')
     expect(errors[0]!.msg).not.toContain('not-the-secret')
     expect(JSON.stringify(errors[0])).not.toContain('stack')
@@ -85,7 +99,9 @@ describe('a configuration fault is final, and says the same whatever the file', 
     const row = await settle(rowsOf(page, 'a.bin'))
     expect(row).toMatchObject({ status: 'error', state: 'refused' })
     expect(row.text).toContain(MISCONFIGURED)
-    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual([expect.stringContaining('check the spelling of S3_UPLOAD_BUCKET')])
+    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual([
+      expect.stringContaining('check the spelling of S3_UPLOAD_BUCKET'),
+    ])
     await page.close()
   })
 })
@@ -100,9 +116,15 @@ describe('what cannot change offers no Retry', () => {
     expect(row).toMatchObject({ status: 'error', state: 'refused' })
     expect(row.text).toContain('its first bytes do not match its declared type, application/pdf')
     expect(row.text).not.toMatch(/ a application/)
-    expect(await rowsOf(page, 'report.pdf').getByRole('button', { name: /^Retry/ }).count()).toBe(0)
+    expect(
+      await rowsOf(page, 'report.pdf')
+        .getByRole('button', { name: /^Retry/ })
+        .count(),
+    ).toBe(0)
     expect(lines.filter((line) => line.level === 40).map((line) => line.msg)).toContainEqual(
-      expect.stringMatching(/^updraft: \/complete refused the upload at next-s3-uploads\/.+\/report\.pdf \(422\) and deleted it: its first bytes do not match its declared type, application\/pdf$/),
+      expect.stringMatching(
+        /^updraft: \/complete refused the upload at next-s3-uploads\/.+\/report\.pdf \(422\) and deleted it: its first bytes do not match its declared type, application\/pdf$/,
+      ),
     )
     await page.close()
   })

@@ -10,10 +10,11 @@ import { join } from 'node:path'
 import { ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3'
 import type { Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
-import { EMBEDDED_TOKEN_REASON, startApp, type AppOptions, type RunningApp } from '../demo/app.ts'
+import { type AppOptions, EMBEDDED_TOKEN_REASON, type RunningApp, startApp } from '../demo/app.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
+import { readObject, type StoreAccess, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type RgwStore, storeConfig } from '../dev/stores.ts'
 import type { UploadHandlerConfig } from '../server/config.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { gradientPng } from './helpers/png.ts'
 import { formatBytes } from '../src/format.ts'
 import {
   filePayload,
@@ -23,14 +24,13 @@ import {
   percentOf,
   pickFiles,
   rowsOf,
+  type SettledRow,
   settle,
+  type TestFiles,
   testFiles,
   throttleUploads,
-  type SettledRow,
-  type TestFiles,
 } from './helpers/demo-page.ts'
-import { readObject, sdkClient, sha256, testBytes, type StoreAccess } from '../dev/s3-client.ts'
-import { type RgwStore, storeConfig } from '../dev/stores.ts'
+import { gradientPng } from './helpers/png.ts'
 
 let chromium: ChromiumSession
 let files: TestFiles
@@ -75,7 +75,9 @@ function embeddedStore(started: RunningApp): StoreAccess & { bucket: string; dir
 /** What s3rver keeps on disk besides its bucket settings: objects, their metadata, multipart parts. */
 async function storedFiles(started: RunningApp): Promise<string[]> {
   const entries = await readdir(embeddedStore(started).directory, { recursive: true, withFileTypes: true })
-  return entries.filter((entry) => entry.isFile() && !entry.name.endsWith('_S3rver_cors.xml')).map((entry) => entry.name)
+  return entries
+    .filter((entry) => entry.isFile() && !entry.name.endsWith('_S3rver_cors.xml'))
+    .map((entry) => entry.name)
 }
 
 const rgwConfig = (rgw: RgwStore): UploadHandlerConfig => storeConfig(rgw)
@@ -121,20 +123,23 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
     const colour = (selector: string) => page.locator(selector).evaluate((element) => getComputedStyle(element).color)
     expect(await colour('#mode-token-note')).toBe(await colour('#mode-presigned-note'))
     // The sidebar's "Accepts" line as laid out: no line holds only punctuation (it left a lone ")").
-    const accepts = await page.locator('.facts dd').last().evaluate((dd) => {
-      const lines = new Map<number, string>()
-      const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT)
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        for (let i = 0; i < node.textContent!.length; i++) {
-          const range = document.createRange()
-          range.setStart(node, i)
-          range.setEnd(node, i + 1)
-          const top = Math.round(range.getClientRects()[0]?.top ?? -1)
-          lines.set(top, (lines.get(top) ?? '') + node.textContent![i])
+    const accepts = await page
+      .locator('.facts dd')
+      .last()
+      .evaluate((dd) => {
+        const lines = new Map<number, string>()
+        const walker = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT)
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (let i = 0; i < node.textContent!.length; i++) {
+            const range = document.createRange()
+            range.setStart(node, i)
+            range.setEnd(node, i + 1)
+            const top = Math.round(range.getClientRects()[0]?.top ?? -1)
+            lines.set(top, (lines.get(top) ?? '') + node.textContent![i])
+          }
         }
-      }
-      return [...lines.values()].map((line) => line.trim()).filter(Boolean)
-    })
+        return [...lines.values()].map((line) => line.trim()).filter(Boolean)
+      })
     expect(accepts.join(' ')).toContain('UPDRAFT_ALLOWED_TYPES')
     expect(accepts.filter((line) => !/\w/.test(line))).toEqual([])
   })
@@ -145,7 +150,10 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
     const page = await newPage(started.url)
     // From disk: a 12 MiB buffer through the DevTools protocol holds the page's main thread ~11 s
     // here, near pickFiles' 30 s on a loaded machine.
-    const small = { path: await files.write('small note.txt', 200 * 1024 + 3, 41), buffer: testBytes(200 * 1024 + 3, 41) }
+    const small = {
+      path: await files.write('small note.txt', 200 * 1024 + 3, 41),
+      buffer: testBytes(200 * 1024 + 3, 41),
+    }
     const large = { path: await files.write('large.bin', 12 * MiB, 42), buffer: testBytes(12 * MiB, 42) }
 
     await pickFiles(page, [small.path, large.path])
@@ -165,7 +173,11 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
     const store = embeddedStore(started)
     const page = await newPage(started.url)
     const photo = { name: 'photo.png', mimeType: 'image/png', buffer: gradientPng(40, 30) }
-    const disguised = { name: 'disguised.png', mimeType: 'image/png', buffer: Buffer.from('<!doctype html><script>alert(document.cookie)</script>') }
+    const disguised = {
+      name: 'disguised.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from('<!doctype html><script>alert(document.cookie)</script>'),
+    }
 
     await pickFiles(page, [photo, disguised])
 
@@ -173,12 +185,18 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
     const good = await settle(rowsOf(page, 'photo.png'))
     const key = await expectStored(good, client, store.bucket, photo.buffer)
     // The hook's entry carries the server's answer (serverData); the demo page words it.
-    expect(good.text).toContain(`Server checked and recorded it as upload #1 (${formatBytes(photo.buffer.length)}, image/png)`)
-    expect([...started.completed.values()]).toEqual([{ id: 1, key, size: photo.buffer.length, contentType: 'image/png' }])
+    expect(good.text).toContain(
+      `Server checked and recorded it as upload #1 (${formatBytes(photo.buffer.length)}, image/png)`,
+    )
+    expect([...started.completed.values()]).toEqual([
+      { id: 1, key, size: photo.buffer.length, contentType: 'image/png' },
+    ])
 
     const bad = await settle(rowsOf(page, 'disguised.png'))
     expect(bad.status).toBe('error')
-    expect(bad.text).toContain('The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png')
+    expect(bad.text).toContain(
+      'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png',
+    )
     // Deleted from storage (s3rver's files on disk: the photo's only), never recorded.
     const names = await storedFiles(started)
     expect(names.some((name) => name.startsWith('photo.png'))).toBe(true)
@@ -239,7 +257,10 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
   it('cancelling a multipart upload mid-way is clean: "Cancelled", no 500, no part left on disk, one readable log line', async () => {
     const lines: string[] = []
     const errors: string[] = []
-    const started = await app(undefined, { log: (line) => lines.push(line), logger: { level: 'warn', stream: { write: (line: string) => errors.push(line) } } })
+    const started = await app(undefined, {
+      log: (line) => lines.push(line),
+      logger: { level: 'warn', stream: { write: (line: string) => errors.push(line) } },
+    })
     const page = await newPage(started.url)
     const aborts: number[] = []
     page.on('response', (response) => {
@@ -259,7 +280,9 @@ describe('demo page on the embedded s3rver (npm start with no settings)', () => 
     await expect.poll(() => aborts, { timeout: 10_000 }).toEqual([200])
     await expect.poll(() => storedFiles(started), { timeout: 10_000 }).toEqual([])
     expect(lines.filter((line) => line.startsWith('Aborted'))).toEqual([
-      expect.stringMatching(/^Aborted the multipart upload of next-s3-uploads\/[0-9a-f-]{36}\/big\.bin: removed \d+ parts? from the embedded store$/),
+      expect.stringMatching(
+        /^Aborted the multipart upload of next-s3-uploads\/[0-9a-f-]{36}\/big\.bin: removed \d+ parts? from the embedded store$/,
+      ),
     ])
     expect(errors).toEqual([])
   })

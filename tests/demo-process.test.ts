@@ -3,13 +3,13 @@
 // every process it started (issue 15: the server used to keep running, holding its ports).
 import { type ChildProcess, execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { type AddressInfo, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { readObject, sdkClient } from '../dev/s3-client.ts'
 import { uploadObject } from '../engine/index.ts'
 import { groupAlive, killGroup, spawnGroup } from './helpers/process-group.ts'
-import { readObject, sdkClient } from '../dev/s3-client.ts'
 
 const started: Array<{ child: ChildProcess; dataDir: string }> = []
 
@@ -26,7 +26,13 @@ const npmStart = (env: Record<string, string> = {}) => npmRun('start', env)
 /** `npm run <script>` as npmStart runs `npm start`. */
 async function npmRun(script: string, env: Record<string, string> = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'updraft-npm-start-'))
-  const run = spawnGroup('npm', ['run', script], { ...process.env, PORT: '0', UPDRAFT_S3_PORT: '0', UPDRAFT_DATA_DIR: dataDir, ...env })
+  const run = spawnGroup('npm', ['run', script], {
+    ...process.env,
+    PORT: '0',
+    UPDRAFT_S3_PORT: '0',
+    UPDRAFT_DATA_DIR: dataDir,
+    ...env,
+  })
   started.push({ child: run.child, dataDir })
   return run
 }
@@ -76,8 +82,13 @@ describe('npm start', () => {
     try {
       const run = await npmStart({ UPDRAFT_S3_PORT: String(port) })
       expect(await run.exited).toBe(1)
-      const lines = run.output().split('\n').filter((line) => line.startsWith('updraft:') || /^\s+at /.test(line) || line.includes('EADDRINUSE'))
-      expect(lines).toEqual([`updraft: could not start: port ${port} (the embedded store) is in use, perhaps by another npm start; set UPDRAFT_S3_PORT to another one`])
+      const lines = run
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('updraft:') || /^\s+at /.test(line) || line.includes('EADDRINUSE'))
+      expect(lines).toEqual([
+        `updraft: could not start: port ${port} (the embedded store) is in use, perhaps by another npm start; set UPDRAFT_S3_PORT to another one`,
+      ])
     } finally {
       holder.close()
     }
@@ -86,7 +97,9 @@ describe('npm start', () => {
   it('refuses a setting it cannot read, naming the variable, and exits 1', async () => {
     const run = await npmStart({ UPDRAFT_MAX_FILE_SIZE: 'lots' })
     expect(await run.exited).toBe(1)
-    expect(run.output()).toContain("updraft: could not start: UPDRAFT_MAX_FILE_SIZE must be a size such as 31457280, 30MiB or 500KB, got 'lots'")
+    expect(run.output()).toContain(
+      "updraft: could not start: UPDRAFT_MAX_FILE_SIZE must be a size such as 31457280, 30MiB or 500KB, got 'lots'",
+    )
   })
 })
 
@@ -98,21 +111,40 @@ describe('npm run store', () => {
     const line = /bash, zsh: +(export .*)$/m.exec(run.output())?.[1]
     expect(line, run.output()).toBeDefined()
     const printed = execFileSync('bash', ['-c', `${line}\nenv`], { encoding: 'utf8' })
-    const settings = Object.fromEntries([...printed.matchAll(/^(S3_UPLOAD_[A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name!, value!]))
+    const settings = Object.fromEntries(
+      [...printed.matchAll(/^(S3_UPLOAD_[A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name!, value!]),
+    )
     expect(Object.keys(settings).sort()).toEqual(
-      ['S3_UPLOAD_BUCKET', 'S3_UPLOAD_ENDPOINT', 'S3_UPLOAD_FORCE_PATH_STYLE', 'S3_UPLOAD_KEY', 'S3_UPLOAD_REGION', 'S3_UPLOAD_SECRET', 'S3_UPLOAD_TICKET_SECRET'].sort(),
+      [
+        'S3_UPLOAD_BUCKET',
+        'S3_UPLOAD_ENDPOINT',
+        'S3_UPLOAD_FORCE_PATH_STYLE',
+        'S3_UPLOAD_KEY',
+        'S3_UPLOAD_REGION',
+        'S3_UPLOAD_SECRET',
+        'S3_UPLOAD_TICKET_SECRET',
+      ].sort(),
     )
     // A generated secret, not a placeholder; the PowerShell line sets the same values.
     expect(settings.S3_UPLOAD_TICKET_SECRET).toMatch(/^[\w-]{43}$/)
     const powerShell = /PowerShell: +(.*)$/m.exec(run.output())?.[1]
-    expect(Object.fromEntries([...powerShell!.matchAll(/\$env:(S3_UPLOAD_[A-Z_]+)='([^']*)'/g)].map(([, name, value]) => [name!, value!]))).toEqual(settings)
+    expect(
+      Object.fromEntries(
+        [...powerShell!.matchAll(/\$env:(S3_UPLOAD_[A-Z_]+)='([^']*)'/g)].map(([, name, value]) => [name!, value!]),
+      ),
+    ).toEqual(settings)
     const store = {
       endpoint: settings.S3_UPLOAD_ENDPOINT!,
       region: settings.S3_UPLOAD_REGION!,
       credentials: { accessKeyId: settings.S3_UPLOAD_KEY!, secretAccessKey: settings.S3_UPLOAD_SECRET! },
     }
     const bytes = new TextEncoder().encode(`written through the printed settings ${crypto.randomUUID()}`)
-    await uploadObject(new Blob([bytes]), { ...store, bucket: settings.S3_UPLOAD_BUCKET!, key: 'store-check.txt', forcePathStyle: true })
+    await uploadObject(new Blob([bytes]), {
+      ...store,
+      bucket: settings.S3_UPLOAD_BUCKET!,
+      key: 'store-check.txt',
+      forcePathStyle: true,
+    })
     expect(await readObject(sdkClient(store), settings.S3_UPLOAD_BUCKET!, 'store-check.txt')).toEqual(bytes)
 
     process.kill(run.child.pid!, 'SIGTERM')

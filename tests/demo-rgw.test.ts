@@ -3,9 +3,9 @@
 import type { ChildProcess } from 'node:child_process'
 import { dirname } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { upload } from '../engine/index.ts'
 import { groupAlive, killGroup, spawnGroup } from './helpers/process-group.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 
 const started: ChildProcess[] = []
 
@@ -33,8 +33,15 @@ describe('npm run demo:rgw', () => {
 
     // One token upload as the page sends it: the upload API issues STS credentials, the engine signs with them.
     const bytes = testBytes(300_000, 71)
-    const result = await upload(new File([bytes], 'token.bin', { type: 'application/octet-stream' }), { api: `${url}/api/s3-upload`, strategy: 'token' })
-    const client = sdkClient({ endpoint: store, region: 'us-east-1', credentials: { accessKeyId: key!, secretAccessKey: secret! } })
+    const result = await upload(new File([bytes], 'token.bin', { type: 'application/octet-stream' }), {
+      api: `${url}/api/s3-upload`,
+      strategy: 'token',
+    })
+    const client = sdkClient({
+      endpoint: store,
+      region: 'us-east-1',
+      credentials: { accessKeyId: key!, secretAccessKey: secret! },
+    })
     try {
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     } finally {

@@ -8,11 +8,18 @@ import { readFile } from 'node:fs/promises'
 import type { S3Client } from '@aws-sdk/client-s3'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../demo/app.ts'
-import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type FileToPick, type TestPage } from '../dev/browsers.ts'
-import { filePayload, keyFromObjectUrl } from './helpers/demo-page.ts'
+import { type RunningApp, startApp } from '../demo/app.ts'
+import {
+  BROWSER_LABELS,
+  BROWSERS,
+  type BrowserSession,
+  type FileToPick,
+  launchBrowser,
+  type TestPage,
+} from '../dev/browsers.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
+import { filePayload, keyFromObjectUrl } from './helpers/demo-page.ts'
+import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 const AXE = new URL('../node_modules/axe-core/axe.min.js', import.meta.url)
 
@@ -25,7 +32,10 @@ beforeAll(async () => {
   const { endpoint, region, credentials } = app.embedded!
   client = sdkClient({ endpoint, region, credentials })
   hookSite = await startStaticServer({
-    '/': { type: 'text/html; charset=utf-8', body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>zone</title><link rel="icon" href="data:,"><main><h1>Upload</h1><div id="app"></div></main><script type="module" src="/zone.js"></script>' },
+    '/': {
+      type: 'text/html; charset=utf-8',
+      body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>zone</title><link rel="icon" href="data:,"><main><h1>Upload</h1><div id="app"></div></main><script type="module" src="/zone.js"></script>',
+    },
     '/zone.js': { type: 'text/javascript; charset=utf-8', body: await bundleHookPage() },
   })
 })
@@ -47,23 +57,37 @@ describe.each(BROWSERS)('in %s', (browser) => {
     const page = await session.newPage()
     await page.goto(app.url)
     // The page knows the server's capabilities once /info answered.
-    await page.waitForFunction(() => !!document.querySelector('.updraft-zone') && !document.body.innerText.includes('Asking the server…'))
+    await page.waitForFunction(
+      () => !!document.querySelector('.updraft-zone') && !document.body.innerText.includes('Asking the server…'),
+    )
     return page
   }
 
   /** Waits until every row settled, then reads each object back and compares it with what was given. */
   async function expectStored(page: TestPage, files: FileToPick[]) {
-    const rowsNow = () => page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')].map((row) => `${row.dataset.status}: ${row.innerText.replace(/\s+/g, ' ')}`))
-    await page.waitForFunction(
-      (count) => {
-        const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')]
-        return rows.length === count && rows.every((row) => ['done', 'error', 'aborted'].includes(row.dataset.status ?? ''))
-      },
-      files.length,
-      45_000,
-    ).catch(async (error: Error) => {
-      throw new Error(`${error.message}; rows: ${JSON.stringify(await rowsNow())}; errors: ${JSON.stringify(page.errors)}`)
-    })
+    const rowsNow = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')].map(
+          (row) => `${row.dataset.status}: ${row.innerText.replace(/\s+/g, ' ')}`,
+        ),
+      )
+    await page
+      .waitForFunction(
+        (count) => {
+          const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')]
+          return (
+            rows.length === count &&
+            rows.every((row) => ['done', 'error', 'aborted'].includes(row.dataset.status ?? ''))
+          )
+        },
+        files.length,
+        45_000,
+      )
+      .catch(async (error: Error) => {
+        throw new Error(
+          `${error.message}; rows: ${JSON.stringify(await rowsNow())}; errors: ${JSON.stringify(page.errors)}`,
+        )
+      })
     const rows = await page.evaluate(() =>
       [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')].map((row) => ({
         name: row.querySelector('.updraft-name')?.textContent ?? '',
@@ -71,7 +95,9 @@ describe.each(BROWSERS)('in %s', (browser) => {
         url: row.querySelector<HTMLAnchorElement>('a.updraft-link')?.href,
       })),
     )
-    expect(rows.map(({ name, status }) => [name, status]).sort()).toEqual(files.map(({ name }) => [name, 'done']).sort())
+    expect(rows.map(({ name, status }) => [name, status]).sort()).toEqual(
+      files.map(({ name }) => [name, 'done']).sort(),
+    )
     for (const file of files) {
       const { url } = rows.find((row) => row.name === file.name)!
       const stored = await readObject(client, app.embedded!.bucket, keyFromObjectUrl(url!, app.embedded!.bucket))
@@ -81,13 +107,20 @@ describe.each(BROWSERS)('in %s', (browser) => {
 
   it(`${BROWSER_LABELS[browser]}: a keyboard-only upload through the zone — Tab to "Choose files", Enter, pick two files; byte-exact, no console errors`, async () => {
     const page = await openDemo()
-    const files = [filePayload('notes.txt', 'text/plain', 70_000, 81), filePayload('movie.bin', 'application/octet-stream', 6 * 1024 * 1024 + 7, 82)]
+    const files = [
+      filePayload('notes.txt', 'text/plain', 70_000, 81),
+      filePayload('movie.bin', 'application/octet-stream', 6 * 1024 * 1024 + 7, 82),
+    ]
     // Tab from the top of the page until "Choose files" has focus, as a keyboard user would.
     for (let i = 0; i < 20; i++) {
       await page.press('Tab')
       if (await page.evaluate(() => document.activeElement?.textContent?.trim() === 'Choose files')) break
     }
-    expect(await page.evaluate(() => document.activeElement?.closest('.updraft-zone') !== null && document.activeElement?.textContent?.trim())).toBe('Choose files')
+    expect(
+      await page.evaluate(
+        () => document.activeElement?.closest('.updraft-zone') !== null && document.activeElement?.textContent?.trim(),
+      ),
+    ).toBe('Choose files')
     await page.pickWithDialog(() => page.press('Enter'), files)
     await expectStored(page, files)
     expect(page.errors).toEqual([])
@@ -102,7 +135,8 @@ describe.each(BROWSERS)('in %s', (browser) => {
       async ({ dropped, pasted }) => {
         const transfer = (files: Array<{ name: string; mimeType: string; bytes: number[] }>) => {
           const data = new DataTransfer()
-          for (const file of files) data.items.add(new File([new Uint8Array(file.bytes)], file.name, { type: file.mimeType }))
+          for (const file of files)
+            data.items.add(new File([new Uint8Array(file.bytes)], file.name, { type: file.mimeType }))
           return data
         }
         const zone = document.querySelector<HTMLElement>('.updraft-zone')!
@@ -137,7 +171,10 @@ describe.each(BROWSERS)('in %s', (browser) => {
         return seen
       },
       // Plain objects only: Firefox's BiDi serialises no Buffer.
-      { dropped: { name: dropped.name, mimeType: dropped.mimeType, bytes: [...dropped.buffer] }, pasted: { name: pasted.name, mimeType: pasted.mimeType, bytes: [...pasted.buffer] } },
+      {
+        dropped: { name: dropped.name, mimeType: dropped.mimeType, bytes: [...dropped.buffer] },
+        pasted: { name: pasted.name, mimeType: pasted.mimeType, bytes: [...pasted.buffer] },
+      },
     )
     // Firefox: a script-made paste carries no files, so the paste is driven in Chromium only (a real
     // paste reaches the same handler: the unit tests and Chromium cover it).
@@ -153,7 +190,13 @@ describe.each(BROWSERS)('in %s', (browser) => {
   // folder entries. What can be checked here is that Firefox gets a folder picker.
   it(`${BROWSER_LABELS[browser]}: "Choose folder" opens the browser's file dialog from a folder input (webkitdirectory, which this browser implements)`, async () => {
     const page = await openDemo()
-    expect(await page.evaluate(() => [...document.querySelectorAll<HTMLInputElement>('.updraft-zone input[type=file]')].map((input) => input.webkitdirectory))).toEqual([false, true])
+    expect(
+      await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLInputElement>('.updraft-zone input[type=file]')].map(
+          (input) => input.webkitdirectory,
+        ),
+      ),
+    ).toEqual([false, true])
     await page.dismissDialog(() => page.click('.updraft-folder'))
     expect(await page.evaluate(() => document.querySelectorAll('[data-testid=upload-row]').length)).toBe(0)
     expect(page.errors).toEqual([])
@@ -174,20 +217,27 @@ describe.each(BROWSERS)('in %s', (browser) => {
     const page = await session.newPage()
     await page.goto(`${hookSite.origin}/`)
     await page.waitForFunction(() => !!document.querySelector('[data-testid=zone]'))
-    expect(await page.evaluate(() => {
-      const zone = document.querySelector<HTMLElement>('[data-testid=zone]')!
-      return { role: zone.getAttribute('role'), tabIndex: zone.tabIndex }
-    })).toEqual({ role: 'button', tabIndex: 0 })
+    expect(
+      await page.evaluate(() => {
+        const zone = document.querySelector<HTMLElement>('[data-testid=zone]')!
+        return { role: zone.getAttribute('role'), tabIndex: zone.tabIndex }
+      }),
+    ).toEqual({ role: 'button', tabIndex: 0 })
     await page.press('Tab')
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('zone')
     const picked = [filePayload('space.txt', 'text/plain', 321, 86)]
     await page.pickWithDialog(() => page.press('Space'), picked)
     await page.waitForFunction(() => (window as unknown as { delivered: string[] }).delivered.length === 1)
     // After the dialog, focus is back on the zone in both browsers: Enter opens it again.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName)).toBe('zone')
+    expect(
+      await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName),
+    ).toBe('zone')
     await page.pickWithDialog(() => page.press('Enter'), [filePayload('enter.txt', 'text/plain', 123, 87)])
     await page.waitForFunction(() => (window as unknown as { delivered: string[] }).delivered.length === 2)
-    expect(await page.evaluate(() => (window as unknown as { delivered: string[] }).delivered)).toEqual(['space.txt 321', 'enter.txt 123'])
+    expect(await page.evaluate(() => (window as unknown as { delivered: string[] }).delivered)).toEqual([
+      'space.txt 321',
+      'enter.txt 123',
+    ])
     expect(await axeViolations(page)).toEqual([])
     expect(page.errors).toEqual([])
     await page.close()
@@ -199,7 +249,11 @@ async function axeViolations(page: TestPage): Promise<Array<{ id: string; nodes:
   const source = await readFile(AXE, 'utf8')
   return page.evaluate(async (source) => {
     if (!('axe' in window)) new Function(source)()
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } }).axe
+    const axe = (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> }
+      }
+    ).axe
     const { violations } = await axe.run()
     return violations.map(({ id, nodes }) => ({ id, nodes: nodes.map((node) => node.target.join(' ')) }))
   }, source)

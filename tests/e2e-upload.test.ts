@@ -2,22 +2,36 @@
 // s3rver and Ceph RGW. Every upload is read back with the AWS SDK and compared by sha256.
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
-import { ApiError, fetchTransport, upload, type Transport, type UploadOptions, type UploadResult } from '../engine/index.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import {
+  ApiError,
+  fetchTransport,
+  type Transport,
+  type UploadOptions,
+  type UploadResult,
+  upload,
+} from '../engine/index.ts'
 import type { PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
 const { stores, uploadApiFor, s3rver } = uploadApiFixture()
 
-const assumeRole = (): UploadHandlerConfig => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+const assumeRole = (): UploadHandlerConfig => ({
+  sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint },
+})
 
-const fileOf = (bytes: Uint8Array<ArrayBuffer>, name: string, type = 'application/octet-stream') => new File([bytes], name, { type })
+const fileOf = (bytes: Uint8Array<ArrayBuffer>, name: string, type = 'application/octet-stream') =>
+  new File([bytes], name, { type })
 
 /** Uploads, then reads the object back: bytes equal, and progress ended exactly at the size. */
-async function uploadAndReadBack(client: S3Client, bytes: Uint8Array<ArrayBuffer>, options: UploadOptions): Promise<UploadResult> {
+async function uploadAndReadBack(
+  client: S3Client,
+  bytes: Uint8Array<ArrayBuffer>,
+  options: UploadOptions,
+): Promise<UploadResult> {
   const progress: Array<{ loaded: number; total: number }> = []
   const result = await upload(fileOf(bytes, 'data.bin'), { ...options, onProgress: (p) => void progress.push(p) })
   expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
@@ -29,14 +43,20 @@ describe.each(Object.entries(stores))('presigned upload() to %s through the HTTP
   it('single PUT (200 kB): the upload request, the PUT, /complete; bytes exact', async () => {
     const { api, calls, client } = await uploadApiFor(store())
     const result = await uploadAndReadBack(client, testBytes(200_000, 31), { api, strategy: 'presigned' })
-    expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
+    expect(calls.map((call) => [call.route, call.status])).toEqual([
+      ['', 200],
+      ['/complete', 200],
+    ])
     expect(result).toMatchObject({ bucket: store().bucket, key: (calls[0]!.reply as { key: string }).key })
   })
 
   it('multipart (12 MiB → 3 parts of 5 MiB): PUTs with the URLs that came in the reply, /complete, bytes exact', async () => {
     const { api, calls, client } = await uploadApiFor(store())
     const result = await uploadAndReadBack(client, testBytes(12 * MiB, 32), { api, strategy: 'presigned' })
-    expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
+    expect(calls.map((call) => [call.route, call.status])).toEqual([
+      ['', 200],
+      ['/complete', 200],
+    ])
     expect(calls[0]!.reply).toMatchObject({ partSize: 5 * MiB, partCount: 3 })
     expect(result.key).toBe((calls[0]!.reply as PresignedMultipartReply).key)
   })
@@ -66,8 +86,18 @@ describe('upload API refusals reach the caller as ApiError, message as the serve
   const limits: UploadHandlerConfig = { allowedTypes: ['image/*'], maxFileSize: 1000 }
 
   it.each([
-    ['415 for a type not allowed', fileOf(testBytes(10), 'notes.txt', 'text/plain'), 415, "The type 'text/plain' is not accepted here: allowedTypes is image/*"],
-    ['413 for a file over maxFileSize', fileOf(testBytes(2000), 'big.png', 'image/png'), 413, '2 KiB is over the 1000 B limit (filesize 2000, maxFileSize 1000 bytes)'],
+    [
+      '415 for a type not allowed',
+      fileOf(testBytes(10), 'notes.txt', 'text/plain'),
+      415,
+      "The type 'text/plain' is not accepted here: allowedTypes is image/*",
+    ],
+    [
+      '413 for a file over maxFileSize',
+      fileOf(testBytes(2000), 'big.png', 'image/png'),
+      413,
+      '2 KiB is over the 1000 B limit (filesize 2000, maxFileSize 1000 bytes)',
+    ],
   ])('%s', async (_title, file, status, message) => {
     const { api, calls } = await uploadApiFor(s3rver(), limits)
     for (const strategy of ['presigned', 'token'] as const) {
@@ -108,7 +138,10 @@ describe('abort midway on RGW leaves no multipart upload behind', () => {
   it('presigned: the engine calls /abort, storage lists nothing, no object exists', async () => {
     const { api, calls, client } = await uploadApiFor(rgw)
     await abortAfterFirstPart({ api, strategy: 'presigned' })
-    expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/abort', 200]])
+    expect(calls.map((call) => [call.route, call.status])).toEqual([
+      ['', 200],
+      ['/abort', 200],
+    ])
     const started = calls[0]!.reply as PresignedMultipartReply
     expect(calls[1]!.body).toEqual({ ticket: started.ticket })
     expect(await uploadsLeft(client, started.key)).toEqual([])

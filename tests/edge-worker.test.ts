@@ -5,11 +5,11 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { storeEnv, type TestStore } from '../dev/stores.ts'
 import { upload } from '../engine/index.ts'
 import type { PresignedPutReply, TokenReply } from '../protocol/wire.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { storeEnv, type TestStore } from '../dev/stores.ts'
 import { bundleForWorker } from './helpers/worker-bundle.ts'
 
 const MiB = 1024 * 1024
@@ -54,7 +54,8 @@ async function startWorker(store: TestStore, extra: Record<string, string> = {})
   return { api: new URL('/api/s3-upload', await worker.ready).href, client }
 }
 
-const post = (url: string, body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+const post = (url: string, body: string) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
 
 describe('the handler in workerd, against s3rver', () => {
   let api: string
@@ -65,10 +66,17 @@ describe('the handler in workerd, against s3rver', () => {
 
   it('signs a single presigned PUT that storage accepts; bytes exact', async () => {
     const bytes = testBytes(64_000, 61)
-    const response = await post(api, JSON.stringify({ filename: 'edge.txt', filetype: 'text/plain', filesize: bytes.length, strategy: 'presigned' }))
+    const response = await post(
+      api,
+      JSON.stringify({ filename: 'edge.txt', filetype: 'text/plain', filesize: bytes.length, strategy: 'presigned' }),
+    )
     expect(response.status).toBe(200)
     const reply = (await response.json()) as PresignedPutReply
-    expect(reply).toMatchObject({ bucket: s3rver.bucket, endpoint: s3rver.endpoint, headers: { 'Content-Type': 'text/plain' } })
+    expect(reply).toMatchObject({
+      bucket: s3rver.bucket,
+      endpoint: s3rver.endpoint,
+      headers: { 'Content-Type': 'text/plain' },
+    })
     const put = await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: bytes })
     expect(put.status).toBe(200)
     expect(sha256(await readObject(client, reply.bucket, reply.key))).toBe(sha256(bytes))
@@ -103,7 +111,10 @@ describe('the handler in workerd, against s3rver', () => {
 
 describe('the handler in workerd, against RGW', () => {
   it('issues assume-role credentials (STS called from the worker) that upload() signs with; bytes exact', async () => {
-    const { api, client } = await startWorker(rgw, { S3_UPLOAD_STS_MODE: 'assume-role', S3_UPLOAD_ROLE_ARN: rgw.roleArn })
+    const { api, client } = await startWorker(rgw, {
+      S3_UPLOAD_STS_MODE: 'assume-role',
+      S3_UPLOAD_ROLE_ARN: rgw.roleArn,
+    })
     const response = await post(api, JSON.stringify({ filename: 'probe.bin', filetype: '', strategy: 'token' }))
     expect(response.status).toBe(200)
     const reply = (await response.json()) as TokenReply

@@ -1,8 +1,14 @@
 // Issue 13: the `npm start` app's embedded s3rver answers ListParts (s3rver 4.x has none), so the
 // demo page can resume after a reload; only for the upload's own key, and a gone upload is
 // NoSuchUpload, as S3 says.
-import { AbortMultipartUploadCommand, CreateMultipartUploadCommand, ListPartsCommand, UploadPartCommand } from '@aws-sdk/client-s3'
+
 import { createHash } from 'node:crypto'
+import {
+  AbortMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  ListPartsCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type EmbeddedS3, startEmbeddedS3 } from '../cli/embedded-s3.ts'
 import { sdkClient } from '../dev/s3-client.ts'
@@ -30,10 +36,18 @@ describe('ListParts on the embedded store', () => {
     }
     const listed = await client.send(new ListPartsCommand({ Bucket, Key, UploadId, MaxParts: 1000 }))
     expect(listed.Parts?.map(({ PartNumber, ETag, Size }) => ({ PartNumber, ETag, Size }))).toEqual(
-      bodies.map((body, i) => ({ PartNumber: i + 1, ETag: `"${createHash('md5').update(body).digest('hex')}"`, Size: body.length })),
+      bodies.map((body, i) => ({
+        PartNumber: i + 1,
+        ETag: `"${createHash('md5').update(body).digest('hex')}"`,
+        Size: body.length,
+      })),
     )
-    await expect(client.send(new ListPartsCommand({ Bucket, Key: `${Key}.other`, UploadId }))).rejects.toMatchObject({ name: 'NoSuchUpload' })
+    await expect(client.send(new ListPartsCommand({ Bucket, Key: `${Key}.other`, UploadId }))).rejects.toMatchObject({
+      name: 'NoSuchUpload',
+    })
     await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))
-    await expect(client.send(new ListPartsCommand({ Bucket, Key, UploadId }))).rejects.toMatchObject({ name: 'NoSuchUpload' })
+    await expect(client.send(new ListPartsCommand({ Bucket, Key, UploadId }))).rejects.toMatchObject({
+      name: 'NoSuchUpload',
+    })
   })
 })

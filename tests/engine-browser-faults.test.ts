@@ -5,9 +5,9 @@
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { BROWSERS, type TestPage } from '../dev/browsers.ts'
-import { useEnginePageIn } from './helpers/engine-page.ts'
 import { type Fault, type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { useEnginePageIn } from './helpers/engine-page.ts'
 
 const MiB = 1024 * 1024
 const SIZE = 12 * MiB
@@ -41,7 +41,14 @@ interface PageOutcome {
 }
 
 function uploadInPage(page: TestPage, key: string, abortAfterBytes?: number): Promise<PageOutcome> {
-  const target = { endpoint: proxy.url, region: rgw.region, bucket: rgw.bucket, key, forcePathStyle: true, credentials: rgw.credentials }
+  const target = {
+    endpoint: proxy.url,
+    region: rgw.region,
+    bucket: rgw.bucket,
+    key,
+    forcePathStyle: true,
+    credentials: rgw.credentials,
+  }
   return page.evaluate(
     async ({ target, size, abortAfterBytes }) => {
       const { uploadObject } = (window as unknown as { updraft: typeof import('../engine/index.ts') }).updraft
@@ -113,4 +120,3 @@ describe.each(BROWSERS)('in %s, XHR through a faulty network to RGW', (browser) 
     expect(listed.Uploads ?? []).toEqual([])
   })
 })
-

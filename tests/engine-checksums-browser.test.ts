@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import type * as Engine from '../engine/index.ts'
 import type * as Checksums from '../engine/opt-ins/checksums/index.ts'
 import { IDLE_MS } from '../engine/opt-ins/checksums/off-thread.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
-import { openEnginePage, openEnginePageIn, type EnginePage, type EnginePageIn } from './helpers/engine-page.ts'
-import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
-import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
+import { type EnginePage, type EnginePageIn, openEnginePage, openEnginePageIn } from './helpers/engine-page.ts'
+import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 const rgw = inject('rgw')
 const admin = sdkClient(rgw)
@@ -37,7 +37,14 @@ interface Hashing {
 /** Wraps the page's Worker and crypto.subtle.digest before any upload: the engine is not changed to be observed. */
 const observeHashing = (page: Page) =>
   page.evaluate(() => {
-    const hashing: Hashing = { created: 0, mostAlive: 0, answered: 0, terminated: 0, mainThreadBodyDigests: 0, violations: [] }
+    const hashing: Hashing = {
+      created: 0,
+      mostAlive: 0,
+      answered: 0,
+      terminated: 0,
+      mainThreadBodyDigests: 0,
+      violations: [],
+    }
     Object.assign(window, { hashing })
     const NativeWorker = Worker
     window.Worker = class extends NativeWorker {
@@ -67,14 +74,17 @@ beforeAll(async () => {
     target: rgw.endpoint,
     kind: 'storage',
     decide: ({ step, url }) => {
-      if (step !== 'PUT ?partNumber' || damagePart === undefined || !url.includes(`partNumber=${damagePart}&`)) return undefined
+      if (step !== 'PUT ?partNumber' || damagePart === undefined || !url.includes(`partNumber=${damagePart}&`))
+        return undefined
       damagePart = undefined
       return 'flip-byte'
     },
   })
   // The engine with the checksum opt-in's own entry, as a page that imports both ships them.
   engine = await openEnginePage(
-    bundleForBrowser({ contents: `export * from './engine/index.ts'; export { checksum } from './engine/opt-ins/checksums/index.ts'` }),
+    bundleForBrowser({
+      contents: `export * from './engine/index.ts'; export { checksum } from './engine/opt-ins/checksums/index.ts'`,
+    }),
   )
   await observeHashing(engine.page)
 })
@@ -90,7 +100,13 @@ interface Job {
   algorithm: Checksums.ChecksumAlgorithm
 }
 
-const targetFor = (key: string, endpoint = rgw.endpoint) => ({ endpoint, region: rgw.region, bucket: rgw.bucket, key, credentials: rgw.credentials })
+const targetFor = (key: string, endpoint = rgw.endpoint) => ({
+  endpoint,
+  region: rgw.region,
+  bucket: rgw.bucket,
+  key,
+  credentials: rgw.credentials,
+})
 
 const uploadInPage = (page: Page, job: Job) =>
   page.evaluate(async ({ target, size, algorithm }: Job) => {
@@ -98,7 +114,9 @@ const uploadInPage = (page: Page, job: Job) =>
     const bytes = new Uint8Array(size)
     for (let i = 0; i < size; i += 65536) crypto.getRandomValues(bytes.subarray(i, i + 65536))
     // The test's own digest of the whole body, before the counting starts.
-    const sha256 = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) => b.toString(16).padStart(2, '0')).join('')
+    const sha256 = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (b) =>
+      b.toString(16).padStart(2, '0'),
+    ).join('')
     const headers: string[] = []
     const retried: string[] = []
     const { setRequestHeader } = XMLHttpRequest.prototype
@@ -116,7 +134,13 @@ const uploadInPage = (page: Page, job: Job) =>
         onRetry: ({ error }) => void retried.push((error as { code?: string }).code ?? (error as Error).name),
         ...updraft.checksum(algorithm),
       })
-      return { sha256, headers, retried, answered: hashing.answered - before.answered, mainThreadBodyDigests: hashing.mainThreadBodyDigests - before.mainThreadBodyDigests }
+      return {
+        sha256,
+        headers,
+        retried,
+        answered: hashing.answered - before.answered,
+        mainThreadBodyDigests: hashing.mainThreadBodyDigests - before.mainThreadBodyDigests,
+      }
     } catch (error) {
       return { error: `${(error as Error).name}: ${(error as Error).message}`, headers, retried }
     } finally {
@@ -127,7 +151,10 @@ const uploadInPage = (page: Page, job: Job) =>
 describe('checksums in Chromium, cross-origin to Ceph RGW, hashed in a worker', () => {
   for (const algorithm of ['md5', 'crc32c', 'sha256'] as const) {
     it(`${algorithm}: single PUT and multipart (11 MiB, 5 MiB parts), every body hashed by the worker, read back byte-exact`, async () => {
-      for (const [size, bodies] of [[70_001, 1], [11 * MiB, 3]] as const) {
+      for (const [size, bodies] of [
+        [70_001, 1],
+        [11 * MiB, 3],
+      ] as const) {
         const key = `browser-checksums/${algorithm}-${size}-${randomUUID()}.bin`
         const outcome = await uploadInPage(engine.page, { target: targetFor(key), size, algorithm })
         expect(outcome.error).toBeUndefined()
@@ -148,7 +175,9 @@ describe('checksums in Chromium, cross-origin to Ceph RGW, hashed in a worker', 
     // between uploads on a slow machine.
     expect(seen.mostAlive).toBeGreaterThanOrEqual(1)
     expect(seen.mostAlive).toBeLessThanOrEqual(2)
-    await expect.poll(async () => (await hashingOf(engine.page)).terminated, { timeout: IDLE_MS + 5000, interval: 250 }).toBe(seen.created)
+    await expect
+      .poll(async () => (await hashingOf(engine.page)).terminated, { timeout: IDLE_MS + 5000, interval: 250 })
+      .toBe(seen.created)
     // The next upload starts a worker again.
     const key = `browser-checksums/after-idle-${randomUUID()}.bin`
     const outcome = await uploadInPage(engine.page, { target: targetFor(key), size: 6 * MiB, algorithm: 'md5' })
@@ -160,7 +189,11 @@ describe('checksums in Chromium, cross-origin to Ceph RGW, hashed in a worker', 
   it('md5: a part damaged on the way is refused (BadDigest) and sent again with the same digest, read back byte-exact', async () => {
     const key = `browser-checksums/flipped-${randomUUID()}.bin`
     damagePart = 2
-    const outcome = await uploadInPage(engine.page, { target: targetFor(key, proxy.url), size: 11 * MiB, algorithm: 'md5' })
+    const outcome = await uploadInPage(engine.page, {
+      target: targetFor(key, proxy.url),
+      size: 11 * MiB,
+      algorithm: 'md5',
+    })
     expect(damagePart).toBeUndefined()
     expect(outcome.error).toBeUndefined()
     expect(outcome.retried).toEqual(['BadDigest'])
@@ -180,7 +213,9 @@ describe('checksums in Firefox ESR, cross-origin to Ceph RGW, hashed in a worker
   beforeAll(async () => {
     firefox = await openEnginePageIn(
       'firefox',
-      bundleForBrowser({ contents: `export * from './engine/index.ts'; export { checksum } from './engine/opt-ins/checksums/index.ts'` }),
+      bundleForBrowser({
+        contents: `export * from './engine/index.ts'; export { checksum } from './engine/opt-ins/checksums/index.ts'`,
+      }),
     )
     await observeHashing(page())
   })

@@ -4,12 +4,12 @@
 // (tests/helpers/s3express-server.ts); the object reads back byte-exact.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import type * as Engine from '../engine/index.ts'
 import type * as AwsEndpoints from '../engine/opt-ins/aws-endpoints.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
-import { openEnginePage, type EnginePage } from './helpers/engine-page.ts'
-import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
-import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
+import { type EnginePage, openEnginePage } from './helpers/engine-page.ts'
+import { type S3ExpressStandIn, startS3ExpressStandIn } from './helpers/s3express-server.ts'
 
 const rgw = inject('rgw')
 const BUCKET = 'browser--test1-az1--x-s3'
@@ -19,7 +19,9 @@ let express: S3ExpressStandIn
 
 beforeAll(async () => {
   engine = await openEnginePage(
-    bundleForBrowser({ contents: `export * from './engine/index.ts'; export { awsEndpoints } from './engine/opt-ins/aws-endpoints.ts'` }),
+    bundleForBrowser({
+      contents: `export * from './engine/index.ts'; export { awsEndpoints } from './engine/opt-ins/aws-endpoints.ts'`,
+    }),
   )
   express = await startS3ExpressStandIn({ store: rgw, buckets: { [BUCKET]: rgw.bucket }, callers: [BASE] })
 })
@@ -58,7 +60,10 @@ const uploadInPage = (job: Job) =>
 describe('a directory bucket in Chromium, cross-origin, in front of Ceph RGW', () => {
   it('multipart (11 MiB, 5 MiB parts) over XHR with one session, read back byte-exact', async () => {
     const key = `browser-express/${randomUUID()}.bin`
-    const outcome = await uploadInPage({ target: { endpoint: express.endpoint, region: 'us-east-1', bucket: BUCKET, key, credentials: BASE }, size: 11 * 1024 * 1024 })
+    const outcome = await uploadInPage({
+      target: { endpoint: express.endpoint, region: 'us-east-1', bucket: BUCKET, key, credentials: BASE },
+      size: 11 * 1024 * 1024,
+    })
     expect(outcome.error).toBeUndefined()
     // Create, three parts, Complete, and the HEAD that asks for the ETag RGW's Complete reply
     // leaves out: each carried the one session's token.

@@ -7,14 +7,14 @@ import {
   ListMultipartUploadsCommand,
 } from '@aws-sdk/client-s3'
 import { afterAll, describe, expect, inject, it } from 'vitest'
+import { sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { directTarget, storeConfig } from '../dev/stores.ts'
 import { type ObjectTarget, S3Error, uploadObject } from '../engine/index.ts'
-import { putObjectTagging, taggingHeaders } from '../engine/opt-ins/tags.ts'
 import { sseCustomerKey } from '../engine/opt-ins/sse-c.ts'
+import { putObjectTagging, taggingHeaders } from '../engine/opt-ins/tags.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { directTarget, storeConfig } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const admin = sdkClient(rgw)
@@ -32,7 +32,12 @@ const newKey = (name: string) => `opt-ins/${crypto.randomUUID()}/${name}`
 async function readEncrypted(key: string, sseKey: string | Uint8Array) {
   // The SDK's type says string, but its SSE-C middleware takes bytes too.
   const reply = await admin.send(
-    new GetObjectCommand({ Bucket: rgw.bucket, Key: key, SSECustomerAlgorithm: 'AES256', SSECustomerKey: sseKey as string }),
+    new GetObjectCommand({
+      Bucket: rgw.bucket,
+      Key: key,
+      SSECustomerAlgorithm: 'AES256',
+      SSECustomerKey: sseKey as string,
+    }),
   )
   expect(reply.SSECustomerAlgorithm).toBe('AES256')
   return reply.Body!.transformToByteArray()
@@ -67,7 +72,12 @@ describe('SSE-C on Ceph RGW', () => {
     )
     expect(progress.at(-1)).toBe(bytes.length)
     const head = await admin.send(
-      new HeadObjectCommand({ Bucket: rgw.bucket, Key: key, SSECustomerAlgorithm: 'AES256', SSECustomerKey: BASE64_KEY }),
+      new HeadObjectCommand({
+        Bucket: rgw.bucket,
+        Key: key,
+        SSECustomerAlgorithm: 'AES256',
+        SSECustomerKey: BASE64_KEY,
+      }),
     )
     expect(head).toMatchObject({ ContentLength: bytes.length, SSECustomerAlgorithm: 'AES256' })
     expect(head.ETag).toMatch(/-3"$/)
@@ -143,7 +153,10 @@ describe('tags on Ceph RGW', () => {
   })
 
   it('with SSE-C beside them, single and multipart: both apply', async () => {
-    for (const [size, seed] of [[5000, 44], [MIN_PART_SIZE * 2 + 5, 45]] as const) {
+    for (const [size, seed] of [
+      [5000, 44],
+      [MIN_PART_SIZE * 2 + 5, 45],
+    ] as const) {
       const key = newKey(`both-${size}.bin`)
       const bytes = testBytes(size, seed)
       const encryptedAndTagged = target(key, { ...taggingHeaders(TAGS), ...sseCustomerKey(RAW_KEY) })
@@ -163,7 +176,12 @@ describe('with token-mode credentials (the upload API on RGW, assume-role: PutOb
       new Request('http://app.test/api/s3-upload', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ filename: 'secret.bin', filetype: 'application/octet-stream', filesize, strategy: 'token' }),
+        body: JSON.stringify({
+          filename: 'secret.bin',
+          filetype: 'application/octet-stream',
+          filesize,
+          strategy: 'token',
+        }),
       }),
     )
     expect(response.status).toBe(200)
@@ -176,7 +194,10 @@ describe('with token-mode credentials (the upload API on RGW, assume-role: PutOb
   }
 
   it('SSE-C needs no more than the token policy: single and multipart read back byte-exact', async () => {
-    for (const [size, seed] of [[4321, 51], [11 * MiB, 52]] as const) {
+    for (const [size, seed] of [
+      [4321, 51],
+      [11 * MiB, 52],
+    ] as const) {
       const issued = await issue(size)
       const bytes = testBytes(size, seed)
       await uploadObject(new Blob([bytes]), { ...issued, ...sseCustomerKey(RAW_KEY) })

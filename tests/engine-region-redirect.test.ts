@@ -7,10 +7,10 @@
 import { createServer, request as forward } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { awsEndpoints, EndpointRuleError } from '../engine/opt-ins/aws-endpoints.ts'
-import { S3Error, uploadObject } from '../engine/index.ts'
-import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { S3Error, uploadObject } from '../engine/index.ts'
+import { awsEndpoints, EndpointRuleError } from '../engine/opt-ins/aws-endpoints.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
 
 const BUCKET_REGION = 'eu-central-1'
 const rgw = inject('rgw')
@@ -35,17 +35,30 @@ beforeAll(async () => {
       // What AWS sends: the 301 names the region in a header, the 400 in its body only.
       if (refusal === '301') {
         outgoing.writeHead(301, { 'content-type': 'application/xml', 'x-amz-bucket-region': BUCKET_REGION })
-        outgoing.end('<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint.</Message></Error>')
+        outgoing.end(
+          '<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint.</Message></Error>',
+        )
       } else {
         outgoing.writeHead(400, { 'content-type': 'application/xml' })
-        outgoing.end(`<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region '${region}' is wrong; expecting '${BUCKET_REGION}'</Message><Region>${BUCKET_REGION}</Region></Error>`)
+        outgoing.end(
+          `<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region '${region}' is wrong; expecting '${BUCKET_REGION}'</Message><Region>${BUCKET_REGION}</Region></Error>`,
+        )
       }
       return
     }
-    const onward = forward({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (reply) => {
-      outgoing.writeHead(reply.statusCode ?? 502, reply.headers)
-      reply.pipe(outgoing)
-    })
+    const onward = forward(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (reply) => {
+        outgoing.writeHead(reply.statusCode ?? 502, reply.headers)
+        reply.pipe(outgoing)
+      },
+    )
     onward.on('error', () => outgoing.destroy())
     incoming.pipe(onward)
   })
@@ -82,38 +95,49 @@ describe('with awsEndpoints(): a bucket followed to its region (redirecting fron
     ['301', 1024],
     ['400', bytes.length],
     ['400', 1024],
-  ])('a %s naming the region: signed again there, every later request too; %i B read back byte-exact', async (kind, size) => {
-    refusal = kind
-    seen = []
-    const where = target(`${kind}-${size}`)
-    const result = await uploadObject(new Blob([bytes.subarray(0, size)]), { ...where, ...awsEndpoints() })
+  ])(
+    'a %s naming the region: signed again there, every later request too; %i B read back byte-exact',
+    async (kind, size) => {
+      refusal = kind
+      seen = []
+      const where = target(`${kind}-${size}`)
+      const result = await uploadObject(new Blob([bytes.subarray(0, size)]), { ...where, ...awsEndpoints() })
 
-    await expectStored(where.key, size)
-    expect(result.key).toBe(where.key)
-    // One refusal, of the first request: the region it names sticks for the rest of the upload.
-    expect(seen.filter((request) => request.redirected)).toEqual([{ step: seen[0]!.step, region: 'us-east-1', redirected: true }])
-    expect(seen.slice(1).every((request) => request.region === BUCKET_REGION)).toBe(true)
-    // Create, the refused one again, 4 parts, Complete, and a HEAD for the ETag RGW's Complete reply leaves out.
-    expect(seen.length).toBe(size > MIN_PART_SIZE ? 1 + 1 + 4 + 1 + 1 : 2)
-    expect(result.etag).not.toBe('')
-  })
+      await expectStored(where.key, size)
+      expect(result.key).toBe(where.key)
+      // One refusal, of the first request: the region it names sticks for the rest of the upload.
+      expect(seen.filter((request) => request.redirected)).toEqual([
+        { step: seen[0]!.step, region: 'us-east-1', redirected: true },
+      ])
+      expect(seen.slice(1).every((request) => request.region === BUCKET_REGION)).toBe(true)
+      // Create, the refused one again, 4 parts, Complete, and a HEAD for the ETag RGW's Complete reply leaves out.
+      expect(seen.length).toBe(size > MIN_PART_SIZE ? 1 + 1 + 4 + 1 + 1 : 2)
+      expect(result.etag).not.toBe('')
+    },
+  )
 
   it('refuses, before any request, a combination S3 refuses', async () => {
     seen = []
-    const failure = uploadObject(new Blob([bytes.subarray(0, 10)]), { ...target('fips'), ...awsEndpoints({ useFipsEndpoint: true }) })
+    const failure = uploadObject(new Blob([bytes.subarray(0, 10)]), {
+      ...target('fips'),
+      ...awsEndpoints({ useFipsEndpoint: true }),
+    })
     await expect(failure).rejects.toThrow(EndpointRuleError)
     await expect(failure).rejects.toThrow(/useFipsEndpoint .* cannot be combined with a custom endpoint/)
     expect(seen).toEqual([])
   })
 })
 
-describe('without it: the refusal names the bucket\'s region, and nothing is re-sent', () => {
+describe("without it: the refusal names the bucket's region, and nothing is re-sent", () => {
   it.each<Refusal>(['301', '400'])('%s: an S3Error with the region, after one request', async (kind) => {
     refusal = kind
     seen = []
     const failure = uploadObject(new Blob([bytes.subarray(0, 1024)]), target(`plain-${kind}`))
     await expect(failure).rejects.toBeInstanceOf(S3Error)
-    await expect(failure).rejects.toMatchObject({ code: kind === '301' ? 'PermanentRedirect' : 'AuthorizationHeaderMalformed', status: Number(kind) })
+    await expect(failure).rejects.toMatchObject({
+      code: kind === '301' ? 'PermanentRedirect' : 'AuthorizationHeaderMalformed',
+      status: Number(kind),
+    })
     expect(seen).toHaveLength(1)
   })
 })

@@ -1,10 +1,10 @@
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
-import { S3Error, uploadObject } from '../engine/index.ts'
-import type { TransferOptions } from '../engine/core/options.ts'
-import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'
+import type { TransferOptions } from '../engine/core/options.ts'
+import { S3Error, uploadObject } from '../engine/index.ts'
+import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 
 // s3rver has no AbortMultipartUpload or ListMultipartUploads: cleanup is checked on Ceph RGW.
 const rgw = inject('rgw')

@@ -1,11 +1,11 @@
 import { DeleteObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { uploadObject } from '../engine/index.ts'
-import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { startCountingProxy } from '../dev/counting-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { startS3rver } from '../dev/s3rver.ts'
 import type { TestStore } from '../dev/stores.ts'
+import { uploadObject } from '../engine/index.ts'
+import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 
 const SIZES = {
   '0 B': 0,
@@ -20,7 +20,11 @@ const SIZES = {
 // The largest body once, sliced for the smaller sizes: each still has distinct content per part.
 const bytes = testBytes(Math.max(...Object.values(SIZES)), 7)
 let s3rver: Awaited<ReturnType<typeof startS3rver>>
-const stores: Record<string, () => TestStore> = { s3rver: () => s3rver, rgw: () => inject('rgw'), swift: () => inject('swift') }
+const stores: Record<string, () => TestStore> = {
+  s3rver: () => s3rver,
+  rgw: () => inject('rgw'),
+  swift: () => inject('swift'),
+}
 
 beforeAll(async () => {
   s3rver = await startS3rver()

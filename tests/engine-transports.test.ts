@@ -4,12 +4,12 @@
 import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultTransport } from '#default-transport'
-import { fetchTransport, NetworkError, type Transport, uploadObject } from '../engine/index.ts'
-import { nodeTransport } from '../engine/transport/node-transport.ts'
-import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
 import { directTarget } from '../dev/stores.ts'
+import { fetchTransport, NetworkError, type Transport, uploadObject } from '../engine/index.ts'
+import { nodeTransport } from '../engine/transport/node-transport.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
 
 let s3rver: S3rverInstance
 beforeAll(async () => {
@@ -31,7 +31,10 @@ describe.each([
     const bytes = testBytes(2 * MIN_PART_SIZE + 777, 11)
     const key = `transports/${_name}/${crypto.randomUUID()}.bin`
     const progress: number[] = []
-    await uploadObject(new Blob([bytes]), { ...target(transport, key), onProgress: ({ loaded }) => progress.push(loaded) })
+    await uploadObject(new Blob([bytes]), {
+      ...target(transport, key),
+      onProgress: ({ loaded }) => progress.push(loaded),
+    })
     expect(sha256(await readObject(sdkClient(s3rver), s3rver.bucket, key))).toBe(sha256(bytes))
     expect(progress.at(-1)).toBe(bytes.length)
     expect(progress).toEqual([...progress].sort((a, b) => a - b))

@@ -6,13 +6,13 @@ import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../scripts/build.ts'
-import { appEnv, startApp, type AppProcess } from '../dev/app-process.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { uploadThroughPage } from './helpers/example-page.ts'
-import { installProject, type InstalledProject } from './helpers/installed-package.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { type AppProcess, appEnv, startApp } from '../dev/app-process.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
 import { storeEnv } from '../dev/stores.ts'
+import { ROOT } from '../scripts/build.ts'
+import { uploadThroughPage } from './helpers/example-page.ts'
+import { type InstalledProject, installProject } from './helpers/installed-package.ts'
 
 const run = promisify(execFile)
 const NEXT = join('node_modules', 'next', 'dist', 'bin', 'next')
@@ -27,11 +27,13 @@ beforeAll(async () => {
   s3 = await startS3rver()
   project = await installProject(join(ROOT, 'examples', 'nextjs'))
   // No S3_UPLOAD_* at build time, as in most CI builds: the route creates its handler on first use.
-  await run(process.execPath, [NEXT, 'build'], { cwd: project.dir, env: appEnv(quiet), maxBuffer: 64 * 1024 * 1024 }).catch(
-    (error: { stdout: string; stderr: string }) => {
-      throw new Error(`next build failed:\n${error.stdout}\n${error.stderr}`.slice(0, 8000))
-    },
-  )
+  await run(process.execPath, [NEXT, 'build'], {
+    cwd: project.dir,
+    env: appEnv(quiet),
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout: string; stderr: string }) => {
+    throw new Error(`next build failed:\n${error.stdout}\n${error.stderr}`.slice(0, 8000))
+  })
   chromium = await launchChromium()
   app = await startApp([process.execPath, NEXT, 'start', '--hostname', '127.0.0.1'], {
     cwd: project.dir,

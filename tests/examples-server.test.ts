@@ -8,14 +8,14 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { type AppProcess, appEnv, startApp } from '../dev/app-process.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { type RgwStore, storeEnv, type TestStore } from '../dev/stores.ts'
 import { upload } from '../engine/index.ts'
 import type { Strategy } from '../protocol/wire.ts'
 import { ROOT } from '../scripts/build.ts'
-import { appEnv, startApp, type AppProcess } from '../dev/app-process.ts'
-import { installProject, type InstalledProject } from './helpers/installed-package.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { type RgwStore, storeEnv, type TestStore } from '../dev/stores.ts'
+import { type InstalledProject, installProject } from './helpers/installed-package.ts'
 
 const run = promisify(execFile)
 const MiB = 1024 * 1024
@@ -26,7 +26,12 @@ const assumeRole = (store: RgwStore) => ({ S3_UPLOAD_STS_MODE: 'assume-role', S3
 /** Uploads `size` bytes through `api` with the engine and reads the object back from `store`. */
 async function uploadsThrough(api: string, store: TestStore, strategy: Strategy, size: number, seed: number) {
   const bytes = testBytes(size, seed)
-  const result = await upload(new Blob([bytes]), { api, strategy, filename: `example-${seed}.bin`, contentType: 'application/octet-stream' })
+  const result = await upload(new Blob([bytes]), {
+    api,
+    strategy,
+    filename: `example-${seed}.bin`,
+    contentType: 'application/octet-stream',
+  })
   expect(result.bucket).toBe(store.bucket)
   const client = sdkClient(store)
   try {

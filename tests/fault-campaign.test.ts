@@ -7,7 +7,6 @@
 // draws the same scenarios and faults again.
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { campaignSeed, seedLine } from '../dev/campaign-seed.ts'
 import {
   type AbortMoment,
@@ -17,6 +16,7 @@ import {
   type Scenario,
   startCampaign,
 } from '../dev/fault-campaign.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
 
 const SEED = campaignSeed()
 console.info(seedLine(SEED, 'npx vitest run tests/fault-campaign.test.ts'))
@@ -42,7 +42,15 @@ const faulted: fc.Arbitrary<Scenario> = fc.record({
 /** Where an abort can land for each kind of upload (token mode creates the multipart upload itself). */
 const MOMENTS: Record<'single' | 'token' | 'presigned', AbortMoment[]> = {
   single: ['api-sent', 'single-put-sent', 'single-put-answered'],
-  token: ['api-sent', 'create-sent', 'create-answered', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
+  token: [
+    'api-sent',
+    'create-sent',
+    'create-answered',
+    'mid-part',
+    'part-answered',
+    'complete-sent',
+    'complete-answered',
+  ],
   presigned: ['api-sent', 'mid-part', 'part-answered', 'complete-sent', 'complete-answered'],
 }
 
@@ -125,10 +133,12 @@ describe('fault campaign', () => {
         // verdict, which an abort does not wait for (issue 24): AbortError, the object left stored
         // and unrecorded (the checker allows it then). An empty PUT has no body to stop: once sent
         // it commits, and the engine reports what storage did.
-        const committing = COMMITTING_MOMENTS.has(scenario.abortAt!) || (scenario.size === 0 && scenario.abortAt === 'single-put-sent')
+        const committing =
+          COMMITTING_MOMENTS.has(scenario.abortAt!) || (scenario.size === 0 && scenario.abortAt === 'single-put-sent')
         if (!committing) expect(record.outcome).toBe('failure')
         const multipart = scenario.size > MIN_PART_SIZE
-        if (scenario.abortAt === 'complete-answered' && multipart) expect(record.outcome, JSON.stringify(record)).toBe('success')
+        if (scenario.abortAt === 'complete-answered' && multipart)
+          expect(record.outcome, JSON.stringify(record)).toBe('success')
         if (scenario.abortAt === 'single-put-answered') expect(record.outcome, JSON.stringify(record)).toBe('failure')
       }),
       // One example per kind of upload and moment first, so the moments covered do not hang on the

@@ -10,20 +10,20 @@
 // end: a photo dropped on `<UploadDropzone prepare={shrinkImages()}>` over the upload API's
 // maxFileSize as picked is judged as prepared, under it, and stored upright.
 import { randomUUID } from 'node:crypto'
-import { build } from 'esbuild'
 import { HeadObjectCommand } from '@aws-sdk/client-s3'
+import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type TestPage } from '../dev/browsers.ts'
+import { installPhotoMaker, type MakePhoto } from '../dev/photos.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
+import { storeConfig } from '../dev/stores.ts'
 import type * as Engine from '../engine/index.ts'
 import type * as Images from '../engine/opt-ins/images/index.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type TestPage } from '../dev/browsers.ts'
-import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
-import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
-import { storeConfig } from '../dev/stores.ts'
-import { installPhotoMaker, type MakePhoto } from '../dev/photos.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
-import { openEnginePageIn, type EnginePageIn } from './helpers/engine-page.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
+import { type EnginePageIn, openEnginePageIn } from './helpers/engine-page.ts'
+import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)
@@ -58,9 +58,13 @@ interface Job {
 const installKit = async (page: TestPage) => {
   await page.evaluate(installPhotoMaker)
   await page.evaluate(() => {
-    const hex = async (blob: Blob) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer())), (b) => b.toString(16).padStart(2, '0')).join('')
+    const hex = async (blob: Blob) =>
+      Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer())), (b) =>
+        b.toString(16).padStart(2, '0'),
+      ).join('')
     const make = async (spec: Make): Promise<Blob> => {
-      if (spec.kind === 'bytes') return new Blob([Uint8Array.from(atob(spec.base64), (c) => c.charCodeAt(0))], { type: spec.type })
+      if (spec.kind === 'bytes')
+        return new Blob([Uint8Array.from(atob(spec.base64), (c) => c.charCodeAt(0))], { type: spec.type })
       if (spec.kind === 'png') {
         // A smooth picture with transparency: clear on the left, opaque on the right, a gradient between.
         const canvas = Object.assign(document.createElement('canvas'), { width: spec.width, height: spec.height })
@@ -74,17 +78,33 @@ const installKit = async (page: TestPage) => {
         context.fillRect(0, 0, spec.width, spec.height)
         return new Promise<Blob>((resolve) => canvas.toBlob((blob) => resolve(blob!), 'image/png'))
       }
-      return (window as unknown as { makePhoto: MakePhoto }).makePhoto(spec.width, spec.height, spec.quality, spec.orientation)
+      return (window as unknown as { makePhoto: MakePhoto }).makePhoto(
+        spec.width,
+        spec.height,
+        spec.quality,
+        spec.orientation,
+      )
     }
     /** Width, height and the colour (r, g, b, a) of 5 % in from each corner, decoded with the orientation applied. */
     const inspect = async (base64: string, type: string) => {
-      const bitmap = await createImageBitmap(new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type }), { imageOrientation: 'from-image' })
+      const bitmap = await createImageBitmap(
+        new Blob([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], { type }),
+        { imageOrientation: 'from-image' },
+      )
       const { width, height } = bitmap
       const canvas = Object.assign(document.createElement('canvas'), { width, height })
       const context = canvas.getContext('2d', { willReadFrequently: true })!
       context.drawImage(bitmap, 0, 0)
-      const at = (fx: number, fy: number) => Array.from(context.getImageData(Math.floor(fx * (width - 1)), Math.floor(fy * (height - 1)), 1, 1).data)
-      return { width, height, topLeft: at(0.05, 0.05), topRight: at(0.95, 0.05), bottomLeft: at(0.05, 0.95), bottomRight: at(0.95, 0.95) }
+      const at = (fx: number, fy: number) =>
+        Array.from(context.getImageData(Math.floor(fx * (width - 1)), Math.floor(fy * (height - 1)), 1, 1).data)
+      return {
+        width,
+        height,
+        topLeft: at(0.05, 0.05),
+        topRight: at(0.95, 0.05),
+        bottomLeft: at(0.05, 0.95),
+        bottomRight: at(0.95, 0.95),
+      }
     }
     let workers = 0
     const NativeWorker = Worker
@@ -101,7 +121,17 @@ const installKit = async (page: TestPage) => {
 interface Kit {
   make(spec: Make): Promise<Blob>
   hex(blob: Blob): Promise<string>
-  inspect(base64: string, type: string): Promise<{ width: number; height: number; topLeft: number[]; topRight: number[]; bottomLeft: number[]; bottomRight: number[] }>
+  inspect(
+    base64: string,
+    type: string,
+  ): Promise<{
+    width: number
+    height: number
+    topLeft: number[]
+    topRight: number[]
+    bottomLeft: number[]
+    bottomRight: number[]
+  }>
   workers(): number
 }
 
@@ -116,7 +146,13 @@ const shrinkAndUpload = (page: TestPage, job: Job) =>
     const outcome: Sent = {
       same: sent === picked,
       picked: { name: picked.name, type: picked.type, size: picked.size, sha256: await kit.hex(picked) },
-      sent: { name: sent.name, type: sent.type, size: sent.size, sha256: await kit.hex(sent), lastModified: sent.lastModified },
+      sent: {
+        name: sent.name,
+        type: sent.type,
+        size: sent.size,
+        sha256: await kit.hex(sent),
+        lastModified: sent.lastModified,
+      },
       workers: kit.workers() - workersBefore,
     }
     try {
@@ -143,15 +179,26 @@ async function expectStored(outcome: Sent): Promise<Uint8Array> {
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
 /** GIF89a, 1×1, one transparent pixel: the smallest GIF there is. */
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
-const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="3000"><rect width="4000" height="3000" fill="#c33"/></svg>')
+const SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="3000"><rect width="4000" height="3000" fill="#c33"/></svg>',
+)
 /** An ISO-BMFF `ftyp heic` box and bytes no decoder reads: a phone's HEIC as Chromium and Firefox see it. */
-const HEIC = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic\0\0\0\0mif1heic'), Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 73) & 255))])
+const HEIC = Buffer.concat([
+  Buffer.from([0, 0, 0, 0x18]),
+  Buffer.from('ftypheic\0\0\0\0mif1heic'),
+  Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 73) & 255)),
+])
 /** A JPEG's first marker, then bytes that are no JPEG: a damaged file. */
-const DAMAGED_JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(Array.from({ length: 6000 }, (_, i) => (i * 31 + 7) & 255))])
+const DAMAGED_JPEG = Buffer.concat([
+  Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+  Buffer.from(Array.from({ length: 6000 }, (_, i) => (i * 31 + 7) & 255)),
+])
 
 /** The engine and the opt-in's own entry, as a page that imports both ships them. */
 const engineWithImages = () =>
-  bundleForBrowser({ contents: `export * from './engine/index.ts'; export { shrinkImage, shrinkImages } from './engine/opt-ins/images/index.ts'` })
+  bundleForBrowser({
+    contents: `export * from './engine/index.ts'; export { shrinkImage, shrinkImages } from './engine/opt-ins/images/index.ts'`,
+  })
 
 describe.each(BROWSERS)('updraft-s3/images in %s, through the upload API to RGW', (browser) => {
   let engine: EnginePageIn
@@ -162,7 +209,11 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the upload API to RGW'
     page = engine.page
     await installKit(page)
     // SVG is active content: the upload API takes it only when listed by its exact type.
-    server = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [engine.origin], allowedTypes: ['image/*', 'image/svg+xml'] })))
+    server = await serveHandler(
+      createUploadHandler(
+        storeConfig(rgw, { allowedOrigins: [engine.origin], allowedTypes: ['image/*', 'image/svg+xml'] }),
+      ),
+    )
   })
   afterAll(async () => {
     await server?.close()
@@ -171,18 +222,33 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the upload API to RGW'
   const name = (label: string) => `${label}-${browser}-${randomUUID().slice(0, 8)}`
 
   it(`${BROWSER_LABELS[browser]}: a 4000×3000 JPEG with EXIF Orientation 6 arrives upright at 1536×2048, smaller, shrunk in a worker; the stored bytes are the ones sent`, async () => {
-    const outcome = await shrinkAndUpload(page, { name: `${name('portrait')}.jpg`, make: { kind: 'jpeg', width: 4000, height: 3000, quality: 0.92, orientation: 6 }, api: server.api })
+    const outcome = await shrinkAndUpload(page, {
+      name: `${name('portrait')}.jpg`,
+      make: { kind: 'jpeg', width: 4000, height: 3000, quality: 0.92, orientation: 6 },
+      api: server.api,
+    })
     // The fixture is what it claims: the browser shows the picked file as a 3000×4000 portrait.
     expect(outcome.same).toBe(false)
     expect(outcome.sent.size).toBeLessThan(outcome.picked.size)
-    expect(outcome.sent).toMatchObject({ type: 'image/jpeg', name: outcome.picked.name, lastModified: 1_700_000_000_000 })
+    expect(outcome.sent).toMatchObject({
+      type: 'image/jpeg',
+      name: outcome.picked.name,
+      lastModified: 1_700_000_000_000,
+    })
     expect(outcome.workers).toBe(1) // drawn in the worker, not on the page
     const stored = await expectStored(outcome)
-    const seen = await page.evaluate(({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/jpeg'), { data: base64(stored) })
+    const seen = await page.evaluate(
+      ({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/jpeg'),
+      { data: base64(stored) },
+    )
     expect([seen.width, seen.height]).toEqual([1536, 2048])
     // Orientation 6 turns the picture a quarter clockwise: its top left (red) is now top right,
     // its bottom left (blue) top left, its top right (green) bottom right.
-    const near = (rgb: number[], expected: number[]) => expect(rgb.slice(0, 3).every((value, i) => Math.abs(value - expected[i]!) < 60), `${rgb} near ${expected}`).toBe(true)
+    const near = (rgb: number[], expected: number[]) =>
+      expect(
+        rgb.slice(0, 3).every((value, i) => Math.abs(value - expected[i]!) < 60),
+        `${rgb} near ${expected}`,
+      ).toBe(true)
     near(seen.topRight, [245, 35, 35])
     near(seen.topLeft, [35, 35, 245])
     near(seen.bottomRight, [35, 215, 35])
@@ -193,23 +259,37 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the upload API to RGW'
 
   it(`${BROWSER_LABELS[browser]}: asked for WebP, the same photo goes as image/webp named .webp`, async () => {
     const picked = name('photo')
-    const outcome = await shrinkAndUpload(page, { name: `${picked}.jpg`, make: { kind: 'jpeg', width: 4000, height: 3000, quality: 0.92 }, options: { type: 'image/webp', quality: 0.8 }, api: server.api })
+    const outcome = await shrinkAndUpload(page, {
+      name: `${picked}.jpg`,
+      make: { kind: 'jpeg', width: 4000, height: 3000, quality: 0.92 },
+      options: { type: 'image/webp', quality: 0.8 },
+      api: server.api,
+    })
     expect(outcome.sent).toMatchObject({ type: 'image/webp', name: `${picked}.webp` })
     expect(outcome.sent.size).toBeLessThan(outcome.picked.size)
     const stored = await expectStored(outcome)
     expect(Buffer.from(stored.subarray(0, 4)).toString()).toBe('RIFF')
     expect(Buffer.from(stored.subarray(8, 12)).toString()).toBe('WEBP')
-    const seen = await page.evaluate(({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/webp'), { data: base64(stored) })
+    const seen = await page.evaluate(
+      ({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/webp'),
+      { data: base64(stored) },
+    )
     expect([seen.width, seen.height]).toEqual([2048, 1536])
   })
 
   it(`${BROWSER_LABELS[browser]}: a 3000×2000 PNG with transparency stays PNG, resized to 2048 wide, its clear corner still clear`, async () => {
-    const outcome = await shrinkAndUpload(page, { name: `${name('clear')}.png`, make: { kind: 'png', width: 3000, height: 2000 }, api: server.api })
+    const outcome = await shrinkAndUpload(page, {
+      name: `${name('clear')}.png`,
+      make: { kind: 'png', width: 3000, height: 2000 },
+      api: server.api,
+    })
     expect(outcome.same).toBe(false)
     expect(outcome.sent.type).toBe('image/png')
     expect(outcome.sent.size).toBeLessThan(outcome.picked.size)
     const stored = await expectStored(outcome)
-    const seen = await page.evaluate(({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/png'), { data: base64(stored) })
+    const seen = await page.evaluate(({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/png'), {
+      data: base64(stored),
+    })
     expect([seen.width, seen.height]).toEqual([2048, 1365])
     expect(seen.topLeft[3]).toBe(0)
     expect(seen.bottomRight[3]).toBe(255)
@@ -223,7 +303,11 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the upload API to RGW'
       { label: 'damaged', ext: 'jpg', bytes: DAMAGED_JPEG, type: 'image/jpeg' },
     ]
     for (const { label, ext, bytes, type } of files) {
-      const outcome = await shrinkAndUpload(page, { name: `${name(label)}.${ext}`, make: { kind: 'bytes', base64: base64(bytes), type }, api: server.api })
+      const outcome = await shrinkAndUpload(page, {
+        name: `${name(label)}.${ext}`,
+        make: { kind: 'bytes', base64: base64(bytes), type },
+        api: server.api,
+      })
       expect(outcome.same, label).toBe(true)
       expect(outcome.sent.sha256).toBe(sha256(bytes))
       const stored = await expectStored(outcome)
@@ -232,7 +316,11 @@ describe.each(BROWSERS)('updraft-s3/images in %s, through the upload API to RGW'
   })
 
   it(`${BROWSER_LABELS[browser]}: an 800×600 JPEG (already within the box) goes unchanged, byte-identical`, async () => {
-    const outcome = await shrinkAndUpload(page, { name: `${name('small')}.jpg`, make: { kind: 'jpeg', width: 800, height: 600, quality: 0.9 }, api: server.api })
+    const outcome = await shrinkAndUpload(page, {
+      name: `${name('small')}.jpg`,
+      make: { kind: 'jpeg', width: 800, height: 600, quality: 0.9 },
+      api: server.api,
+    })
     expect(outcome.same).toBe(true)
     expect(outcome.sent.sha256).toBe(outcome.picked.sha256)
     await expectStored(outcome)
@@ -285,7 +373,13 @@ describe.each(BROWSERS)("a page whose CSP forbids blob: workers (worker-src 'sel
         const bytes = new Uint8Array(await sent.arrayBuffer())
         let binary = ''
         for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-        return { pickedSize: picked.size, size: sent.size, type: sent.type, workers: kit.workers() - before, seen: await kit.inspect(btoa(binary), sent.type) }
+        return {
+          pickedSize: picked.size,
+          size: sent.size,
+          type: sent.type,
+          workers: kit.workers() - before,
+          seen: await kit.inspect(btoa(binary), sent.type),
+        }
       })
       expect(outcome.workers, `round ${round}`).toBe(0)
       expect(outcome.type).toBe('image/jpeg')
@@ -325,60 +419,79 @@ async function dropzonePage(): Promise<string> {
   return result.outputFiles[0]!.text
 }
 
-describe.each(BROWSERS)('<UploadDropzone prepare={shrinkImages()}> in %s, to RGW through an upload API whose maxFileSize is 1 MB', (browser) => {
-  let site: StaticServer
-  let server: ServedHandler
-  let session: BrowserSession
-  beforeAll(async () => {
-    site = await startStaticServer({
-      '/': { type: 'text/html; charset=utf-8', body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>photos</title><main><div id="app"></div></main><script type="module" src="/zone.js"></script>' },
-      '/zone.js': { type: 'text/javascript; charset=utf-8', body: await dropzonePage() },
+describe.each(BROWSERS)(
+  '<UploadDropzone prepare={shrinkImages()}> in %s, to RGW through an upload API whose maxFileSize is 1 MB',
+  (browser) => {
+    let site: StaticServer
+    let server: ServedHandler
+    let session: BrowserSession
+    beforeAll(async () => {
+      site = await startStaticServer({
+        '/': {
+          type: 'text/html; charset=utf-8',
+          body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>photos</title><main><div id="app"></div></main><script type="module" src="/zone.js"></script>',
+        },
+        '/zone.js': { type: 'text/javascript; charset=utf-8', body: await dropzonePage() },
+      })
+      server = await serveHandler(
+        createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], maxFileSize: 1_000_000 })),
+      )
+      session = await launchBrowser(browser)
     })
-    server = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], maxFileSize: 1_000_000 })))
-    session = await launchBrowser(browser)
-  })
-  afterAll(async () => {
-    await session?.close()
-    await server?.close()
-    await site?.close()
-  })
+    afterAll(async () => {
+      await session?.close()
+      await server?.close()
+      await site?.close()
+    })
 
-  it(`${BROWSER_LABELS[browser]}: a dropped 4000×3000 photo (over the limit as picked) is prepared under it, judged as prepared, stored upright at 1536×2048; the row is done`, async () => {
-    const page = await session.newPage()
-    await page.goto(`${site.origin}/?api=${encodeURIComponent(server.api)}`)
-    // The limits from /info are shown once the upload API answered: the page checks files with them from then on.
-    await page.waitForFunction(() => !!document.querySelector('.updraft-zone .updraft-hint'))
-    await page.evaluate(installPhotoMaker)
-    const picked = await page.evaluate(async () => {
-      const blob = await (window as unknown as { makePhoto: MakePhoto }).makePhoto(4000, 3000, 0.92, 6)
-      const data = new DataTransfer()
-      data.items.add(new File([blob], 'portrait.jpg', { type: 'image/jpeg' }))
-      const zone = document.querySelector<HTMLElement>('.updraft-zone')!
-      for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }))
-      return blob.size
+    it(`${BROWSER_LABELS[browser]}: a dropped 4000×3000 photo (over the limit as picked) is prepared under it, judged as prepared, stored upright at 1536×2048; the row is done`, async () => {
+      const page = await session.newPage()
+      await page.goto(`${site.origin}/?api=${encodeURIComponent(server.api)}`)
+      // The limits from /info are shown once the upload API answered: the page checks files with them from then on.
+      await page.waitForFunction(() => !!document.querySelector('.updraft-zone .updraft-hint'))
+      await page.evaluate(installPhotoMaker)
+      const picked = await page.evaluate(async () => {
+        const blob = await (window as unknown as { makePhoto: MakePhoto }).makePhoto(4000, 3000, 0.92, 6)
+        const data = new DataTransfer()
+        data.items.add(new File([blob], 'portrait.jpg', { type: 'image/jpeg' }))
+        const zone = document.querySelector<HTMLElement>('.updraft-zone')!
+        for (const type of ['dragenter', 'dragover', 'drop'])
+          zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }))
+        return blob.size
+      })
+      expect(picked).toBeGreaterThan(1_000_000)
+      await page.waitForFunction(
+        () => {
+          const row = document.querySelector<HTMLElement>('[data-testid=upload-row]')
+          return row && ['done', 'error', 'aborted'].includes(row.dataset.status ?? '')
+        },
+        undefined,
+        60_000,
+      )
+      const row = await page.evaluate(() => {
+        const element = document.querySelector<HTMLElement>('[data-testid=upload-row]')!
+        return {
+          status: element.dataset.status,
+          text: element.innerText,
+          stored: (window as unknown as { stored: string[] }).stored,
+        }
+      })
+      expect(row.status, row.text).toBe('done')
+      expect(row.stored).toHaveLength(1)
+      const key = row.stored[0]!
+      expect(key.endsWith('/portrait.jpg')).toBe(true)
+      const stored = await readObject(reader, rgw.bucket, key)
+      expect(stored.length).toBeLessThan(1_000_000)
+      const head = await reader.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))
+      expect([head.ContentType, head.ContentLength]).toEqual(['image/jpeg', stored.length])
+      await installKit(page)
+      const seen = await page.evaluate(
+        ({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/jpeg'),
+        { data: base64(stored) },
+      )
+      expect([seen.width, seen.height]).toEqual([1536, 2048])
+      expect(seen.topRight[0]).toBeGreaterThan(180)
+      await page.close()
     })
-    expect(picked).toBeGreaterThan(1_000_000)
-    await page.waitForFunction(() => {
-      const row = document.querySelector<HTMLElement>('[data-testid=upload-row]')
-      return row && ['done', 'error', 'aborted'].includes(row.dataset.status ?? '')
-    }, undefined, 60_000)
-    const row = await page.evaluate(() => {
-      const element = document.querySelector<HTMLElement>('[data-testid=upload-row]')!
-      return { status: element.dataset.status, text: element.innerText, stored: (window as unknown as { stored: string[] }).stored }
-    })
-    expect(row.status, row.text).toBe('done')
-    expect(row.stored).toHaveLength(1)
-    const key = row.stored[0]!
-    expect(key.endsWith('/portrait.jpg')).toBe(true)
-    const stored = await readObject(reader, rgw.bucket, key)
-    expect(stored.length).toBeLessThan(1_000_000)
-    const head = await reader.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))
-    expect([head.ContentType, head.ContentLength]).toEqual(['image/jpeg', stored.length])
-    await installKit(page)
-    const seen = await page.evaluate(({ data }) => (window as unknown as { kit: Kit }).kit.inspect(data, 'image/jpeg'), { data: base64(stored) })
-    expect([seen.width, seen.height]).toEqual([1536, 2048])
-    expect(seen.topRight[0]).toBeGreaterThan(180)
-    await page.close()
-  })
-})
-
+  },
+)

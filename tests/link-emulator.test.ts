@@ -2,8 +2,8 @@
 // order; its timing is a lower bound (a link can be slower than configured on a loaded machine,
 // never faster). Its calibration (rate within a few percent) is a benchmark: `npm run bench -- network`.
 import { createHash, randomBytes } from 'node:crypto'
-import { connect, createServer, type Server } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { connect, createServer, type Server } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createLink, type Link, type LinkProfile, mbit } from '../bench/lib/link.ts'
 

@@ -9,9 +9,9 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
+import { sdkClient } from '../dev/s3-client.ts'
 import { uploadPolicy } from '../server/sts.ts'
 import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
-import { sdkClient } from '../dev/s3-client.ts'
 
 const rgw = inject('rgw')
 const { uploadApiFor } = uploadApiFixture()
@@ -22,12 +22,21 @@ const post = (url: string, body: unknown) =>
 
 /** Starts a presigned multipart upload through the upload API and sends part 1 with its URL. */
 async function startWithOnePart(api: string) {
-  const started = (await (await post(api, { filename: 'r.bin', filetype: 'application/octet-stream', filesize: 12 * MiB, strategy: 'presigned' })).json()) as {
+  const started = (await (
+    await post(api, {
+      filename: 'r.bin',
+      filetype: 'application/octet-stream',
+      filesize: 12 * MiB,
+      strategy: 'presigned',
+    })
+  ).json()) as {
     ticket: string
     key: string
     uploadId: string
   }
-  const { urls } = (await (await post(`${api}/parts`, { ticket: started.ticket, partNumbers: [1] })).json()) as { urls: Record<string, string> }
+  const { urls } = (await (await post(`${api}/parts`, { ticket: started.ticket, partNumbers: [1] })).json()) as {
+    urls: Record<string, string>
+  }
   const put = await fetch(urls['1']!, { method: 'PUT', body: new Uint8Array(5 * MiB) })
   expect(put.status).toBe(200)
   return started
@@ -87,7 +96,9 @@ describe('token credentials and ListParts', () => {
     [true, undefined],
   ] as const)('on RGW with resumable %s, the issued credentials list parts: %s', async (resumable, refusal) => {
     const { api } = await uploadApiFor(rgw, { resumable, sts: { mode: 'assume-role', roleArn: rgw.roleArn } })
-    const reply = (await (await post(api, { filename: 't.bin', filetype: 'application/octet-stream', filesize: 12 * MiB })).json()) as {
+    const reply = (await (
+      await post(api, { filename: 't.bin', filetype: 'application/octet-stream', filesize: 12 * MiB })
+    ).json()) as {
       token: { Credentials: { AccessKeyId: string; SecretAccessKey: string; SessionToken: string } }
       key: string
     }
@@ -105,12 +116,20 @@ describe('token credentials and ListParts', () => {
       expect((await listed).Parts ?? []).toEqual([])
       // Only its own key: another key's upload, and listing the bucket's uploads, stay refused.
       const admin = sdkClient(rgw)
-      const other = await admin.send(new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other` }))
-      await expect(client.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other`, UploadId: other.UploadId }))).rejects.toMatchObject({
+      const other = await admin.send(
+        new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other` }),
+      )
+      await expect(
+        client.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other`, UploadId: other.UploadId })),
+      ).rejects.toMatchObject({
         name: 'AccessDenied',
       })
-      await expect(client.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket }))).rejects.toMatchObject({ name: 'AccessDenied' })
-      await admin.send(new AbortMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other`, UploadId: other.UploadId }))
+      await expect(client.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket }))).rejects.toMatchObject({
+        name: 'AccessDenied',
+      })
+      await admin.send(
+        new AbortMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${reply.key}.other`, UploadId: other.UploadId }),
+      )
       admin.destroy()
     }
     await client.send(new AbortMultipartUploadCommand({ Bucket: rgw.bucket, Key: reply.key, UploadId }))

@@ -6,13 +6,13 @@
 // upload API's own Create reply once (the request took effect); every object read back.
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import type { PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
-import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytesOf } from '../dev/s3-client.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
 import { directTarget, type TestStore } from '../dev/stores.ts'
 import { uploadObject } from '../engine/index.ts'
+import type { PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
+import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -46,7 +46,11 @@ function handlerVia(proxy: FaultProxy, store: TestStore, extra: UploadHandlerCon
 
 async function ask<T>(handler: UploadHandler, route: string, body: unknown): Promise<T> {
   const response = await handler(
-    new Request(`http://app.test/api/s3-upload${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    new Request(`http://app.test/api/s3-upload${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
   )
   const reply = (await response.json()) as T
   expect(response.status, JSON.stringify(reply)).toBe(200)
@@ -60,13 +64,21 @@ let loseEngineCreates = 0
 async function uploadThrough(proxy: FaultProxy, store: TestStore, key: string, bytes: Uint8Array<ArrayBuffer>) {
   let cleaned!: (error: unknown) => void
   const cleanup = new Promise<unknown>((resolve) => (cleaned = resolve))
-  const result = await uploadObject(bytes, { ...directTarget(store, key), endpoint: proxy.url, contentType: 'application/octet-stream', onCleanup: cleaned, retry: { delay: 1 } })
+  const result = await uploadObject(bytes, {
+    ...directTarget(store, key),
+    endpoint: proxy.url,
+    contentType: 'application/octet-stream',
+    onCleanup: cleaned,
+    retry: { delay: 1 },
+  })
   return { result, cleanupError: await cleanup }
 }
 
 /** Multipart uploads open on exactly `key`, asked of RGW directly (not through the proxy). */
 const uploadsOn = async (key: string) =>
-  ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))).Uploads ?? []).filter((upload) => upload.Key === key).map((upload) => upload.UploadId)
+  ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))).Uploads ?? [])
+    .filter((upload) => upload.Key === key)
+    .map((upload) => upload.UploadId)
 
 /** The page's side of a presigned multipart upload: parts, then /complete; the object read back. */
 async function finish(handler: UploadHandler, started: PresignedMultipartReply, bytes: Uint8Array<ArrayBuffer>) {
@@ -85,7 +97,10 @@ async function finish(handler: UploadHandler, started: PresignedMultipartReply, 
 
 /** The Creates the proxy saw since log entry `from`: lost, or answered. */
 const createsSince = (proxy: FaultProxy, from: number) =>
-  proxy.log.slice(from).filter((entry) => entry.step === 'POST ?uploads').map((entry) => entry.fault ?? 'answered')
+  proxy.log
+    .slice(from)
+    .filter((entry) => entry.step === 'POST ?uploads')
+    .map((entry) => entry.fault ?? 'answered')
 
 describe('on Ceph RGW, the upload API’s own Create reply lost once', () => {
   let proxy: FaultProxy
@@ -99,11 +114,18 @@ describe('on Ceph RGW, the upload API’s own Create reply lost once', () => {
   })
 
   it('presigned multipart: the stray the first attempt made is aborted before the reply; 0 left once complete, bytes exact', async () => {
-    const { handler } = handlerVia(proxy, rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    const { handler } = handlerVia(proxy, rgw, {
+      sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint },
+    })
     const before = proxy.log.length
     loseCreates = 1
     const bytes = testBytesOf('video/mp4', 11 * MiB, 501)
-    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'clip.mp4', filetype: 'video/mp4', filesize: bytes.length, strategy: 'presigned' })
+    const started = await ask<PresignedMultipartReply>(handler, '', {
+      filename: 'clip.mp4',
+      filetype: 'video/mp4',
+      filesize: bytes.length,
+      strategy: 'presigned',
+    })
     // Storage created two uploads (the first reply lost on the way); one is left, the one handed out.
     expect(createsSince(proxy, before)).toEqual(['lose-reply', 'answered'])
     expect(await uploadsOn(started.key)).toEqual([started.uploadId])
@@ -112,9 +134,17 @@ describe('on Ceph RGW, the upload API’s own Create reply lost once', () => {
   })
 
   it('token mode, createMultipart: the same, before the credentials go out', async () => {
-    const { handler } = handlerVia(proxy, rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    const { handler } = handlerVia(proxy, rgw, {
+      sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint },
+    })
     loseCreates = 1
-    const reply = await ask<TokenReply>(handler, '', { filename: 'big.bin', filetype: 'application/octet-stream', filesize: 11 * MiB, strategy: 'token', createMultipart: true })
+    const reply = await ask<TokenReply>(handler, '', {
+      filename: 'big.bin',
+      filetype: 'application/octet-stream',
+      filesize: 11 * MiB,
+      strategy: 'token',
+      createMultipart: true,
+    })
     expect(reply.uploadId).toEqual(expect.any(String))
     expect(await uploadsOn(reply.key)).toEqual([reply.uploadId])
     await ask(handler, '/abort', { ticket: reply.ticket }).catch(() => undefined)
@@ -122,22 +152,37 @@ describe('on Ceph RGW, the upload API’s own Create reply lost once', () => {
 
   it('an upload on the same key started before the request is not a stray: left alone', async () => {
     const key = `next-s3-uploads/shared-${crypto.randomUUID()}/avatar.png`
-    const { handler } = handlerVia(proxy, rgw, { key: () => key, sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    const { handler } = handlerVia(proxy, rgw, {
+      key: () => key,
+      sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint },
+    })
     const { UploadId: older } = await admin.send(new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: key }))
     // Past the window (the call's duration plus a second for stores that keep whole seconds).
     await new Promise((resolve) => setTimeout(resolve, 2100))
     loseCreates = 1
     const bytes = testBytesOf('image/png', 6 * MiB, 502)
-    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'avatar.png', filetype: 'image/png', filesize: bytes.length, strategy: 'presigned' })
+    const started = await ask<PresignedMultipartReply>(handler, '', {
+      filename: 'avatar.png',
+      filetype: 'image/png',
+      filesize: bytes.length,
+      strategy: 'presigned',
+    })
     expect((await uploadsOn(key)).sort()).toEqual([older, started.uploadId].sort())
     await finish(handler, started, bytes)
     expect(await uploadsOn(key)).toEqual([older])
   })
 
   it('a Create answered at once aborts nothing, and lists nothing', async () => {
-    const { handler } = handlerVia(proxy, rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } })
+    const { handler } = handlerVia(proxy, rgw, {
+      sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint },
+    })
     const before = proxy.log.length
-    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'a.bin', filetype: 'application/octet-stream', filesize: 6 * MiB, strategy: 'presigned' })
+    const started = await ask<PresignedMultipartReply>(handler, '', {
+      filename: 'a.bin',
+      filetype: 'application/octet-stream',
+      filesize: 6 * MiB,
+      strategy: 'presigned',
+    })
     // One Create, no listing (GET ?uploads) and no abort; the presigning check's preflight (OPTIONS) aside.
     const steps = proxy.log.slice(before).map((entry) => entry.step)
     expect(steps.filter((step) => step !== 'OPTIONS')).toEqual(['POST ?uploads'])
@@ -161,9 +206,18 @@ describe('on s3rver, which cannot list multipart uploads', () => {
   it('the upload still goes on; the log says the sweep ends what the lost attempt left', async () => {
     const { handler, warnings } = handlerVia(proxy, s3rver)
     loseCreates = 1
-    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'a.bin', filetype: 'application/octet-stream', filesize: 6 * MiB, strategy: 'presigned' })
+    const started = await ask<PresignedMultipartReply>(handler, '', {
+      filename: 'a.bin',
+      filetype: 'application/octet-stream',
+      filesize: 6 * MiB,
+      strategy: 'presigned',
+    })
     expect(started.uploadId).toEqual(expect.any(String))
-    expect(warnings).toContainEqual(expect.stringMatching(/CreateMultipartUpload was retried.*could not be listed or aborted.*the sweep or a lifecycle rule ends them/))
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /CreateMultipartUpload was retried.*could not be listed or aborted.*the sweep or a lifecycle rule ends them/,
+      ),
+    )
   })
 
   // Issue 33, item 8: the engine's own lost Create (uploadObject), where listing is refused.
@@ -174,7 +228,9 @@ describe('on s3rver, which cannot list multipart uploads', () => {
     const { result, cleanupError } = await uploadThrough(proxy, s3rver, key, bytes)
     expect(cleanupError).toMatchObject({
       name: 'UploadError',
-      message: expect.stringMatching(/^CreateMultipartUpload was retried, and the uploads an earlier attempt may have left on .* could not be listed or aborted \(.*\): give credentials that may list the bucket's multipart uploads, or pass abortOtherUploads; a lifecycle rule ends what is left$/),
+      message: expect.stringMatching(
+        /^CreateMultipartUpload was retried, and the uploads an earlier attempt may have left on .* could not be listed or aborted \(.*\): give credentials that may list the bucket's multipart uploads, or pass abortOtherUploads; a lifecycle rule ends what is left$/,
+      ),
     })
     const reader = sdkClient(s3rver)
     expect(sha256(await readObject(reader, s3rver.bucket, result.key))).toBe(sha256(bytes))

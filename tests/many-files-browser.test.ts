@@ -7,11 +7,11 @@
 // most of it the demo rendering 300 rows and reading 299 objects back.
 import type { S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../demo/app.ts'
+import { type RunningApp, startApp } from '../demo/app.ts'
 import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser } from '../dev/browsers.ts'
 import { startCountingProxy } from '../dev/counting-proxy.ts'
-import { keyFromObjectUrl } from './helpers/demo-page.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { keyFromObjectUrl } from './helpers/demo-page.ts'
 
 const FILES = 300
 const CANCELLED = `many-${FILES - 1}.bin`
@@ -29,7 +29,12 @@ let proxy: Awaited<ReturnType<typeof startCountingProxy>>
 beforeAll(async () => {
   // The rate limit counts each file of a batch, at the upload request and at /complete: 300 files
   // twice in a test, for each browser (docs/security.md: raise `max` for pages that drop hundreds).
-  app = await startApp({ port: 0, host: '127.0.0.1', logger: { level: 'error' }, config: { rateLimit: { max: 5000, timeWindow: 60_000 } } })
+  app = await startApp({
+    port: 0,
+    host: '127.0.0.1',
+    logger: { level: 'error' },
+    config: { rateLimit: { max: 5000, timeWindow: 60_000 } },
+  })
   const { endpoint, region, credentials } = app.embedded!
   client = sdkClient({ endpoint, region, credentials })
   proxy = await startCountingProxy(app.url)
@@ -51,7 +56,9 @@ describe.each(BROWSERS)('in %s', (browser) => {
   it(`${BROWSER_LABELS[browser]}: 300 files dropped on the zone go through /batch and /batch/complete, one cancelled mid-batch, never over 6 requests in flight per host; the rest read back byte-exact`, async () => {
     const page = await session.newPage()
     await page.goto(proxy.endpoint)
-    await page.waitForFunction(() => !!document.querySelector('.updraft-zone') && !document.body.innerText.includes('Asking the server…'))
+    await page.waitForFunction(
+      () => !!document.querySelector('.updraft-zone') && !document.body.innerText.includes('Asking the server…'),
+    )
     proxy.log.length = 0
     await page.evaluate(
       ({ count, cancelled }) => {
@@ -61,7 +68,10 @@ describe.each(BROWSERS)('in %s', (browser) => {
         const open = XMLHttpRequest.prototype.open
         const send = XMLHttpRequest.prototype.send
         const timeline: string[] = []
-        XMLHttpRequest.prototype.open = function (this: XMLHttpRequest & { host?: string; ended?: () => void }, ...args: Parameters<typeof open>) {
+        XMLHttpRequest.prototype.open = function (
+          this: XMLHttpRequest & { host?: string; ended?: () => void },
+          ...args: Parameters<typeof open>
+        ) {
           const [method, url] = args
           const { host, pathname } = new URL(url, location.href)
           this.host = host
@@ -92,7 +102,8 @@ describe.each(BROWSERS)('in %s', (browser) => {
           data.items.add(new File([bytes], `many-${i}.bin`, { type: 'application/octet-stream' }))
         }
         const zone = document.querySelector<HTMLElement>('.updraft-zone')!
-        for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }))
+        for (const type of ['dragenter', 'dragover', 'drop'])
+          zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }))
         // Cancel the last file as soon as its row has a Cancel button: it is then in a batch (asked
         // for, or waiting to be), while others are already storing.
         const cancel = () => {
@@ -108,13 +119,18 @@ describe.each(BROWSERS)('in %s', (browser) => {
       .waitForFunction(
         (count) => {
           const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')]
-          return rows.length === count && rows.every((row) => ['done', 'error', 'aborted'].includes(row.dataset.status ?? ''))
+          return (
+            rows.length === count &&
+            rows.every((row) => ['done', 'error', 'aborted'].includes(row.dataset.status ?? ''))
+          )
         },
         FILES,
         120_000,
       )
       .catch(async (error: Error) => {
-        const statuses = await page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')].map((row) => row.dataset.status))
+        const statuses = await page.evaluate(() =>
+          [...document.querySelectorAll<HTMLElement>('[data-testid=upload-row]')].map((row) => row.dataset.status),
+        )
         const counts: Record<string, number> = {}
         for (const status of statuses) counts[status ?? '?'] = (counts[status ?? '?'] ?? 0) + 1
         throw new Error(`${error.message}; statuses: ${JSON.stringify(counts)}`)
@@ -138,15 +154,24 @@ describe.each(BROWSERS)('in %s', (browser) => {
     }
     // The budget: no host ever had more than 6 of the page's requests in flight.
     const peaks = await page.evaluate(() => (window as unknown as { peaks: Record<string, number> }).peaks)
-    if (process.env.MANY_TIMELINE) console.log((await page.evaluate(() => (window as unknown as { timeline: string[] }).timeline)).filter((line) => line.includes('/api')).join('\n'))
+    if (process.env.MANY_TIMELINE)
+      console.log(
+        (await page.evaluate(() => (window as unknown as { timeline: string[] }).timeline))
+          .filter((line) => line.includes('/api'))
+          .join('\n'),
+      )
     expect(Math.max(...Object.values(peaks))).toBeLessThanOrEqual(6)
     expect(Object.keys(peaks).length).toBeGreaterThanOrEqual(2)
     // The batch form: a few requests for 300 files, at each end.
-    const api = proxy.log.filter((entry) => entry.method === 'POST').map((entry) => new URL(entry.url, 'http://x').pathname.replace(app.prefix, ''))
+    const api = proxy.log
+      .filter((entry) => entry.method === 'POST')
+      .map((entry) => new URL(entry.url, 'http://x').pathname.replace(app.prefix, ''))
     const count = (route: string) => api.filter((path) => path === route).length
     expect(count('/batch')).toBeGreaterThanOrEqual(3)
     expect(count('/batch/complete')).toBeGreaterThanOrEqual(1)
-    expect((count('/batch') + count('') + count('/batch/complete') + count('/complete')) / FILES).toBeLessThanOrEqual(0.2)
+    expect((count('/batch') + count('') + count('/batch/complete') + count('/complete')) / FILES).toBeLessThanOrEqual(
+      0.2,
+    )
     expect(page.errors).toEqual([])
     await page.close()
   }, 240_000)

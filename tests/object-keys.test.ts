@@ -4,11 +4,11 @@
 // s3rver and Ceph RGW: the object lands on exactly that key and reads back byte-exact.
 import { DeleteObjectCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import type { TestStore } from '../dev/stores.ts'
 import { ApiError, upload, uploadObject } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
-import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
-import type { TestStore } from '../dev/stores.ts'
 
 const AWKWARD = "dir/a b+c ü 写真?#%25%!'()*~.txt"
 /**
@@ -51,7 +51,10 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
       const bytes = testBytes(size, size + 1)
       const key = `next-s3-uploads/${crypto.randomUUID()}/${name}`
       const { api } = await uploadApiFor(store(), { key: () => key, sts: tokenSts(store()) })
-      const result = await upload(new File([bytes], 'ignored.bin', { type: 'application/octet-stream' }), { api, strategy })
+      const result = await upload(new File([bytes], 'ignored.bin', { type: 'application/octet-stream' }), {
+        api,
+        strategy,
+      })
       expect(result.key).toBe(key)
       await expectStored(store(), key, bytes)
     })
@@ -62,8 +65,15 @@ it('token mode on RGW, a custom key with an IAM wildcard: refused at the upload 
   const rgw = inject('rgw')
   const key = `next-s3-uploads/${crypto.randomUUID()}/${AWKWARD}`
   const { api, client } = await uploadApiFor(rgw, { key: () => key, sts: tokenSts(rgw) })
-  const refused = await upload(new File([testBytes(1000, 3)], 'ignored.bin'), { api, strategy: 'token' }).catch((error: unknown) => error)
+  const refused = await upload(new File([testBytes(1000, 3)], 'ignored.bin'), { api, strategy: 'token' }).catch(
+    (error: unknown) => error,
+  )
   expect(refused).toBeInstanceOf(ApiError)
-  expect(refused).toMatchObject({ status: 400, message: expect.stringMatching(/holds '\?', which token credentials cannot name on this store.*strategy 'presigned'/) })
+  expect(refused).toMatchObject({
+    status: 400,
+    message: expect.stringMatching(
+      /holds '\?', which token credentials cannot name on this store.*strategy 'presigned'/,
+    ),
+  })
   await expect(readObject(client, rgw.bucket, key)).rejects.toMatchObject({ name: 'NoSuchKey' })
 })

@@ -10,25 +10,31 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { measureBundle, UPDRAFT_ENTRIES } from '../bench/lib/bundle.ts'
+import { type AppProcess, appEnv, startApp } from '../dev/app-process.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { storeEnv } from '../dev/stores.ts'
 import { ROOT } from '../scripts/build.ts'
-import { appEnv, startApp, type AppProcess } from '../dev/app-process.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { uploadThroughPage } from './helpers/example-page.ts'
-import { installProject, tarballFiles, type InstalledProject } from './helpers/installed-package.ts'
+import { type InstalledProject, installProject, tarballFiles } from './helpers/installed-package.ts'
 import { everyExportModule, publicExports } from './helpers/public-exports.ts'
 import { typesNoEntryExports } from './helpers/reachable-types.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { storeEnv } from '../dev/stores.ts'
 
 const run = promisify(execFile)
-const node = (cwd: string, args: string[]) => run(process.execPath, args, { cwd, env: appEnv(), maxBuffer: 16 * 1024 * 1024 })
+const node = (cwd: string, args: string[]) =>
+  run(process.execPath, args, { cwd, env: appEnv(), maxBuffer: 16 * 1024 * 1024 })
 
 let project: InstalledProject
 let s3: S3rverInstance
 
 beforeAll(async () => {
   s3 = await startS3rver()
-  project = await installProject(join(ROOT, 'examples', 'fastify'), ['typescript', '@types/node', '@types/react', '@types/react-dom'])
+  project = await installProject(join(ROOT, 'examples', 'fastify'), [
+    'typescript',
+    '@types/node',
+    '@types/react',
+    '@types/react-dom',
+  ])
 }, 300_000)
 
 afterAll(async () => {
@@ -37,20 +43,35 @@ afterAll(async () => {
 })
 
 /** Entries for Node only: a page's project never imports them. */
-const SERVER_ENTRIES = ['updraft-s3/server', 'updraft-s3/fastify', 'updraft-s3/esbuild-plugin', 'updraft-s3/node-transport']
+const SERVER_ENTRIES = [
+  'updraft-s3/server',
+  'updraft-s3/fastify',
+  'updraft-s3/esbuild-plugin',
+  'updraft-s3/node-transport',
+]
 
 describe('the tarball', () => {
   it('holds the built files, package.json, README and LICENSE, and every exports target', async () => {
     const files = await tarballFiles()
-    const outside = files.filter((path) => !path.startsWith('dist/lib/') && !['package.json', 'README.md', 'LICENSE'].includes(path))
+    const outside = files.filter(
+      (path) => !path.startsWith('dist/lib/') && !['package.json', 'README.md', 'LICENSE'].includes(path),
+    )
     expect(outside).toEqual([])
     expect(files).toContain('LICENSE')
     // TypeScript sources only among the quick starts `npx updraft-s3 init` writes (examples/, copied as they are).
-    expect(files.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts') && !path.startsWith('dist/lib/examples/'))).toEqual([])
-    expect(files).toEqual(expect.arrayContaining(['dist/lib/examples/hono/server.js', 'dist/lib/examples/nextjs/app/page.tsx', 'dist/lib/examples/worker/wrangler.jsonc']))
+    expect(
+      files.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts') && !path.startsWith('dist/lib/examples/')),
+    ).toEqual([])
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/lib/examples/hono/server.js',
+        'dist/lib/examples/nextjs/app/page.tsx',
+        'dist/lib/examples/worker/wrangler.jsonc',
+      ]),
+    )
     const manifest = JSON.parse(await readFile(join(project.dir, 'node_modules', 'updraft-s3', 'package.json'), 'utf8'))
-    const targets = Object.values(manifest.exports as Record<string, string | Record<string, string>>).flatMap((target) =>
-      typeof target === 'string' ? [target] : Object.values(target),
+    const targets = Object.values(manifest.exports as Record<string, string | Record<string, string>>).flatMap(
+      (target) => (typeof target === 'string' ? [target] : Object.values(target)),
     )
     for (const target of targets) expect(files, target).toContain(target.replace(/^\.\//, ''))
     expect(manifest.dependencies).not.toHaveProperty('fastify')
@@ -79,7 +100,10 @@ describe('installed into a fresh project', () => {
 
   it('runs `npx updraft-s3 doctor` from the installed bin against s3rver', async () => {
     const env = appEnv(storeEnv(s3))
-    const { stdout } = await run('npx', ['--offline', 'updraft-s3', 'doctor', '--origin', 'http://localhost:5173'], { cwd: project.dir, env })
+    const { stdout } = await run('npx', ['--offline', 'updraft-s3', 'doctor', '--origin', 'http://localhost:5173'], {
+      cwd: project.dir,
+      env,
+    })
     expect(stdout).toMatch(/ok {4}cors +a browser preflight from http:\/\/localhost:5173 is allowed/)
     expect(stdout).toContain('No check failed.')
   })
@@ -112,18 +136,26 @@ describe('installed into a fresh project', () => {
 
   it('type-checks, under strict, a full-stack project (Node types) using every public export and one calling them as users do', async () => {
     const entries = publicExports()
-    expect(entries.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft-s3', 'updraft-s3/react', 'updraft-s3/server', 'updraft-s3/fastify']))
+    expect(entries.map(({ specifier }) => specifier)).toEqual(
+      expect.arrayContaining(['updraft-s3', 'updraft-s3/react', 'updraft-s3/server', 'updraft-s3/fastify']),
+    )
     const usage = await readFile(join(ROOT, 'tests', 'consumer', 'usage.tsx'), 'utf8')
-    expect(await typeCheck('check', { 'every-export.ts': everyExportModule(entries), 'usage.tsx': usage }, ['node'])).toBe('ok')
+    expect(
+      await typeCheck('check', { 'every-export.ts': everyExportModule(entries), 'usage.tsx': usage }, ['node']),
+    ).toBe('ok')
   })
 
   it("type-checks, under strict, a page's project (DOM types, no Node types) using every browser entry's exports, and refuses `resume: true`", async () => {
     const browser = publicExports().filter(({ specifier }) => !SERVER_ENTRIES.includes(specifier))
-    expect(browser.map(({ specifier }) => specifier)).toEqual(expect.arrayContaining(['updraft-s3', 'updraft-s3/presigned', 'updraft-s3/react/ui', 'updraft-s3/protocol']))
+    expect(browser.map(({ specifier }) => specifier)).toEqual(
+      expect.arrayContaining(['updraft-s3', 'updraft-s3/presigned', 'updraft-s3/react/ui', 'updraft-s3/protocol']),
+    )
     // typings.ts: `resume` takes only what resumeUploads() makes (`@ts-expect-error` lines must not
     // compile), and the types public signatures name are imported by name from their entries.
     const typings = await readFile(join(ROOT, 'tests', 'consumer', 'typings.ts'), 'utf8')
-    expect(await typeCheck('page', { 'every-export.ts': everyExportModule(browser), 'typings.ts': typings }, [])).toBe('ok')
+    expect(await typeCheck('page', { 'every-export.ts': everyExportModule(browser), 'typings.ts': typings }, [])).toBe(
+      'ok',
+    )
   })
 
   it('names in its public signatures only types one of its entries exports (read from the installed .d.ts files)', () => {
@@ -139,13 +171,25 @@ describe('installed into a fresh project', () => {
       expect(installed.min, name).toBe(repository.min)
       expect(Math.abs(installed.gzip - repository.gzip), name).toBeLessThanOrEqual(8)
       const shipped = installed.inputs.map(({ path }) => path)
-      expect(shipped.filter((path) => /@aws-sdk|@smithy|fastify|^node:/.test(path)), name).toEqual([])
-      expect(shipped.some((path) => path.includes('node_modules/updraft-s3/dist/lib/')), name).toBe(true)
+      expect(
+        shipped.filter((path) => /@aws-sdk|@smithy|fastify|^node:/.test(path)),
+        name,
+      ).toEqual([])
+      expect(
+        shipped.some((path) => path.includes('node_modules/updraft-s3/dist/lib/')),
+        name,
+      ).toBe(true)
       // Token mode signs through aws4fetch, a lazy chunk (the design's signer, no hand-written one);
       // presigned pages, and the opt-ins alone, never ship a signer.
-      const signer = installed.inputs.filter(({ path }) => /aws4fetch|sigv4/.test(path)).map(({ path, lazy }) => [path.replace(/^.*node_modules\//, ''), lazy])
+      const signer = installed.inputs
+        .filter(({ path }) => /aws4fetch|sigv4/.test(path))
+        .map(({ path, lazy }) => [path.replace(/^.*node_modules\//, ''), lazy])
       if (name === 'presigned' || name === 'checksums' || name === 'images') expect(signer, name).toEqual([])
-      else expect(signer, name).toEqual([['aws4fetch/dist/aws4fetch.esm.mjs', true], ['updraft-s3/dist/lib/engine/s3/aws4fetch-signer.js', true]])
+      else
+        expect(signer, name).toEqual([
+          ['aws4fetch/dist/aws4fetch.esm.mjs', true],
+          ['updraft-s3/dist/lib/engine/s3/aws4fetch-signer.js', true],
+        ])
       sizes.push(`${name} ${installed.gzip} B gzip (${installed.allGzip} B with lazy chunks)`)
     }
     console.log(`installed entries: ${sizes.join(', ')}`)

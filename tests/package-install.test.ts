@@ -14,17 +14,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { ROOT } from '../scripts/build.ts'
 import { FASTIFY_PACKAGES, installLine, SERVER_PACKAGES, STORE_PACKAGES } from '../server/optional-peers.ts'
 import { npm, packTarball, userNpmEnv } from './helpers/installed-package.ts'
-import { groupAlive, killGroup, spawnGroup, type GroupProcess } from './helpers/process-group.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type GroupProcess, groupAlive, killGroup, spawnGroup } from './helpers/process-group.ts'
 
 const run = promisify(execFile)
 const MB = 1_000_000
 const INSTALL = ['--no-audit', '--no-fund', '--prefer-offline']
 
-const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }
+const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+  peerDependencies: Record<string, string>
+}
 /** What the entries say when their packages are missing (server/optional-peers.ts). */
 const SERVER_LINE = installLine(SERVER_PACKAGES, manifest.peerDependencies)
 const FASTIFY_LINE = installLine(FASTIFY_PACKAGES, manifest.peerDependencies)
@@ -46,13 +48,21 @@ async function emptyProject(): Promise<string> {
 const npmInstall = (dir: string, line: string) => {
   const [command, verb, ...args] = line.split(' ')
   if (command !== 'npm' || verb !== 'install') throw new Error(`not an npm install line: ${line}`)
-  return npm(dir, ['install', ...INSTALL, ...args.map((arg) => (arg === 'updraft-s3' ? './updraft-s3.tgz' : arg))], userNpmEnv())
+  return npm(
+    dir,
+    ['install', ...INSTALL, ...args.map((arg) => (arg === 'updraft-s3' ? './updraft-s3.tgz' : arg))],
+    userNpmEnv(),
+  )
 }
 
 /** The packages under node_modules (npm's hidden lockfile lists each one it placed) and the bytes of their files. */
 async function measure(dir: string): Promise<{ packages: string[]; bytes: number }> {
-  const lock = JSON.parse(await readFile(join(dir, 'node_modules', '.package-lock.json'), 'utf8')) as { packages: Record<string, unknown> }
-  const packages = Object.keys(lock.packages).map((path) => path.replace(/^.*node_modules\//, '')).sort()
+  const lock = JSON.parse(await readFile(join(dir, 'node_modules', '.package-lock.json'), 'utf8')) as {
+    packages: Record<string, unknown>
+  }
+  const packages = Object.keys(lock.packages)
+    .map((path) => path.replace(/^.*node_modules\//, ''))
+    .sort()
   let bytes = 0
   for (const entry of await readdir(join(dir, 'node_modules'), { recursive: true, withFileTypes: true })) {
     if (entry.isFile()) bytes += (await stat(join(entry.parentPath, entry.name))).size
@@ -60,7 +70,8 @@ async function measure(dir: string): Promise<{ packages: string[]; bytes: number
   return { packages, bytes }
 }
 
-const describeInstall = ({ packages, bytes }: { packages: string[]; bytes: number }) => `${packages.length} packages, ${(bytes / MB).toFixed(2)} MB`
+const describeInstall = ({ packages, bytes }: { packages: string[]; bytes: number }) =>
+  `${packages.length} packages, ${(bytes / MB).toFixed(2)} MB`
 
 /** Runs `code` as an ES module with plain Node in `dir`, as a user's server would; resolves with its exit code and output. */
 async function node(dir: string, code: string, env: NodeJS.ProcessEnv = userNpmEnv()) {
@@ -68,20 +79,30 @@ async function node(dir: string, code: string, env: NodeJS.ProcessEnv = userNpmE
   await writeFile(file, code)
   return run(process.execPath, [file], { cwd: dir, env }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
   )
 }
 
 const npx = (dir: string, args: string[]) =>
   run('npx', ['--offline', 'updraft-s3', ...args], { cwd: dir, env: userNpmEnv() }).then(
     ({ stdout }) => ({ code: 0, output: stdout }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      output: error.stdout + error.stderr,
+    }),
   )
 
 /** The README's Install section's `npm install updraft-s3 …` lines. */
 async function readmeInstallLines(): Promise<string[]> {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf('## Install\n'), readme.indexOf('\n## ', readme.indexOf('## Install\n') + 1))
+  const section = readme.slice(
+    readme.indexOf('## Install\n'),
+    readme.indexOf('\n## ', readme.indexOf('## Install\n') + 1),
+  )
   return [...section.matchAll(/^npm install updraft-s3.*$/gm)].map(([line]) => line)
 }
 
@@ -133,9 +154,15 @@ describe('a page-only install: npm install updraft-s3', () => {
 
   it('`npx updraft-s3 doctor` and `npx updraft-s3 store` print the npm install line and exit 1; --help needs nothing more', async () => {
     const doctor = await npx(page, ['doctor'])
-    expect(doctor).toEqual({ code: 1, output: `updraft: npx updraft-s3 doctor needs ${SERVER_PACKAGES.slice(0, -1).join(', ')} and ${SERVER_PACKAGES.at(-1)}, which are not installed: run ${SERVER_LINE}\n` })
+    expect(doctor).toEqual({
+      code: 1,
+      output: `updraft: npx updraft-s3 doctor needs ${SERVER_PACKAGES.slice(0, -1).join(', ')} and ${SERVER_PACKAGES.at(-1)}, which are not installed: run ${SERVER_LINE}\n`,
+    })
     const store = await npx(page, ['store'])
-    expect(store).toEqual({ code: 1, output: `updraft: npx updraft-s3 store needs @20minutes/s3rver, which is not installed: run ${STORE_LINE}\n` })
+    expect(store).toEqual({
+      code: 1,
+      output: `updraft: npx updraft-s3 store needs @20minutes/s3rver, which is not installed: run ${STORE_LINE}\n`,
+    })
     const help = await npx(page, ['--help'])
     expect(help.code).toBe(0)
     expect(help.output).toContain('npx updraft-s3 store')
@@ -175,7 +202,9 @@ describe("a server install, with the README's lines", () => {
       )
       expect(handler).toEqual({ code: 0, stdout: '400\n', stderr: '' })
       const plugin = await node(server, `import 'updraft-s3/fastify'`)
-      expect(plugin.stderr).toContain(`updraft: updraft-s3/fastify needs @fastify/rate-limit and fastify-plugin, which are not installed: run npm install @fastify/rate-limit@11 fastify-plugin@5\n`)
+      expect(plugin.stderr).toContain(
+        `updraft: updraft-s3/fastify needs @fastify/rate-limit and fastify-plugin, which are not installed: run npm install @fastify/rate-limit@11 fastify-plugin@5\n`,
+      )
     })
 
     describe('then the Fastify line', () => {
@@ -202,14 +231,21 @@ describe("a server install, with the README's lines", () => {
         })
 
         it('prints settings that an upload through the Fastify plugin and the engine uses: both files read back byte for byte; Ctrl-C stops it', async () => {
-          store = spawnGroup('npx', ['--offline', 'updraft-s3', 'store'], { ...userNpmEnv(), UPDRAFT_S3_PORT: '0' }, server)
+          store = spawnGroup(
+            'npx',
+            ['--offline', 'updraft-s3', 'store'],
+            { ...userNpmEnv(), UPDRAFT_S3_PORT: '0' },
+            server,
+          )
           await expect.poll(store.output, { timeout: 90_000, interval: 200 }).toContain('Press Ctrl-C to stop.')
           expect(store.output()).toContain(`objects in ${join(server, '.data', 's3')}`)
           // The bash line, through a real bash, as a user pastes it.
           const line = /bash, zsh: +(export .*)$/m.exec(store.output())?.[1]
           expect(line, store.output()).toBeDefined()
           const printed = (await run('bash', ['-c', `${line}\nenv`])).stdout
-          const settings = Object.fromEntries([...printed.matchAll(/^(S3_UPLOAD_[A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name!, value!]))
+          const settings = Object.fromEntries(
+            [...printed.matchAll(/^(S3_UPLOAD_[A-Z_]+)=(.*)$/gm)].map(([, name, value]) => [name!, value!]),
+          )
           expect(Object.keys(settings)).toHaveLength(7)
           expect(store.output()).toMatch(/^Then start your app in that shell/m)
 

@@ -9,11 +9,11 @@
 // upload progress event than Chromium, so nothing is asserted on progress counts.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import type * as Engine from '../engine/index.ts'
 import { BROWSER_LABELS, BROWSERS, type TestPage } from '../dev/browsers.ts'
-import { useEnginePageIn } from './helpers/engine-page.ts'
-import { type FaultProxy, startFaultProxy, partNumberOf, resentFinishedBytes } from '../dev/fault-proxy.ts'
+import { type FaultProxy, partNumberOf, resentFinishedBytes, startFaultProxy } from '../dev/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import type * as Engine from '../engine/index.ts'
+import { useEnginePageIn } from './helpers/engine-page.ts'
 
 const MiB = 1024 * 1024
 const PART = 5 * MiB
@@ -42,7 +42,8 @@ beforeAll(async () => {
     kind: 'storage',
     hold: ({ step, url }) => {
       const query = new URL(url, 'http://x').searchParams
-      if (step !== 'PUT ?partNumber' || query.get('partNumber') !== '2' || heldOnce.has(query.get('uploadId')!)) return undefined
+      if (step !== 'PUT ?partNumber' || query.get('partNumber') !== '2' || heldOnce.has(query.get('uploadId')!))
+        return undefined
       heldOnce.add(query.get('uploadId')!)
       return HOLD_MS
     },
@@ -55,7 +56,8 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** What the page sent for `key`, in arrival order (the log also holds CORS preflights). */
-const requestsFor = (key: string, from = 0) => proxy.log.slice(from).filter((entry) => decodeURIComponent(entry.url).includes(key))
+const requestsFor = (key: string, from = 0) =>
+  proxy.log.slice(from).filter((entry) => decodeURIComponent(entry.url).includes(key))
 const partPuts = (key: string, from = 0) => requestsFor(key, from).filter((entry) => entry.step === 'PUT ?partNumber')
 
 describe.each(BROWSERS)('in %s', (browser) => {
@@ -75,7 +77,13 @@ describe.each(BROWSERS)('in %s', (browser) => {
       pauseAt: 1.5 * PART,
     })
 
-    await page.waitForFunction(() => (window as unknown as PageWindow).run.pausedAt !== undefined || !!(window as unknown as PageWindow).run.finished, undefined, 60_000)
+    await page.waitForFunction(
+      () =>
+        (window as unknown as PageWindow).run.pausedAt !== undefined ||
+        !!(window as unknown as PageWindow).run.finished,
+      undefined,
+      60_000,
+    )
     const atPause = await stateOf(page)
     expect(atPause.finished, 'the upload ended before the pause').toBeUndefined()
     // Let the cancelled part requests wind down, then watch storage and the page's progress: every
@@ -102,7 +110,11 @@ describe.each(BROWSERS)('in %s', (browser) => {
     const duringPause = proxy.log.slice(quietFrom)
     const answeredDuringPause = proxy.log.slice(0, quietFrom).filter((entry) => (entry.answeredAt ?? 0) >= quietSince)
     const paused = await stateOf(page)
-    const acceptedBeforeResume = new Set(partPuts(key).filter((put) => put.status === 200).map(partNumberOf))
+    const acceptedBeforeResume = new Set(
+      partPuts(key)
+        .filter((put) => put.status === 200)
+        .map(partNumberOf),
+    )
     const resumedFrom = proxy.log.length
     await page.evaluate(() => (window as unknown as PageWindow).run.resume())
     await page.waitForFunction(() => !!(window as unknown as PageWindow).run.finished, undefined, 60_000)
@@ -134,9 +146,16 @@ describe.each(BROWSERS)('in %s', (browser) => {
 
     // Each part accepted once, none re-sent once accepted; one multipart upload, completed, never aborted.
     const puts = partPuts(key)
-    expect(puts.filter((put) => put.status === 200).map(partNumberOf).sort((a, b) => a - b)).toEqual([1, 2, 3, 4])
+    expect(
+      puts
+        .filter((put) => put.status === 200)
+        .map(partNumberOf)
+        .sort((a, b) => a - b),
+    ).toEqual([1, 2, 3, 4])
     expect(resentFinishedBytes(puts)).toBe(0)
-    const steps = requestsFor(key).map((entry) => entry.step).filter((step) => step !== 'PUT ?partNumber' && !step.startsWith('OPTIONS'))
+    const steps = requestsFor(key)
+      .map((entry) => entry.step)
+      .filter((step) => step !== 'PUT ?partNumber' && !step.startsWith('OPTIONS'))
     // RGW's Complete reply names no ETag: a HEAD asks the stored object for it.
     expect(steps).toEqual(['POST ?uploads', 'POST ?uploadId', 'HEAD'])
     expect(run.progress.at(-1)).toEqual({ loaded: SIZE, total: SIZE })
@@ -157,7 +176,17 @@ describe.each(BROWSERS)('window.stop() in %s', (browser) => {
   // with AbortError and sent AbortMultipartUpload, destroying what a reload would carry on.
   it(`${BROWSER_LABELS[browser]}: requests the page's window.stop() aborts are lost requests, retried; the upload completes, nothing is aborted on storage`, async () => {
     const key = `stop-browser/${browser}/${randomUUID()}.bin`
-    await startInPage(page, { endpoint: proxy.url, region: rgw.region, credentials: rgw.credentials, bucket: rgw.bucket, key, size: SIZE, seed: 28, pauseAt: 1.5 * PART, stopInstead: true })
+    await startInPage(page, {
+      endpoint: proxy.url,
+      region: rgw.region,
+      credentials: rgw.credentials,
+      bucket: rgw.bucket,
+      key,
+      size: SIZE,
+      seed: 28,
+      pauseAt: 1.5 * PART,
+      stopInstead: true,
+    })
     await page.waitForFunction(() => !!(window as unknown as PageWindow).run.finished, undefined, 60_000)
     const run = await stateOf(page)
     expect(run.pausedAt, 'window.stop() came mid-upload').toBeLessThan(SIZE)
@@ -198,7 +227,13 @@ interface PageWindow {
 const stateOf = (page: TestPage) =>
   page.evaluate((): PageState => {
     const { run } = window as unknown as PageWindow
-    return { sha256: run.sha256, progress: run.progress, fetches: run.fetches, pausedAt: run.pausedAt, finished: run.finished }
+    return {
+      sha256: run.sha256,
+      progress: run.progress,
+      fetches: run.fetches,
+      pausedAt: run.pausedAt,
+      finished: run.finished,
+    }
   })
 
 /**
@@ -212,7 +247,10 @@ const startInPage = (page: TestPage, run: PageRun) =>
     const w = window as unknown as PageWindow
     const { updraft } = w
     // Node's testBytes, installed by the page (tests/helpers/engine-page.ts).
-    const bytes = (window as unknown as { testBytes(size: number, seed: number): Uint8Array<ArrayBuffer> }).testBytes(run.size, run.seed)
+    const bytes = (window as unknown as { testBytes(size: number, seed: number): Uint8Array<ArrayBuffer> }).testBytes(
+      run.size,
+      run.seed,
+    )
     const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
     const pauses = new updraft.PauseController()
     const state: PageWindow['run'] = {

@@ -8,10 +8,21 @@ import { readFile } from 'node:fs/promises'
 import type { S3Client } from '@aws-sdk/client-s3'
 import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../demo/app.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { keyFromObjectUrl, MiB, openDemo, percentOf, pickFiles, rowsOf, settle, stateOf, testFiles, type TestFiles } from './helpers/demo-page.ts'
+import { type RunningApp, startApp } from '../demo/app.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import {
+  keyFromObjectUrl,
+  MiB,
+  openDemo,
+  percentOf,
+  pickFiles,
+  rowsOf,
+  settle,
+  stateOf,
+  type TestFiles,
+  testFiles,
+} from './helpers/demo-page.ts'
 
 let chromium: ChromiumSession
 let files: TestFiles
@@ -123,7 +134,9 @@ describe('the demo page: pause, resume, and unfinished uploads after a reload', 
 
     const online = performance.now()
     await throttle(cdp, -1)
-    await expect.poll(() => partRequests.filter((at) => at >= online).length, { timeout: 20_000, interval: 10 }).toBeGreaterThan(0)
+    await expect
+      .poll(() => partRequests.filter((at) => at >= online).length, { timeout: 20_000, interval: 10 })
+      .toBeGreaterThan(0)
     const firstPart = partRequests.find((at) => at >= online)!
     console.log(`online → first part request: ${(firstPart - online).toFixed(0)} ms`)
     await expectStored(page, 'offline.bin', await readFile(path))
@@ -156,7 +169,10 @@ describe('the demo page: pause, resume, and unfinished uploads after a reload', 
       const partNumber = new URL(request.url).searchParams.get('partNumber')
       if (request.method === 'PUT' && partNumber) after.push(Number(partNumber))
     })
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: 'Resume upload of reloaded.bin' }).click()])
+    const [chooser] = await Promise.all([
+      page.waitForEvent('filechooser'),
+      page.getByRole('button', { name: 'Resume upload of reloaded.bin' }).click(),
+    ])
     await chooser.setFiles(path)
     await expectStored(page, 'reloaded.bin', await readFile(path))
     // Only parts storage lacked went out, each once (storage may hold more than the record saw).

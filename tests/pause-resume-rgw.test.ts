@@ -5,15 +5,21 @@
 // and is dropped. Byte-exact read-back; no part storage accepted is sent again. Both modes.
 import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, ListPartsCommand } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { PauseController, resumeUploads, upload, uploadObject, type ResumeStore } from '../engine/index.ts'
-import { memoryResumeStore } from '../engine/resume/resume-store.ts'
-import type { Strategy } from '../protocol/wire.ts'
-import type { TransferOptions } from '../engine/core/options.ts'
-import { MIN_PART_SIZE } from '../protocol/limits.ts'
-import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
-import { type FaultProxy, type LoggedRequest, startFaultProxy, partNumberOf, resentFinishedBytes } from '../dev/fault-proxy.ts'
+import {
+  type FaultProxy,
+  type LoggedRequest,
+  partNumberOf,
+  resentFinishedBytes,
+  startFaultProxy,
+} from '../dev/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { directTarget } from '../dev/stores.ts'
+import type { TransferOptions } from '../engine/core/options.ts'
+import { PauseController, type ResumeStore, resumeUploads, upload, uploadObject } from '../engine/index.ts'
+import { memoryResumeStore } from '../engine/resume/resume-store.ts'
+import { MIN_PART_SIZE } from '../protocol/limits.ts'
+import type { Strategy } from '../protocol/wire.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const rgw = inject('rgw')
 const reader = sdkClient(rgw)
@@ -78,7 +84,10 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
     expect(duringPause).toEqual([])
     expect(sha256(await readObject(reader, rgw.bucket, key))).toBe(sha256(bytes))
     const puts = partPuts(key)
-    const accepted = puts.filter((put) => put.status === 200).map(partNumberOf).sort((a, b) => a - b)
+    const accepted = puts
+      .filter((put) => put.status === 200)
+      .map(partNumberOf)
+      .sort((a, b) => a - b)
     expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(resentFinishedBytes(puts)).toBe(0)
     // Whether the pause caught a part mid-body depends on the link (over loopback both parts in
@@ -98,19 +107,25 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
         for (let at = 0; at < bytes.length; at += 256 * 1024) yield bytes.subarray(at, at + 256 * 1024)
       },
     ],
-  ] as const)('own credentials, %s: pause mid-upload, resume — byte-exact, each part accepted once', async (_label, bodyOf) => {
-    const key = `pause/${crypto.randomUUID()}.bin`
-    const bytes = testBytes(SIZE, 15)
-    const { options, holdThenResume } = pauseMidway()
-    const done = uploadObject(bodyOf(bytes), { ...directTarget({ ...rgw, endpoint: proxy.url }, key), ...options })
-    const duringPause = await holdThenResume()
-    await done
+  ] as const)(
+    'own credentials, %s: pause mid-upload, resume — byte-exact, each part accepted once',
+    async (_label, bodyOf) => {
+      const key = `pause/${crypto.randomUUID()}.bin`
+      const bytes = testBytes(SIZE, 15)
+      const { options, holdThenResume } = pauseMidway()
+      const done = uploadObject(bodyOf(bytes), { ...directTarget({ ...rgw, endpoint: proxy.url }, key), ...options })
+      const duringPause = await holdThenResume()
+      await done
 
-    expect(duringPause).toEqual([])
-    expect(sha256(await readObject(reader, rgw.bucket, key))).toBe(sha256(bytes))
-    const accepted = partPuts(key).filter((put) => put.status === 200).map(partNumberOf).sort((a, b) => a - b)
-    expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 7])
-  })
+      expect(duringPause).toEqual([])
+      expect(sha256(await readObject(reader, rgw.bucket, key))).toBe(sha256(bytes))
+      const accepted = partPuts(key)
+        .filter((put) => put.status === 200)
+        .map(partNumberOf)
+        .sort((a, b) => a - b)
+      expect(accepted).toEqual([1, 2, 3, 4, 5, 6, 7])
+    },
+  )
 
   it('presigned mode: the same, with part URLs from the upload API', async () => {
     const { api } = await uploadApiFor({ ...rgw, endpoint: proxy.url })
@@ -123,7 +138,12 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
     expect(duringPause).toEqual([])
     expect(sha256(await readObject(reader, result.bucket, result.key))).toBe(sha256(bytes))
     const puts = partPuts(result.key)
-    expect(puts.filter((put) => put.status === 200).map(partNumberOf).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7])
+    expect(
+      puts
+        .filter((put) => put.status === 200)
+        .map(partNumberOf)
+        .sort((a, b) => a - b),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(resentFinishedBytes(puts)).toBe(0)
   })
 })
@@ -131,7 +151,9 @@ describe('pause and resume on Ceph RGW, through the logging proxy', () => {
 async function resumableApi(strategy: Strategy) {
   const { api } = await uploadApiFor(
     { ...rgw, endpoint: proxy.url },
-    strategy === 'token' ? { resumable: true, sts: { mode: 'assume-role', roleArn: rgw.roleArn } } : { resumable: true },
+    strategy === 'token'
+      ? { resumable: true, sts: { mode: 'assume-role', roleArn: rgw.roleArn } }
+      : { resumable: true },
   )
   return api
 }
@@ -163,7 +185,13 @@ async function leaveAfter(file: File, api: string, strategy: Strategy, store: Re
   // storage's to accept, and its request stays open for the reply: wait until every part request
   // has closed (a fixed 300 ms lost that race on a loaded machine), then a moment more for a
   // cancelled part that reached storage whole and is still being stored.
-  await expect.poll(() => proxy.log.filter((entry) => entry.step === 'PUT ?partNumber').every((entry) => entry.closedAt !== undefined), { timeout: 30_000 }).toBe(true)
+  await expect
+    .poll(
+      () =>
+        proxy.log.filter((entry) => entry.step === 'PUT ?partNumber').every((entry) => entry.closedAt !== undefined),
+      { timeout: 30_000 },
+    )
+    .toBe(true)
   await new Promise((resolve) => setTimeout(resolve, 300))
   const [record] = await resume.list()
   expect(record).toBeDefined()
@@ -179,7 +207,9 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
     const record = await leaveAfter(file, api, strategy, store, 3)
     const before = proxy.log.length
     // What storage holds is the truth: a part cancelled at the pause may have arrived whole.
-    const listed = await reader.send(new ListPartsCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }))
+    const listed = await reader.send(
+      new ListPartsCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }),
+    )
     const firstPage = new Set((listed.Parts ?? []).map((part) => part.PartNumber!))
     for (const n of accepted(partPutsSince(0, record.key))) expect(firstPage).toContain(n)
     expect(firstPage.size).toBeGreaterThanOrEqual(1)
@@ -197,9 +227,13 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
     const resentNumbers = resent.map(partNumberOf).sort((a, b) => a - b)
     const missing = Array.from({ length: PARTS }, (_, i) => i + 1).filter((n) => !firstPage.has(n))
     expect(resentNumbers).toEqual(missing)
-    const resentFinishedBytes = resent.filter((put) => firstPage.has(partNumberOf(put))).reduce((sum, put) => sum + put.bytes, 0)
+    const resentFinishedBytes = resent
+      .filter((put) => firstPage.has(partNumberOf(put)))
+      .reduce((sum, put) => sum + put.bytes, 0)
     expect(resentFinishedBytes).toBe(0)
-    console.log(`${strategy}: ${firstPage.size} parts kept, ${resent.length} sent after resume, ${resentFinishedBytes} bytes of finished parts re-sent`)
+    console.log(
+      `${strategy}: ${firstPage.size} parts kept, ${resent.length} sent after resume, ${resentFinishedBytes} bytes of finished parts re-sent`,
+    )
     // No second multipart upload was created: the upload API was not asked for a new one.
     expect(proxy.log.slice(before).some((entry) => entry.step === 'POST ?uploads')).toBe(false)
     expect(await store.list()).toEqual([])
@@ -209,10 +243,20 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
     const api = await resumableApi(strategy)
     const store = memoryResumeStore()
     const lastModified = 1_700_000_000_000
-    const record = await leaveAfter(new File([testBytes(SIZE, 32)], 'same-name.bin', { lastModified }), api, strategy, store, 2)
+    const record = await leaveAfter(
+      new File([testBytes(SIZE, 32)], 'same-name.bin', { lastModified }),
+      api,
+      strategy,
+      store,
+      2,
+    )
     const other = testBytes(SIZE, 33)
     const before = proxy.log.length
-    const result = await upload(new File([other], 'same-name.bin', { lastModified }), { api, strategy, resume: resumeUploads({ store }) })
+    const result = await upload(new File([other], 'same-name.bin', { lastModified }), {
+      api,
+      strategy,
+      resume: resumeUploads({ store }),
+    })
     expect(result.key).not.toBe(record.key)
     expect(sha256(await readObject(reader, rgw.bucket, result.key))).toBe(sha256(other))
     expect(partPutsSince(before, result.key)).toHaveLength(PARTS)
@@ -226,7 +270,9 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
     const bytes = testBytes(SIZE, 34)
     const file = new File([bytes], 'aborted.bin', { lastModified: 1 })
     const record = await leaveAfter(file, api, strategy, store, 2)
-    await reader.send(new AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }))
+    await reader.send(
+      new AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }),
+    )
     const before = proxy.log.length
     const result = await upload(file, { api, strategy, resume: resumeUploads({ store }) })
     expect(sha256(await readObject(reader, rgw.bucket, result.key))).toBe(sha256(bytes))
@@ -239,7 +285,13 @@ describe.each(['presigned', 'token'] as const)('resume after the page went away,
   it('discard() aborts a recorded upload on storage and forgets it', async () => {
     const api = await resumableApi(strategy)
     const store = memoryResumeStore()
-    const record = await leaveAfter(new File([testBytes(SIZE, 35)], 'discarded.bin', { lastModified: 1 }), api, strategy, store, 1)
+    const record = await leaveAfter(
+      new File([testBytes(SIZE, 35)], 'discarded.bin', { lastModified: 1 }),
+      api,
+      strategy,
+      store,
+      1,
+    )
     await resumeUploads({ store }).discard(record)
     expect(await store.list()).toEqual([])
     const listed = await reader.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: record.key }))

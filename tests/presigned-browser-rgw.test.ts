@@ -5,13 +5,13 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { TestPage } from '../dev/browsers.ts'
+import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
+import { type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
+import { storeConfig } from '../dev/stores.ts'
 import type * as Engine from '../engine/index.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import type { TestPage } from '../dev/browsers.ts'
-import { openEnginePage, openEnginePageIn, type EnginePage, type EnginePageIn } from './helpers/engine-page.ts'
-import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
-import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
-import { storeConfig } from '../dev/stores.ts'
+import { type EnginePage, type EnginePageIn, openEnginePage, openEnginePageIn } from './helpers/engine-page.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -33,8 +33,13 @@ afterAll(async () => {
 /** The upload API on RGW with `extra`, served on its own port; its warnings are kept. */
 async function uploadApiWith(extra: UploadHandlerConfig, origin = engine.origin) {
   const warnings: string[] = []
-  const logger = { error: (obj: object) => void warnings.push(`error: ${JSON.stringify(obj)}`), warn: (_obj: object, msg?: string) => void warnings.push(msg ?? '') }
-  const server = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [origin], logger, ...extra })))
+  const logger = {
+    error: (obj: object) => void warnings.push(`error: ${JSON.stringify(obj)}`),
+    warn: (_obj: object, msg?: string) => void warnings.push(msg ?? ''),
+  }
+  const server = await serveHandler(
+    createUploadHandler(storeConfig(rgw, { allowedOrigins: [origin], logger, ...extra })),
+  )
   served.push(server)
   return { api: server.api, warnings }
 }
@@ -56,7 +61,11 @@ const uploadInPage = (api: string, size: number, seed: number, inPage: Pick<Test
       const { updraft } = window as unknown as { updraft: typeof Engine }
       const bytes = Uint8Array.from({ length: size }, (_, i) => (i * 31 + seed) % 251)
       const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
-      const outcome: PageOutcome = { sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''), credentials: [], keys: [] }
+      const outcome: PageOutcome = {
+        sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''),
+        credentials: [],
+        keys: [],
+      }
       const { open } = XMLHttpRequest.prototype
       XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL) {
         const parsed = new URL(url, location.href)
@@ -81,7 +90,8 @@ const uploadInPage = (api: string, size: number, seed: number, inPage: Pick<Test
   )
 
 const bytesOf = (size: number, seed: number) => Uint8Array.from({ length: size }, (_, i) => (i * 31 + seed) % 251)
-const signedByServerKey = (outcome: PageOutcome) => outcome.credentials.every((credential) => credential.startsWith(`${rgw.credentials.accessKeyId}/`))
+const signedByServerKey = (outcome: PageOutcome) =>
+  outcome.credentials.every((credential) => credential.startsWith(`${rgw.credentials.accessKeyId}/`))
 
 const SIZES = [
   ['a 1 MiB single PUT', MiB + 3],
@@ -90,8 +100,14 @@ const SIZES = [
 
 describe.each([
   ['without an STS (server key)', {}],
-  ["with an STS (sts: { mode: 'assume-role', roleArn }), presignWith left to its default", { sts: { mode: 'assume-role' as const, roleArn: rgw.roleArn } }],
-  ["with an STS and presignWith: 'server-key'", { sts: { mode: 'assume-role' as const, roleArn: rgw.roleArn }, presignWith: 'server-key' as const }],
+  [
+    "with an STS (sts: { mode: 'assume-role', roleArn }), presignWith left to its default",
+    { sts: { mode: 'assume-role' as const, roleArn: rgw.roleArn } },
+  ],
+  [
+    "with an STS and presignWith: 'server-key'",
+    { sts: { mode: 'assume-role' as const, roleArn: rgw.roleArn }, presignWith: 'server-key' as const },
+  ],
 ])('in Chromium, presigned, to Ceph RGW %s', (_label, extra) => {
   it.each(SIZES)('uploads %s; the object read back is the same bytes', async (_what, size) => {
     const { api, warnings } = await uploadApiWith(extra)
@@ -106,24 +122,38 @@ describe.each([
     expect(sha256(stored)).toBe(outcome.sha256)
     if ('sts' in extra && !('presignWith' in extra)) {
       // Said once, with why and what the key must be.
-      expect(warnings).toEqual([expect.stringMatching(/signed with the server's own key: storage answered the browser's CORS preflight for a URL signed by the STS session with 403 SignatureDoesNotMatch/)])
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /signed with the server's own key: storage answered the browser's CORS preflight for a URL signed by the STS session with 403 SignatureDoesNotMatch/,
+        ),
+      ])
     }
   })
 })
 
 describe("in Chromium, to Ceph RGW with an STS and presignWith: 'session' (kept on purpose)", () => {
-  it.each(SIZES)('%s fails with NetworkError: RGW refuses the preflight, and the browser never sends the PUT', async (_what, size) => {
-    const { api } = await uploadApiWith({ sts: { mode: 'assume-role', roleArn: rgw.roleArn }, presignWith: 'session' })
-    const outcome = await uploadInPage(api, size, 5)
-    expect(outcome.error).toMatchObject({ name: 'NetworkError' })
-    // Signed by the session, not the server key.
-    expect(outcome.credentials.length).toBeGreaterThan(0)
-    expect(outcome.credentials.some((credential) => credential.startsWith(`${rgw.credentials.accessKeyId}/`))).toBe(false)
-    // Nothing was stored under the key the page was given.
-    const key = outcome.keys[0]!
-    expect(key).toMatch(/^next-s3-uploads\//)
-    await expect(admin.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))).rejects.toMatchObject({ name: 'NotFound' })
-  })
+  it.each(SIZES)(
+    '%s fails with NetworkError: RGW refuses the preflight, and the browser never sends the PUT',
+    async (_what, size) => {
+      const { api } = await uploadApiWith({
+        sts: { mode: 'assume-role', roleArn: rgw.roleArn },
+        presignWith: 'session',
+      })
+      const outcome = await uploadInPage(api, size, 5)
+      expect(outcome.error).toMatchObject({ name: 'NetworkError' })
+      // Signed by the session, not the server key.
+      expect(outcome.credentials.length).toBeGreaterThan(0)
+      expect(outcome.credentials.some((credential) => credential.startsWith(`${rgw.credentials.accessKeyId}/`))).toBe(
+        false,
+      )
+      // Nothing was stored under the key the page was given.
+      const key = outcome.keys[0]!
+      expect(key).toMatch(/^next-s3-uploads\//)
+      await expect(admin.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))).rejects.toMatchObject({
+        name: 'NotFound',
+      })
+    },
+  )
 })
 
 // Firefox ESR too: its preflight asks for every header the URL signs, the copy guard's

@@ -9,15 +9,21 @@
 // through PutObject honours no precondition and works only through a 0-byte URL, and a part copy
 // fails its length check for every part URL (each binds at least one byte).
 // ~15 s (11-20 s measured on the shared 2 cores): one victim object per store, about 50 storage requests each.
-import { CreateMultipartUploadCommand, HeadObjectCommand, ListPartsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import {
+  CreateMultipartUploadCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3'
 import { AwsClient } from 'aws4fetch'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startEmbeddedS3, type EmbeddedS3 } from '../cli/embedded-s3.ts'
+import { type EmbeddedS3, startEmbeddedS3 } from '../cli/embedded-s3.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 import { objectUrl } from '../protocol/object-url.ts'
 import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -34,21 +40,38 @@ const quiet = { logger: { error: () => {}, warn: () => {} } }
 /** Each store as its deployment runs it by default (the demo's embedded s3rver is `npm start`'s store). */
 const STORES: Array<[label: string, store: () => TestStore, extra: () => UploadHandlerConfig]> = [
   ['Ceph RGW without an STS (the server key signs)', () => rgw, () => ({})],
-  ['Ceph RGW with an STS (presignWith left to its default: the server key signs)', () => rgw, () => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn } })],
-  ["Ceph RGW with an STS and presignWith: 'session'", () => rgw, () => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn }, presignWith: 'session' })],
+  [
+    'Ceph RGW with an STS (presignWith left to its default: the server key signs)',
+    () => rgw,
+    () => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn } }),
+  ],
+  [
+    "Ceph RGW with an STS and presignWith: 'session'",
+    () => rgw,
+    () => ({ sts: { mode: 'assume-role', roleArn: rgw.roleArn }, presignWith: 'session' }),
+  ],
   ['OpenStack Swift (the server key signs)', () => swift, () => ({})],
-  ["the demo's embedded s3rver (the server key signs)", () => ({ ...embedded, name: 's3rver', bucketWithoutExposedETag: embedded.bucket }), () => ({})],
+  [
+    "the demo's embedded s3rver (the server key signs)",
+    () => ({ ...embedded, name: 's3rver', bucketWithoutExposedETag: embedded.bucket }),
+    () => ({}),
+  ],
 ]
 
 const post = async <T>(handler: UploadHandler, path: string, body: unknown): Promise<T> => {
   const response = await handler(
-    new Request(`http://app.test/api/s3-upload${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    new Request(`http://app.test/api/s3-upload${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
   )
   expect(response.status, await response.clone().text()).toBe(200)
   return (await response.json()) as T
 }
 
-const put = (url: string, body: Uint8Array, headers: Record<string, string>) => fetch(url, { method: 'PUT', body: body as Uint8Array<ArrayBuffer>, headers })
+const put = (url: string, body: Uint8Array, headers: Record<string, string>) =>
+  fetch(url, { method: 'PUT', body: body as Uint8Array<ArrayBuffer>, headers })
 
 async function stored(admin: S3Client, bucket: string, key: string): Promise<Uint8Array | undefined> {
   try {
@@ -63,10 +86,22 @@ async function stored(admin: S3Client, bucket: string, key: string): Promise<Uin
 const copyHeaders = (source: string, length: number, victimSize: number): Array<[string, Record<string, string>]> => [
   ['x-amz-copy-source', { 'x-amz-copy-source': source }],
   ['x-amz-copy-source with a leading slash, URL-encoded', { 'x-amz-copy-source': `/${encodeURIComponent(source)}` }],
-  ['x-amz-copy-source + x-amz-metadata-directive: REPLACE', { 'x-amz-copy-source': source, 'x-amz-metadata-directive': 'REPLACE' }],
-  ['x-amz-copy-source + -range of the bound length', { 'x-amz-copy-source': source, 'x-amz-copy-source-range': `bytes=0-${Math.max(length, 1) - 1}` }],
-  ['x-amz-copy-source + -range of the whole victim', { 'x-amz-copy-source': source, 'x-amz-copy-source-range': `bytes=0-${victimSize - 1}` }],
-  ['x-amz-copy-source + a matching x-amz-copy-source-if-match', { 'x-amz-copy-source': source, 'x-amz-copy-source-if-match': '*' }],
+  [
+    'x-amz-copy-source + x-amz-metadata-directive: REPLACE',
+    { 'x-amz-copy-source': source, 'x-amz-metadata-directive': 'REPLACE' },
+  ],
+  [
+    'x-amz-copy-source + -range of the bound length',
+    { 'x-amz-copy-source': source, 'x-amz-copy-source-range': `bytes=0-${Math.max(length, 1) - 1}` },
+  ],
+  [
+    'x-amz-copy-source + -range of the whole victim',
+    { 'x-amz-copy-source': source, 'x-amz-copy-source-range': `bytes=0-${victimSize - 1}` },
+  ],
+  [
+    'x-amz-copy-source + a matching x-amz-copy-source-if-match',
+    { 'x-amz-copy-source': source, 'x-amz-copy-source-if-match': '*' },
+  ],
 ]
 
 describe.each(STORES)('on %s', (_label, storeOf, extraOf) => {
@@ -92,9 +127,20 @@ describe.each(STORES)('on %s', (_label, storeOf, extraOf) => {
     ['a 0-byte PUT URL', 0],
   ])('%s plus any copy header stores no copy; then the page’s own bytes land byte-exact', async (_what, size) => {
     const mine = testBytes(size, 7)
-    const reply = await post<PresignedPutReply>(handler, '', { filename: 'mine.bin', filetype: 'application/octet-stream', filesize: size, strategy: 'presigned' })
+    const reply = await post<PresignedPutReply>(handler, '', {
+      filename: 'mine.bin',
+      filetype: 'application/octet-stream',
+      filesize: size,
+      strategy: 'presigned',
+    })
     const signed = reply.headers!
-    for (const [what, added] of [...copyHeaders(source, size, victim.length), ['a second x-amz-copy-source-range', { 'x-amz-copy-source': source, 'x-amz-copy-source-range': 'bytes=0-4' }] as const]) {
+    for (const [what, added] of [
+      ...copyHeaders(source, size, victim.length),
+      [
+        'a second x-amz-copy-source-range',
+        { 'x-amz-copy-source': source, 'x-amz-copy-source-range': 'bytes=0-4' },
+      ] as const,
+    ]) {
       const response = await put(reply.url, mine, { ...signed, ...added })
       const now = await stored(admin, store.bucket, reply.key)
       // Refused, or (a store that ignores the header) the page's bytes: never the victim's.
@@ -107,13 +153,20 @@ describe.each(STORES)('on %s', (_label, storeOf, extraOf) => {
 
   it('a part URL plus any copy header stores no part; the upload then completes with the page’s bytes only', async () => {
     const mine = testBytes(6 * MiB + 1, 8)
-    const started = await post<PresignedMultipartReply>(handler, '', { filename: 'big.bin', filetype: 'application/octet-stream', filesize: mine.length, strategy: 'presigned' })
+    const started = await post<PresignedMultipartReply>(handler, '', {
+      filename: 'big.bin',
+      filetype: 'application/octet-stream',
+      filesize: mine.length,
+      strategy: 'presigned',
+    })
     const { urls } = await post<PartsReply>(handler, '/parts', { ticket: started.ticket, partNumbers: [1, 2] })
     const bodies = [mine.subarray(0, started.partSize), mine.subarray(started.partSize)]
     for (const [n, body] of bodies.entries()) {
       for (const [what, added] of copyHeaders(source, body.length, victim.length)) {
         const response = await put(urls[n + 1]!, body, added)
-        const listed = await admin.send(new ListPartsCommand({ Bucket: store.bucket, Key: started.key, UploadId: started.uploadId }))
+        const listed = await admin.send(
+          new ListPartsCommand({ Bucket: store.bucket, Key: started.key, UploadId: started.uploadId }),
+        )
         expect(listed.Parts ?? [], `part ${n + 1}, ${what}: answered ${response.status}`).toEqual([])
       }
     }
@@ -134,21 +187,43 @@ describe('token credentials on Ceph RGW sign their own copy headers: refused all
     const admin = sdkClient(rgw)
     const victimKey = `next-s3-uploads/${crypto.randomUUID()}/someone-elses.bin`
     await admin.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: victimKey, Body: testBytes(1000, 9) }))
-    const handler = createUploadHandler(storeConfig(rgw, { ...quiet, sts: { mode: 'assume-role', roleArn: rgw.roleArn } }))
-    const reply = await post<TokenReply>(handler, '', { filename: 'mine.bin', filetype: 'application/octet-stream', filesize: 5, strategy: 'token' })
+    const handler = createUploadHandler(
+      storeConfig(rgw, { ...quiet, sts: { mode: 'assume-role', roleArn: rgw.roleArn } }),
+    )
+    const reply = await post<TokenReply>(handler, '', {
+      filename: 'mine.bin',
+      filetype: 'application/octet-stream',
+      filesize: 5,
+      strategy: 'token',
+    })
     const { AccessKeyId, SecretAccessKey, SessionToken } = reply.token.Credentials
-    const page = new AwsClient({ accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: SessionToken, service: 's3', region: rgw.region })
+    const page = new AwsClient({
+      accessKeyId: AccessKeyId,
+      secretAccessKey: SecretAccessKey,
+      sessionToken: SessionToken,
+      service: 's3',
+      region: rgw.region,
+    })
     const url = objectUrl({ ...rgw, bucket: rgw.bucket, key: reply.key, forcePathStyle: true })
     const source = `${rgw.bucket}/${victimKey}`
-    const attempts: Array<Record<string, string>> = [{ 'x-amz-copy-source': source }, { 'x-amz-copy-source': source, 'x-amz-copy-source-range': 'bytes=0-4' }]
+    const attempts: Array<Record<string, string>> = [
+      { 'x-amz-copy-source': source },
+      { 'x-amz-copy-source': source, 'x-amz-copy-source-range': 'bytes=0-4' },
+    ]
     for (const headers of attempts) {
       expect((await page.fetch(url, { method: 'PUT', headers, body: '' })).status).toBe(403)
     }
-    await expect(admin.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: reply.key }))).rejects.toMatchObject({ name: 'NotFound' })
+    await expect(admin.send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: reply.key }))).rejects.toMatchObject({
+      name: 'NotFound',
+    })
     const { UploadId } = await admin.send(new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: reply.key }))
     const partUrl = `${url}?partNumber=1&uploadId=${encodeURIComponent(UploadId!)}`
-    expect((await page.fetch(partUrl, { method: 'PUT', headers: { 'x-amz-copy-source': source }, body: '' })).status).toBe(403)
-    expect((await admin.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: reply.key, UploadId }))).Parts ?? []).toEqual([])
+    expect(
+      (await page.fetch(partUrl, { method: 'PUT', headers: { 'x-amz-copy-source': source }, body: '' })).status,
+    ).toBe(403)
+    expect(
+      (await admin.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: reply.key, UploadId }))).Parts ?? [],
+    ).toEqual([])
     admin.destroy()
   })
 })

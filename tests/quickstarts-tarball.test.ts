@@ -13,13 +13,13 @@ import { basename, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXAMPLES_DIR, QUICK_STARTS, type QuickStart, templateFiles } from '../cli/init.ts'
-import { appEnv, startApp, type AppProcess } from '../dev/app-process.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
+import { type AppProcess, appEnv, startApp } from '../dev/app-process.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { storeEnv } from '../dev/stores.ts'
 import { quickStartCommands } from './helpers/doc-snippets.ts'
 import { uploadThroughPage } from './helpers/example-page.ts'
 import { packTarball } from './helpers/installed-package.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { storeEnv } from '../dev/stores.ts'
 
 const run = promisify(execFile)
 
@@ -29,7 +29,13 @@ let tarball: string
 /** The store's settings, as the local store prints them (its ticket secret generated). */
 let settings: Record<string, string>
 /** What the tools are told: no telemetry, no update checks (the test reads what they do, not what is new). */
-const QUIET = { NEXT_TELEMETRY_DISABLED: '1', WRANGLER_SEND_METRICS: 'false', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
+const QUIET = {
+  NEXT_TELEMETRY_DISABLED: '1',
+  WRANGLER_SEND_METRICS: 'false',
+  npm_config_update_notifier: 'false',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+}
 
 beforeAll(async () => {
   tarball = await packTarball()
@@ -49,59 +55,77 @@ afterAll(() => console.log(`quick-start installs: ${installSeconds.join(', ')}`)
 
 const quickStarts = quickStartCommands()
 
-describe.each(Object.keys(QUICK_STARTS) as QuickStart[])('the README quick start %s, from the tarball alone', (name) => {
-  let base: string
-  let dir: string
-  let app: AppProcess | undefined
+describe.each(Object.keys(QUICK_STARTS) as QuickStart[])(
+  'the README quick start %s, from the tarball alone',
+  (name) => {
+    let base: string
+    let dir: string
+    let app: AppProcess | undefined
 
-  afterAll(async () => {
-    await app?.stop()
-    if (base) await rm(base, { recursive: true, force: true })
-  })
+    afterAll(async () => {
+      await app?.stop()
+      if (base) await rm(base, { recursive: true, force: true })
+    })
 
-  it('runs as written and uploads through its page in Chromium, both files read back byte for byte', { timeout: 900_000 }, async () => {
-    const commands = quickStarts.get(name)
-    expect(commands, `README.md and docs/quickstarts.md have no <!-- quickstart: ${name} --> block`).toBeDefined()
-    base = await mkdtemp(join(tmpdir(), `updraft-quickstart-${name}-`))
-    const localTarball = join(base, basename(tarball))
-    await copyFile(tarball, localTarball)
-    dir = base
-    const env = appEnv(QUIET)
-    const start = commands!.at(-1)!
-    let installing = 0
-    for (const words of commands!.slice(0, -1)) {
-      const [tool, ...args] = words
-      if (tool === 'mkdir') await mkdir(join(dir, args[0]!))
-      else if (tool === 'cd') dir = join(dir, args[0]!)
-      else {
-        expect(['npm', 'npx'], words.join(' ')).toContain(tool)
-        const isInstall = tool === 'npm' && args[0] === 'install'
-        // `updraft-s3` from the registry is the package under test: the tarball stands in for it.
-        const used = isInstall ? args.map((word) => (word === 'updraft-s3' ? localTarball : word)) : args
-        const began = performance.now()
-        await run(tool!, used, { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => {
-          throw new Error(`${words.join(' ')} failed in ${dir}:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`.slice(-8000))
-        })
-        if (isInstall) installing += performance.now() - began
-        if (tool === 'npx' && args[1] === 'init') await expectExampleFiles(name, dir)
+    it('runs as written and uploads through its page in Chromium, both files read back byte for byte', {
+      timeout: 900_000,
+    }, async () => {
+      const commands = quickStarts.get(name)
+      expect(commands, `README.md and docs/quickstarts.md have no <!-- quickstart: ${name} --> block`).toBeDefined()
+      base = await mkdtemp(join(tmpdir(), `updraft-quickstart-${name}-`))
+      const localTarball = join(base, basename(tarball))
+      await copyFile(tarball, localTarball)
+      dir = base
+      const env = appEnv(QUIET)
+      const start = commands!.at(-1)!
+      let installing = 0
+      for (const words of commands!.slice(0, -1)) {
+        const [tool, ...args] = words
+        if (tool === 'mkdir') await mkdir(join(dir, args[0]!))
+        else if (tool === 'cd') dir = join(dir, args[0]!)
+        else {
+          expect(['npm', 'npx'], words.join(' ')).toContain(tool)
+          const isInstall = tool === 'npm' && args[0] === 'install'
+          // `updraft-s3` from the registry is the package under test: the tarball stands in for it.
+          const used = isInstall ? args.map((word) => (word === 'updraft-s3' ? localTarball : word)) : args
+          const began = performance.now()
+          await run(tool!, used, { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }).catch(
+            (error: { stdout?: string; stderr?: string }) => {
+              throw new Error(
+                `${words.join(' ')} failed in ${dir}:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`.slice(-8000),
+              )
+            },
+          )
+          if (isInstall) installing += performance.now() - began
+          if (tool === 'npx' && args[1] === 'init') await expectExampleFiles(name, dir)
+        }
       }
-    }
-    installSeconds.push(`${name} ${(installing / 1000).toFixed(1)} s`)
-    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'))
-    expect(manifest.dependencies['updraft-s3']).toMatch(/^file:/) // the tarball, not the registry
+      installSeconds.push(`${name} ${(installing / 1000).toFixed(1)} s`)
+      const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'))
+      expect(manifest.dependencies['updraft-s3']).toMatch(/^file:/) // the tarball, not the registry
 
-    if (start.join(' ') === 'npx wrangler dev') {
-      // .dev.vars, one NAME=value a line, as the quick start says; wrangler dev takes its port as an argument.
-      await writeFile(join(dir, '.dev.vars'), Object.entries(settings).map(([key, value]) => `${key}=${value}`).join('\n'))
-      app = await startApp((port) => ['npx', 'wrangler', 'dev', '--port', String(port), '--ip', '127.0.0.1'], { cwd: dir, env: QUIET, timeoutMs: 180_000 })
-    } else {
-      expect(start.join(' ')).toBe('npm start')
-      app = await startApp(['npm', 'start'], { cwd: dir, env: { ...QUIET, ...settings }, timeoutMs: 120_000 })
-    }
-    await uploadThroughPage(chromium, app.origin, s3)
-    if (name === 'next' || name === 'fastify') await expectButtonUnderCssReset(app.origin)
-  })
-})
+      if (start.join(' ') === 'npx wrangler dev') {
+        // .dev.vars, one NAME=value a line, as the quick start says; wrangler dev takes its port as an argument.
+        await writeFile(
+          join(dir, '.dev.vars'),
+          Object.entries(settings)
+            .map(([key, value]) => `${key}=${value}`)
+            .join('\n'),
+        )
+        app = await startApp((port) => ['npx', 'wrangler', 'dev', '--port', String(port), '--ip', '127.0.0.1'], {
+          cwd: dir,
+          env: QUIET,
+          timeoutMs: 180_000,
+        })
+      } else {
+        expect(start.join(' ')).toBe('npm start')
+        app = await startApp(['npm', 'start'], { cwd: dir, env: { ...QUIET, ...settings }, timeoutMs: 120_000 })
+      }
+      await uploadThroughPage(chromium, app.origin, s3)
+      if (name === 'next' || name === 'fastify') await expectButtonUnderCssReset(app.origin)
+    })
+  },
+)
 
 /** Tailwind 4's preflight (create-next-app's default template), its rules that reach a button. */
 const PREFLIGHT = `*, ::after, ::before, ::backdrop, ::file-selector-button { box-sizing: border-box; margin: 0; padding: 0; border: 0 solid; }
@@ -117,7 +141,9 @@ async function expectButtonUnderCssReset(origin: string) {
       const style = getComputedStyle(button)
       return { border: style.borderTopWidth, padding: style.paddingLeft, background: style.backgroundColor }
     }
-    await page.evaluate(() => (document.body.appendChild(document.createElement('button')).textContent = 'A bare button'))
+    await page.evaluate(
+      () => (document.body.appendChild(document.createElement('button')).textContent = 'A bare button'),
+    )
     const bare = await page.getByRole('button', { name: 'A bare button' }).evaluate(look)
     expect(bare).toEqual({ border: '0px', padding: '0px', background: 'rgba(0, 0, 0, 0)' }) // the reset does strip a bare button
     const ours = await page.getByRole('button', { name: 'Upload files' }).evaluate(look)

@@ -9,11 +9,11 @@ import { request } from 'node:http'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { DEFAULT_RATE_LIMIT, s3Upload } from '../server/fastify.ts'
-import { TRUSTS_EVERY_HOP } from '../server/trust-proxy.ts'
 import { type LoadBalancer, startHaproxy } from '../dev/haproxy.ts'
 import { type RedisServer, startRedis } from '../dev/redis-server.ts'
 import { storeConfig } from '../dev/stores.ts'
+import { DEFAULT_RATE_LIMIT, s3Upload } from '../server/fastify.ts'
+import { TRUSTS_EVERY_HOP } from '../server/trust-proxy.ts'
 
 const rgw = inject('rgw')
 const MAX = 30
@@ -79,14 +79,18 @@ const get = (url: string, headers: Record<string, string>, from = CLIENT_ADDRESS
 /** 35 requests from one address, each claiming another in X-Forwarded-For; their statuses. */
 async function forgedRequests(origin: string) {
   const statuses: number[] = []
-  for (let n = 1; n <= MAX + 5; n++) statuses.push(await get(`${origin}/api/s3-upload/info`, { 'x-forwarded-for': `198.51.100.${n}` }))
+  for (let n = 1; n <= MAX + 5; n++)
+    statuses.push(await get(`${origin}/api/s3-upload/info`, { 'x-forwarded-for': `198.51.100.${n}` }))
   return statuses
 }
 
 describe('three Fastify instances behind haproxy, one Redis, rateLimit max 30', () => {
   it.each<[string, FastifyServerOptions['trustProxy']]>([
     ["the balancer's address (the documented setting)", '127.0.0.1'],
-    ['a function trusting the one peer in front (the demo cluster’s, all on loopback)', (_address: string, hop: number) => hop === 0],
+    [
+      'a function trusting the one peer in front (the demo cluster’s, all on loopback)',
+      (_address: string, hop: number) => hop === 0,
+    ],
   ])('with trustProxy set to %s: exactly 30 of 35 forged-address requests pass', async (_what, trustProxy) => {
     const { origin, warnings } = await cluster({ trustProxy })
     const statuses = await forgedRequests(origin)
@@ -100,7 +104,9 @@ describe('three Fastify instances behind haproxy, one Redis, rateLimit max 30', 
   it('with trustProxy: true every forged address is another client, all 35 pass: the plugin warns at start, saying what to set', async () => {
     const { origin, warnings } = await cluster({ trustProxy: true })
     expect(warnings.filter((warning) => warning === TRUSTS_EVERY_HOP)).toHaveLength(3)
-    expect(TRUSTS_EVERY_HOP).toMatch(/leftmost X-Forwarded-For entry, which a client writes itself.*trustProxy: '10\.0\.0\.2'/)
+    expect(TRUSTS_EVERY_HOP).toMatch(
+      /leftmost X-Forwarded-For entry, which a client writes itself.*trustProxy: '10\.0\.0\.2'/,
+    )
     expect(await forgedRequests(origin)).toEqual(Array(MAX + 5).fill(200))
   })
 })

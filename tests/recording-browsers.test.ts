@@ -13,13 +13,13 @@
 import { GetObjectCommand, ListPartsCommand } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createUploadHandler } from '../server/index.ts'
 import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type TestPage } from '../dev/browsers.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
-import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
+import { type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
 import { storeConfig } from '../dev/stores.ts'
+import { createUploadHandler } from '../server/index.ts'
 import { bundleForBrowser } from './helpers/engine-bundle.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
+import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 const MiB = 1024 * 1024
 const PART = 5 * MiB
@@ -30,10 +30,15 @@ let served: ServedHandler
 
 beforeAll(async () => {
   site = await startStaticServer({
-    '/': { type: 'text/html; charset=utf-8', body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>record</title><link rel="icon" href="data:,"><main><div id="app"></div></main><script type="module" src="/record.js"></script>' },
+    '/': {
+      type: 'text/html; charset=utf-8',
+      body: '<!doctype html><html lang="en"><meta charset="utf-8"><title>record</title><link rel="icon" href="data:,"><main><div id="app"></div></main><script type="module" src="/record.js"></script>',
+    },
     '/record.js': { type: 'text/javascript; charset=utf-8', body: await bundleRecordPage() },
   })
-  served = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })))
+  served = await serveHandler(
+    createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })),
+  )
 })
 
 afterAll(async () => {
@@ -99,13 +104,24 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     const page = await session.newPage()
     await page.goto(`${site.origin}/`)
     await page.waitForFunction(() => typeof (window as unknown as PageWindow).mount === 'function')
-    await page.evaluate((props) => (window as unknown as PageWindow).mount(props), { api: served.api, strategy: 'presigned', ...props })
+    await page.evaluate((props) => (window as unknown as PageWindow).mount(props), {
+      api: served.api,
+      strategy: 'presigned',
+      ...props,
+    })
     return page
   }
   const recordedAtLeast = (page: TestPage, bytes: number, timeoutMs = 90_000) =>
     page.waitForFunction((bytes) => (window as unknown as PageWindow).recordedBytes() >= bytes, bytes, timeoutMs)
   const settled = (page: TestPage) =>
-    page.waitForFunction(() => ['done', 'failed', 'cancelled'].includes(document.querySelector<HTMLElement>('.updraft-record')!.dataset.state!), undefined, 90_000)
+    page.waitForFunction(
+      () =>
+        ['done', 'failed', 'cancelled'].includes(
+          document.querySelector<HTMLElement>('.updraft-record')!.dataset.state!,
+        ),
+      undefined,
+      90_000,
+    )
   const recording = (page: TestPage) => page.evaluate(() => (window as unknown as PageWindow).recording())
 
   /** The object stored is the recorder's chunks, byte for byte. */
@@ -119,7 +135,10 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
   }
 
   /** The last try of each part (a retry sends a part again), in part order. */
-  const partsOf = (puts: Put[]) => [...new Map(puts.filter((put) => put.part > 0).map((put) => [put.part, put])).values()].sort((a, b) => a.part - b.part)
+  const partsOf = (puts: Put[]) =>
+    [...new Map(puts.filter((put) => put.part > 0).map((put) => [put.part, put])).values()].sort(
+      (a, b) => a.part - b.part,
+    )
 
   it(`${BROWSER_LABELS[browser]}: ≥ 3 parts sent while recording (and while paused), every part but the last 5 MiB, byte-identical; Stop to stored logged; the <video> plays and seeks`, async () => {
     const page = await openPage({ videoBitsPerSecond: 12_000_000 })
@@ -127,16 +146,32 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     // Paused once two whole parts are recorded: the second is still to be stored, and is while the recorder waits.
     await recordedAtLeast(page, 2 * PART + 256 * 1024)
     await press(page, 'Pause recording')
-    const paused = await page.evaluate(() => ({ state: document.querySelector<HTMLElement>('.updraft-record')!.dataset.state, recorded: (window as unknown as PageWindow).recordedBytes() }))
+    const paused = await page.evaluate(() => ({
+      state: document.querySelector<HTMLElement>('.updraft-record')!.dataset.state,
+      recorded: (window as unknown as PageWindow).recordedBytes(),
+    }))
     expect(paused.state).toBe('paused')
-    await page.waitForFunction(() => (window as unknown as PageWindow).puts.some((put) => put.part === 2 && put.status === 200), undefined, 60_000)
-    const whilePaused = await page.evaluate(() => ({ state: document.querySelector<HTMLElement>('.updraft-record')!.dataset.state, recorded: (window as unknown as PageWindow).recordedBytes() }))
+    await page.waitForFunction(
+      () => (window as unknown as PageWindow).puts.some((put) => put.part === 2 && put.status === 200),
+      undefined,
+      60_000,
+    )
+    const whilePaused = await page.evaluate(() => ({
+      state: document.querySelector<HTMLElement>('.updraft-record')!.dataset.state,
+      recorded: (window as unknown as PageWindow).recordedBytes(),
+    }))
     expect(whilePaused.state).toBe('paused')
     await press(page, 'Resume recording')
     await recordedAtLeast(page, 3 * PART + MiB)
     // Three parts stored while the recorder still runs (an engine that sent only at Stop never gets here).
-    await page.waitForFunction(() => (window as unknown as PageWindow).puts.filter((put) => put.part > 0 && put.status === 200).length >= 3, undefined, 60_000)
-    expect(await page.evaluate(() => document.querySelector<HTMLElement>('.updraft-record')!.dataset.state)).toBe('recording')
+    await page.waitForFunction(
+      () => (window as unknown as PageWindow).puts.filter((put) => put.part > 0 && put.status === 200).length >= 3,
+      undefined,
+      60_000,
+    )
+    expect(await page.evaluate(() => document.querySelector<HTMLElement>('.updraft-record')!.dataset.state)).toBe(
+      'recording',
+    )
     const shown = await page.evaluate(() => ({
       timer: document.querySelector('[role=timer]')!.textContent,
       figures: document.querySelector('.updraft-record .updraft-row-foot')!.textContent,
@@ -166,7 +201,9 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
         `(the recorder's last chunk at +${Math.round(run.lastChunkAt! - run.stopAt!)} ms, the last part's PUT from +${Math.round(parts.at(-1)!.start - run.stopAt!)} to +${Math.round(parts.at(-1)!.end! - run.stopAt!)} ms)`,
     )
 
-    const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: rgw.bucket, Key: run.key! }), { expiresIn: 600 })
+    const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: rgw.bucket, Key: run.key! }), {
+      expiresIn: 600,
+    })
     const played = await page.evaluate(async (url) => {
       const video = document.createElement('video')
       video.muted = true
@@ -175,7 +212,11 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
         new Promise<string>((resolve) => {
           const timer = setTimeout(() => resolve(`no ${type} within 20 s`), 20_000)
           video.addEventListener(type, () => (clearTimeout(timer), resolve(type)), { once: true })
-          video.addEventListener('error', () => (clearTimeout(timer), resolve(`error ${video.error?.code}: ${video.error?.message}`)), { once: true })
+          video.addEventListener(
+            'error',
+            () => (clearTimeout(timer), resolve(`error ${video.error?.code}: ${video.error?.message}`)),
+            { once: true },
+          )
         })
       const loaded = next('loadedmetadata')
       video.src = url
@@ -188,10 +229,26 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
       const seeking = next('seeked')
       video.currentTime = seekTo
       const seeked = await seeking
-      return { metadata, duration: String(duration), played, seeked, currentTime: video.currentTime, seekable: video.seekable.length ? video.seekable.end(0) : -1 }
+      return {
+        metadata,
+        duration: String(duration),
+        played,
+        seeked,
+        currentTime: video.currentTime,
+        seekable: video.seekable.length ? video.seekable.end(0) : -1,
+      }
     }, url)
-    const posts = await page.evaluate(() => (window as unknown as { posts: Array<{ path: string; start: number; end: number }> }).posts)
-    console.log(`[recording] ${BROWSER_LABELS[browser]}: API calls after Stop: ${posts.filter((post) => post.end > run.stopAt!).map((post) => `${post.path} +${Math.round(post.start - run.stopAt!)}..+${Math.round(post.end - run.stopAt!)} ms`).join(', ')}`)
+    const posts = await page.evaluate(
+      () => (window as unknown as { posts: Array<{ path: string; start: number; end: number }> }).posts,
+    )
+    console.log(
+      `[recording] ${BROWSER_LABELS[browser]}: API calls after Stop: ${posts
+        .filter((post) => post.end > run.stopAt!)
+        .map(
+          (post) => `${post.path} +${Math.round(post.start - run.stopAt!)}..+${Math.round(post.end - run.stopAt!)} ms`,
+        )
+        .join(', ')}`,
+    )
     console.log(`[recording] ${BROWSER_LABELS[browser]}: <video> ${JSON.stringify(played)}`)
     expect(played.metadata).toBe('loadedmetadata')
     expect(played.played).toBe('timeupdate')
@@ -204,7 +261,13 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
   it(`${BROWSER_LABELS[browser]}: stopped within its first part, the recording goes as one PUT`, async () => {
     const page = await openPage({ videoBitsPerSecond: 1_000_000 })
     await page.click('.updraft-record button.updraft-primary')
-    await page.waitForFunction(() => document.querySelectorAll('.updraft-record [role=timer]').length && (window as unknown as PageWindow).recordedBytes() > 0, undefined, 30_000)
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('.updraft-record [role=timer]').length &&
+        (window as unknown as PageWindow).recordedBytes() > 0,
+      undefined,
+      30_000,
+    )
     await sleep(1500)
     await press(page, 'Stop recording')
     await settled(page)
@@ -220,7 +283,11 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
   it(`${BROWSER_LABELS[browser]}: Cancel after a part is stored ends the recording and aborts its upload: no object, the parts removed`, async () => {
     const page = await openPage({ videoBitsPerSecond: 12_000_000 })
     await page.click('.updraft-record button.updraft-primary')
-    await page.waitForFunction(() => (window as unknown as PageWindow).puts.some((put) => put.part === 1 && put.status === 200), undefined, 90_000)
+    await page.waitForFunction(
+      () => (window as unknown as PageWindow).puts.some((put) => put.part === 1 && put.status === 200),
+      undefined,
+      90_000,
+    )
     const first = (await page.evaluate(() => (window as unknown as PageWindow).puts)).find((put) => put.part === 1)!
     const key = decodeURIComponent(new URL(first.url!).pathname.split('/').slice(2).join('/'))
     expect(await uploadExists(key, first.uploadId!)).toBe(true)

@@ -4,11 +4,11 @@
 // /complete's HEAD, or its own HEAD — and the md5 checksum's final ETag check runs on it.
 import { HeadObjectCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import { directTarget, type TestStore } from '../dev/stores.ts'
 import { fetchTransport, type Transport, upload, uploadObject } from '../engine/index.ts'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
 import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
-import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
-import { directTarget, type TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const { stores, uploadApiFor, tokenSts, readerFor } = uploadApiFixture()
@@ -23,7 +23,8 @@ function watching(rewriteComplete?: (reply: Record<string, unknown>) => Record<s
   const completes: string[] = []
   const transport: Transport = async (request) => {
     const response = await fetchTransport(request)
-    if (request.method === 'POST' && /[?&]uploadId=/.test(request.url)) completes.push(/<ETag>(.*?)<\/ETag>/.exec(response.body)?.[1] ?? '(none)')
+    if (request.method === 'POST' && /[?&]uploadId=/.test(request.url))
+      completes.push(/<ETag>(.*?)<\/ETag>/.exec(response.body)?.[1] ?? '(none)')
     if (rewriteComplete && request.url.endsWith('/complete') && response.status === 200) {
       return { ...response, body: JSON.stringify(rewriteComplete(JSON.parse(response.body))) }
     }
@@ -34,10 +35,18 @@ function watching(rewriteComplete?: (reply: Record<string, unknown>) => Record<s
 
 describe.each(Object.entries(stores))('on %s', (name, store) => {
   it('token mode, a multipart upload the page completes itself (objectHeaders): result.etag is the stored one', async () => {
-    const { api, client } = await uploadApiFor(store(), { sts: tokenSts(store()), allowedObjectExtras: { meta: ['origin'] } })
+    const { api, client } = await uploadApiFor(store(), {
+      sts: tokenSts(store()),
+      allowedObjectExtras: { meta: ['origin'] },
+    })
     const bytes = testBytes(11 * MiB, 71)
     const { completes, transport } = watching()
-    const result = await upload(file(bytes), { api, strategy: 'token', transport, objectHeaders: { 'x-amz-meta-origin': 'camera' } })
+    const result = await upload(file(bytes), {
+      api,
+      strategy: 'token',
+      transport,
+      objectHeaders: { 'x-amz-meta-origin': 'camera' },
+    })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     expect(completes).toHaveLength(1)
     if (name === 'rgw') expect(completes[0]).toBe('') // why this test exists
@@ -53,7 +62,12 @@ describe.each(Object.entries(stores))('on %s', (name, store) => {
     const told = upload(file(bytes), { api, strategy: 'token', transport, ...checksum('md5') })
     if (name === 'rgw') {
       // Storage's Complete said nothing: the ETag comes from /complete, and the check refuses this one.
-      await expect(told).rejects.toMatchObject({ name: 'UploadError', message: expect.stringMatching(/^Checksum mismatch: storage reports ETag 0123456789abcdef0123456789abcdef-3 for the object/) })
+      await expect(told).rejects.toMatchObject({
+        name: 'UploadError',
+        message: expect.stringMatching(
+          /^Checksum mismatch: storage reports ETag 0123456789abcdef0123456789abcdef-3 for the object/,
+        ),
+      })
     } else {
       // Storage's Complete named the ETag: what the API says does not replace it.
       expect(completes[0]).not.toBe('')
@@ -61,7 +75,12 @@ describe.each(Object.entries(stores))('on %s', (name, store) => {
     }
     // The truthful API: the check passes on the same path.
     const honest = watching()
-    const result = await upload(file(bytes), { api, strategy: 'token', transport: honest.transport, ...checksum('md5') })
+    const result = await upload(file(bytes), {
+      api,
+      strategy: 'token',
+      transport: honest.transport,
+      ...checksum('md5'),
+    })
     expect(sha256(await readObject(readerFor(store()), result.bucket, result.key))).toBe(sha256(bytes))
     expect(result.etag).toBe(await storedETag(store(), result.key))
   })
@@ -80,8 +99,14 @@ describe.each([...Object.entries(stores), ['swift', swift] as const])('uploadObj
     const lying: Transport = async (request) => {
       const response = await fetchTransport(request)
       if (request.method !== 'HEAD') return response
-      return { ...response, header: (header) => (header.toLowerCase() === 'etag' ? '"0123456789abcdef0123456789abcdef-3"' : response.header(header)) }
+      return {
+        ...response,
+        header: (header) =>
+          header.toLowerCase() === 'etag' ? '"0123456789abcdef0123456789abcdef-3"' : response.header(header),
+      }
     }
-    await expect(uploadObject(bytes, { ...target, transport: lying })).rejects.toMatchObject({ message: expect.stringMatching(/^Checksum mismatch: storage reports ETag 0123456789abcdef0123456789abcdef-3/) })
+    await expect(uploadObject(bytes, { ...target, transport: lying })).rejects.toMatchObject({
+      message: expect.stringMatching(/^Checksum mismatch: storage reports ETag 0123456789abcdef0123456789abcdef-3/),
+    })
   })
 })

@@ -7,15 +7,15 @@
 import { AbortMultipartUploadCommand, ListPartsCommand } from '@aws-sdk/client-s3'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createUploadHandler } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
 import { BROWSER_LABELS, BROWSERS, launchBrowser, type TestPage } from '../dev/browsers.ts'
-import { bundleEngine } from './helpers/engine-bundle.ts'
-import { type FaultProxy, startFaultProxy, partNumberOf } from '../dev/fault-proxy.ts'
+import { type FaultProxy, partNumberOf, startFaultProxy } from '../dev/fault-proxy.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
-import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
+import { type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
 import { storeConfig } from '../dev/stores.ts'
+import { createUploadHandler } from '../server/index.ts'
+import { bundleEngine } from './helpers/engine-bundle.ts'
+import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 const MiB = 1024 * 1024
 const PARTS = 6
@@ -35,7 +35,12 @@ beforeAll(async () => {
   })
   proxy = await startFaultProxy({ target: rgw.endpoint, kind: 'storage' })
   served = await serveHandler(
-    createUploadHandler(storeConfig({ ...rgw, endpoint: proxy.url }, { resumable: true, allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })),
+    createUploadHandler(
+      storeConfig(
+        { ...rgw, endpoint: proxy.url },
+        { resumable: true, allowedOrigins: [site.origin], logger: { error() {}, warn() {} } },
+      ),
+    ),
   )
   chromium = await launchChromium()
 })
@@ -66,7 +71,9 @@ async function openPage(context: BrowserContext): Promise<Page> {
 const bytesOf = (seed: number) => Uint8Array.from({ length: SIZE }, (_, i) => (i * 31 + seed) % 251)
 
 const partPutsSince = (from: number, key: string) =>
-  proxy.log.slice(from).filter((entry) => entry.step === 'PUT ?partNumber' && decodeURIComponent(entry.url).includes(key))
+  proxy.log
+    .slice(from)
+    .filter((entry) => entry.step === 'PUT ?partNumber' && decodeURIComponent(entry.url).includes(key))
 
 /**
  * Starts an upload in `page` of a file written to the origin-private file system (its handle
@@ -82,12 +89,22 @@ async function startAndWait(page: Page | TestPage, name: string, seed: number, p
       await writable.write(Uint8Array.from({ length: size }, (_, i) => (i * 31 + seed) % 251))
       await writable.close()
       const { upload, resumeUploads } = window.updraft
-      window.left = upload(await handle.getFile(), { api, strategy: 'presigned', resume: resumeUploads(), fileHandle: handle, partConcurrency: 2 }).catch(() => {})
+      window.left = upload(await handle.getFile(), {
+        api,
+        strategy: 'presigned',
+        resume: resumeUploads(),
+        fileHandle: handle,
+        partConcurrency: 2,
+      }).catch(() => {})
     },
     { api: served.api, name, seed, size: SIZE },
   )
   await expect
-    .poll(() => (page as TestPage).evaluate(async () => (await window.updraft.resumeUploads().list())[0]?.parts.length ?? 0), { timeout: 30_000, interval: 20 })
+    .poll(
+      () =>
+        (page as TestPage).evaluate(async () => (await window.updraft.resumeUploads().list())[0]?.parts.length ?? 0),
+      { timeout: 30_000, interval: 20 },
+    )
     .toBeGreaterThanOrEqual(parts)
   return (page as TestPage).evaluate(async () => {
     const [record] = await window.updraft.resumeUploads().list()
@@ -102,13 +119,21 @@ async function startAndWait(page: Page | TestPage, name: string, seed: number, p
  * storage whole as its page went. A fixed 300 ms lost that race on a loaded machine.
  */
 async function storedPartsOnceSettled(record: { bucket: string; key: string; uploadId: string }) {
-  await expect.poll(() => proxy.log.filter((entry) => entry.step === 'PUT ?partNumber').every((entry) => entry.closedAt !== undefined), { timeout: 30_000 }).toBe(true)
+  await expect
+    .poll(
+      () =>
+        proxy.log.filter((entry) => entry.step === 'PUT ?partNumber').every((entry) => entry.closedAt !== undefined),
+      { timeout: 30_000 },
+    )
+    .toBe(true)
   await new Promise((resolve) => setTimeout(resolve, 300))
   return storedParts(record)
 }
 
 async function storedParts(record: { bucket: string; key: string; uploadId: string }) {
-  const listed = await admin.send(new ListPartsCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }))
+  const listed = await admin.send(
+    new ListPartsCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }),
+  )
   return new Set((listed.Parts ?? []).map((part) => part.PartNumber!))
 }
 
@@ -137,9 +162,13 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
     const resent = partPutsSince(before, record.key)
     const missing = Array.from({ length: PARTS }, (_, i) => i + 1).filter((n) => !onStorage.has(n))
     expect(resent.map(partNumberOf).sort((a, b) => a - b)).toEqual(missing)
-    const resentFinished = resent.filter((put) => onStorage.has(partNumberOf(put))).reduce((sum, put) => sum + put.bytes, 0)
+    const resentFinished = resent
+      .filter((put) => onStorage.has(partNumberOf(put)))
+      .reduce((sum, put) => sum + put.bytes, 0)
     expect(resentFinished).toBe(0)
-    console.log(`handle kept: ${onStorage.size} of ${PARTS} parts on storage at close; ${resent.length} sent after reopening; ${resentFinished} bytes of finished parts re-sent`)
+    console.log(
+      `handle kept: ${onStorage.size} of ${PARTS} parts on storage at close; ${resent.length} sent after reopening; ${resentFinished} bytes of finished parts re-sent`,
+    )
     await context.close()
   })
 
@@ -196,7 +225,9 @@ describe('resume after the page closes, in Chromium, on RGW', () => {
     const first = await openPage(context)
     const record = await startAndWait(first, 'aborted.bin', 4, 1)
     await first.close()
-    await admin.send(new AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }))
+    await admin.send(
+      new AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.uploadId }),
+    )
 
     const before = proxy.log.length
     const second = await openPage(context)
@@ -235,7 +266,11 @@ describe.each(BROWSERS)('resume after a reload, in %s, on RGW', (browser) => {
       const outcome = await page.evaluate(async (api) => {
         const resume = window.updraft.resumeUploads()
         const [unfinished] = await resume.list()
-        const result = await window.updraft.upload(await unfinished!.handle!.getFile(), { api, strategy: 'presigned', resume })
+        const result = await window.updraft.upload(await unfinished!.handle!.getFile(), {
+          api,
+          strategy: 'presigned',
+          resume,
+        })
         return { result, left: (await resume.list()).length }
       }, served.api)
       expect(outcome.result.key).toBe(record.key)

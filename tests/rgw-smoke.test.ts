@@ -1,6 +1,6 @@
 // Smoke test of the throwaway Ceph RGW (dev/rgw.ts): the S3/STS
 // features the rest of the suite relies on.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
@@ -11,20 +11,17 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import { startRgw, type RgwServer } from '../dev/rgw.ts';
+} from '@aws-sdk/client-s3'
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RgwServer, startRgw } from '../dev/rgw.ts'
 
-const BUCKET = 'smoke-bucket';
+const BUCKET = 'smoke-bucket'
 
-let rgw: RgwServer;
-let s3: S3Client;
+let rgw: RgwServer
+let s3: S3Client
 
-function s3Client(credentials: {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}): S3Client {
+function s3Client(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }): S3Client {
   return new S3Client({
     endpoint: rgw.endpoint,
     region: rgw.region,
@@ -32,22 +29,22 @@ function s3Client(credentials: {
     forcePathStyle: true,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  })
 }
 
 beforeAll(async () => {
-  rgw = await startRgw();
+  rgw = await startRgw()
   s3 = s3Client({
     accessKeyId: rgw.accessKeyId,
     secretAccessKey: rgw.secretAccessKey,
-  });
-  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
-}, 90_000);
+  })
+  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }))
+}, 90_000)
 
 afterAll(async () => {
-  s3?.destroy();
-  await rgw?.stop();
-}, 30_000);
+  s3?.destroy()
+  await rgw?.stop()
+}, 30_000)
 
 describe('Ceph RGW smoke', () => {
   it('serves a CORS preflight after PutBucketCors', async () => {
@@ -65,7 +62,7 @@ describe('Ceph RGW smoke', () => {
           ],
         },
       }),
-    );
+    )
     const res = await fetch(`${rgw.endpoint}/${BUCKET}/some/key.bin`, {
       method: 'OPTIONS',
       headers: {
@@ -73,24 +70,18 @@ describe('Ceph RGW smoke', () => {
         'Access-Control-Request-Method': 'PUT',
         'Access-Control-Request-Headers': 'content-type,x-amz-date',
       },
-    });
-    expect(res.status).toBe(200);
-    const allowOrigin = res.headers.get('access-control-allow-origin');
-    expect(['*', 'http://localhost:5173']).toContain(allowOrigin);
-    expect(res.headers.get('access-control-allow-methods') ?? '').toContain(
-      'PUT',
-    );
-    expect(
-      (res.headers.get('access-control-allow-headers') ?? '').toLowerCase(),
-    ).toContain('content-type');
-    expect(
-      (res.headers.get('access-control-expose-headers') ?? '').toLowerCase(),
-    ).toContain('etag');
-  });
+    })
+    expect(res.status).toBe(200)
+    const allowOrigin = res.headers.get('access-control-allow-origin')
+    expect(['*', 'http://localhost:5173']).toContain(allowOrigin)
+    expect(res.headers.get('access-control-allow-methods') ?? '').toContain('PUT')
+    expect((res.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('content-type')
+    expect((res.headers.get('access-control-expose-headers') ?? '').toLowerCase()).toContain('etag')
+  })
 
   it('round-trips object bytes with PutObject/GetObject', async () => {
-    const body = new Uint8Array(256 * 1024);
-    for (let i = 0; i < body.length; i++) body[i] = (i * 31 + 7) & 0xff;
+    const body = new Uint8Array(256 * 1024)
+    for (let i = 0; i < body.length; i++) body[i] = (i * 31 + 7) & 0xff
     const put = await s3.send(
       new PutObjectCommand({
         Bucket: BUCKET,
@@ -98,32 +89,22 @@ describe('Ceph RGW smoke', () => {
         Body: body,
         ContentType: 'application/octet-stream',
       }),
-    );
-    expect(put.ETag).toMatch(/^"[0-9a-f]{32}"$/);
-    const got = await s3.send(
-      new GetObjectCommand({ Bucket: BUCKET, Key: 'roundtrip.bin' }),
-    );
-    const bytes = await got.Body!.transformToByteArray();
-    expect(bytes.length).toBe(body.length);
-    expect(Buffer.compare(Buffer.from(bytes), Buffer.from(body))).toBe(0);
-  });
+    )
+    expect(put.ETag).toMatch(/^"[0-9a-f]{32}"$/)
+    const got = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'roundtrip.bin' }))
+    const bytes = await got.Body!.transformToByteArray()
+    expect(bytes.length).toBe(body.length)
+    expect(Buffer.compare(Buffer.from(bytes), Buffer.from(body))).toBe(0)
+  })
 
   it('lists and aborts a multipart upload', async () => {
-    const key = 'multipart/abort-me.bin';
-    const created = await s3.send(
-      new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key }),
-    );
-    const uploadId = created.UploadId!;
-    expect(uploadId).toBeTruthy();
+    const key = 'multipart/abort-me.bin'
+    const created = await s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: key }))
+    const uploadId = created.UploadId!
+    expect(uploadId).toBeTruthy()
 
-    const listed = await s3.send(
-      new ListMultipartUploadsCommand({ Bucket: BUCKET }),
-    );
-    expect(
-      (listed.Uploads ?? []).some(
-        (u) => u.Key === key && u.UploadId === uploadId,
-      ),
-    ).toBe(true);
+    const listed = await s3.send(new ListMultipartUploadsCommand({ Bucket: BUCKET }))
+    expect((listed.Uploads ?? []).some((u) => u.Key === key && u.UploadId === uploadId)).toBe(true)
 
     await s3.send(
       new AbortMultipartUploadCommand({
@@ -131,17 +112,13 @@ describe('Ceph RGW smoke', () => {
         Key: key,
         UploadId: uploadId,
       }),
-    );
-    const after = await s3.send(
-      new ListMultipartUploadsCommand({ Bucket: BUCKET }),
-    );
-    expect((after.Uploads ?? []).some((u) => u.UploadId === uploadId)).toBe(
-      false,
-    );
-  });
+    )
+    const after = await s3.send(new ListMultipartUploadsCommand({ Bucket: BUCKET }))
+    expect((after.Uploads ?? []).some((u) => u.UploadId === uploadId)).toBe(false)
+  })
 
   it('STS AssumeRole with a session policy scopes credentials to one key', async () => {
-    const key = 'sts/allowed.txt';
+    const key = 'sts/allowed.txt'
     const sts = new STSClient({
       endpoint: rgw.endpoint,
       region: rgw.region,
@@ -149,7 +126,7 @@ describe('Ceph RGW smoke', () => {
         accessKeyId: rgw.accessKeyId,
         secretAccessKey: rgw.secretAccessKey,
       },
-    });
+    })
     const policy = JSON.stringify({
       Version: '2012-10-17',
       Statement: [
@@ -159,7 +136,7 @@ describe('Ceph RGW smoke', () => {
           Resource: [`arn:aws:s3:::${BUCKET}/${key}`],
         },
       ],
-    });
+    })
     const assumed = await sts.send(
       new AssumeRoleCommand({
         RoleArn: rgw.roleArn,
@@ -167,25 +144,23 @@ describe('Ceph RGW smoke', () => {
         DurationSeconds: 900,
         Policy: policy,
       }),
-    );
-    sts.destroy();
-    const c = assumed.Credentials!;
-    expect(c.AccessKeyId).toBeTruthy();
-    expect(c.SecretAccessKey).toBeTruthy();
-    expect(c.SessionToken).toBeTruthy();
+    )
+    sts.destroy()
+    const c = assumed.Credentials!
+    expect(c.AccessKeyId).toBeTruthy()
+    expect(c.SecretAccessKey).toBeTruthy()
+    expect(c.SessionToken).toBeTruthy()
 
     const scoped = s3Client({
       accessKeyId: c.AccessKeyId!,
       secretAccessKey: c.SecretAccessKey!,
       sessionToken: c.SessionToken!,
-    });
+    })
     try {
-      const ok = await scoped.send(
-        new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'allowed' }),
-      );
-      expect(ok.ETag).toBeTruthy();
+      const ok = await scoped.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'allowed' }))
+      expect(ok.ETag).toBeTruthy()
 
-      let denied: unknown;
+      let denied: unknown
       try {
         await scoped.send(
           new PutObjectCommand({
@@ -193,20 +168,20 @@ describe('Ceph RGW smoke', () => {
             Key: 'sts/other.txt',
             Body: 'nope',
           }),
-        );
+        )
       } catch (e) {
-        denied = e;
+        denied = e
       }
-      expect(denied).toBeInstanceOf(S3ServiceException);
-      const err = denied as S3ServiceException;
-      expect(err.name).toBe('AccessDenied');
-      expect(err.$metadata.httpStatusCode).toBe(403);
+      expect(denied).toBeInstanceOf(S3ServiceException)
+      const err = denied as S3ServiceException
+      expect(err.name).toBe('AccessDenied')
+      expect(err.$metadata.httpStatusCode).toBe(403)
     } finally {
-      scoped.destroy();
+      scoped.destroy()
     }
 
     // the object written with the scoped credentials is really there
-    const got = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
-    expect(await got.Body!.transformToString()).toBe('allowed');
-  });
-});
+    const got = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))
+    expect(await got.Body!.transformToString()).toBe('allowed')
+  })
+})

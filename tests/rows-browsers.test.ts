@@ -10,11 +10,11 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../demo/app.ts'
+import { type RunningApp, startApp } from '../demo/app.ts'
 import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type TestPage } from '../dev/browsers.ts'
-import { keyFromObjectUrl, MiB, testFiles, type TestFiles } from './helpers/demo-page.ts'
 import { startLinkSwitch } from '../dev/link-switch.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { keyFromObjectUrl, MiB, type TestFiles, testFiles } from './helpers/demo-page.ts'
 
 /** The uplink the tests start at: slow enough that a 24 MiB upload is still running seconds later. */
 const SLOW = 2 * MiB
@@ -36,7 +36,14 @@ beforeAll(async () => {
     port: 0,
     host: '127.0.0.1',
     logger: { level: 'fatal' },
-    config: { ...credentials, bucket, region, endpoint: link.endpoint, forcePathStyle: true, sweepEverySeconds: undefined },
+    config: {
+      ...credentials,
+      bucket,
+      region,
+      endpoint: link.endpoint,
+      forcePathStyle: true,
+      sweepEverySeconds: undefined,
+    },
   })
   client = sdkClient({ endpoint, region, credentials })
 })
@@ -75,7 +82,12 @@ const rows = (page: TestPage): Promise<Row[]> =>
   )
 const rowNamed = async (page: TestPage, name: string) => (await rows(page)).find((row) => row.name === name)
 
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
+async function until<T>(
+  read: () => Promise<T>,
+  test: (value: T) => boolean,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await read()
@@ -102,7 +114,12 @@ async function doubleClick(page: TestPage, { x, y }: { x: number; y: number }) {
 
 /** The object a done row links to holds exactly `expected`. */
 async function expectStored(page: TestPage, name: string, expected: Uint8Array) {
-  const row = await until(() => rowNamed(page, name), (row) => row?.state === 'done' || row?.state === 'failed', `${name} done`, 120_000)
+  const row = await until(
+    () => rowNamed(page, name),
+    (row) => row?.state === 'done' || row?.state === 'failed',
+    `${name} done`,
+    120_000,
+  )
   expect(row!.state, row!.foot).toBe('done')
   const key = keyFromObjectUrl(row!.url!, store.embedded!.bucket)
   expect(sha256(await readObject(client, store.embedded!.bucket, key))).toBe(sha256(expected))
@@ -111,15 +128,27 @@ async function expectStored(page: TestPage, name: string, expected: Uint8Array) 
 async function openPage(session: BrowserSession): Promise<TestPage> {
   const page = await session.newPage()
   await page.goto(app.url)
-  await page.waitForFunction(() => document.querySelector('.updraft-zone') !== null && !document.body.textContent!.includes('Asking the server…'))
+  await page.waitForFunction(
+    () =>
+      document.querySelector('.updraft-zone') !== null && !document.body.textContent!.includes('Asking the server…'),
+  )
   // Which button each click landed on, and which click of a series the browser counted it as.
   await page.evaluate(() => {
     const clicks: Array<[number, string | null]> = ((window as unknown as { clicks: unknown }).clicks = [])
-    document.addEventListener('click', (event) => void clicks.push([event.detail, (event.target as Element).closest('button')?.getAttribute('aria-label') ?? null]), true)
+    document.addEventListener(
+      'click',
+      (event) =>
+        void clicks.push([
+          event.detail,
+          (event.target as Element).closest('button')?.getAttribute('aria-label') ?? null,
+        ]),
+      true,
+    )
   })
   return page
 }
-const clicks = (page: TestPage) => page.evaluate(() => (window as unknown as { clicks: Array<[number, string | null]> }).clicks.splice(0))
+const clicks = (page: TestPage) =>
+  page.evaluate(() => (window as unknown as { clicks: Array<[number, string | null]> }).clicks.splice(0))
 
 describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
   let session: BrowserSession
@@ -138,9 +167,17 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
     const second = await files.write(`second-${browser}.bin`, 24 * MiB, 352)
     const [a, b] = [`first-${browser}.bin`, `second-${browser}.bin`]
     await page.setInputFiles(INPUT, [first, second])
-    await until(() => rowNamed(page, a), (row) => (row?.percent ?? 0) > 0, `${a} moving`)
+    await until(
+      () => rowNamed(page, a),
+      (row) => (row?.percent ?? 0) > 0,
+      `${a} moving`,
+    )
     await page.click(`button[aria-label="Cancel upload of ${a}"]`)
-    await until(() => rowNamed(page, a), (row) => row?.state === 'cancelled', `${a} cancelled`)
+    await until(
+      () => rowNamed(page, a),
+      (row) => row?.state === 'cancelled',
+      `${a} cancelled`,
+    )
     await clicks(page)
 
     // A double click on a's Retry: a starts again in its own place, and the second click, on the
@@ -168,7 +205,12 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
     expect(onCancel[0]![1]).toBe(`Cancel upload of ${a}`)
     expect([`Retry upload of ${a}`, `Cancel upload of ${a}`]).toContain(onCancel[1]![1])
     const afterCancel = await rows(page)
-    expect(afterCancel.map((row) => [row.name, row.state === 'cancelled' ? 'cancelled' : RUNNING.includes(row.state) ? 'running' : row.state])).toEqual([
+    expect(
+      afterCancel.map((row) => [
+        row.name,
+        row.state === 'cancelled' ? 'cancelled' : RUNNING.includes(row.state) ? 'running' : row.state,
+      ]),
+    ).toEqual([
       [a, 'cancelled'],
       [b, 'running'],
     ])
@@ -188,9 +230,17 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
     const page = await openPage(session)
     const name = `resumed-${browser}.bin`
     await page.setInputFiles(INPUT, [await files.write(name, 96 * MiB, 353)])
-    await until(() => rowNamed(page, name), (row) => / left/.test(row?.foot ?? ''), `${name} showing a time left`)
+    await until(
+      () => rowNamed(page, name),
+      (row) => / left/.test(row?.foot ?? ''),
+      `${name} showing a time left`,
+    )
     await page.click(`button[aria-label="Pause upload of ${name}"]`)
-    await until(() => rowNamed(page, name), (row) => row?.state === 'paused', `${name} paused`)
+    await until(
+      () => rowNamed(page, name),
+      (row) => row?.state === 'paused',
+      `${name} paused`,
+    )
     await sleep(1000)
     await page.click(`button[aria-label="Resume upload of ${name}"]`)
 
@@ -210,7 +260,9 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
       150_000,
     )
     const told = seen.findIndex(({ row }) => row.includes('/s'))
-    console.log(`${browser} after Resume: ${told} samples without a speed ("${seen[0]!.row}"), then "${seen[told]!.row}" | "${seen[told]!.summary}"`)
+    console.log(
+      `${browser} after Resume: ${told} samples without a speed ("${seen[0]!.row}"), then "${seen[told]!.row}" | "${seen[told]!.summary}"`,
+    )
     expect(seen[0]!.row).toMatch(/^Resuming…/)
     for (const { row, summary } of seen.slice(0, told)) {
       expect(row).not.toMatch(/\/s|left/)
@@ -235,7 +287,11 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
     const name = `reloaded-${browser}.bin`
     const path = await files.write(name, 40 * MiB, 354)
     await page.setInputFiles(INPUT, [path])
-    const atReload = await until(() => rowNamed(page, name), (row) => (row?.percent ?? 0) >= 33, `${name} at 33%`)
+    const atReload = await until(
+      () => rowNamed(page, name),
+      (row) => (row?.percent ?? 0) >= 33,
+      `${name} at 33%`,
+    )
 
     /** The upload the page's resume record names (written when the upload was created). */
     const recordedUploadId = () =>
@@ -265,26 +321,42 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
       const before = await wholeParts(uploadId)
       await page.reload()
       await page.waitForFunction(() => document.querySelector('[data-testid=unfinished-row]') !== null)
-      const text = await page.evaluate(() => (document.querySelector('[data-testid=unfinished-row]') as HTMLElement).innerText.replace(/\s+/g, ' '))
+      const text = await page.evaluate(() =>
+        (document.querySelector('[data-testid=unfinished-row]') as HTMLElement).innerText.replace(/\s+/g, ' '),
+      )
       const settled = await settledWholeParts(uploadId)
       const listed = Number(/(\d+) of 8 parts stored/.exec(text)?.[1])
-      expect(listed, `${text}; whole before the reload [${before}], once settled [${settled}]`).toBeGreaterThanOrEqual(before.length)
-      expect(listed, `${text}; whole before the reload [${before}], once settled [${settled}]`).toBeLessThanOrEqual(settled.length)
+      expect(listed, `${text}; whole before the reload [${before}], once settled [${settled}]`).toBeGreaterThanOrEqual(
+        before.length,
+      )
+      expect(listed, `${text}; whole before the reload [${before}], once settled [${settled}]`).toBeLessThanOrEqual(
+        settled.length,
+      )
       return { listed, text, before, settled, uploadId }
     }
     // The four parts in flight were each about two-thirds sent: none is whole, and the list says so
     // in bytes, not as lost work.
     const third = await reloadAndList()
-    console.log(`${browser} reload at ${atReload!.percent}%: "${third.text}"; whole parts before [${third.before}], settled [${third.settled}]`)
-    if (third.listed === 0) expect(third.text).toContain('no part was whole when the page closed: Resume sends it from the start')
+    console.log(
+      `${browser} reload at ${atReload!.percent}%: "${third.text}"; whole parts before [${third.before}], settled [${third.settled}]`,
+    )
+    if (third.listed === 0)
+      expect(third.text).toContain('no part was whole when the page closed: Resume sends it from the start')
 
     await page.pickWithDialog(() => page.click(`button[aria-label="Resume upload of ${name}"]`), [path])
     // Once storage holds four parts whole (the page's count runs ahead of storage by what the
     // kernel and the relay hold), reload again: now parts are listed.
     const uploadId = await recordedUploadId()
-    await until(() => wholeParts(uploadId), (whole) => whole.length >= 4, `${name}: four parts whole`, 120_000)
+    await until(
+      () => wholeParts(uploadId),
+      (whole) => whole.length >= 4,
+      `${name}: four parts whole`,
+      120_000,
+    )
     const later = await reloadAndList()
-    console.log(`${browser} reload with four parts whole: "${later.text}"; whole parts before [${later.before}], settled [${later.settled}]`)
+    console.log(
+      `${browser} reload with four parts whole: "${later.text}"; whole parts before [${later.before}], settled [${later.settled}]`,
+    )
     expect(later.listed).toBeGreaterThanOrEqual(4)
     expect(later.text).toContain(`${later.listed * 5} MiB of 40 MiB: Resume sends the rest`)
 
@@ -305,7 +377,10 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
         .map(Number),
     )
     console.log(`${browser} Resume: whole before [${atResume}], sent [${sent}]`)
-    expect(sent.filter((part) => atResume.includes(part)), 'parts stored whole before Resume, sent again').toEqual([])
+    expect(
+      sent.filter((part) => atResume.includes(part)),
+      'parts stored whole before Resume, sent again',
+    ).toEqual([])
     expect(new Set(sent).size, `parts sent [${sent}]`).toBe(sent.length)
     expect(sent.length).toBeGreaterThan(0)
     await page.close()
@@ -315,7 +390,8 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
 /** {@link wholeParts}, read again every 700 ms until two reads agree: parts whose bodies had all left the page may still land. */
 async function settledWholeParts(uploadId: string): Promise<number[]> {
   let whole = await wholeParts(uploadId)
-  for (let previous = -1; previous !== whole.length; await sleep(700)) [previous, whole] = [whole.length, await wholeParts(uploadId)]
+  for (let previous = -1; previous !== whole.length; await sleep(700))
+    [previous, whole] = [whole.length, await wholeParts(uploadId)]
   return whole
 }
 

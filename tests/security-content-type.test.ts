@@ -6,15 +6,15 @@
 // open the object in real Chromium, and see whether the payload's script phoned home.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import type { InfoReply, PresignedPutReply } from '../protocol/wire.ts'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
 import { objectUrl } from '../protocol/object-url.ts'
+import type { InfoReply, PresignedPutReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { createPresigner } from '../server/presigner.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { storeConfig, type TestStore } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 let s3rver: S3rverInstance
@@ -61,7 +61,11 @@ const payload = (id: string) =>
 /** The object opened as a visitor would (a presigned GET, since RGW objects are private); true when its script ran. */
 async function scriptRuns(page: Page, store: TestStore, key: string, id: string): Promise<boolean> {
   const presign = createPresigner(store.credentials, store.region)
-  const url = await presign({ method: 'GET', url: objectUrl({ ...store, bucket: store.bucket, key, forcePathStyle: true }), expiresIn: 300 })
+  const url = await presign({
+    method: 'GET',
+    url: objectUrl({ ...store, bucket: store.bucket, key, forcePathStyle: true }),
+    expiresIn: 300,
+  })
   // A download (Content-Disposition: attachment) aborts the navigation: nothing rendered, nothing ran.
   await page.goto(url, { waitUntil: 'networkidle' }).catch((error: Error) => {
     if (!/ERR_ABORTED|Download is starting/.test(error.message)) throw error
@@ -77,7 +81,8 @@ async function attack(page: Page, store: TestStore, handler: UploadHandler, file
   const id = crypto.randomUUID()
   const bytes = payload(id)
   const response = await post(handler, { filename: 'cat.png', filetype, filesize: bytes.length, strategy: 'presigned' })
-  if (response.status !== 200) return { status: response.status, error: ((await response.json()) as { error: string }).error }
+  if (response.status !== 200)
+    return { status: response.status, error: ((await response.json()) as { error: string }).error }
   const reply = (await response.json()) as PresignedPutReply
   const headers = reply.headers ?? { 'Content-Type': filetype }
   const stored = await fetch(reply.url, { method: 'PUT', body: bytes, headers })
@@ -100,10 +105,13 @@ describe.each(Object.entries(stores))('on %s, in Chromium', (_name, store) => {
     ['image/png;, text/html', 400, /not a list/],
     ['image/svg+xml', 415, /active content such as image\/svg\+xml must be listed by its exact type/],
     ['IMAGE/SVG+XML; charset=utf-8', 415, /exact type/],
-  ])('allowedTypes image/*: %j is refused before anything is signed, so no script can run', async (filetype, status, message) => {
-    const outcome = await attack(page, store(), handlerWith({ allowedTypes: ['image/*'] }), filetype)
-    expect(outcome).toEqual({ status, error: expect.stringMatching(message) })
-  })
+  ])(
+    'allowedTypes image/*: %j is refused before anything is signed, so no script can run',
+    async (filetype, status, message) => {
+      const outcome = await attack(page, store(), handlerWith({ allowedTypes: ['image/*'] }), filetype)
+      expect(outcome).toEqual({ status, error: expect.stringMatching(message) })
+    },
+  )
 
   it('allowedTypes image/*: an accepted type is signed canonical, and the payload stays an image', async () => {
     const outcome = await attack(page, store(), handlerWith({ allowedTypes: ['image/*'] }), 'Image/PNG ; charset=x')
@@ -111,17 +119,28 @@ describe.each(Object.entries(stores))('on %s, in Chromium', (_name, store) => {
   })
 
   it('with no allowedTypes, HTML is refused unless named', async () => {
-    expect(await attack(page, store(), handlerWith({}), 'text/html')).toEqual({ status: 415, error: expect.stringMatching(/active content/) })
+    expect(await attack(page, store(), handlerWith({}), 'text/html')).toEqual({
+      status: 415,
+      error: expect.stringMatching(/active content/),
+    })
   })
 
   it("named explicitly, HTML is stored and runs (the detector works); with contentDisposition 'attachment' it downloads instead", async () => {
-    expect(await attack(page, store(), handlerWith({ allowedTypes: ['text/html'] }), 'text/html')).toEqual({ status: 200, ran: true })
+    expect(await attack(page, store(), handlerWith({ allowedTypes: ['text/html'] }), 'text/html')).toEqual({
+      status: 200,
+      ran: true,
+    })
     const attachment = handlerWith({ allowedTypes: ['text/html'], contentDisposition: 'attachment' })
     expect(await attack(page, store(), attachment, 'text/html')).toEqual({ status: 200, ran: false })
   })
 
   it('a non-ASCII filetype is a 400 that says why (it was a 500)', async () => {
-    const response = await post(handlerWith({}), { filename: 'a', filetype: 'image/pngé', filesize: 1, strategy: 'presigned' })
+    const response = await post(handlerWith({}), {
+      filename: 'a',
+      filetype: 'image/pngé',
+      filesize: 1,
+      strategy: 'presigned',
+    })
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ error: 'filetype "image/pngé" must be printable ASCII, such as image/png' })
   })
@@ -129,11 +148,20 @@ describe.each(Object.entries(stores))('on %s, in Chromium', (_name, store) => {
 
 describe('token mode cannot enforce allowedTypes (a policy cannot name a Content-Type)', () => {
   it('so with allowedTypes set it is refused, and /info says why (RGW, assume-role)', async () => {
-    const handler = createUploadHandler(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn }, allowedTypes: ['image/*'] }))
-    const response = await post(handler, { filename: 'cat.png', filetype: 'image/png', filesize: 10, strategy: 'token' })
+    const handler = createUploadHandler(
+      storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn }, allowedTypes: ['image/*'] }),
+    )
+    const response = await post(handler, {
+      filename: 'cat.png',
+      filetype: 'image/png',
+      filesize: 10,
+      strategy: 'token',
+    })
     expect(response.status).toBe(400)
     const { error } = (await response.json()) as { error: string }
-    expect(error).toMatch(/^Token mode is not available on this server: allowedTypes is set.*strategy 'presigned' instead$/)
+    expect(error).toMatch(
+      /^Token mode is not available on this server: allowedTypes is set.*strategy 'presigned' instead$/,
+    )
     const info = (await (await handler(new Request('http://app.test/api/s3-upload/info'))).json()) as InfoReply
     expect(info).toMatchObject({ token: false, tokenUnavailableReason: expect.stringMatching(/allowedTypes/) })
   })

@@ -6,15 +6,15 @@
 // `allowedOrigins`; same-origin pages and servers keep working.
 import { connect } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
+import { storeConfig } from '../dev/stores.ts'
 import { s3Upload } from '../server/fastify.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
-import { storeConfig } from '../dev/stores.ts'
+import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 let s3rver: S3rverInstance
 let chromium: ChromiumSession
@@ -58,9 +58,15 @@ async function uploadApi(extra: UploadHandlerConfig = {}) {
     }),
   )
   const served: ServedHandler = await serveHandler(async (request) => {
-    if (new URL(request.url).pathname === '/own') return new Response(OWN_PAGE, { headers: { 'content-type': 'text/html' } })
+    if (new URL(request.url).pathname === '/own')
+      return new Response(OWN_PAGE, { headers: { 'content-type': 'text/html' } })
     const response = await handler(request)
-    seen.push({ method: request.method, contentType: request.headers.get('content-type'), cookie: request.headers.get('cookie'), status: response.status })
+    seen.push({
+      method: request.method,
+      contentType: request.headers.get('content-type'),
+      cookie: request.headers.get('cookie'),
+      status: response.status,
+    })
     return response
   })
   closers.push(() => served.close())
@@ -93,7 +99,8 @@ async function attackerSite(): Promise<StaticServer> {
 async function visit(url: string, cookieFor?: string): Promise<Page> {
   const page = await chromium.newPage()
   // The victim is signed in to the app: a Lax cookie (the browser default), sent on same-site requests.
-  if (cookieFor) await page.context().addCookies([{ name: 'session', value: 'victim', url: cookieFor, sameSite: 'Lax' }])
+  if (cookieFor)
+    await page.context().addCookies([{ name: 'session', value: 'victim', url: cookieFor, sameSite: 'Lax' }])
   await page.goto(url)
   return page
 }
@@ -103,13 +110,18 @@ describe('the Web handler in Chromium', () => {
     const app = await uploadApi()
     const site = await attackerSite()
     const page = await visit(`${site.origin}/`, app.origin)
-    const outcomes = await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.api)
+    const outcomes = await page.evaluate(
+      (url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url),
+      app.api,
+    )
     expect(outcomes.slice(-1)).toEqual(['blocked'])
     // The four preflight-free bodies arrived, with the victim's cookie, and were refused; the JSON one got no further than its preflight.
     const posts = app.seen.filter((request) => request.method === 'POST')
     expect(posts).toHaveLength(4)
     for (const post of posts) expect(post).toMatchObject({ cookie: 'session=victim', status: 403 })
-    expect(app.seen.filter((request) => request.method === 'OPTIONS')).toEqual([expect.objectContaining({ status: 403 })])
+    expect(app.seen.filter((request) => request.method === 'OPTIONS')).toEqual([
+      expect.objectContaining({ status: 403 }),
+    ])
   })
 
   it('a cross-site page (localhost against 127.0.0.1) gets 403 for every body (was 200)', async () => {
@@ -132,10 +144,18 @@ describe('the Web handler in Chromium', () => {
     const site = await attackerSite()
     const app = await uploadApi({ allowedOrigins: [site.origin] })
     const page = await visit(`${site.origin}/`, app.origin)
-    const outcomes = await page.evaluate((url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url), app.api)
+    const outcomes = await page.evaluate(
+      (url) => (window as unknown as { attack(u: string): Promise<string[]> }).attack(url),
+      app.api,
+    )
     expect(outcomes.at(-1)).toBe('read 200')
     // Allowed as an origin, the non-JSON bodies are still refused: the upload API reads JSON only.
-    expect(app.seen.filter((request) => request.method === 'POST').map((post) => post.status).sort()).toEqual([200, 415, 415, 415, 415])
+    expect(
+      app.seen
+        .filter((request) => request.method === 'POST')
+        .map((post) => post.status)
+        .sort(),
+    ).toEqual([200, 415, 415, 415, 415])
   })
 })
 
@@ -154,7 +174,12 @@ function rawPost(origin: string, path: string, headers: Record<string, string>, 
       }
     })
     socket.on('error', reject)
-    const lines = [`POST ${path} HTTP/1.1`, `Host: ${hostname}:${port}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close']
+    const lines = [
+      `POST ${path} HTTP/1.1`,
+      `Host: ${hostname}:${port}`,
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ]
     for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
     socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`)
   })
@@ -178,7 +203,11 @@ describe.each(['web', 'fastify'] as const)('the %s mounting over a raw socket', 
 
   const json = { 'Content-Type': 'application/json' }
   it.each([
-    ['JSON from an older browser on another site (Origin, no Sec-Fetch-Site)', { ...json, Origin: 'https://evil.example' }, 403],
+    [
+      'JSON from an older browser on another site (Origin, no Sec-Fetch-Site)',
+      { ...json, Origin: 'https://evil.example' },
+      403,
+    ],
     ['JSON from an opaque origin (sandboxed iframe, data: URL)', { ...json, Origin: 'null' }, 403],
     ['JSON labelled cross-site', { ...json, 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' }, 403],
     ['JSON labelled same-site (another port or subdomain)', { ...json, 'Sec-Fetch-Site': 'same-site' }, 403],

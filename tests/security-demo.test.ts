@@ -5,8 +5,8 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { EMBEDDED_TOKEN_REASON, startApp, type RunningApp } from '../demo/app.ts'
 import { EMBEDDED_CREDENTIALS } from '../cli/embedded-s3.ts'
+import { EMBEDDED_TOKEN_REASON, type RunningApp, startApp } from '../demo/app.ts'
 import { deriveTicketSecret, signTicket } from '../server/ticket.ts'
 
 let running: RunningApp
@@ -17,7 +17,12 @@ beforeAll(async () => {
 afterAll(() => running?.close())
 
 const start = (body: Record<string, unknown>) =>
-  running.app.inject({ method: 'POST', url: `${running.prefix}`, headers: { 'content-type': 'application/json' }, payload: body })
+  running.app.inject({
+    method: 'POST',
+    url: `${running.prefix}`,
+    headers: { 'content-type': 'application/json' },
+    payload: body,
+  })
 
 describe('npm start on the embedded store', () => {
   it('a token request is a 400 naming why, and opens no connection at all (was 500 after calling AWS STS)', async () => {
@@ -40,7 +45,14 @@ describe('npm start on the embedded store', () => {
 
   it("refuses a ticket forged with s3rver's well-known secret (was accepted: /parts signed URLs for it)", async () => {
     // A real multipart upload, so the forgery names an uploadId that exists.
-    const started = (await start({ filename: 'big.bin', filetype: 'application/octet-stream', filesize: 6 * 1024 * 1024, strategy: 'presigned' })).json()
+    const started = (
+      await start({
+        filename: 'big.bin',
+        filetype: 'application/octet-stream',
+        filesize: 6 * 1024 * 1024,
+        strategy: 'presigned',
+      })
+    ).json()
     const forged = signTicket(
       {
         kind: 'multipart',
@@ -63,7 +75,9 @@ describe('npm start on the embedded store', () => {
     })
     expect(parts.statusCode).toBe(403)
     // Signed, but under a secret this server does not hold: refused as another instance's would be.
-    expect(parts.json()).toEqual({ error: expect.stringMatching(/^The upload ticket was not signed with this server's ticketSecret/) })
+    expect(parts.json()).toEqual({
+      error: expect.stringMatching(/^The upload ticket was not signed with this server's ticketSecret/),
+    })
     // Its own tickets still work.
     const own = await running.app.inject({
       method: 'POST',
@@ -77,7 +91,11 @@ describe('npm start on the embedded store', () => {
   it('is rate-limited by default: 429 with Retry-After once one client passes the limit', async () => {
     const statuses: number[] = []
     for (let i = 0; i < 125; i++) {
-      const reply = await running.app.inject({ method: 'GET', url: `${running.prefix}/info`, remoteAddress: '192.0.2.9' })
+      const reply = await running.app.inject({
+        method: 'GET',
+        url: `${running.prefix}/info`,
+        remoteAddress: '192.0.2.9',
+      })
       statuses.push(reply.statusCode)
       if (reply.statusCode === 429) {
         expect(Number(reply.headers['retry-after'])).toBeGreaterThan(0)

@@ -4,6 +4,8 @@
 // per client (429 + Retry-After, on by default), the Web handler takes a `throttle` hook, and
 // stale multipart uploads under the key prefix are swept (on demand, on a schedule, or by the
 // bucket lifecycle rule the README shows).
+
+import { randomUUID } from 'node:crypto'
 import {
   CreateBucketCommand,
   CreateMultipartUploadCommand,
@@ -12,15 +14,19 @@ import {
   PutBucketLifecycleConfigurationCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import type { PresignedMultipartReply } from '../protocol/wire.ts'
-import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
-import { createUploadHandler, createUploadSweeper, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { sdkClient } from '../dev/s3-client.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
 import { storeConfig } from '../dev/stores.ts'
+import type { PresignedMultipartReply } from '../protocol/wire.ts'
+import { type S3UploadPluginOptions, s3Upload } from '../server/fastify.ts'
+import {
+  createUploadHandler,
+  createUploadSweeper,
+  type UploadHandler,
+  type UploadHandlerConfig,
+} from '../server/index.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -46,7 +52,13 @@ describe('the Fastify plugin rate-limits per client', () => {
     return app
   }
   const start = (app: FastifyInstance, remoteAddress = '203.0.113.7') =>
-    app.inject({ method: 'POST', url: '/api/s3-upload', headers: { 'content-type': 'application/json' }, payload: UPLOAD, remoteAddress })
+    app.inject({
+      method: 'POST',
+      url: '/api/s3-upload',
+      headers: { 'content-type': 'application/json' },
+      payload: UPLOAD,
+      remoteAddress,
+    })
 
   it('by default: 120 requests a minute, then 429 with Retry-After, and no URL', async () => {
     const app = await appWith()
@@ -111,9 +123,12 @@ describe('the Web handler takes a throttle', () => {
 })
 
 describe('stale multipart uploads are swept (RGW)', () => {
-  const config = (keyPrefix: string, extra: UploadHandlerConfig = {}) => storeConfig(rgw, { ...quiet, keyPrefix, ...extra })
+  const config = (keyPrefix: string, extra: UploadHandlerConfig = {}) =>
+    storeConfig(rgw, { ...quiet, keyPrefix, ...extra })
   const pending = async (prefix: string) =>
-    ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: prefix }))).Uploads ?? []).map((upload) => upload.Key)
+    ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: prefix }))).Uploads ?? []).map(
+      (upload) => upload.Key,
+    )
 
   async function startUploads(handler: UploadHandler, count: number): Promise<PresignedMultipartReply[]> {
     return Promise.all(
@@ -170,8 +185,16 @@ describe('stale multipart uploads are swept (RGW)', () => {
       Filter: { Prefix: 'next-s3-uploads/' },
       AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
     }
-    await admin.send(new PutBucketLifecycleConfigurationCommand({ Bucket: bucket, LifecycleConfiguration: { Rules: [rule] } }))
+    await admin.send(
+      new PutBucketLifecycleConfigurationCommand({ Bucket: bucket, LifecycleConfiguration: { Rules: [rule] } }),
+    )
     const stored = await admin.send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))
-    expect(stored.Rules).toEqual([expect.objectContaining({ ID: rule.ID, Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })])
+    expect(stored.Rules).toEqual([
+      expect.objectContaining({
+        ID: rule.ID,
+        Status: 'Enabled',
+        AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+      }),
+    ])
   })
 })

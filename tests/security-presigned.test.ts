@@ -5,6 +5,8 @@
 // the object public. Now, where the store has STS, URLs are signed by a session credential that
 // may only upload under the key prefix, and the headers that decide how an object is served
 // (Content-Type, Cache-Control, a canned ACL) are signed, so a page cannot change them.
+
+import { randomUUID } from 'node:crypto'
 import {
   CreateBucketCommand,
   GetObjectAclCommand,
@@ -13,17 +15,16 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3'
-import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import type { PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
+import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
+import { S3RVER_CREDENTIALS, type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { storeConfig, type TestStore } from '../dev/stores.ts'
+import { type StsStandIn, startStsServer } from '../dev/sts-server.ts'
 import { objectUrl } from '../protocol/object-url.ts'
+import type { PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
 import { presignPolicy } from '../server/sts.ts'
-import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
-import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { storeConfig, type TestStore } from '../dev/stores.ts'
-import { startStsServer, type StsStandIn } from '../dev/sts-server.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -77,7 +78,11 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
     handler = createUploadHandler(
       // 'session' named: left to its default on RGW, the server key signs (RGW refuses a browser's
       // preflight for session-signed URLs: tests/presign-preflight.test.ts). From Node, the session's work.
-      storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn }, presignWith: 'session', logger: { error: (obj) => void logged.push(obj) } }),
+      storeConfig(rgw, {
+        sts: { mode: 'assume-role', roleArn: rgw.roleArn },
+        presignWith: 'session',
+        logger: { error: (obj) => void logged.push(obj) },
+      }),
     )
   })
 
@@ -89,33 +94,60 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
     const query = new URL(reply.url).searchParams
     expect(query.get('X-Amz-Credential')).not.toContain(rgw.credentials.accessKeyId)
     expect(query.get('X-Amz-Security-Token')).toBeTruthy()
-    expect(query.get('X-Amz-SignedHeaders')).toBe('cache-control;content-length;content-type;host;x-amz-acl;x-amz-copy-source-range')
+    expect(query.get('X-Amz-SignedHeaders')).toBe(
+      'cache-control;content-length;content-type;host;x-amz-acl;x-amz-copy-source-range',
+    )
     expect((await put(reply.url, new TextEncoder().encode('hello'), reply.headers!)).status).toBe(200)
     expect(new TextDecoder().decode(await readObject(admin, rgw.bucket, reply.key))).toBe('hello')
   })
 
   it('a URL declared for 0 bytes plus x-amz-copy-source copies nothing (was: 12 MiB of a secret bucket copied in)', async () => {
     const reply = await presignPut(0)
-    const response = await put(reply.url, new Uint8Array(), { ...reply.headers!, 'x-amz-copy-source': `${SECRET_BUCKET}/victim.bin` })
+    const response = await put(reply.url, new Uint8Array(), {
+      ...reply.headers!,
+      'x-amz-copy-source': `${SECRET_BUCKET}/victim.bin`,
+    })
     // The signed copy guard answers first (416 InvalidRange); without it the session may read nothing (403).
     expect(response.status).toBe(416)
     expect(await exists(admin, rgw.bucket, reply.key)).toBe(false)
     const unguarded = createUploadHandler(
-      storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn }, presignWith: 'session', copyGuard: false, logger: { error: () => {} } }),
+      storeConfig(rgw, {
+        sts: { mode: 'assume-role', roleArn: rgw.roleArn },
+        presignWith: 'session',
+        copyGuard: false,
+        logger: { error: () => {} },
+      }),
     )
-    const bare = await ask<PresignedPutReply>(unguarded, '', { filename: 'note.txt', filetype: 'text/plain', filesize: 0, strategy: 'presigned' })
-    const refused = await put(bare.url, new Uint8Array(), { ...bare.headers!, 'x-amz-copy-source': `${SECRET_BUCKET}/victim.bin` })
+    const bare = await ask<PresignedPutReply>(unguarded, '', {
+      filename: 'note.txt',
+      filetype: 'text/plain',
+      filesize: 0,
+      strategy: 'presigned',
+    })
+    const refused = await put(bare.url, new Uint8Array(), {
+      ...bare.headers!,
+      'x-amz-copy-source': `${SECRET_BUCKET}/victim.bin`,
+    })
     expect(refused.status).toBe(403)
     expect(await refused.text()).toContain('AccessDenied')
     expect(await exists(admin, rgw.bucket, bare.key)).toBe(false)
   })
 
   it('a part URL plus x-amz-copy-source (UploadPartCopy) is refused, and no part is stored', async () => {
-    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'big.bin', filetype: 'application/octet-stream', filesize: 6 * MiB, strategy: 'presigned' })
+    const started = await ask<PresignedMultipartReply>(handler, '', {
+      filename: 'big.bin',
+      filetype: 'application/octet-stream',
+      filesize: 6 * MiB,
+      strategy: 'presigned',
+    })
     const { urls } = await ask<PartsReply>(handler, '/parts', { ticket: started.ticket, partNumbers: [1] })
-    const response = await put(urls['1']!, testBytes(5 * MiB, 102), { 'x-amz-copy-source': `${SECRET_BUCKET}/victim.bin` })
+    const response = await put(urls['1']!, testBytes(5 * MiB, 102), {
+      'x-amz-copy-source': `${SECRET_BUCKET}/victim.bin`,
+    })
     expect(response.status).toBe(403)
-    const listed = await admin.send(new ListPartsCommand({ Bucket: rgw.bucket, Key: started.key, UploadId: started.uploadId }))
+    const listed = await admin.send(
+      new ListPartsCommand({ Bucket: rgw.bucket, Key: started.key, UploadId: started.uploadId }),
+    )
     expect(listed.Parts ?? []).toEqual([])
     await ask(handler, '/abort', { ticket: started.ticket })
   })
@@ -125,7 +157,10 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
     const reply = await presignPut(bytes.length)
     expect(reply.headers).toMatchObject({ 'x-amz-acl': 'private' })
     expect((await put(reply.url, bytes, { ...reply.headers!, 'x-amz-acl': 'public-read' })).status).toBe(403)
-    const grant = await put(reply.url, bytes, { ...reply.headers!, 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' })
+    const grant = await put(reply.url, bytes, {
+      ...reply.headers!,
+      'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"',
+    })
     expect(grant.status).toBe(400)
     expect(await exists(admin, rgw.bucket, reply.key)).toBe(false)
     expect((await put(reply.url, bytes, reply.headers!)).status).toBe(200)
@@ -180,12 +215,21 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
 
   it("multipart: the ETag the upload API reports is the object's", async () => {
     const bytes = testBytesOf('video/mp4', 11 * MiB, 103)
-    const started = await ask<PresignedMultipartReply>(handler, '', { filename: 'm.bin', filetype: 'video/mp4', filesize: bytes.length, strategy: 'presigned' })
+    const started = await ask<PresignedMultipartReply>(handler, '', {
+      filename: 'm.bin',
+      filetype: 'video/mp4',
+      filesize: bytes.length,
+      strategy: 'presigned',
+    })
     const partNumbers = [1, 2, 3]
     const { urls } = await ask<PartsReply>(handler, '/parts', { ticket: started.ticket, partNumbers })
     const parts = await Promise.all(
       partNumbers.map(async (partNumber) => {
-        const response = await put(urls[partNumber]!, bytes.subarray((partNumber - 1) * started.partSize, partNumber * started.partSize), {})
+        const response = await put(
+          urls[partNumber]!,
+          bytes.subarray((partNumber - 1) * started.partSize, partNumber * started.partSize),
+          {},
+        )
         expect(response.status).toBe(200)
         return { partNumber, etag: response.headers.get('etag')! }
       }),
@@ -207,7 +251,12 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
         logger: { error: (obj) => void logged.push(obj) },
       }),
     )
-    const response = await post(outside, '', { filename: 'a.txt', filetype: 'text/plain', filesize: 1, strategy: 'presigned' })
+    const response = await post(outside, '', {
+      filename: 'a.txt',
+      filetype: 'text/plain',
+      filesize: 1,
+      strategy: 'presigned',
+    })
     expect(response.status).toBe(500)
     expect(JSON.stringify(logged.pop())).toContain("outside keyPrefix 'next-s3-uploads/'")
   })
@@ -232,7 +281,9 @@ describe('on s3rver, which has no STS: the server key signs, and says so', () =>
     createUploadHandler(storeConfig(s3rver, { endpoint: 'https://minio.example.test', logger }))
     createUploadHandler(storeConfig(s3rver, { logger }))
     expect(warnings).toEqual([
-      expect.stringMatching(/signed with the server's own key \(GetFederationToken exists only on AWS STS.*only s3:PutObject, s3:AbortMultipartUpload, s3:GetObject, s3:DeleteObject on uploads\/next-s3-uploads\/\*; s3:ListBucketMultipartUploads on uploads /),
+      expect.stringMatching(
+        /signed with the server's own key \(GetFederationToken exists only on AWS STS.*only s3:PutObject, s3:AbortMultipartUpload, s3:GetObject, s3:DeleteObject on uploads\/next-s3-uploads\/\*; s3:ListBucketMultipartUploads on uploads /,
+      ),
       `updraft: the local store at ${s3rver.endpoint} (s3rver): presigned uploads signed with its one key, token mode off — expected for the local store, which has no STS or IAM`,
     ])
   })
@@ -240,10 +291,17 @@ describe('on s3rver, which has no STS: the server key signs, and says so', () =>
   it('a URL for a file without a type still signs one, so a page cannot store text/html in its place', async () => {
     const handler = createUploadHandler(storeConfig(s3rver, { logger: { error: () => {}, warn: () => {} } }))
     const html = new TextEncoder().encode('<script>document.title="pwned"</script>')
-    const reply = await ask<PresignedPutReply>(handler, '', { filename: 'x', filetype: '', filesize: html.length, strategy: 'presigned' })
+    const reply = await ask<PresignedPutReply>(handler, '', {
+      filename: 'x',
+      filetype: '',
+      filesize: html.length,
+      strategy: 'presigned',
+    })
     expect(reply.headers).toMatchObject({ 'Content-Type': 'application/octet-stream', 'x-amz-acl': 'private' })
     expect((await put(reply.url, html, { ...reply.headers!, 'Content-Type': 'text/html' })).status).toBe(403)
-    expect((await put(reply.url, html, { 'Content-Type': 'text/html', 'Cache-Control': 'max-age=630720000' })).status).toBe(403)
+    expect(
+      (await put(reply.url, html, { 'Content-Type': 'text/html', 'Cache-Control': 'max-age=630720000' })).status,
+    ).toBe(403)
     expect((await put(reply.url, html, reply.headers!)).status).toBe(200)
     const client = sdkClient(s3rver)
     const head = await client.send(new HeadObjectCommand({ Bucket: s3rver.bucket, Key: reply.key }))
@@ -256,7 +314,14 @@ describe('on s3rver, which has no STS: the server key signs, and says so', () =>
     const handler = createUploadHandler(config)
     const before = sts.calls.length
     const replies = await Promise.all(
-      [1, 2, 3, 4].map(() => ask<PresignedPutReply>(handler, '', { filename: 'a.bin', filetype: 'application/octet-stream', filesize: 3, strategy: 'presigned' })),
+      [1, 2, 3, 4].map(() =>
+        ask<PresignedPutReply>(handler, '', {
+          filename: 'a.bin',
+          filetype: 'application/octet-stream',
+          filesize: 3,
+          strategy: 'presigned',
+        }),
+      ),
     )
     expect(sts.calls.slice(before)).toEqual([
       expect.objectContaining({
@@ -264,7 +329,8 @@ describe('on s3rver, which has no STS: the server key signs, and says so', () =>
         Name: 'S3UploadPresigner',
         DurationSeconds: '3600',
         // Written out by hand, so the test does not grade the code with itself.
-        Policy: '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:AbortMultipartUpload"],"Resource":["arn:aws:s3:::uploads/next-s3-uploads/*"]}]}',
+        Policy:
+          '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:AbortMultipartUpload"],"Resource":["arn:aws:s3:::uploads/next-s3-uploads/*"]}]}',
       }),
     ])
     expect(presignPolicy('uploads', 'next-s3-uploads/')).toBe(sts.calls.at(-1)!.Policy)

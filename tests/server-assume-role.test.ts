@@ -8,11 +8,11 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { storeConfig } from '../dev/stores.ts'
 import { S3Error, uploadObject } from '../engine/index.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandler } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -110,7 +110,9 @@ describe('assume-role credentials from RGW', () => {
     }
     await upload(reply, bytes)
     const scoped = sdkClient({ ...rgw, credentials: credentialsOf(reply) })
-    await expect(scoped.send(new GetObjectCommand({ Bucket: reply.bucket, Key: reply.key }))).rejects.toMatchObject({ name: 'AccessDenied' })
+    await expect(scoped.send(new GetObjectCommand({ Bucket: reply.bucket, Key: reply.key }))).rejects.toMatchObject({
+      name: 'AccessDenied',
+    })
     scoped.destroy()
   })
 
@@ -121,7 +123,9 @@ describe('assume-role credentials from RGW', () => {
     await scoped.send(new AbortMultipartUploadCommand({ Bucket: reply.bucket, Key: reply.key, UploadId }))
     const pending = await admin.send(new ListMultipartUploadsCommand({ Bucket: reply.bucket, Prefix: reply.key }))
     expect(pending.Uploads ?? []).toEqual([])
-    await expect(scoped.send(new CreateMultipartUploadCommand({ Bucket: reply.bucket, Key: `${reply.key}.x` }))).rejects.toMatchObject({
+    await expect(
+      scoped.send(new CreateMultipartUploadCommand({ Bucket: reply.bucket, Key: `${reply.key}.x` })),
+    ).rejects.toMatchObject({
       name: 'AccessDenied',
     })
     scoped.destroy()

@@ -5,14 +5,14 @@
 // (tests/helpers/s3express-server.ts), which checks every URL and forwards to s3rver; every
 // object is read back from s3rver.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ApiError, fetchTransport, upload, type HttpRequest, type Transport } from '../engine/index.ts'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
+import { ApiError, fetchTransport, type HttpRequest, type Transport, upload } from '../engine/index.ts'
 import { MIN_PART_SIZE } from '../protocol/limits.ts'
 import type { PresignedPutReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { startS3ExpressStandIn, type S3ExpressStandIn } from './helpers/s3express-server.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
+import { type S3ExpressStandIn, startS3ExpressStandIn } from './helpers/s3express-server.ts'
 
 const DIRECTORY_BUCKET = 'presigned--test1-az1--x-s3'
 let s3rver: S3rverInstance
@@ -22,7 +22,11 @@ let served: ServedHandler
 beforeAll(async () => {
   s3rver = await startS3rver()
   // The upload API's own key pair is the one the stand-in lets call CreateSession.
-  express = await startS3ExpressStandIn({ store: s3rver, buckets: { [DIRECTORY_BUCKET]: s3rver.bucket }, callers: [s3rver.credentials] })
+  express = await startS3ExpressStandIn({
+    store: s3rver,
+    buckets: { [DIRECTORY_BUCKET]: s3rver.bucket },
+    callers: [s3rver.credentials],
+  })
   served = await serveHandler(
     createUploadHandler({
       ...s3rver.credentials,
@@ -40,7 +44,9 @@ afterAll(async () => {
   await s3rver?.stop()
 })
 
-const recording = (sent: HttpRequest[]): Transport => (request) => (sent.push(request), fetchTransport(request))
+const recording =
+  (sent: HttpRequest[]): Transport =>
+  (request) => (sent.push(request), fetchTransport(request))
 const stored = (key: string) => readObject(sdkClient(s3rver), s3rver.bucket, key)
 
 /** A single-PUT reply (these sizes are under the multipart threshold). */
@@ -58,17 +64,23 @@ describe('presigned upload() to a directory bucket through the upload API', () =
   it('a single PUT: the URL is signed with a session (s3express, X-Amz-S3session-Token), read back byte-exact', async () => {
     const bytes = testBytes(150_000, 51)
     const sent: HttpRequest[] = []
-    const result = await upload(new File([bytes], 'express.bin'), { api: served.api, strategy: 'presigned', transport: recording(sent) })
+    const result = await upload(new File([bytes], 'express.bin'), {
+      api: served.api,
+      strategy: 'presigned',
+      transport: recording(sent),
+    })
     expect(result.bucket).toBe(DIRECTORY_BUCKET)
     const put = new URL(sent.find((request) => request.method === 'PUT')!.url)
-    expect(put.searchParams.get('X-Amz-Credential')).toMatch(/^SESSION[0-9A-F]+\/\d{8}\/us-east-1\/s3express\/aws4_request$/)
+    expect(put.searchParams.get('X-Amz-Credential')).toMatch(
+      /^SESSION[0-9A-F]+\/\d{8}\/us-east-1\/s3express\/aws4_request$/,
+    )
     expect(put.searchParams.get('X-Amz-S3session-Token')).toMatch(/^stand-in-s3session-/)
     expect(put.searchParams.has('X-Amz-Security-Token')).toBe(false)
     expect(express.sessions.length).toBeGreaterThanOrEqual(1)
     expect(sha256(await stored(result.key))).toBe(sha256(bytes))
   })
 
-  it('multipart: part URLs signed with the session; the server\'s own multipart calls pass the stand-in too', async () => {
+  it("multipart: part URLs signed with the session; the server's own multipart calls pass the stand-in too", async () => {
     const bytes = testBytes(2 * MIN_PART_SIZE + 11, 52)
     const sent: HttpRequest[] = []
     const result = await upload(new File([bytes], 'express-multi.bin'), {
@@ -80,7 +92,9 @@ describe('presigned upload() to a directory bucket through the upload API', () =
     const parts = sent.filter((request) => request.method === 'PUT').map((request) => new URL(request.url))
     expect(parts).toHaveLength(3)
     for (const part of parts) expect(part.searchParams.get('X-Amz-Credential')).toMatch(/\/s3express\/aws4_request$/)
-    expect(express.forwarded.filter((line) => line.startsWith(`POST /${DIRECTORY_BUCKET}/`) && /\?uploads(&|$)/.test(line))).toHaveLength(1)
+    expect(
+      express.forwarded.filter((line) => line.startsWith(`POST /${DIRECTORY_BUCKET}/`) && /\?uploads(&|$)/.test(line)),
+    ).toHaveLength(1)
     expect(sha256(await stored(result.key))).toBe(sha256(bytes))
   })
 
@@ -111,17 +125,22 @@ describe('presigned upload() to a directory bucket through the upload API', () =
     expect(new TextDecoder().decode(await stored(key))).toBe('sixsix')
   })
 
-  it('the stand-in, as AWS, refuses a header the URL does not sign (x-amz-copy-source: a copy made with the session\'s rights)', async () => {
+  it("the stand-in, as AWS, refuses a header the URL does not sign (x-amz-copy-source: a copy made with the session's rights)", async () => {
     const victim = await askForUrl('victim.bin', 6)
     expect((await fetch(victim.url, { method: 'PUT', body: 'secret', headers: victim.headers })).status).toBe(200)
     const { url, key, headers } = await askForUrl('copy.bin', 0)
-    const copy = await fetch(url, { method: 'PUT', headers: { ...headers, 'x-amz-copy-source': `${s3rver.bucket}/${victim.key}` } })
+    const copy = await fetch(url, {
+      method: 'PUT',
+      headers: { ...headers, 'x-amz-copy-source': `${s3rver.bucket}/${victim.key}` },
+    })
     expect(copy.status).toBe(403)
     await expect(stored(key)).rejects.toThrow()
   })
 
   it('token mode is refused: a directory bucket session could write any key in the bucket', async () => {
-    const error = await upload(new Blob(['x']), { api: served.api, strategy: 'token' }).catch((caught: unknown) => caught)
+    const error = await upload(new Blob(['x']), { api: served.api, strategy: 'token' }).catch(
+      (caught: unknown) => caught,
+    )
     expect(error).toBeInstanceOf(ApiError)
     expect((error as Error).message).toMatch(/directory bucket .* presigned/)
   })

@@ -4,11 +4,11 @@ import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
-import { s3Upload, type S3UploadPluginOptions } from '../server/fastify.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
 import { storeConfig } from '../dev/stores.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
+import { type S3UploadPluginOptions, s3Upload } from '../server/fastify.ts'
 
 const MiB = 1024 * 1024
 let s3rver: S3rverInstance
@@ -63,7 +63,9 @@ describe('mounting', () => {
   it('takes a prefix, also inside a prefixed scope, and nothing stays at the default path', async () => {
     const app = Fastify()
     apps.push(app)
-    await app.register(async (api) => api.register(s3Upload, { ...s3rverConfig(), prefix: '/uploads/sign' }), { prefix: '/v1' })
+    await app.register(async (api) => api.register(s3Upload, { ...s3rverConfig(), prefix: '/uploads/sign' }), {
+      prefix: '/v1',
+    })
     const body = { filename: 'a.txt', filetype: 'text/plain', filesize: 1, strategy: 'presigned' }
     expect((await postJson(app, '/v1/uploads/sign', body)).statusCode).toBe(200)
     expect((await postJson(app, '/api/s3-upload', body)).statusCode).toBe(404)
@@ -75,7 +77,10 @@ describe('mounting', () => {
     await app.register(s3Upload, s3rverConfig())
     await app.register(fp(async () => {}, { name: 'after-updraft', dependencies: ['updraft-s3'] }))
     await expect(app.ready()).resolves.toBeDefined()
-    expect((s3Upload as unknown as Record<symbol, unknown>)[Symbol.for('plugin-meta')]).toMatchObject({ fastify: '5.x', name: 'updraft-s3' })
+    expect((s3Upload as unknown as Record<symbol, unknown>)[Symbol.for('plugin-meta')]).toMatchObject({
+      fastify: '5.x',
+      name: 'updraft-s3',
+    })
   })
 
   it('reads the S3_UPLOAD_* environment when given no config', async () => {
@@ -86,7 +91,12 @@ describe('mounting', () => {
     vi.stubEnv('S3_UPLOAD_ENDPOINT', s3rver.endpoint)
     vi.stubEnv('S3_UPLOAD_FORCE_PATH_STYLE', 'true')
     const app = await appWith({})
-    const response = await postJson(app, '/api/s3-upload', { filename: 'a.txt', filetype: 'text/plain', filesize: 3, strategy: 'presigned' })
+    const response = await postJson(app, '/api/s3-upload', {
+      filename: 'a.txt',
+      filetype: 'text/plain',
+      filesize: 3,
+      strategy: 'presigned',
+    })
     const reply = response.json<PresignedPutReply>()
     expect(reply.url.startsWith(`${s3rver.endpoint}/uploads/next-s3-uploads/`)).toBe(true)
   })
@@ -107,7 +117,10 @@ describe('requests and replies', () => {
     const seen: Array<{ cookie: string | null; url: string }> = []
     const app = await appWith({
       ...s3rverConfig(),
-      authorize: (request) => (seen.push({ cookie: request.headers.get('cookie'), url: request.url }), request.headers.get('cookie') === 'session=ok'),
+      authorize: (request) => (
+        seen.push({ cookie: request.headers.get('cookie'), url: request.url }),
+        request.headers.get('cookie') === 'session=ok'
+      ),
     })
     const body = { filename: 'a.txt', filetype: 'text/plain', filesize: 1, strategy: 'presigned' }
     const refused = await postJson(app, '/api/s3-upload?from=test', body, { cookie: 'session=bad' })
@@ -123,8 +136,17 @@ describe('requests and replies', () => {
   })
 
   it('gives the key callback the body as sent, extra fields included', async () => {
-    const app = await appWith({ ...s3rverConfig(), key: (_request, filename, body) => `users/${String(body.userId)}/${filename}` })
-    const response = await postJson(app, '/api/s3-upload', { filename: 'cv.pdf', filetype: 'application/pdf', filesize: 9, strategy: 'presigned', userId: 42 })
+    const app = await appWith({
+      ...s3rverConfig(),
+      key: (_request, filename, body) => `users/${String(body.userId)}/${filename}`,
+    })
+    const response = await postJson(app, '/api/s3-upload', {
+      filename: 'cv.pdf',
+      filetype: 'application/pdf',
+      filesize: 9,
+      strategy: 'presigned',
+      userId: 42,
+    })
     expect(response.json<PresignedPutReply>().key).toBe('users/42/cv.pdf')
   })
 
@@ -140,12 +162,23 @@ describe('requests and replies', () => {
       throw Object.assign(new Error('key store down'), { code: 'EKEYSTORE' })
     }
     const app = await appWith({ ...s3rverConfig(), key }, { logger: { level: 'error', stream } })
-    const response = await postJson(app, '/api/s3-upload', { filename: 'a.bin', filetype: '', filesize: 6 * MiB, strategy: 'presigned' })
+    const response = await postJson(app, '/api/s3-upload', {
+      filename: 'a.bin',
+      filetype: '',
+      filesize: 6 * MiB,
+      strategy: 'presigned',
+    })
     expect(response.statusCode).toBe(500)
     expect(response.body).toBe('Internal Server Error')
     expect(response.headers['content-type']).toMatch(/^text\/plain/)
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatchObject({ level: 50, msg: 'updraft: upload API failed', reqId: expect.any(String), route: 'upload', err: { code: 'EKEYSTORE' } })
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: 'updraft: upload API failed',
+      reqId: expect.any(String),
+      route: 'upload',
+      err: { code: 'EKEYSTORE' },
+    })
     expect(JSON.stringify(lines)).not.toContain(`${s3rver.credentials.secretAccessKey}"`)
   })
 
@@ -160,13 +193,25 @@ describe('requests and replies', () => {
     })
     const app = await appWith({ ...s3rverConfig(), bucket: 'no-such-bucket' }, { logger: { level: 'error', stream } })
     for (const filesize of [MiB, 6 * MiB, 6 * MiB]) {
-      const response = await postJson(app, '/api/s3-upload', { filename: 'a.bin', filetype: '', filesize, strategy: 'presigned' })
+      const response = await postJson(app, '/api/s3-upload', {
+        filename: 'a.bin',
+        filetype: '',
+        filesize,
+        strategy: 'presigned',
+      })
       expect(response.statusCode).toBe(500)
-      expect(response.json()).toEqual({ error: expect.stringMatching(/^The upload API is misconfigured: its bucket does not exist\./), code: 'ServerMisconfigured' })
+      expect(response.json()).toEqual({
+        error: expect.stringMatching(/^The upload API is misconfigured: its bucket does not exist\./),
+        code: 'ServerMisconfigured',
+      })
       expect(response.body).not.toContain('no-such-bucket')
     }
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatchObject({ level: 50, cause: 'Storage NoSuchBucket', msg: expect.stringContaining('check the spelling of S3_UPLOAD_BUCKET') })
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      cause: 'Storage NoSuchBucket',
+      msg: expect.stringContaining('check the spelling of S3_UPLOAD_BUCKET'),
+    })
     expect(lines[0]!.msg).toContain('npx updraft-s3 doctor')
   })
 })
@@ -175,7 +220,14 @@ describe('a whole presigned upload through app.inject', () => {
   it('single PUT', async () => {
     const app = await appWith()
     const bytes = testBytes(4321, 31)
-    const reply = (await postJson(app, '/api/s3-upload', { filename: 'pic.png', filetype: 'image/png', filesize: bytes.length, strategy: 'presigned' })).json<PresignedPutReply>()
+    const reply = (
+      await postJson(app, '/api/s3-upload', {
+        filename: 'pic.png',
+        filetype: 'image/png',
+        filesize: bytes.length,
+        strategy: 'presigned',
+      })
+    ).json<PresignedPutReply>()
     expect((await fetch(reply.url, { method: 'PUT', body: bytes, headers: reply.headers })).status).toBe(200)
     const client = sdkClient(s3rver)
     expect(sha256(await readObject(client, reply.bucket, reply.key))).toBe(sha256(bytes))
@@ -185,16 +237,30 @@ describe('a whole presigned upload through app.inject', () => {
   it('multipart: /parts in two batches, then /complete', async () => {
     const app = await appWith()
     const bytes = testBytes(16 * MiB + 10, 32)
-    const started = (await postJson(app, '/api/s3-upload', { filename: 'big.bin', filetype: '', filesize: bytes.length, strategy: 'presigned' })).json<PresignedMultipartReply>()
+    const started = (
+      await postJson(app, '/api/s3-upload', {
+        filename: 'big.bin',
+        filetype: '',
+        filesize: bytes.length,
+        strategy: 'presigned',
+      })
+    ).json<PresignedMultipartReply>()
     expect(started.partCount).toBe(4)
     const urls = {
-      ...(await postJson(app, '/api/s3-upload/parts', { ticket: started.ticket, partNumbers: [1, 2] })).json<PartsReply>().urls,
-      ...(await postJson(app, '/api/s3-upload/parts', { ticket: started.ticket, partNumbers: [3, 4] })).json<PartsReply>().urls,
+      ...(
+        await postJson(app, '/api/s3-upload/parts', { ticket: started.ticket, partNumbers: [1, 2] })
+      ).json<PartsReply>().urls,
+      ...(
+        await postJson(app, '/api/s3-upload/parts', { ticket: started.ticket, partNumbers: [3, 4] })
+      ).json<PartsReply>().urls,
     }
     const parts = await Promise.all(
       [1, 2, 3, 4].map(async (partNumber) => {
         const start = (partNumber - 1) * started.partSize
-        const response = await fetch(urls[partNumber]!, { method: 'PUT', body: bytes.subarray(start, start + started.partSize) })
+        const response = await fetch(urls[partNumber]!, {
+          method: 'PUT',
+          body: bytes.subarray(start, start + started.partSize),
+        })
         expect(response.status).toBe(200)
         return { partNumber, etag: response.headers.get('etag')! }
       }),

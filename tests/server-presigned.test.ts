@@ -2,12 +2,12 @@
 // engine's upload() is wired to them elsewhere), every object read back and compared by sha256.
 import { HeadObjectCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
-import { objectUrl } from '../protocol/object-url.ts'
-import { createUploadHandler, type UploadHandler } from '../server/index.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
+import { objectUrl } from '../protocol/object-url.ts'
+import type { CompleteReply, PartsReply, PresignedMultipartReply, PresignedPutReply } from '../protocol/wire.ts'
+import { createUploadHandler, type UploadHandler } from '../server/index.ts'
 
 const MiB = 1024 * 1024
 let s3rver: S3rverInstance
@@ -16,7 +16,11 @@ beforeAll(async () => {
 })
 afterAll(() => s3rver?.stop())
 
-const stores: Record<'s3rver' | 'rgw' | 'swift', () => TestStore> = { s3rver: () => s3rver, rgw: () => inject('rgw'), swift: () => inject('swift') }
+const stores: Record<'s3rver' | 'rgw' | 'swift', () => TestStore> = {
+  s3rver: () => s3rver,
+  rgw: () => inject('rgw'),
+  swift: () => inject('swift'),
+}
 
 describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) => {
   let handler: UploadHandler
@@ -53,7 +57,12 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
     fetch(url, { method: 'PUT', body: bytes as Uint8Array<ArrayBuffer>, headers })
 
   async function startMultipart(size: number, filename = 'movie.bin') {
-    const started = await call<PresignedMultipartReply>('', { filename, filetype: 'video/mp2t', filesize: size, strategy: 'presigned' })
+    const started = await call<PresignedMultipartReply>('', {
+      filename,
+      filetype: 'video/mp2t',
+      filesize: size,
+      strategy: 'presigned',
+    })
     expect(started.status).toBe(200)
     return started.body
   }
@@ -73,7 +82,12 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
 
   it('single PUT: the signed headers land on the object, bytes exact', async () => {
     const bytes = testBytes(200_000, 11)
-    const { status, body } = await call<PresignedPutReply>('', { filename: 'notes.txt', filetype: 'text/plain', filesize: bytes.length, strategy: 'presigned' })
+    const { status, body } = await call<PresignedPutReply>('', {
+      filename: 'notes.txt',
+      filetype: 'text/plain',
+      filesize: bytes.length,
+      strategy: 'presigned',
+    })
     expect(status).toBe(200)
     expect(body).toEqual({
       key: expect.stringMatching(/^next-s3-uploads\/[0-9a-f-]{36}\/notes\.txt$/),
@@ -82,11 +96,18 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
       endpoint: store().endpoint,
       url: expect.stringContaining('X-Amz-Signature='),
       // The copy guard (server/copy-guard.ts): every test store is one other than AWS.
-      headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'max-age=630720000', 'x-amz-acl': 'private', 'x-amz-copy-source-range': 'bytes=1-0' },
+      headers: {
+        'Content-Type': 'text/plain',
+        'Cache-Control': 'max-age=630720000',
+        'x-amz-acl': 'private',
+        'x-amz-copy-source-range': 'bytes=1-0',
+      },
       ticket: expect.stringMatching(/^put1\./),
     })
     const signed = new URL(body.url).searchParams
-    expect(signed.get('X-Amz-SignedHeaders')).toBe('cache-control;content-length;content-type;host;x-amz-acl;x-amz-copy-source-range')
+    expect(signed.get('X-Amz-SignedHeaders')).toBe(
+      'cache-control;content-length;content-type;host;x-amz-acl;x-amz-copy-source-range',
+    )
     expect(signed.get('X-Amz-Expires')).toBe('3600')
     expect(signed.has('x-amz-checksum-crc32')).toBe(false)
     expect(body.url.split('?')[0]).toBe(objectUrl({ ...store(), key: body.key, forcePathStyle: true }))
@@ -102,12 +123,17 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
     const bytes = testBytes(12_345, 12)
     const request = { filename: 'a b.png', filetype: 'image/png', _nextS3: { strategy: 'presigned' } }
     // What next-s3-upload's client sends: Content-Type and Cache-Control, nothing from `headers`.
-    const asItsClient = (url: string) => put(url, bytes, { 'Content-Type': 'image/png', 'Cache-Control': 'max-age=630720000' })
+    const asItsClient = (url: string) =>
+      put(url, bytes, { 'Content-Type': 'image/png', 'Cache-Control': 'max-age=630720000' })
 
     // By default the URL also signs x-amz-acl and the copy guard, which that client does not send: storage refuses it.
     const pinned = await call<PresignedPutReply>('', request)
     expect((await asItsClient(pinned.body.url)).status).toBe(403)
-    const withAcl = await call<PresignedPutReply>('', request, createUploadHandler(storeConfig(store(), { objectAcl: false })))
+    const withAcl = await call<PresignedPutReply>(
+      '',
+      request,
+      createUploadHandler(storeConfig(store(), { objectAcl: false })),
+    )
     expect((await asItsClient(withAcl.body.url)).status).toBe(403)
 
     const withoutAcl = createUploadHandler(storeConfig(store(), { objectAcl: false, copyGuard: false }))
@@ -119,20 +145,40 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
   })
 
   it('an empty file is one PUT of 0 bytes, typed application/octet-stream (never unsigned)', async () => {
-    const { body } = await call<PresignedPutReply>('', { filename: 'empty', filetype: '', filesize: 0, strategy: 'presigned' })
-    expect(body.headers).toEqual({ 'Cache-Control': 'max-age=630720000', 'Content-Type': 'application/octet-stream', 'x-amz-acl': 'private', 'x-amz-copy-source-range': 'bytes=1-0' })
+    const { body } = await call<PresignedPutReply>('', {
+      filename: 'empty',
+      filetype: '',
+      filesize: 0,
+      strategy: 'presigned',
+    })
+    expect(body.headers).toEqual({
+      'Cache-Control': 'max-age=630720000',
+      'Content-Type': 'application/octet-stream',
+      'x-amz-acl': 'private',
+      'x-amz-copy-source-range': 'bytes=1-0',
+    })
     expect((await put(body.url, new Uint8Array(), body.headers)).status).toBe(200)
     expect(await readBack(body.key)).toBe(sha256(new Uint8Array()))
   })
 
   it('a PUT of more bytes than declared is refused by storage', async () => {
-    const { body } = await call<PresignedPutReply>('', { filename: 'x.bin', filetype: 'application/octet-stream', filesize: 100, strategy: 'presigned' })
+    const { body } = await call<PresignedPutReply>('', {
+      filename: 'x.bin',
+      filetype: 'application/octet-stream',
+      filesize: 100,
+      strategy: 'presigned',
+    })
     const response = await put(body.url, testBytes(101), body.headers)
     expect(response.status).toBe(403)
   })
 
   it('exactly 5 MiB is still one PUT; one byte more goes multipart', async () => {
-    const single = await call<PresignedPutReply>('', { filename: 'f', filetype: '', filesize: 5 * MiB, strategy: 'presigned' })
+    const single = await call<PresignedPutReply>('', {
+      filename: 'f',
+      filetype: '',
+      filesize: 5 * MiB,
+      strategy: 'presigned',
+    })
     expect(single.body.url).toBeDefined()
     const multi = await startMultipart(5 * MiB + 1)
     expect(multi).toMatchObject({ partSize: 5 * MiB, partCount: 2 })
@@ -152,7 +198,11 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
       partCount: 3,
       ticket: expect.stringMatching(/^v1\./),
       // The first parts' URLs (all 3 here), so the first PUTs need no /parts call.
-      urls: { 1: expect.stringContaining('partNumber=1'), 2: expect.stringContaining('partNumber=2'), 3: expect.stringContaining('partNumber=3') },
+      urls: {
+        1: expect.stringContaining('partNumber=1'),
+        2: expect.stringContaining('partNumber=2'),
+        3: expect.stringContaining('partNumber=3'),
+      },
     })
     const parts = await uploadParts(reply, bytes)
     const completed = await call<CompleteReply>('/complete', { ticket: reply.ticket, parts: parts.reverse() })
@@ -200,7 +250,11 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
       JSON.stringify({ ...JSON.parse(Buffer.from(claims, 'base64url').toString()), filesize: 60 * MiB, partCount: 12 }),
     ).toString('base64url')
     const flipped = signature.slice(0, -2) + (signature.at(-2) === 'A' ? 'B' : 'A') + signature.at(-1)
-    for (const ticket of [`${version}.${widened}.${signature}`, `${version}.${claims}.${flipped}`, `${version}.${claims}`]) {
+    for (const ticket of [
+      `${version}.${widened}.${signature}`,
+      `${version}.${claims}.${flipped}`,
+      `${version}.${claims}`,
+    ]) {
       const response = await call<{ error: string }>('/parts', { ticket, partNumbers: [1] })
       expect(response).toEqual({ status: 403, body: { error: 'The upload ticket is not valid' } })
     }
@@ -208,8 +262,15 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
     try {
       vi.setSystemTime(Date.now() + 24 * 60 * 60 * 1000 + 1000)
       for (const path of ['/parts', '/complete', '/abort']) {
-        const response = await call<{ error: string }>(path, { ticket: reply.ticket, partNumbers: [1], parts: [{ partNumber: 1, etag: 'e' }] })
-        expect(response).toEqual({ status: 403, body: { error: 'The upload ticket has expired: start the upload again' } })
+        const response = await call<{ error: string }>(path, {
+          ticket: reply.ticket,
+          partNumbers: [1],
+          parts: [{ partNumber: 1, etag: 'e' }],
+        })
+        expect(response).toEqual({
+          status: 403,
+          body: { error: 'The upload ticket has expired: start the upload again' },
+        })
       }
     } finally {
       vi.useRealTimers()
@@ -237,7 +298,7 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
   })
 
   if (name !== 's3rver') {
-    it('a wrong ETag in /complete is the client\'s mistake: 400 InvalidPart', async () => {
+    it("a wrong ETag in /complete is the client's mistake: 400 InvalidPart", async () => {
       const bytes = testBytes(6 * MiB, 15)
       const reply = await startMultipart(bytes.length)
       const parts = await uploadParts(reply, bytes)
@@ -255,7 +316,9 @@ describe.each(Object.entries(stores))('presigned uploads to %s', (name, store) =
       expect((await put(body.urls['1']!, testBytes(5 * MiB))).status).toBe(200)
       expect(await call('/abort', { ticket: reply.ticket })).toEqual({ status: 200, body: { aborted: true } })
       // RGW says NoSuchKey where AWS says NoSuchUpload.
-      await expect(client.send(new ListPartsCommand({ Bucket: reply.bucket, Key: reply.key, UploadId: reply.uploadId }))).rejects.toMatchObject({
+      await expect(
+        client.send(new ListPartsCommand({ Bucket: reply.bucket, Key: reply.key, UploadId: reply.uploadId })),
+      ).rejects.toMatchObject({
         name: expect.stringMatching(/^NoSuch(Upload|Key)$/),
       })
       expect(await call('/abort', { ticket: reply.ticket })).toEqual({ status: 200, body: { aborted: true } })

@@ -3,14 +3,19 @@
 // That upload API is a stand-in, but what it serves is real: credentials RGW's STS issued for a role.
 // Through them the upload API issues token credentials (AssumeRole again, chained), signs presigned
 // URLs and checks uploads at /complete, across a rotation of its own credentials.
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
+
 import type { S3Client } from '@aws-sdk/client-s3'
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
 import { PauseController, upload } from '../engine/index.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { type ContainerCredentials, type CredentialsEndpoint, startCredentialsEndpoint } from './helpers/container-credentials.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
+import {
+  type ContainerCredentials,
+  type CredentialsEndpoint,
+  startCredentialsEndpoint,
+} from './helpers/container-credentials.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -29,7 +34,9 @@ beforeAll(async () => {
   const sts = new STSClient({ region: rgw.region, endpoint: rgw.endpoint, credentials: rgw.credentials })
   // What a container runtime does: assume the task's role, hand the credentials out over HTTP.
   credentialsEndpoint = await startCredentialsEndpoint(async () => {
-    const { Credentials: c } = await sts.send(new AssumeRoleCommand({ RoleArn: rgw.roleArn, RoleSessionName: 'container-task', DurationSeconds: 900 }))
+    const { Credentials: c } = await sts.send(
+      new AssumeRoleCommand({ RoleArn: rgw.roleArn, RoleSessionName: 'container-task', DurationSeconds: 900 }),
+    )
     return {
       AccessKeyId: c!.AccessKeyId!,
       SecretAccessKey: c!.SecretAccessKey!,
@@ -39,7 +46,15 @@ beforeAll(async () => {
   })
   vi.stubEnv('AWS_CONTAINER_CREDENTIALS_FULL_URI', credentialsEndpoint.url)
   vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true')
-  for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'S3_UPLOAD_KEY', 'S3_UPLOAD_SECRET']) vi.stubEnv(name, '')
+  for (const name of [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_SESSION_TOKEN',
+    'AWS_PROFILE',
+    'S3_UPLOAD_KEY',
+    'S3_UPLOAD_SECRET',
+  ])
+    vi.stubEnv(name, '')
   admin = sdkClient(rgw)
 })
 afterAll(async () => {
@@ -66,7 +81,13 @@ async function uploadApiWithoutKeys(extra: Record<string, unknown> = {}) {
   return server
 }
 
-async function uploadAndReadBack(api: string, strategy: 'token' | 'presigned', size: number, seed: number, options: Parameters<typeof upload>[1] = {}) {
+async function uploadAndReadBack(
+  api: string,
+  strategy: 'token' | 'presigned',
+  size: number,
+  seed: number,
+  options: Parameters<typeof upload>[1] = {},
+) {
   const bytes = testBytes(size, seed)
   const result = await upload(new Blob([bytes]), { api, strategy, retry: { limit: 0 }, ...options })
   expect(sha256(await readObject(admin, result.bucket, result.key))).toBe(sha256(bytes))
@@ -75,7 +96,9 @@ async function uploadAndReadBack(api: string, strategy: 'token' | 'presigned', s
 
 describe('an upload API with no key, on role credentials from a container-credentials endpoint', () => {
   it('refuses to start without a ticketSecret, which rotating credentials cannot give', () => {
-    expect(() => createUploadHandler({ bucket: rgw.bucket, region: rgw.region, endpoint: rgw.endpoint, forcePathStyle: true })).toThrow(
+    expect(() =>
+      createUploadHandler({ bucket: rgw.bucket, region: rgw.region, endpoint: rgw.endpoint, forcePathStyle: true }),
+    ).toThrow(
       "updraft: missing settings: a static key (S3_UPLOAD_KEY and S3_UPLOAD_SECRET) or, with credentials from the AWS SDK's chain, ticketSecret (S3_UPLOAD_TICKET_SECRET)",
     )
   })
@@ -121,12 +144,17 @@ describe('an upload API with no key, on role credentials from a container-creden
     expect(errors).toEqual([])
   })
 
-  it("signs presigned URLs with its own credentials for no longer than they live", async () => {
+  it('signs presigned URLs with its own credentials for no longer than they live', async () => {
     const { api } = await uploadApiWithoutKeys({ presignWith: 'server-key' })
     const response = await fetch(api, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ filename: 'a.bin', filetype: 'application/octet-stream', filesize: 10, strategy: 'presigned' }),
+      body: JSON.stringify({
+        filename: 'a.bin',
+        filetype: 'application/octet-stream',
+        filesize: 10,
+        strategy: 'presigned',
+      }),
     })
     expect(response.status).toBe(200)
     const { url } = (await response.json()) as { url: string }

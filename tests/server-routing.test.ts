@@ -3,12 +3,12 @@
 // taken for the upload request, so `POST …/s3-upload/complet` issued credentials.
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startCountingProxy } from '../dev/counting-proxy.ts'
+import { S3RVER_CREDENTIALS, type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { storeConfig } from '../dev/stores.ts'
+import { type StsStandIn, startStsServer } from '../dev/sts-server.ts'
 import { s3Upload } from '../server/fastify.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { startCountingProxy } from '../dev/counting-proxy.ts'
-import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { storeConfig } from '../dev/stores.ts'
-import { startStsServer, type StsStandIn } from '../dev/sts-server.ts'
 
 let s3rver: S3rverInstance
 let storage: Awaited<ReturnType<typeof startCountingProxy>>
@@ -38,7 +38,12 @@ const config = (extra: UploadHandlerConfig = {}): UploadHandlerConfig =>
 const UPLOAD_REQUESTS = {
   token: { filename: 'a.txt', filetype: 'text/plain', filesize: 5, strategy: 'token' },
   'presigned PUT': { filename: 'a.txt', filetype: 'text/plain', filesize: 5, strategy: 'presigned' },
-  'presigned multipart': { filename: 'big.bin', filetype: 'application/octet-stream', filesize: 20 * 1024 * 1024, strategy: 'presigned' },
+  'presigned multipart': {
+    filename: 'big.bin',
+    filetype: 'application/octet-stream',
+    filesize: 20 * 1024 * 1024,
+    strategy: 'presigned',
+  },
 }
 
 interface Reply {
@@ -116,7 +121,11 @@ describe.each(MOUNTINGS)('unknown paths under the upload API, through %s', (_nam
       async (path) => {
         const before = issuedSoFar()
         const reply = await mounted.ask('POST', path, body)
-        expectNotFound(reply, `POST ${path}`, ['POST /api/s3-upload/complete', 'POST /api/s3-upload/parts', 'GET /api/s3-upload/info'])
+        expectNotFound(reply, `POST ${path}`, [
+          'POST /api/s3-upload/complete',
+          'POST /api/s3-upload/parts',
+          'GET /api/s3-upload/info',
+        ])
         expect(issuedSoFar()).toEqual(before)
       },
     )
@@ -133,7 +142,9 @@ describe.each(MOUNTINGS)('unknown paths under the upload API, through %s', (_nam
   })
 
   it('GET of an unknown path is a 404 as well, not the 405 of a known route', async () => {
-    expectNotFound(await mounted.ask('GET', '/api/s3-upload/nope'), 'GET /api/s3-upload/nope', ['GET /api/s3-upload/info'])
+    expectNotFound(await mounted.ask('GET', '/api/s3-upload/nope'), 'GET /api/s3-upload/nope', [
+      'GET /api/s3-upload/info',
+    ])
   })
 })
 
@@ -168,9 +179,13 @@ describe('the Web handler outside its path', () => {
 describe('the Fastify plugin inside prefixed scopes', () => {
   it('names the whole prefix in its 404', async () => {
     const app = await fastifyPlugin((app) =>
-      app.register(async (api) => api.register(s3Upload, { ...config(), prefix: '/files', rateLimit: false }), { prefix: '/v1' }),
+      app.register(async (api) => api.register(s3Upload, { ...config(), prefix: '/files', rateLimit: false }), {
+        prefix: '/v1',
+      }),
     )
-    expectNotFound(await app.ask('POST', '/v1/files/complet', UPLOAD_REQUESTS.token), 'POST /v1/files/complet', ['POST /v1/files/complete'])
+    expectNotFound(await app.ask('POST', '/v1/files/complet', UPLOAD_REQUESTS.token), 'POST /v1/files/complet', [
+      'POST /v1/files/complete',
+    ])
   })
 
   it('refuses a `path` that disagrees with its prefix, saying to use prefix', async () => {

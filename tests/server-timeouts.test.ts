@@ -6,15 +6,20 @@
 // promise, and storage's 30 s requestTimeout only logged a warning). The credentials the
 // container endpoint serves are real ones, issued by RGW's STS; the store and STS are RGW itself.
 // ~8 s: each silence costs its bound (storage: 3 attempts of 400 ms, STS the same, credentials 800 ms).
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
+
 import type { S3Client } from '@aws-sdk/client-s3'
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
-import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { type ContainerCredentials, type CredentialsEndpoint, startCredentialsEndpoint } from './helpers/container-credentials.ts'
 import { type HangProxy, startHangProxy } from '../dev/hang-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { storeConfig } from '../dev/stores.ts'
+import type { PartsReply, PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
+import { createUploadHandler, type UploadHandler, type UploadHandlerConfig } from '../server/index.ts'
+import {
+  type ContainerCredentials,
+  type CredentialsEndpoint,
+  startCredentialsEndpoint,
+} from './helpers/container-credentials.ts'
 
 const rgw = inject('rgw')
 const MiB = 1024 * 1024
@@ -39,13 +44,21 @@ async function silent(target: string) {
 /** The handler with errors kept; `post` answers status and JSON (or text). */
 function uploadApi(config: UploadHandlerConfig) {
   const errors: string[] = []
-  const handler = createUploadHandler({ ...config, timeouts: TIMEOUTS, logger: { error: (_obj, msg) => void errors.push(msg ?? ''), warn: () => {} } })
+  const handler = createUploadHandler({
+    ...config,
+    timeouts: TIMEOUTS,
+    logger: { error: (_obj, msg) => void errors.push(msg ?? ''), warn: () => {} },
+  })
   return { handler, errors }
 }
 
 async function post(handler: UploadHandler, path: string, body: unknown) {
   const response = await handler(
-    new Request(`http://app.test/api/s3-upload${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    new Request(`http://app.test/api/s3-upload${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
   )
   const text = await response.text()
   let json: Record<string, unknown> = {}
@@ -57,14 +70,22 @@ async function post(handler: UploadHandler, path: string, body: unknown) {
   return { status: response.status, body: json }
 }
 
-const presignedRequest = (filesize: number) => ({ filename: 'a.bin', filetype: 'application/octet-stream', filesize, strategy: 'presigned' })
+const presignedRequest = (filesize: number) => ({
+  filename: 'a.bin',
+  filetype: 'application/octet-stream',
+  filesize,
+  strategy: 'presigned',
+})
 
 describe('a store that accepts the connection and never answers', () => {
   it('a presigned multipart request (12 MiB) gets 503 naming storage; once it answers, the next upload completes byte-exact', async () => {
     const store = await silent(rgw.endpoint)
     const { handler, errors } = uploadApi(storeConfig({ ...rgw, endpoint: store.origin }))
     const refused = await post(handler, '', presignedRequest(12 * MiB))
-    expect(refused).toEqual({ status: 503, body: { error: expect.stringMatching(/^Storage did not answer within 400 ms: .*try again/) } })
+    expect(refused).toEqual({
+      status: 503,
+      body: { error: expect.stringMatching(/^Storage did not answer within 400 ms: .*try again/) },
+    })
     expect(store.held).toBeGreaterThan(0)
     expect(errors).toEqual([expect.stringMatching(/Storage did not answer within 400 ms/)])
 
@@ -76,7 +97,10 @@ describe('a store that accepts the connection and never answers', () => {
     const { body: urls } = await post(handler, '/parts', { ticket: reply.ticket, partNumbers: [1, 2, 3] })
     const parts = await Promise.all(
       [1, 2, 3].map(async (n) => {
-        const response = await fetch((urls as unknown as PartsReply).urls[n]!, { method: 'PUT', body: bytes.subarray((n - 1) * reply.partSize, n * reply.partSize) })
+        const response = await fetch((urls as unknown as PartsReply).urls[n]!, {
+          method: 'PUT',
+          body: bytes.subarray((n - 1) * reply.partSize, n * reply.partSize),
+        })
         expect(response.status).toBe(200)
         return { partNumber: n, etag: response.headers.get('etag')! }
       }),
@@ -97,7 +121,10 @@ describe('a store that accepts the connection and never answers', () => {
     const reply = body as unknown as PresignedPutReply
     expect((await fetch(reply.url, { method: 'PUT', body: bytes, headers: reply.headers })).status).toBe(200)
     store.hanging = true
-    expect(await post(handler, '/complete', { ticket: reply.ticket })).toMatchObject({ status: 503, body: { error: expect.stringMatching(/^Storage did not answer/) } })
+    expect(await post(handler, '/complete', { ticket: reply.ticket })).toMatchObject({
+      status: 503,
+      body: { error: expect.stringMatching(/^Storage did not answer/) },
+    })
     store.hanging = false
     expect((await post(handler, '/complete', { ticket: reply.ticket })).status).toBe(200)
     expect(sha256(await readObject(admin, rgw.bucket, reply.key))).toBe(sha256(bytes))
@@ -107,15 +134,23 @@ describe('a store that accepts the connection and never answers', () => {
 describe('an STS that accepts the connection and never answers', () => {
   it('a token request gets 503 naming STS; once it answers, the next one gets credentials that write byte-exact', async () => {
     const sts = await silent(rgw.endpoint)
-    const { handler } = uploadApi(storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: sts.origin } }))
+    const { handler } = uploadApi(
+      storeConfig(rgw, { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: sts.origin } }),
+    )
     const request = { filename: 'a.bin', filetype: 'application/octet-stream', filesize: 5, strategy: 'token' }
-    expect(await post(handler, '', request)).toEqual({ status: 503, body: { error: expect.stringMatching(/^STS did not answer within 400 ms/) } })
+    expect(await post(handler, '', request)).toEqual({
+      status: 503,
+      body: { error: expect.stringMatching(/^STS did not answer within 400 ms/) },
+    })
     sts.hanging = false
     const { status, body } = await post(handler, '', request)
     expect(status).toBe(200)
     const reply = body as unknown as TokenReply
     const { AccessKeyId, SecretAccessKey, SessionToken } = reply.token.Credentials
-    const page = sdkClient({ ...rgw, credentials: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: SessionToken } })
+    const page = sdkClient({
+      ...rgw,
+      credentials: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: SessionToken },
+    })
     const { PutObjectCommand } = await import('@aws-sdk/client-s3')
     await page.send(new PutObjectCommand({ Bucket: reply.bucket, Key: reply.key, Body: testBytes(5, 93) }))
     page.destroy()
@@ -129,7 +164,9 @@ describe('a credentials source (the container endpoint) that accepts the connect
   beforeAll(async () => {
     const sts = new STSClient({ region: rgw.region, endpoint: rgw.endpoint, credentials: rgw.credentials })
     container = await startCredentialsEndpoint(async () => {
-      const { Credentials: c } = await sts.send(new AssumeRoleCommand({ RoleArn: rgw.roleArn, RoleSessionName: 'container-task', DurationSeconds: 900 }))
+      const { Credentials: c } = await sts.send(
+        new AssumeRoleCommand({ RoleArn: rgw.roleArn, RoleSessionName: 'container-task', DurationSeconds: 900 }),
+      )
       return {
         AccessKeyId: c!.AccessKeyId!,
         SecretAccessKey: c!.SecretAccessKey!,
@@ -140,7 +177,15 @@ describe('a credentials source (the container endpoint) that accepts the connect
     source = await silent(container.url)
     vi.stubEnv('AWS_CONTAINER_CREDENTIALS_FULL_URI', `${source.origin}${new URL(container.url).pathname}`)
     vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true')
-    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'S3_UPLOAD_KEY', 'S3_UPLOAD_SECRET']) vi.stubEnv(name, '')
+    for (const name of [
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_PROFILE',
+      'S3_UPLOAD_KEY',
+      'S3_UPLOAD_SECRET',
+    ])
+      vi.stubEnv(name, '')
   })
   afterAll(async () => {
     await container?.stop()
@@ -158,7 +203,11 @@ describe('a credentials source (the container endpoint) that accepts the connect
     for (let i = 0; i < 2; i++) {
       expect(await post(handler, '', presignedRequest(5))).toEqual({
         status: 503,
-        body: { error: expect.stringMatching(/^The server's credentials source \(the container credentials endpoint\) did not answer within 800 ms/) },
+        body: {
+          error: expect.stringMatching(
+            /^The server's credentials source \(the container credentials endpoint\) did not answer within 800 ms/,
+          ),
+        },
       })
     }
     expect(errors).toHaveLength(2)

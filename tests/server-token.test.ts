@@ -1,12 +1,12 @@
 // Token mode, federation: the handler calls GetFederationToken on a local STS stand-in that
 // verifies the signed request, and the engine uploads with the credentials it hands out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { S3RVER_CREDENTIALS, type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { type StsErrorCode, type StsStandIn, startStsServer } from '../dev/sts-server.ts'
 import { uploadObject } from '../engine/index.ts'
 import { TOKEN_CACHE_CONTROL, type TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { S3RVER_CREDENTIALS, startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { startStsServer, type StsErrorCode, type StsStandIn } from '../dev/sts-server.ts'
 
 const SERVER_KEYS = { accessKeyId: 'AKIDUPDRAFTSERVER', secretAccessKey: 'server-secret-never-shown' }
 
@@ -74,7 +74,9 @@ describe('token mode with GetFederationToken', () => {
   it('asks STS for exactly one key, then the engine uploads it byte-exact', async () => {
     const handler = handlerFor()
     const bytes = testBytes(300_000, 7)
-    const response = await handler(post({ filename: 'holiday photo (1).png', filetype: 'image/png', filesize: bytes.length }))
+    const response = await handler(
+      post({ filename: 'holiday photo (1).png', filetype: 'image/png', filesize: bytes.length }),
+    )
     expect(response.status).toBe(200)
     expect(response.headers.get('cache-control')).toBe('no-store')
     const reply = (await response.json()) as TokenReply
@@ -113,7 +115,9 @@ describe('token mode with GetFederationToken', () => {
 
   it('credentials also carry a multipart upload (6 MiB, two parts)', async () => {
     const bytes = testBytes(6 * 1024 * 1024, 8)
-    const response = await handlerFor()(post({ filename: 'big.bin', filetype: 'application/octet-stream', filesize: bytes.length }))
+    const response = await handlerFor()(
+      post({ filename: 'big.bin', filetype: 'application/octet-stream', filesize: bytes.length }),
+    )
     const reply = (await response.json()) as TokenReply
     await uploadWithToken(reply, blobOf(bytes))
     const client = sdkClient(s3rver)
@@ -127,8 +131,21 @@ describe('token mode with GetFederationToken', () => {
       { filename: 'a.txt', filetype: 'text/plain' },
     ]) {
       const reply = (await (await handlerFor()(post(body))).json()) as TokenReply
-      expect(Object.keys(reply).sort()).toEqual(['bucket', 'endpoint', 'forcePathStyle', 'key', 'region', 'ticket', 'token'])
-      expect(Object.keys(reply.token.Credentials).sort()).toEqual(['AccessKeyId', 'Expiration', 'SecretAccessKey', 'SessionToken'])
+      expect(Object.keys(reply).sort()).toEqual([
+        'bucket',
+        'endpoint',
+        'forcePathStyle',
+        'key',
+        'region',
+        'ticket',
+        'token',
+      ])
+      expect(Object.keys(reply.token.Credentials).sort()).toEqual([
+        'AccessKeyId',
+        'Expiration',
+        'SecretAccessKey',
+        'SessionToken',
+      ])
     }
   })
 
@@ -156,14 +173,21 @@ describe('token mode with GetFederationToken', () => {
   it('a request signed with the wrong secret is refused by STS (the stand-in checks signatures)', async () => {
     logged.length = 0
     const refusedBefore = sts.refused.length
-    const response = await handlerFor({ secretAccessKey: 'not-the-secret' })(post({ filename: 'a.txt', filetype: 'text/plain' }))
+    const response = await handlerFor({ secretAccessKey: 'not-the-secret' })(
+      post({ filename: 'a.txt', filetype: 'text/plain' }),
+    )
     // A setting no retry can heal (issue 35): final for the page, one line naming it for the operator.
     expect(response.status).toBe(500)
-    expect(await response.json()).toEqual({ error: expect.stringMatching(/^The upload API is misconfigured: its credentials were refused\./), code: 'ServerMisconfigured' })
+    expect(await response.json()).toEqual({
+      error: expect.stringMatching(/^The upload API is misconfigured: its credentials were refused\./),
+      code: 'ServerMisconfigured',
+    })
     expect(sts.refused.slice(refusedBefore)).toEqual([{ status: 403, code: 'SignatureDoesNotMatch' }])
     expect(logged).toHaveLength(1)
     expect(logged[0]!.obj).toEqual({ cause: 'STS SignatureDoesNotMatch' })
-    expect(JSON.stringify(logged)).toMatch(/STS at http:\/\/127\.0\.0\.1:\d+ refused the server's request \(SignatureDoesNotMatch\): S3_UPLOAD_SECRET is not the secret of S3_UPLOAD_KEY.*npx updraft-s3 doctor/)
+    expect(JSON.stringify(logged)).toMatch(
+      /STS at http:\/\/127\.0\.0\.1:\d+ refused the server's request \(SignatureDoesNotMatch\): S3_UPLOAD_SECRET is not the secret of S3_UPLOAD_KEY.*npx updraft-s3 doctor/,
+    )
     expect(JSON.stringify(logged)).not.toContain('not-the-secret')
   })
 })

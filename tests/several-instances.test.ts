@@ -4,22 +4,36 @@
 // whichever instance answers; an upload whose steps land on different instances completes; Redis
 // stopped gives the chosen behaviour (fail open) within its bound and counting resumes when it
 // returns; three sweepers at once abort each stale upload once.
-import { AbortMultipartUploadCommand, CreateMultipartUploadCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
+import {
+  AbortMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { ensureDemoBuilt } from '../demo/build-page.ts'
-import { upload } from '../engine/index.ts'
-import { nodeTransport } from '../engine/transport/node-transport.ts'
-import type { Transport } from '../engine/core/http.ts'
-import { createUploadHandler, createUploadSweeper } from '../server/index.ts'
 import { freePort } from '../dev/app-process.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { MiB, openDemo, pickFiles, rowsOf, settle, keyFromObjectUrl, testFiles, type TestFiles } from './helpers/demo-page.ts'
 import { type LoadBalancer, startHaproxy } from '../dev/haproxy.ts'
-import { type GroupProcess, killGroup, spawnGroup } from './helpers/process-group.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
 import { type RedisServer, startRedis } from '../dev/redis-server.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { storeEnv } from '../dev/stores.ts'
+import type { Transport } from '../engine/core/http.ts'
+import { upload } from '../engine/index.ts'
+import { nodeTransport } from '../engine/transport/node-transport.ts'
+import { createUploadHandler, createUploadSweeper } from '../server/index.ts'
+import {
+  keyFromObjectUrl,
+  MiB,
+  openDemo,
+  pickFiles,
+  rowsOf,
+  settle,
+  type TestFiles,
+  testFiles,
+} from './helpers/demo-page.ts'
+import { type GroupProcess, killGroup, spawnGroup } from './helpers/process-group.ts'
 
 const rgw = inject('rgw')
 const PREFIX = '/api/s3-upload'
@@ -36,7 +50,11 @@ let files: TestFiles | undefined
 /** The store and what instances share, as each instance's environment. */
 const instanceEnv = (): NodeJS.ProcessEnv => ({
   ...process.env,
-  ...storeEnv(rgw, { S3_UPLOAD_STS_MODE: 'assume-role', S3_UPLOAD_ROLE_ARN: rgw.roleArn, S3_UPLOAD_TICKET_SECRET: TICKET_SECRET }),
+  ...storeEnv(rgw, {
+    S3_UPLOAD_STS_MODE: 'assume-role',
+    S3_UPLOAD_ROLE_ARN: rgw.roleArn,
+    S3_UPLOAD_TICKET_SECRET: TICKET_SECRET,
+  }),
   REDIS_URL: redis.url,
 })
 
@@ -45,7 +63,13 @@ async function cluster(script: string, count = 3): Promise<string> {
   const origins: string[] = []
   for (let i = 0; i < count; i++) {
     const port = await freePort()
-    processes.push(spawnGroup(process.execPath, ['--import', 'tsx', script], { ...instanceEnv(), PORT: String(port), UPDRAFT_INSTANCE: `i${i}` }))
+    processes.push(
+      spawnGroup(process.execPath, ['--import', 'tsx', script], {
+        ...instanceEnv(),
+        PORT: String(port),
+        UPDRAFT_INSTANCE: `i${i}`,
+      }),
+    )
     origins.push(`http://127.0.0.1:${port}`)
   }
   for (const [i, origin] of origins.entries()) await untilUp(origin, processes.at(i - count)!)
@@ -83,7 +107,11 @@ async function requests(n: number, send: () => Promise<Response>) {
     const started = performance.now()
     const response = await send()
     await response.arrayBuffer()
-    replies.push({ status: response.status, instance: response.headers.get('x-updraft-instance'), ms: performance.now() - started })
+    replies.push({
+      status: response.status,
+      instance: response.headers.get('x-updraft-instance'),
+      ms: performance.now() - started,
+    })
   }
   return replies
 }
@@ -127,7 +155,9 @@ describe('three Fastify instances (the demo app) behind haproxy, sharing Redis',
     // how long one takes with Redis down is a row of `npm run bench -- upload-api`.)
     const whileDown = await requests(LIMIT + 1, info)
     expect(whileDown.filter(({ status }) => status !== 200)).toEqual([])
-    console.log(`Fastify instances, Redis down: ${LIMIT + 1} requests answered 200, slowest ${Math.max(...whileDown.map(({ ms }) => ms)).toFixed(0)} ms`)
+    console.log(
+      `Fastify instances, Redis down: ${LIMIT + 1} requests answered 200, slowest ${Math.max(...whileDown.map(({ ms }) => ms)).toFixed(0)} ms`,
+    )
     await redis.restart()
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const after = await requests(LIMIT + 1, info)
@@ -146,9 +176,18 @@ describe('three Fastify instances (the demo app) behind haproxy, sharing Redis',
         return response
       }
       const bytes = testBytes(12 * MiB, strategy.length)
-      const result = await upload(new Blob([bytes]), { api: `${origin}${PREFIX}`, strategy, transport, partSize: 5 * MiB, retry: { limit: 0 } })
+      const result = await upload(new Blob([bytes]), {
+        api: `${origin}${PREFIX}`,
+        strategy,
+        transport,
+        partSize: 5 * MiB,
+        retry: { limit: 0 },
+      })
       expect(sha256(await readObject(admin, result.bucket, result.key)), strategy).toBe(sha256(bytes))
-      expect(answered.size, `${strategy}: its upload API calls were answered by ${[...answered].join(', ')}`).toBeGreaterThan(1)
+      expect(
+        answered.size,
+        `${strategy}: its upload API calls were answered by ${[...answered].join(', ')}`,
+      ).toBeGreaterThan(1)
     }
   })
 
@@ -175,7 +214,8 @@ describe('three Web handler instances (createRedisThrottle) behind haproxy, shar
   }, 120_000)
 
   // The throttle runs before the body is read: an empty body is counted, then refused with 400.
-  const post = () => fetch(`${origin}${PREFIX}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  const post = () =>
+    fetch(`${origin}${PREFIX}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
 
   it(`one client meets one limit: ${LIMIT} requests pass (to the body check), the next gets 429 with Retry-After`, async () => {
     await freshWindow()
@@ -203,7 +243,7 @@ describe('three Web handler instances (createRedisThrottle) behind haproxy, shar
 })
 
 describe('instances that disagree on the ticket secret', () => {
-  it("a ticket another instance signed with another secret gets a 403 that says so; an altered one does not", async () => {
+  it('a ticket another instance signed with another secret gets a 403 that says so; an altered one does not', async () => {
     const config = (ticketSecret: string) => ({
       accessKeyId: rgw.credentials.accessKeyId,
       secretAccessKey: rgw.credentials.secretAccessKey,
@@ -217,15 +257,32 @@ describe('instances that disagree on the ticket secret', () => {
     })
     const [one, other] = [createUploadHandler(config('first')), createUploadHandler(config('second'))]
     const post = (handler: typeof one, route: string, body: unknown) =>
-      handler(new Request(`http://app.test${PREFIX}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
-    const issued = await post(one, '', { filename: 'a.bin', filetype: 'application/octet-stream', filesize: 6 * MiB, strategy: 'presigned' })
+      handler(
+        new Request(`http://app.test${PREFIX}${route}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      )
+    const issued = await post(one, '', {
+      filename: 'a.bin',
+      filetype: 'application/octet-stream',
+      filesize: 6 * MiB,
+      strategy: 'presigned',
+    })
     const { ticket } = (await issued.json()) as { ticket: string }
     const elsewhere = await post(other, '/parts', { ticket, partNumbers: [2] })
     expect(elsewhere.status).toBe(403)
-    expect(((await elsewhere.json()) as { error: string }).error).toMatch(/^The upload ticket was not signed with this server's ticketSecret: if several instances serve this API, give them all the same S3_UPLOAD_TICKET_SECRET/)
+    expect(((await elsewhere.json()) as { error: string }).error).toMatch(
+      /^The upload ticket was not signed with this server's ticketSecret: if several instances serve this API, give them all the same S3_UPLOAD_TICKET_SECRET/,
+    )
     const [prefix, claims, signature] = ticket.split('.')
-    const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(claims!, 'base64url').toString()), partCount: 99 })).toString('base64url')
-    expect(await (await post(one, '/parts', { ticket: `${prefix}.${altered}.${signature}`, partNumbers: [2] })).json()).toEqual({ error: 'The upload ticket is not valid' })
+    const altered = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(claims!, 'base64url').toString()), partCount: 99 }),
+    ).toString('base64url')
+    expect(
+      await (await post(one, '/parts', { ticket: `${prefix}.${altered}.${signature}`, partNumbers: [2] })).json(),
+    ).toEqual({ error: 'The upload ticket is not valid' })
     expect((await post(one, '/parts', { ticket, partNumbers: [2] })).status).toBe(200)
     await post(one, '/abort', { ticket })
   })
@@ -238,7 +295,9 @@ describe('the sweep, with instances sharing Redis', () => {
       const keyPrefix = `sweep-${Date.now()}/`
       const stale: string[] = []
       for (let i = 0; i < 3; i++) {
-        const { UploadId } = await admin.send(new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${keyPrefix}stale-${i}` }))
+        const { UploadId } = await admin.send(
+          new CreateMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${keyPrefix}stale-${i}` }),
+        )
         stale.push(UploadId!)
       }
       const config = {
@@ -252,15 +311,22 @@ describe('the sweep, with instances sharing Redis', () => {
       }
       const sweepers = [1, 2, 3].map(() => createUploadSweeper(config, { lock: { redis: client, periodSeconds: 60 } }))
       // "Stale" now: every upload started before a cut-off a minute from now.
-      const reports = await Promise.all(sweepers.map((sweep) => sweep({ now: Date.now() + 60_000, olderThanSeconds: 0 })))
+      const reports = await Promise.all(
+        sweepers.map((sweep) => sweep({ now: Date.now() + 60_000, olderThanSeconds: 0 })),
+      )
       expect(reports.filter(({ skipped }) => !skipped)).toHaveLength(1)
       expect(reports.reduce((sum, { aborted }) => sum + aborted, 0)).toBe(3)
-      const { Uploads = [] } = await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: keyPrefix }))
+      const { Uploads = [] } = await admin.send(
+        new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: keyPrefix }),
+      )
       expect(Uploads).toEqual([])
       // Within the period, the next round of all three skips.
       expect((await Promise.all(sweepers.map((sweep) => sweep()))).every(({ skipped }) => skipped)).toBe(true)
       // What a failed test would leave behind.
-      for (const [i, UploadId] of stale.entries()) await admin.send(new AbortMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${keyPrefix}stale-${i}`, UploadId })).catch(() => {})
+      for (const [i, UploadId] of stale.entries())
+        await admin
+          .send(new AbortMultipartUploadCommand({ Bucket: rgw.bucket, Key: `${keyPrefix}stale-${i}`, UploadId }))
+          .catch(() => {})
     } finally {
       client.disconnect()
     }

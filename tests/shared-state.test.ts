@@ -7,11 +7,11 @@
 // settle, and read back byte-exact; the aborted one must leave nothing once its cleanup reports.
 import { ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createQueue, upload, type UploadOptions } from '../engine/index.ts'
-import { createUploadHandler } from '../server/index.ts'
 import { type FaultProxy, startFaultProxy } from '../dev/fault-proxy.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
 import { serveHandler } from '../dev/serve-handler.ts'
+import { createQueue, type UploadOptions, upload } from '../engine/index.ts'
+import { createUploadHandler } from '../server/index.ts'
 
 const MiB = 1024 * 1024
 const HOLD_MS = 20_000
@@ -60,13 +60,26 @@ afterAll(async () => {
 
 const file = (bytes: Uint8Array<ArrayBuffer>) => new File([bytes], 'data.bin', { type: 'application/octet-stream' })
 const openUploads = async (key: string) =>
-  ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))).Uploads ?? []).filter((u) => u.Key === key).length
+  ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))).Uploads ?? []).filter(
+    (u) => u.Key === key,
+  ).length
 
 /** Runs `upload` with a bound: a hang fails the test with what the proxy saw of it, rather than the test's timeout. */
 async function settles<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} never settled within ${ms} ms; the proxy saw: ${proxy.log.slice(-8).map((e) => e.step).join(', ')}`)), ms)
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${what} never settled within ${ms} ms; the proxy saw: ${proxy.log
+              .slice(-8)
+              .map((e) => e.step)
+              .join(', ')}`,
+          ),
+        ),
+      ms,
+    )
   })
   return Promise.race([work, hung]).finally(() => clearTimeout(timer))
 }
@@ -99,12 +112,21 @@ describe.each<[string, UploadOptions]>([
     // Create it was waiting for (held HOLD_MS), not after.
     expect(proxy.log.filter((e) => e.step === 'POST ?uploads').at(-1)!.answeredAt).toBeUndefined()
     // The request that made the first upload names its key: the last upload request the proxy saw a Create for.
-    const firstKey = decodeURIComponent(new URL(proxy.log.filter((e) => e.step === 'POST ?uploads').at(-1)!.url, 'http://x').pathname).split('/').slice(2).join('/')
+    const firstKey = decodeURIComponent(
+      new URL(proxy.log.filter((e) => e.step === 'POST ?uploads').at(-1)!.url, 'http://x').pathname,
+    )
+      .split('/')
+      .slice(2)
+      .join('/')
 
     // While that Create is still held: more uploads, of every kind, some sharing the first one's queue.
     const later: Array<[string, Uint8Array<ArrayBuffer>, UploadOptions]> = [
       ['token single', testBytes(70_000, 702), { strategy: 'token' }],
-      ['token multipart (page Create)', testBytes(11 * MiB, 703), { strategy: 'token', objectHeaders: { 'x-amz-meta-run': 'later' }, queue }],
+      [
+        'token multipart (page Create)',
+        testBytes(11 * MiB, 703),
+        { strategy: 'token', objectHeaders: { 'x-amz-meta-run': 'later' }, queue },
+      ],
       ['presigned single', testBytes(3 * MiB, 704), { strategy: 'presigned', queue }],
       ['presigned multipart', testBytes(11 * MiB, 705), { strategy: 'presigned' }],
     ]
@@ -115,7 +137,8 @@ describe.each<[string, UploadOptions]>([
       'the uploads after the abort',
     )
     expect(proxy.log.length - before).toBeGreaterThanOrEqual(later.length)
-    for (const [i, result] of results.entries()) expect(sha256(await readObject(admin, result.bucket, result.key)), later[i]![0]).toBe(sha256(later[i]![1]))
+    for (const [i, result] of results.entries())
+      expect(sha256(await readObject(admin, result.bucket, result.key)), later[i]![0]).toBe(sha256(later[i]![1]))
 
     // Once the held Create is answered, the first upload's cleanup aborts what it made.
     await settles(cleanedUp, HOLD_MS + 30_000, 'the aborted upload’s cleanup')
@@ -123,7 +146,11 @@ describe.each<[string, UploadOptions]>([
 
     // And after all that, one more upload through the same queue.
     const bytes = testBytes(6 * MiB, 706)
-    const after = await settles(upload(file(bytes), { strategy: firstOptions.strategy, api, queue }), 20_000, 'the upload after cleanup')
+    const after = await settles(
+      upload(file(bytes), { strategy: firstOptions.strategy, api, queue }),
+      20_000,
+      'the upload after cleanup',
+    )
     expect(sha256(await readObject(admin, after.bucket, after.key))).toBe(sha256(bytes))
   }, 120_000)
 })

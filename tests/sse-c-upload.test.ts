@@ -9,13 +9,13 @@
 // ~3 s: three uploads of up to 11 MiB.
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3'
 import { afterAll, describe, expect, inject, it } from 'vitest'
+import { sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { recordCalls, type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
+import { directTarget, storeConfig } from '../dev/stores.ts'
 import { upload, uploadObject } from '../engine/index.ts'
 import { sseCustomerKey } from '../engine/opt-ins/sse-c.ts'
 import type { TokenReply } from '../protocol/wire.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { recordCalls, serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
-import { directTarget, storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -45,7 +45,13 @@ async function uploadApi() {
 
 const statusOf = (key: string, withKey: boolean) =>
   admin
-    .send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key, ...(withKey && { SSECustomerAlgorithm: 'AES256', SSECustomerKey: KEY as unknown as string }) }))
+    .send(
+      new HeadObjectCommand({
+        Bucket: rgw.bucket,
+        Key: key,
+        ...(withKey && { SSECustomerAlgorithm: 'AES256', SSECustomerKey: KEY as unknown as string }),
+      }),
+    )
     .then(
       () => 200,
       (error: { $metadata?: { httpStatusCode?: number } }) => error.$metadata?.httpStatusCode,
@@ -56,18 +62,33 @@ async function issued(api: string, size: number) {
   const response = await fetch(api, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ filename: 'secret.bin', filetype: 'application/octet-stream', filesize: size, strategy: 'token' }),
+    body: JSON.stringify({
+      filename: 'secret.bin',
+      filetype: 'application/octet-stream',
+      filesize: size,
+      strategy: 'token',
+    }),
   })
   const reply = (await response.json()) as TokenReply
   const { AccessKeyId, SecretAccessKey, SessionToken } = reply.token.Credentials
-  return { reply, credentials: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: SessionToken } }
+  return {
+    reply,
+    credentials: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: SessionToken },
+  }
 }
 
 describe('upload() with sseCustomerKey', () => {
   it('is refused before the upload API is asked: a TypeError naming uploadObject, nothing sent', async () => {
     const { api, calls } = await uploadApi()
-    const refused = upload(new Blob([testBytes(70_000, 61)], { type: 'application/octet-stream' }), { api, ...sseCustomerKey(KEY) })
-    await expect(refused).rejects.toThrow(new TypeError('updraft: sseCustomerKey needs uploadObject(): the upload API cannot check an object encrypted with your key'))
+    const refused = upload(new Blob([testBytes(70_000, 61)], { type: 'application/octet-stream' }), {
+      api,
+      ...sseCustomerKey(KEY),
+    })
+    await expect(refused).rejects.toThrow(
+      new TypeError(
+        'updraft: sseCustomerKey needs uploadObject(): the upload API cannot check an object encrypted with your key',
+      ),
+    )
     expect(calls).toEqual([])
   })
 })
@@ -76,23 +97,34 @@ describe('a page that writes an SSE-C object anyway, then asks /complete, on Cep
   it.each([
     ['a single PUT (70 KB)', 70_000],
     ['multipart (11 MiB)', 11 * MiB],
-  ])('%s: refused at /complete with what to use instead, the object deleted, onUploadComplete never called', async (_what, size) => {
-    const { api, calls, completed } = await uploadApi()
-    const { reply, credentials } = await issued(api, size)
-    await uploadObject(new Blob([testBytes(size, 61)]), { ...directTarget(rgw, reply.key, { credentials }), contentType: 'application/octet-stream', ...sseCustomerKey(KEY) })
-    expect(await statusOf(reply.key, true)).toBe(200)
-    const response = await fetch(`${api}/complete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ticket: reply.ticket }) })
-    expect(response.status).toBe(422)
-    expect(((await response.json()) as { error: string }).error).toMatch(
-      /refused and deleted: storage describes it only to a request carrying its customer key \(SSE-C\).*uploadObject/,
-    )
-    expect(calls.map((call) => [call.route, call.status])).toEqual([
-      ['', 200],
-      ['/complete', 422],
-    ])
-    expect(await statusOf(reply.key, true)).toBe(404)
-    expect(completed).toEqual([])
-  })
+  ])(
+    '%s: refused at /complete with what to use instead, the object deleted, onUploadComplete never called',
+    async (_what, size) => {
+      const { api, calls, completed } = await uploadApi()
+      const { reply, credentials } = await issued(api, size)
+      await uploadObject(new Blob([testBytes(size, 61)]), {
+        ...directTarget(rgw, reply.key, { credentials }),
+        contentType: 'application/octet-stream',
+        ...sseCustomerKey(KEY),
+      })
+      expect(await statusOf(reply.key, true)).toBe(200)
+      const response = await fetch(`${api}/complete`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ticket: reply.ticket }),
+      })
+      expect(response.status).toBe(422)
+      expect(((await response.json()) as { error: string }).error).toMatch(
+        /refused and deleted: storage describes it only to a request carrying its customer key \(SSE-C\).*uploadObject/,
+      )
+      expect(calls.map((call) => [call.route, call.status])).toEqual([
+        ['', 200],
+        ['/complete', 422],
+      ])
+      expect(await statusOf(reply.key, true)).toBe(404)
+      expect(completed).toEqual([])
+    },
+  )
 })
 
 describe('uploadObject with sseCustomerKey and the upload API’s token credentials: the way named', () => {
@@ -101,7 +133,14 @@ describe('uploadObject with sseCustomerKey and the upload API’s token credenti
     const bytes = testBytes(70_000, 62)
     const { reply, credentials } = await issued(api, bytes.length)
     await uploadObject(new Blob([bytes]), { ...directTarget(rgw, reply.key, { credentials }), ...sseCustomerKey(KEY) })
-    const read = await admin.send(new GetObjectCommand({ Bucket: rgw.bucket, Key: reply.key, SSECustomerAlgorithm: 'AES256', SSECustomerKey: KEY as unknown as string }))
+    const read = await admin.send(
+      new GetObjectCommand({
+        Bucket: rgw.bucket,
+        Key: reply.key,
+        SSECustomerAlgorithm: 'AES256',
+        SSECustomerKey: KEY as unknown as string,
+      }),
+    )
     expect(sha256(await read.Body!.transformToByteArray())).toBe(sha256(bytes))
   })
 })

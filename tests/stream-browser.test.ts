@@ -5,13 +5,13 @@
 // within one part: upload() through the upload API, which then knows the length.
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createUploadHandler } from '../server/index.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { bundleEngine } from './helpers/engine-bundle.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
-import { serveHandler, type ServedHandler } from '../dev/serve-handler.ts'
-import { startStaticServer, type StaticServer } from './helpers/static-server.ts'
+import { type ServedHandler, serveHandler } from '../dev/serve-handler.ts'
 import { storeConfig } from '../dev/stores.ts'
+import { createUploadHandler } from '../server/index.ts'
+import { bundleEngine } from './helpers/engine-bundle.ts'
+import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -30,7 +30,9 @@ beforeAll(async () => {
     '/': { type: 'text/html; charset=utf-8', body: PAGE_HTML },
     '/engine.js': { type: 'text/javascript; charset=utf-8', body: bundle.code },
   })
-  served = await serveHandler(createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })))
+  served = await serveHandler(
+    createUploadHandler(storeConfig(rgw, { allowedOrigins: [site.origin], logger: { error() {}, warn() {} } })),
+  )
   chromium = await launchChromium()
   page = await chromium.newPage()
   await page.goto(`${site.origin}/`)
@@ -61,7 +63,13 @@ interface Recorded {
  * RGW; 'api': upload() through the upload API, presigned).
  */
 function recordAndUpload(how: 'object' | 'api', minBytes: number): Promise<Recorded> {
-  const target = { bucket: rgw.bucket, region: rgw.region, endpoint: rgw.endpoint, forcePathStyle: true, credentials: rgw.credentials }
+  const target = {
+    bucket: rgw.bucket,
+    region: rgw.region,
+    endpoint: rgw.endpoint,
+    forcePathStyle: true,
+    credentials: rgw.credentials,
+  }
   return page.evaluate(
     async ({ how, minBytes, target, apiUrl }) => {
       const canvas = document.createElement('canvas')
@@ -70,12 +78,16 @@ function recordAndUpload(how: 'object' | 'api', minBytes: number): Promise<Recor
       const context = canvas.getContext('2d')!
       const frame = context.createImageData(canvas.width, canvas.height)
       const draw = () => {
-        for (let at = 0; at < frame.data.length; at += 65536) crypto.getRandomValues(frame.data.subarray(at, at + 65536))
+        for (let at = 0; at < frame.data.length; at += 65536)
+          crypto.getRandomValues(frame.data.subarray(at, at + 65536))
         context.putImageData(frame, 0, 0)
       }
       draw()
       const painter = setInterval(draw, 33)
-      const recorder = new MediaRecorder(canvas.captureStream(30), { mimeType: 'video/webm', videoBitsPerSecond: 25_000_000 })
+      const recorder = new MediaRecorder(canvas.captureStream(30), {
+        mimeType: 'video/webm',
+        videoBitsPerSecond: 25_000_000,
+      })
       const recorded: Uint8Array[] = []
       let bytes = 0
       // Blob.arrayBuffer() settles in any order: chained, so chunks enter the stream in order.
@@ -103,9 +115,16 @@ function recordAndUpload(how: 'object' | 'api', minBytes: number): Promise<Recor
       let error: string | undefined
       let storedKey = key
       try {
-        if (how === 'object') await window.updraft.uploadObject(stream, { ...target, key, contentType: 'video/webm', onProgress })
+        if (how === 'object')
+          await window.updraft.uploadObject(stream, { ...target, key, contentType: 'video/webm', onProgress })
         else {
-          const result = await window.updraft.upload(stream, { api: apiUrl, strategy: 'presigned', filename: 'clip.webm', contentType: 'video/webm', onProgress })
+          const result = await window.updraft.upload(stream, {
+            api: apiUrl,
+            strategy: 'presigned',
+            filename: 'clip.webm',
+            contentType: 'video/webm',
+            onProgress,
+          })
           storedKey = result.key
         }
       } catch (caught) {
@@ -118,7 +137,13 @@ function recordAndUpload(how: 'object' | 'api', minBytes: number): Promise<Recor
       let at = 0
       for (const chunk of recorded) all.set(chunk, (at += chunk.length) - chunk.length)
       const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', all))
-      return { error, key: storedKey, size: bytes, sha256: [...digest].map((b) => b.toString(16).padStart(2, '0')).join(''), progress }
+      return {
+        error,
+        key: storedKey,
+        size: bytes,
+        sha256: [...digest].map((b) => b.toString(16).padStart(2, '0')).join(''),
+        progress,
+      }
     },
     { how, minBytes, target, apiUrl: `${served.api}` },
   )
@@ -127,7 +152,14 @@ function recordAndUpload(how: 'object' | 'api', minBytes: number): Promise<Recor
 describe('bytes in Chromium', () => {
   it('a Uint8Array view goes over XHR as its own bytes, multipart, byte-exact', async () => {
     const key = `bytes/${crypto.randomUUID()}.bin`
-    const target = { bucket: rgw.bucket, region: rgw.region, endpoint: rgw.endpoint, forcePathStyle: true, credentials: rgw.credentials, key }
+    const target = {
+      bucket: rgw.bucket,
+      region: rgw.region,
+      endpoint: rgw.endpoint,
+      forcePathStyle: true,
+      credentials: rgw.credentials,
+      key,
+    }
     const expected = await page.evaluate(async (target) => {
       const backing = new Uint8Array(12 * 1024 * 1024 + 100)
       for (let at = 0; at < backing.length; at += 65536) crypto.getRandomValues(backing.subarray(at, at + 65536))

@@ -10,13 +10,13 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3'
 import { afterAll, describe, expect, inject, it } from 'vitest'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { recordCalls, serveHandler } from '../dev/serve-handler.ts'
+import { directTarget, storeConfig } from '../dev/stores.ts'
 import { PauseController, resumeUploads, S3Error, upload, uploadObject } from '../engine/index.ts'
 import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import { MIN_PART_SIZE, MiB } from '../protocol/limits.ts'
 import { createUploadHandler } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { recordCalls, serveHandler } from '../dev/serve-handler.ts'
-import { directTarget, storeConfig } from '../dev/stores.ts'
 
 const swift = inject('swift')
 const client = sdkClient(swift)
@@ -96,11 +96,17 @@ describe('the engine with its own keys, on Swift', () => {
 describe('the upload API in presigned mode, on Swift', () => {
   it('single PUT (200 kB) and multipart (12 MiB → 3 parts): the engine through the upload API, byte-exact', async () => {
     const { api, calls } = await uploadApi()
-    for (const [size, seed] of [[200_000, 44], [12 * MiB, 45]] as const) {
+    for (const [size, seed] of [
+      [200_000, 44],
+      [12 * MiB, 45],
+    ] as const) {
       const bytes = testBytes(size, seed)
       calls.length = 0
       const result = await upload(new File([bytes], 'data.bin'), { api, strategy: 'presigned' })
-      expect(calls.map((call) => [call.route, call.status])).toEqual([['', 200], ['/complete', 200]])
+      expect(calls.map((call) => [call.route, call.status])).toEqual([
+        ['', 200],
+        ['/complete', 200],
+      ])
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
     }
   })
@@ -131,7 +137,9 @@ describe('the upload API in presigned mode, on Swift', () => {
     await new Promise((resolve) => setTimeout(resolve, 300))
     const [record] = await store.list()
     expect(record).toBeDefined()
-    const listed = await client.send(new ListPartsCommand({ Bucket: record!.bucket, Key: record!.key, UploadId: record!.uploadId }))
+    const listed = await client.send(
+      new ListPartsCommand({ Bucket: record!.bucket, Key: record!.key, UploadId: record!.uploadId }),
+    )
     const kept = (listed.Parts ?? []).map((part) => part.PartNumber!)
     expect(kept.length).toBeGreaterThanOrEqual(1)
     expect(kept.length).toBeLessThan(5)
@@ -143,7 +151,9 @@ describe('the upload API in presigned mode, on Swift', () => {
     // The second page listed the parts through the upload API and asked URLs only for the others.
     expect(calls.map((call) => call.route)).toContain('/list-parts')
     expect(calls.some((call) => call.route === '')).toBe(false)
-    const asked = calls.filter((call) => call.route === '/parts').flatMap((call) => (call.body as { partNumbers: number[] }).partNumbers)
+    const asked = calls
+      .filter((call) => call.route === '/parts')
+      .flatMap((call) => (call.body as { partNumbers: number[] }).partNumbers)
     expect(asked.sort()).toEqual([1, 2, 3, 4, 5].filter((n) => !kept.includes(n)))
     expect(await store.list()).toEqual([])
   })
@@ -164,7 +174,9 @@ describe('where Swift differs from S3', () => {
   it('an error reply carries no CORS headers, where a success does (a browser sees only a network error)', async () => {
     const origin = 'http://page.test'
     // A refused signature: the presigned URL with one character of its signature changed.
-    const refused = await presignedPut(swift.bucket, origin, (url) => url.replace(/(X-Amz-Signature=)(.)/, (_, name, c) => name + (c === '0' ? '1' : '0')))
+    const refused = await presignedPut(swift.bucket, origin, (url) =>
+      url.replace(/(X-Amz-Signature=)(.)/, (_, name, c) => name + (c === '0' ? '1' : '0')),
+    )
     expect(refused.status).toBe(403)
     expect(await refused.text()).toContain('<Code>SignatureDoesNotMatch</Code>')
     expect(refused.headers.get('access-control-allow-origin')).toBeNull()
@@ -185,7 +197,14 @@ describe('where Swift differs from S3', () => {
   it('Content-MD5 is verified: a wrong one is refused with BadDigest, nothing stored', async () => {
     const key = `swift/md5-${crypto.randomUUID()}.bin`
     await expect(
-      client.send(new PutObjectCommand({ Bucket: swift.bucket, Key: key, Body: testBytes(1000, 48), ContentMD5: '1B2M2Y8AsgTpgAmY7PhCfg==' })),
+      client.send(
+        new PutObjectCommand({
+          Bucket: swift.bucket,
+          Key: key,
+          Body: testBytes(1000, 48),
+          ContentMD5: '1B2M2Y8AsgTpgAmY7PhCfg==',
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'BadDigest' })
     await expect(readObject(client, swift.bucket, key)).rejects.toMatchObject({ name: 'NoSuchKey' })
   })

@@ -9,13 +9,13 @@ import {
 } from '@aws-sdk/client-s3'
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
+import { type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
+import { storeConfig } from '../dev/stores.ts'
 import { S3Error, uploadObject } from '../engine/index.ts'
 import type { CompleteReply, PartsReply, PresignedMultipartReply, RefreshReply, TokenReply } from '../protocol/wire.ts'
 import { s3Upload } from '../server/fastify.ts'
 import { createUploadHandler, type UploadHandler } from '../server/index.ts'
-import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { startS3rver, type S3rverInstance } from '../dev/s3rver.ts'
-import { storeConfig } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const rgw = inject('rgw')
@@ -38,7 +38,11 @@ afterAll(async () => {
 const caller = (handle: () => UploadHandler) =>
   async function call<T>(route: string, body: unknown): Promise<{ status: number; reply: T }> {
     const response = await handle()(
-      new Request(`http://app.test/api/s3-upload${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      new Request(`http://app.test/api/s3-upload${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     )
     return { status: response.status, reply: (await response.json()) as T }
   }
@@ -56,20 +60,33 @@ const credentialsOf = ({ Credentials }: TokenReply['token']) => ({
 })
 
 const uploadsOn = async (key: string) =>
-  ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))).Uploads ?? []).filter((u) => u.Key === key)
+  ((await admin.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))).Uploads ?? []).filter(
+    (u) => u.Key === key,
+  )
 
 describe('/refresh', () => {
   it('issues new credentials that write the ticket key, and no other', async () => {
     const reply = await issue('long.bin', 10)
     expect(reply.ticket).toMatch(/^tok1\./)
-    const { status, reply: refreshed } = await call<RefreshReply>('/refresh', { ticket: reply.ticket, key: 'next-s3-uploads/x/other.bin' })
+    const { status, reply: refreshed } = await call<RefreshReply>('/refresh', {
+      ticket: reply.ticket,
+      key: 'next-s3-uploads/x/other.bin',
+    })
     expect(status).toBe(200)
     expect(refreshed.token.Credentials.AccessKeyId).not.toBe(reply.token.Credentials.AccessKeyId)
-    const target = { bucket: reply.bucket, region: reply.region, endpoint: reply.endpoint, forcePathStyle: true, credentials: credentialsOf(refreshed.token) }
+    const target = {
+      bucket: reply.bucket,
+      region: reply.region,
+      endpoint: reply.endpoint,
+      forcePathStyle: true,
+      credentials: credentialsOf(refreshed.token),
+    }
     const bytes = testBytes(10, 31)
     await uploadObject(new Blob([bytes]), { ...target, key: reply.key })
     expect(sha256(await readObject(admin, reply.bucket, reply.key))).toBe(sha256(bytes))
-    const elsewhere = await uploadObject(new Blob([bytes]), { ...target, key: 'next-s3-uploads/x/other.bin' }).catch((e: unknown) => e)
+    const elsewhere = await uploadObject(new Blob([bytes]), { ...target, key: 'next-s3-uploads/x/other.bin' }).catch(
+      (e: unknown) => e,
+    )
     expect(elsewhere).toBeInstanceOf(S3Error)
     expect(elsewhere).toMatchObject({ code: 'AccessDenied' })
   })
@@ -80,9 +97,20 @@ describe('/refresh', () => {
     // padding bits, so changing it may decode to the same bytes.
     const at = reply.ticket!.length - 10
     const forged = reply.ticket!.slice(0, at) + (reply.ticket![at] === 'A' ? 'B' : 'A') + reply.ticket!.slice(at + 1)
-    expect(await call('/refresh', { ticket: forged })).toEqual({ status: 403, reply: { error: 'The upload ticket is not valid' } })
-    const multipart = await call<PresignedMultipartReply>('', { filename: 'm.bin', filetype: '', filesize: 6 * MiB, strategy: 'presigned' })
-    expect(await call('/refresh', { ticket: multipart.reply.ticket })).toEqual({ status: 403, reply: { error: 'The upload ticket is not valid' } })
+    expect(await call('/refresh', { ticket: forged })).toEqual({
+      status: 403,
+      reply: { error: 'The upload ticket is not valid' },
+    })
+    const multipart = await call<PresignedMultipartReply>('', {
+      filename: 'm.bin',
+      filetype: '',
+      filesize: 6 * MiB,
+      strategy: 'presigned',
+    })
+    expect(await call('/refresh', { ticket: multipart.reply.ticket })).toEqual({
+      status: 403,
+      reply: { error: 'The upload ticket is not valid' },
+    })
     await call('/abort', { ticket: multipart.reply.ticket })
   })
 
@@ -90,7 +118,11 @@ describe('/refresh', () => {
     const app = Fastify()
     await app.register(s3Upload, config)
     const reply = await issue('fastify.bin', 10)
-    const response = await app.inject({ method: 'POST', url: '/api/s3-upload/refresh', payload: { ticket: reply.ticket } })
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/s3-upload/refresh',
+      payload: { ticket: reply.ticket },
+    })
     expect(response.statusCode).toBe(200)
     expect(response.json()).toMatchObject({ token: { Credentials: { AccessKeyId: expect.any(String) } } })
     await app.close()
@@ -104,10 +136,15 @@ describe('/duplicates', () => {
     const create = () => scoped.send(new CreateMultipartUploadCommand({ Bucket: reply.bucket, Key: reply.key }))
     const lost = await create()
     const kept = await create()
-    expect(await call('/duplicates', { ticket: reply.ticket, keep: kept.UploadId })).toEqual({ status: 200, reply: { aborted: 1 } })
+    expect(await call('/duplicates', { ticket: reply.ticket, keep: kept.UploadId })).toEqual({
+      status: 200,
+      reply: { aborted: 1 },
+    })
     expect((await uploadsOn(reply.key)).map((u) => u.UploadId)).toEqual([kept.UploadId])
     expect(lost.UploadId).not.toBe(kept.UploadId)
-    await scoped.send(new AbortMultipartUploadCommand({ Bucket: reply.bucket, Key: reply.key, UploadId: kept.UploadId }))
+    await scoped.send(
+      new AbortMultipartUploadCommand({ Bucket: reply.bucket, Key: reply.key, UploadId: kept.UploadId }),
+    )
     scoped.destroy()
   })
 })
@@ -118,10 +155,18 @@ describe('/complete, retried after a lost reply', () => {
   it.each(['rgw', 's3rver'] as const)('answers the completed object on %s, not an error', async (name) => {
     const call = name === 'rgw' ? callRgw : callS3rver
     const bytes = testBytes(6 * MiB, 32)
-    const { reply } = await call<PresignedMultipartReply>('', { filename: 'retried.bin', filetype: '', filesize: bytes.length, strategy: 'presigned' })
+    const { reply } = await call<PresignedMultipartReply>('', {
+      filename: 'retried.bin',
+      filetype: '',
+      filesize: bytes.length,
+      strategy: 'presigned',
+    })
     const { reply: parts } = await call<PartsReply>('/parts', { ticket: reply.ticket, partNumbers: [1, 2] })
     const etags: string[] = []
-    for (const [n, [start, end]] of [[1, [0, 5 * MiB]], [2, [5 * MiB, bytes.length]]] as const) {
+    for (const [n, [start, end]] of [
+      [1, [0, 5 * MiB]],
+      [2, [5 * MiB, bytes.length]],
+    ] as const) {
       const response = await fetch(parts.urls[n]!, { method: 'PUT', body: bytes.slice(start, end) })
       etags.push(response.headers.get('etag')!)
     }
@@ -135,13 +180,25 @@ describe('/complete, retried after a lost reply', () => {
   })
 
   it('claims nothing for an upload that was aborted, not completed', async () => {
-    const { reply } = await call<PresignedMultipartReply>('', { filename: 'gone.bin', filetype: '', filesize: 6 * MiB, strategy: 'presigned' })
+    const { reply } = await call<PresignedMultipartReply>('', {
+      filename: 'gone.bin',
+      filetype: '',
+      filesize: 6 * MiB,
+      strategy: 'presigned',
+    })
     await call('/abort', { ticket: reply.ticket })
-    const parts = [{ partNumber: 1, etag: '"a"' }, { partNumber: 2, etag: '"b"' }]
+    const parts = [
+      { partNumber: 1, etag: '"a"' },
+      { partNumber: 2, etag: '"b"' },
+    ]
     // RGW 16.2 answers Complete on an aborted upload with NoSuchUpload or, oddly, a 500 InternalError
     // "This multipart completion is already in progress": either way, an error.
     const response = await handler(
-      new Request('http://app.test/api/s3-upload/complete', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ticket: reply.ticket, parts }) }),
+      new Request('http://app.test/api/s3-upload/complete', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ticket: reply.ticket, parts }),
+      }),
     )
     expect(response.status).toBeGreaterThanOrEqual(400)
   })

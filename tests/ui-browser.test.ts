@@ -3,19 +3,32 @@
 // request, Retry after an offline spell, Waiting for the network, Remove, Copy link, thumbnails, Finishing, fair starts,
 // the leave-page warning, keyboard focus, axe-core, and screenshots at desktop and phone size in
 // light and dark. Every upload is read back from storage and compared byte for byte.
-import { readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { S3Client } from '@aws-sdk/client-s3'
 import type { BrowserContextOptions, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startApp, type RunningApp } from '../demo/app.ts'
-import { launchChromium, type ChromiumSession } from '../dev/launch-chromium.ts'
-import { filePayload, keyFromObjectUrl, MiB, openDemo, percentOf, pickFiles, rowsOf, settle, stateOf, testFiles, type FilePayload, type TestFiles } from './helpers/demo-page.ts'
-import { FILE_INPUT } from './helpers/file-input.ts'
+import { type RunningApp, startApp } from '../demo/app.ts'
+import { type ChromiumSession, launchChromium } from '../dev/launch-chromium.ts'
 import { startLinkSwitch } from '../dev/link-switch.ts'
-import { gradientPng } from './helpers/png.ts'
 import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
+import {
+  type FilePayload,
+  filePayload,
+  keyFromObjectUrl,
+  MiB,
+  openDemo,
+  percentOf,
+  pickFiles,
+  rowsOf,
+  settle,
+  stateOf,
+  type TestFiles,
+  testFiles,
+} from './helpers/demo-page.ts'
+import { FILE_INPUT } from './helpers/file-input.ts'
+import { gradientPng } from './helpers/png.ts'
 
 const ARTIFACTS = new URL('./artifacts/', import.meta.url)
 const README_SCREENSHOT = new URL('../docs/demo.png', import.meta.url)
@@ -76,7 +89,12 @@ async function network(page: Page, conditions: { offline?: boolean; upload?: num
 }
 
 /** The row ended done at 100%, and the object its link names holds exactly `expected`. Returns the key. */
-async function expectStored(page: Page, name: string, expected: Uint8Array, bucket = open.embedded!.bucket): Promise<string> {
+async function expectStored(
+  page: Page,
+  name: string,
+  expected: Uint8Array,
+  bucket = open.embedded!.bucket,
+): Promise<string> {
   const row = await settle(rowsOf(page, name).last())
   expect(row.state, row.text).toBe('done')
   expect(row.percent).toBe(100)
@@ -102,7 +120,11 @@ const transferOf = (page: Page, payloads: FilePayload[]) =>
 async function axeViolations(page: Page): Promise<Array<{ id: string; nodes: string[] }>> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: await readFile(AXE, 'utf8') })
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } }).axe
+    const axe = (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> }
+      }
+    ).axe
     const { violations } = await axe.run()
     return violations.map(({ id, nodes }) => ({ id, nodes: nodes.map((node) => node.target.join(' ')) }))
   })
@@ -122,7 +144,11 @@ describe('getting files in: pick, folder, drop, paste', () => {
   it('"Choose folder" uploads every file in the tree, and keys keep their paths inside it, safely', async () => {
     const root = await mkdtemp(join(tmpdir(), 'updraft-folder-'))
     const tree = join(root, 'holiday')
-    const contents = { 'day 1/写真.png': testBytesOf('image/png', 20_000, 62), 'day 1/notes.txt': testBytes(300, 63), 'cover.jpg': testBytesOf('image/jpeg', 9_000, 64) }
+    const contents = {
+      'day 1/写真.png': testBytesOf('image/png', 20_000, 62),
+      'day 1/notes.txt': testBytes(300, 63),
+      'cover.jpg': testBytesOf('image/jpeg', 9_000, 64),
+    }
     for (const [path, bytes] of Object.entries(contents)) {
       await mkdir(join(tree, path, '..'), { recursive: true })
       await writeFile(join(tree, path), bytes)
@@ -143,7 +169,10 @@ describe('getting files in: pick, folder, drop, paste', () => {
 
   it('takes files dropped on the zone and files pasted anywhere on the page', async () => {
     const page = await newPage(open)
-    const dropped = [filePayload('dropped-1.bin', 'application/octet-stream', 50_001, 65), filePayload('dropped-2.bin', 'application/octet-stream', 7_000, 66)]
+    const dropped = [
+      filePayload('dropped-1.bin', 'application/octet-stream', 50_001, 65),
+      filePayload('dropped-2.bin', 'application/octet-stream', 7_000, 66),
+    ]
     const dropping = await transferOf(page, dropped)
     await page.dispatchEvent('.updraft-zone', 'dragenter', { dataTransfer: dropping })
     expect(await page.locator('.updraft-zone').getAttribute('class')).toContain('is-drag-active')
@@ -153,7 +182,11 @@ describe('getting files in: pick, folder, drop, paste', () => {
 
     const pasted = filePayload('screenshot.png', 'image/png', 12_345, 67)
     const clipboard = await transferOf(page, [pasted])
-    await page.evaluate((clipboardData) => document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true })), clipboard)
+    await page.evaluate(
+      (clipboardData) =>
+        document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true })),
+      clipboard,
+    )
     await expectStored(page, 'screenshot.png', pasted.buffer)
     await page.close()
   })
@@ -162,13 +195,21 @@ describe('getting files in: pick, folder, drop, paste', () => {
 describe('limits', () => {
   it("refuses, before any request leaves the page, what the upload API's limits forbid, and the picker offers only the allowed types", async () => {
     const page = await newPage(limited)
-    expect(await page.locator(FILE_INPUT).getAttribute('accept')).toBe('image/*,video/*,application/pdf,application/zip')
+    expect(await page.locator(FILE_INPUT).getAttribute('accept')).toBe(
+      'image/*,video/*,application/pdf,application/zip',
+    )
     await page.getByText('Images, videos, PDFs and ZIP archives, up to 64 MiB each').first().waitFor()
     const requests: string[] = []
     page.on('request', (request) => void requests.push(request.url()))
 
-    await pickFiles(page, [await files.write('raw-footage.mp4', 80 * MiB, 68), await files.write('notes.txt', 100, 69), await files.write('logo.svg', 100, 70)])
-    const texts = await Promise.all(['raw-footage.mp4', 'notes.txt', 'logo.svg'].map(async (name) => (await settle(rowsOf(page, name))).text))
+    await pickFiles(page, [
+      await files.write('raw-footage.mp4', 80 * MiB, 68),
+      await files.write('notes.txt', 100, 69),
+      await files.write('logo.svg', 100, 70),
+    ])
+    const texts = await Promise.all(
+      ['raw-footage.mp4', 'notes.txt', 'logo.svg'].map(async (name) => (await settle(rowsOf(page, name))).text),
+    )
     expect(texts[0]).toContain('80 MiB is over the 64 MiB limit')
     expect(texts[1]).toContain("Text files aren't accepted here — only images, videos, PDFs and ZIP archives")
     expect(texts[2]).toContain("SVG images aren't accepted here")
@@ -186,7 +227,14 @@ describe('rows: every state and control', () => {
       port: 0,
       host: '127.0.0.1',
       logger: { level: 'fatal' },
-      config: { ...credentials, bucket, region, endpoint: link.endpoint, forcePathStyle: true, sweepEverySeconds: undefined },
+      config: {
+        ...credentials,
+        bucket,
+        region,
+        endpoint: link.endpoint,
+        forcePathStyle: true,
+        sweepEverySeconds: undefined,
+      },
     })
     try {
       const page = await newPage(app)
@@ -229,7 +277,10 @@ describe('rows: every state and control', () => {
     const row = rowsOf(page, 'paused.bin')
     await network(page, { offline: true })
     // State and words read together, from the row itself.
-    const shown = () => row.evaluate((element: HTMLElement) => `${element.dataset.state}: ${element.querySelector('.updraft-state')?.textContent}`)
+    const shown = () =>
+      row.evaluate(
+        (element: HTMLElement) => `${element.dataset.state}: ${element.querySelector('.updraft-state')?.textContent}`,
+      )
     await expect.poll(shown, { timeout: 10_000, interval: 20 }).toBe('offline: Waiting for the network')
     await network(page, {})
     await expect.poll(shown, { timeout: 10_000, interval: 20 }).not.toMatch(/^offline/)
@@ -268,9 +319,13 @@ describe('rows: every state and control', () => {
     expect(sha256(await (await fetch(copied)).arrayBuffer())).toBe(sha256(small.buffer))
 
     // Remove from the keyboard: the row goes, focus goes to the row that took its place.
-    await rowsOf(page, 'finishing.bin').getByRole('button', { name: 'Remove finishing.bin from the list' }).press('Enter')
+    await rowsOf(page, 'finishing.bin')
+      .getByRole('button', { name: 'Remove finishing.bin from the list' })
+      .press('Enter')
     expect(await rowsOf(page, 'finishing.bin').count()).toBe(0)
-    expect(await page.evaluate(() => document.activeElement?.querySelector('.updraft-name')?.textContent)).toBe('small.txt')
+    expect(await page.evaluate(() => document.activeElement?.querySelector('.updraft-name')?.textContent)).toBe(
+      'small.txt',
+    )
 
     // Clear finished empties the list: focus goes back to "Choose files", not to the page.
     await page.getByRole('button', { name: 'Clear finished' }).press('Enter')
@@ -285,16 +340,24 @@ describe('rows: every state and control', () => {
     const removed = await files.write('removed.bin', 16 * MiB, 74)
     const cancelled = await files.write('cancelled.bin', 16 * MiB, 75)
     await pickFiles(page, [removed, cancelled])
-    await expect.poll(() => percentOf(rowsOf(page, 'cancelled.bin')), { timeout: 30_000, interval: 100 }).toBeGreaterThan(5)
+    await expect
+      .poll(() => percentOf(rowsOf(page, 'cancelled.bin')), { timeout: 30_000, interval: 100 })
+      .toBeGreaterThan(5)
 
     await rowsOf(page, 'cancelled.bin').getByRole('button', { name: 'Cancel upload of cancelled.bin' }).click()
     const ended = await settle(rowsOf(page, 'cancelled.bin'))
     expect(ended.state).toBe('cancelled')
-    const colours = await rowsOf(page, 'cancelled.bin').locator('.updraft-state').evaluate((element) => getComputedStyle(element).color)
-    const failedColour = await page.evaluate(() => getComputedStyle(document.querySelector('.updraft')!).getPropertyValue('--updraft-bad'))
+    const colours = await rowsOf(page, 'cancelled.bin')
+      .locator('.updraft-state')
+      .evaluate((element) => getComputedStyle(element).color)
+    const failedColour = await page.evaluate(() =>
+      getComputedStyle(document.querySelector('.updraft')!).getPropertyValue('--updraft-bad'),
+    )
     expect(colours).not.toBe(failedColour)
     // Focus moved from the vanished Cancel button to Retry.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Retry upload of cancelled.bin')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Retry upload of cancelled.bin',
+    )
 
     await rowsOf(page, 'removed.bin').getByRole('button', { name: 'Cancel upload of removed.bin' }).click()
     await settle(rowsOf(page, 'removed.bin'))
@@ -335,7 +398,8 @@ describe('rows: every state and control', () => {
     // The first file's permission arrives a little after the second's (a slower STS call, say):
     // by then the large file has asked for all its connections.
     await page.route('**/api/s3-upload', async (route) => {
-      if (route.request().postDataJSON()?.filename === 'first-small.bin') await new Promise((resolve) => setTimeout(resolve, 800))
+      if (route.request().postDataJSON()?.filename === 'first-small.bin')
+        await new Promise((resolve) => setTimeout(resolve, 800))
       await route.continue()
     })
     const small = await files.write('first-small.bin', 300 * 1024, 77)
@@ -376,7 +440,9 @@ describe('rows: every state and control', () => {
     await network(page, { upload: 2 * MiB })
     const payload = await files.write('leaving.bin', 8 * MiB, 79)
     await pickFiles(page, [payload])
-    await expect.poll(() => percentOf(rowsOf(page, 'leaving.bin')), { timeout: 30_000, interval: 100 }).toBeGreaterThan(0)
+    await expect
+      .poll(() => percentOf(rowsOf(page, 'leaving.bin')), { timeout: 30_000, interval: 100 })
+      .toBeGreaterThan(0)
 
     const dialog = page.waitForEvent('dialog')
     await page.close({ runBeforeUnload: true })
@@ -398,59 +464,81 @@ describe('rows: every state and control', () => {
 describe('how it looks, and axe-core', () => {
   const variants = [
     { name: 'desktop', options: { viewport: { width: 1100, height: 900 } } },
-    { name: 'phone', options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } },
+    {
+      name: 'phone',
+      options: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
+    },
   ] as const
 
-  it.each(variants)('$name: no axe violations and screenshots in light and dark, mid-upload with every kind of row', async ({ name, options }) => {
-    const page = await newPage(limited, options)
-    expect(await axeViolations(page)).toEqual([]) // the empty page
-    // Nothing to drag on a touch screen, and phones cannot pick folders: neither is offered there.
-    expect(await page.getByRole('button', { name: 'Choose folder' }).isVisible()).toBe(name === 'desktop')
-    expect(await page.getByText('Drag files or folders here, or paste them').isVisible()).toBe(name === 'desktop')
+  it.each(variants)(
+    '$name: no axe violations and screenshots in light and dark, mid-upload with every kind of row',
+    async ({ name, options }) => {
+      const page = await newPage(limited, options)
+      expect(await axeViolations(page)).toEqual([]) // the empty page
+      // Nothing to drag on a touch screen, and phones cannot pick folders: neither is offered there.
+      expect(await page.getByRole('button', { name: 'Choose folder' }).isVisible()).toBe(name === 'desktop')
+      expect(await page.getByText('Drag files or folders here, or paste them').isVisible()).toBe(name === 'desktop')
 
-    await network(page, { upload: 3 * MiB })
-    await pickFiles(page, [{ name: 'holiday-photo.png', mimeType: 'image/png', buffer: gradientPng(320, 240) }, filePayload('notes.txt', 'text/plain', 6 * 1024, 80)])
-    expect((await settle(rowsOf(page, 'holiday-photo.png'))).state).toBe('done')
-    await rowsOf(page, 'holiday-photo.png').locator('img.updraft-thumbnail').waitFor()
-    await pickFiles(page, [await files.write('site-backup.zip', 24 * MiB, 81)])
-    const backup = rowsOf(page, 'site-backup.zip')
-    await expect.poll(() => percentOf(backup), { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(20)
-    await backup.getByRole('button', { name: 'Cancel upload of site-backup.zip' }).click()
-    await pickFiles(page, [await files.write('raw-footage.mp4', 80 * MiB, 82), await files.write('conference-talk.mp4', 48 * MiB, 83)])
-    const talk = rowsOf(page, 'conference-talk.mp4')
-    await expect.poll(() => percentOf(talk), { timeout: 40_000, interval: 100 }).toBeGreaterThanOrEqual(30)
-    await expect.poll(async () => (await talk.innerText()).includes('left'), { timeout: 10_000 }).toBe(true)
+      await network(page, { upload: 3 * MiB })
+      await pickFiles(page, [
+        { name: 'holiday-photo.png', mimeType: 'image/png', buffer: gradientPng(320, 240) },
+        filePayload('notes.txt', 'text/plain', 6 * 1024, 80),
+      ])
+      expect((await settle(rowsOf(page, 'holiday-photo.png'))).state).toBe('done')
+      await rowsOf(page, 'holiday-photo.png').locator('img.updraft-thumbnail').waitFor()
+      await pickFiles(page, [await files.write('site-backup.zip', 24 * MiB, 81)])
+      const backup = rowsOf(page, 'site-backup.zip')
+      await expect.poll(() => percentOf(backup), { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(20)
+      await backup.getByRole('button', { name: 'Cancel upload of site-backup.zip' }).click()
+      await pickFiles(page, [
+        await files.write('raw-footage.mp4', 80 * MiB, 82),
+        await files.write('conference-talk.mp4', 48 * MiB, 83),
+      ])
+      const talk = rowsOf(page, 'conference-talk.mp4')
+      await expect.poll(() => percentOf(talk), { timeout: 40_000, interval: 100 }).toBeGreaterThanOrEqual(30)
+      await expect.poll(async () => (await talk.innerText()).includes('left'), { timeout: 10_000 }).toBe(true)
 
-    const states = await page.getByTestId('upload-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')))
-    expect(states).toEqual(['done', 'refused', 'cancelled', 'refused', 'uploading'])
-    await mkdir(ARTIFACTS, { recursive: true })
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' })
-      expect(await axeViolations(page), `${name} ${colorScheme}`).toEqual([])
-      // A phone's first screen as it is (a full-page capture re-sizes the viewport, and Chromium
-      // then drops the touch emulation), then its list of rows.
-      await page.evaluate(() => window.scrollTo(0, 0))
-      const screenshot = await page.screenshot({ fullPage: name === 'desktop', animations: 'disabled', caret: 'hide' })
-      await writeFile(new URL(`ui-${name}-${colorScheme}.png`, ARTIFACTS), screenshot)
-      if (name === 'phone') {
-        await page.locator('.updraft-rows').evaluate((list) => list.scrollIntoView())
-        await writeFile(new URL(`ui-${name}-${colorScheme}-rows.png`, ARTIFACTS), await page.screenshot({ animations: 'disabled', caret: 'hide' }))
+      const states = await page
+        .getByTestId('upload-row')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-state')))
+      expect(states).toEqual(['done', 'refused', 'cancelled', 'refused', 'uploading'])
+      await mkdir(ARTIFACTS, { recursive: true })
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' })
+        expect(await axeViolations(page), `${name} ${colorScheme}`).toEqual([])
+        // A phone's first screen as it is (a full-page capture re-sizes the viewport, and Chromium
+        // then drops the touch emulation), then its list of rows.
+        await page.evaluate(() => window.scrollTo(0, 0))
+        const screenshot = await page.screenshot({
+          fullPage: name === 'desktop',
+          animations: 'disabled',
+          caret: 'hide',
+        })
+        await writeFile(new URL(`ui-${name}-${colorScheme}.png`, ARTIFACTS), screenshot)
+        if (name === 'phone') {
+          await page.locator('.updraft-rows').evaluate((list) => list.scrollIntoView())
+          await writeFile(
+            new URL(`ui-${name}-${colorScheme}-rows.png`, ARTIFACTS),
+            await page.screenshot({ animations: 'disabled', caret: 'hide' }),
+          )
+        }
+        // `UPDRAFT_README_SCREENSHOT=1 npx vitest run tests/ui-browser.test.ts -t desktop` refreshes the README's picture.
+        if (name === 'desktop' && colorScheme === 'light' && process.env.UPDRAFT_README_SCREENSHOT)
+          await writeFile(README_SCREENSHOT, screenshot)
+        expect(screenshot.length).toBeGreaterThan(20_000)
       }
-      // `UPDRAFT_README_SCREENSHOT=1 npx vitest run tests/ui-browser.test.ts -t desktop` refreshes the README's picture.
-      if (name === 'desktop' && colorScheme === 'light' && process.env.UPDRAFT_README_SCREENSHOT) await writeFile(README_SCREENSHOT, screenshot)
-      expect(screenshot.length).toBeGreaterThan(20_000)
-    }
-    // The whole dropzone is on the first screen; on a phone, above the settings.
-    await page.evaluate(() => window.scrollTo(0, 0))
-    const zone = await page.locator('.updraft-zone').boundingBox()
-    const settings = await page.getByRole('group', { name: 'Upload mode' }).boundingBox()
-    expect(zone!.y + zone!.height).toBeLessThan(options.viewport.height)
-    if (name === 'phone') expect(zone!.y + zone!.height).toBeLessThan(settings!.y)
+      // The whole dropzone is on the first screen; on a phone, above the settings.
+      await page.evaluate(() => window.scrollTo(0, 0))
+      const zone = await page.locator('.updraft-zone').boundingBox()
+      const settings = await page.getByRole('group', { name: 'Upload mode' }).boundingBox()
+      expect(zone!.y + zone!.height).toBeLessThan(options.viewport.height)
+      if (name === 'phone') expect(zone!.y + zone!.height).toBeLessThan(settings!.y)
 
-    await talk.getByRole('button', { name: 'Cancel upload of conference-talk.mp4' }).click()
-    await settle(talk)
-    await page.close()
-  })
+      await talk.getByRole('button', { name: 'Cancel upload of conference-talk.mp4' }).click()
+      await settle(talk)
+      await page.close()
+    },
+  )
 })
 
 describe('rows hold still and tell the truth (issue 23, the demo rough edges)', () => {
@@ -483,9 +571,14 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
     await row.getByRole('button', { name: 'Resume upload of resumed.bin' }).click()
     const seen: string[] = []
     await expect
-      .poll(async () => seen[seen.push((await row.locator('.updraft-row-foot').innerText()).replace(/\s+/g, ' ')) - 1], { timeout: 30_000, interval: 100 })
+      .poll(
+        async () => seen[seen.push((await row.locator('.updraft-row-foot').innerText()).replace(/\s+/g, ' ')) - 1],
+        { timeout: 30_000, interval: 100 },
+      )
       .toMatch(/\/s · \d+ s left/)
-    console.log(`after Resume: ${seen.filter((text) => text.startsWith('Resuming…')).length} samples "Resuming…", then "${seen.at(-1)}"`)
+    console.log(
+      `after Resume: ${seen.filter((text) => text.startsWith('Resuming…')).length} samples "Resuming…", then "${seen.at(-1)}"`,
+    )
     expect(seen.some((text) => text.startsWith('Resuming…'))).toBe(true)
     expect(seen.filter((text) => / B\/s|min left| h /.test(text))).toEqual([])
     // Within 2x of the link's 2 MiB/s (DevTools throttles before the socket, so the page's count follows the link).
@@ -504,7 +597,9 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
     const page = await newPage(open, DESKTOP)
     await page.evaluate(() => {
       const seen: number[] = ((window as unknown as { fullness: number[] }).fullness = [])
-      const fullness = (row: Element) => row.querySelector('.updraft-bar-fill')!.getBoundingClientRect().width / row.querySelector('.updraft-bar')!.getBoundingClientRect().width
+      const fullness = (row: Element) =>
+        row.querySelector('.updraft-bar-fill')!.getBoundingClientRect().width /
+        row.querySelector('.updraft-bar')!.getBoundingClientRect().width
       new MutationObserver((records) => {
         for (const { target } of records) {
           const row = target as HTMLElement
@@ -549,67 +644,89 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
   it.each([
     { name: 'desktop', options: DESKTOP },
     { name: 'phone', options: PHONE },
-  ])('$name: Cancel leaves the row where it was, focus on Retry in its place, and a double click on Cancel neither removes nor restarts it', async ({ options }) => {
-    const page = await newPage(open, options)
-    const row = await uploadShowingSpeed(page, 'cancelled.bin', 24 * MiB, 98)
-    await row.scrollIntoViewIfNeeded()
-    const rowBefore = await box(row)
-    const cancel = await box(row.getByRole('button', { name: 'Cancel upload of cancelled.bin' }))
-    const [x, y] = [cancel.x + cancel.width / 2, cancel.y + cancel.height / 2]
-    await page.mouse.click(x, y)
-    await expect.poll(() => stateOf(row)).toBe('cancelled')
-    expect(await box(row)).toEqual(rowBefore)
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Retry upload of cancelled.bin')
-    expect(await page.evaluate(([px, py]) => document.elementFromPoint(px!, py!)?.closest('button')?.getAttribute('aria-label'), [x, y])).toBe('Retry upload of cancelled.bin')
-    // The second click of a double click that began on Cancel (the browser counts it as click 2).
-    await page.mouse.down({ clickCount: 2 })
-    await page.mouse.up({ clickCount: 2 })
-    await sleep(300)
-    expect(await rowsOf(page, 'cancelled.bin').count()).toBe(1)
-    expect(await stateOf(row)).toBe('cancelled')
-    await page.close()
-  })
+  ])(
+    '$name: Cancel leaves the row where it was, focus on Retry in its place, and a double click on Cancel neither removes nor restarts it',
+    async ({ options }) => {
+      const page = await newPage(open, options)
+      const row = await uploadShowingSpeed(page, 'cancelled.bin', 24 * MiB, 98)
+      await row.scrollIntoViewIfNeeded()
+      const rowBefore = await box(row)
+      const cancel = await box(row.getByRole('button', { name: 'Cancel upload of cancelled.bin' }))
+      const [x, y] = [cancel.x + cancel.width / 2, cancel.y + cancel.height / 2]
+      await page.mouse.click(x, y)
+      await expect.poll(() => stateOf(row)).toBe('cancelled')
+      expect(await box(row)).toEqual(rowBefore)
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+        'Retry upload of cancelled.bin',
+      )
+      expect(
+        await page.evaluate(
+          ([px, py]) => document.elementFromPoint(px!, py!)?.closest('button')?.getAttribute('aria-label'),
+          [x, y],
+        ),
+      ).toBe('Retry upload of cancelled.bin')
+      // The second click of a double click that began on Cancel (the browser counts it as click 2).
+      await page.mouse.down({ clickCount: 2 })
+      await page.mouse.up({ clickCount: 2 })
+      await sleep(300)
+      expect(await rowsOf(page, 'cancelled.bin').count()).toBe(1)
+      expect(await stateOf(row)).toBe('cancelled')
+      await page.close()
+    },
+  )
 
   it.each([
     { name: 'desktop', options: DESKTOP },
     { name: 'phone', options: PHONE },
-  ])('$name: a row\'s bar keeps its length uploading, paused, cancelled and done; a done row grows no taller; no wrapped line starts with "·"; a mouse Remove rings nothing', async ({ options }) => {
-    // Issue 35: the bar was 649 px uploading, 634 paused, 613 done; a done row grew from 87 to
-    // 154-173 px and pushed the rows below; a phone's wrapped line started with "·"; after Remove
-    // the next row got a focus ring from a mouse click.
-    const page = await newPage(open, options)
-    const bar = (row: ReturnType<typeof rowsOf>) => row.getByRole('progressbar').evaluate((element) => element.getBoundingClientRect().width)
-    const row = await uploadShowingSpeed(page, 'steady.bin', 24 * MiB, 355)
-    const uploading = { bar: await bar(row), height: (await box(row)).height }
-    await row.getByRole('button', { name: 'Pause upload of steady.bin' }).click()
-    await expect.poll(() => stateOf(row)).toBe('paused')
-    expect(await bar(row)).toBe(uploading.bar)
-    await row.getByRole('button', { name: 'Cancel upload of steady.bin' }).click()
-    await expect.poll(() => stateOf(row)).toBe('cancelled')
-    expect(await bar(row)).toBe(uploading.bar)
-    // No line of the row's figures (nor the summary's) starts with a dot a reader can see.
-    const danglingDots = await page.evaluate(() =>
-      [...document.querySelectorAll('.updraft-figures')].flatMap((box) => {
-        const edge = box.getBoundingClientRect().left
-        return [...box.querySelectorAll('.updraft-dot')].filter((dot) => dot.textContent && dot.getBoundingClientRect().right > edge + 1 && dot.getBoundingClientRect().left < edge - 1).length
-      }),
-    )
-    expect(danglingDots.every((count) => count === 0)).toBe(true)
-    await network(page, {})
-    await row.getByRole('button', { name: 'Retry upload of steady.bin' }).click()
-    await expectStored(page, 'steady.bin', testBytes(24 * MiB, 355))
-    expect(await bar(row)).toBe(uploading.bar)
-    expect((await box(row)).height).toBeLessThanOrEqual(uploading.height)
+  ])(
+    '$name: a row\'s bar keeps its length uploading, paused, cancelled and done; a done row grows no taller; no wrapped line starts with "·"; a mouse Remove rings nothing',
+    async ({ options }) => {
+      // Issue 35: the bar was 649 px uploading, 634 paused, 613 done; a done row grew from 87 to
+      // 154-173 px and pushed the rows below; a phone's wrapped line started with "·"; after Remove
+      // the next row got a focus ring from a mouse click.
+      const page = await newPage(open, options)
+      const bar = (row: ReturnType<typeof rowsOf>) =>
+        row.getByRole('progressbar').evaluate((element) => element.getBoundingClientRect().width)
+      const row = await uploadShowingSpeed(page, 'steady.bin', 24 * MiB, 355)
+      const uploading = { bar: await bar(row), height: (await box(row)).height }
+      await row.getByRole('button', { name: 'Pause upload of steady.bin' }).click()
+      await expect.poll(() => stateOf(row)).toBe('paused')
+      expect(await bar(row)).toBe(uploading.bar)
+      await row.getByRole('button', { name: 'Cancel upload of steady.bin' }).click()
+      await expect.poll(() => stateOf(row)).toBe('cancelled')
+      expect(await bar(row)).toBe(uploading.bar)
+      // No line of the row's figures (nor the summary's) starts with a dot a reader can see.
+      const danglingDots = await page.evaluate(() =>
+        [...document.querySelectorAll('.updraft-figures')].flatMap((box) => {
+          const edge = box.getBoundingClientRect().left
+          return [...box.querySelectorAll('.updraft-dot')].filter(
+            (dot) =>
+              dot.textContent &&
+              dot.getBoundingClientRect().right > edge + 1 &&
+              dot.getBoundingClientRect().left < edge - 1,
+          ).length
+        }),
+      )
+      expect(danglingDots.every((count) => count === 0)).toBe(true)
+      await network(page, {})
+      await row.getByRole('button', { name: 'Retry upload of steady.bin' }).click()
+      await expectStored(page, 'steady.bin', testBytes(24 * MiB, 355))
+      expect(await bar(row)).toBe(uploading.bar)
+      expect((await box(row)).height).toBeLessThanOrEqual(uploading.height)
 
-    // Remove with the mouse: focus goes to the next row, without a ring (:focus-visible is the keyboard's).
-    const small = filePayload('after.txt', 'text/plain', 2_000, 356)
-    await pickFiles(page, [small])
-    await expectStored(page, 'after.txt', small.buffer)
-    await row.getByRole('button', { name: 'Remove steady.bin from the list' }).click()
-    const focused = await page.evaluate(() => ({ name: document.activeElement?.querySelector('.updraft-name')?.textContent, outline: getComputedStyle(document.activeElement!).outlineStyle }))
-    expect(focused).toEqual({ name: 'after.txt', outline: 'none' })
-    await page.close()
-  })
+      // Remove with the mouse: focus goes to the next row, without a ring (:focus-visible is the keyboard's).
+      const small = filePayload('after.txt', 'text/plain', 2_000, 356)
+      await pickFiles(page, [small])
+      await expectStored(page, 'after.txt', small.buffer)
+      await row.getByRole('button', { name: 'Remove steady.bin from the list' }).click()
+      const focused = await page.evaluate(() => ({
+        name: document.activeElement?.querySelector('.updraft-name')?.textContent,
+        outline: getComputedStyle(document.activeElement!).outlineStyle,
+      }))
+      expect(focused).toEqual({ name: 'after.txt', outline: 'none' })
+      await page.close()
+    },
+  )
 
   it('phone: "· 11 s left" stays on one line, and the figures wrap inside the row', async () => {
     const page = await newPage(open, PHONE)
@@ -627,7 +744,11 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
       return 0
     })
     expect(lines).toBe(1)
-    const [rowBox, barBox, transferBox] = await Promise.all([box(row), box(row.getByRole('progressbar')), box(row.locator('.updraft-transfer'))])
+    const [rowBox, barBox, transferBox] = await Promise.all([
+      box(row),
+      box(row.getByRole('progressbar')),
+      box(row.locator('.updraft-transfer')),
+    ])
     expect(barBox.x + barBox.width).toBeLessThanOrEqual(rowBox.x + rowBox.width)
     expect(transferBox.x + transferBox.width).toBeLessThanOrEqual(rowBox.x + rowBox.width)
     await row.getByRole('button', { name: 'Cancel upload of phone-wrap.bin' }).click()

@@ -4,15 +4,22 @@
 // part numbers capped by maxFileSize), and `/complete` holds the stored size to `maxFileSize`.
 // Driven by hand over HTTP against s3rver and Ceph RGW, every object read back byte for byte;
 // the attacks run against RGW.
-import { HeadObjectCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
+
 import { createHash } from 'node:crypto'
+import { HeadObjectCommand, ListPartsCommand, type S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
-import { uploadObject } from '../engine/index.ts'
-import type { CompleteReply, ListPartsReply, PartsReply, PresignedMultipartReply, TokenReply } from '../protocol/wire.ts'
-import type { CompletedUpload, UploadHandlerConfig } from '../server/index.ts'
-import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 import { readObject, sha256, testBytesOf } from '../dev/s3-client.ts'
 import type { TestStore } from '../dev/stores.ts'
+import { uploadObject } from '../engine/index.ts'
+import type {
+  CompleteReply,
+  ListPartsReply,
+  PartsReply,
+  PresignedMultipartReply,
+  TokenReply,
+} from '../protocol/wire.ts'
+import type { CompletedUpload, UploadHandlerConfig } from '../server/index.ts'
+import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
 
 const MiB = 1024 * 1024
 const PART = 5 * MiB
@@ -20,7 +27,11 @@ const rgw = inject('rgw')
 const { stores, uploadApiFor, tokenSts } = uploadApiFixture()
 
 async function post<T = Record<string, unknown>>(api: string, route: string, body: unknown) {
-  const response = await fetch(api + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const response = await fetch(api + route, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   return { status: response.status, body: (await response.json()) as T & { error?: string } }
 }
 
@@ -30,7 +41,8 @@ const put = (url: string, bytes: Uint8Array, headers: Record<string, string> = {
 const exists = (client: S3Client, bucket: string, key: string) =>
   client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
     () => true,
-    (error: { $metadata?: { httpStatusCode?: number } }) => (error.$metadata?.httpStatusCode === 404 ? false : Promise.reject(error)),
+    (error: { $metadata?: { httpStatusCode?: number } }) =>
+      error.$metadata?.httpStatusCode === 404 ? false : Promise.reject(error),
   )
 
 /** The token reply's credentials, used as a page holding them would: a multipart upload of `bytes` (uploadObject). */
@@ -39,7 +51,11 @@ function withToken({ token: { Credentials }, ...reply }: TokenReply, bytes: Uint
     ...reply,
     forcePathStyle: true,
     contentType: 'image/png',
-    credentials: { accessKeyId: Credentials.AccessKeyId, secretAccessKey: Credentials.SecretAccessKey, sessionToken: Credentials.SessionToken },
+    credentials: {
+      accessKeyId: Credentials.AccessKeyId,
+      secretAccessKey: Credentials.SecretAccessKey,
+      sessionToken: Credentials.SessionToken,
+    },
   })
 }
 
@@ -75,7 +91,11 @@ async function sendParts(api: string, reply: PresignedMultipartReply, bytes: Uin
     const part = bytes.subarray(start, start + reply.partSize)
     let url = part.length === reply.partSize ? reply.urls?.[partNumber] : undefined
     if (!url) {
-      const asked = await post<PartsReply>(api, '/parts', { ticket: reply.ticket, partNumbers: [partNumber], sizes: { [partNumber]: part.length } })
+      const asked = await post<PartsReply>(api, '/parts', {
+        ticket: reply.ticket,
+        partNumbers: [partNumber],
+        sizes: { [partNumber]: part.length },
+      })
       expect(asked.status, asked.body.error).toBe(200)
       url = asked.body.urls[partNumber]!
     }
@@ -102,7 +122,14 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     expect(done.status, done.body.error).toBe(200)
     expect(done.body).toMatchObject({ key: reply.key, bucket: reply.bucket, serverData: { size: bytes.length } })
     expect(sha256(await readObject(client, reply.bucket, reply.key))).toBe(sha256(bytes))
-    expect(completed).toEqual([expect.objectContaining({ key: reply.key, size: bytes.length, contentType: 'image/png', uploadId: reply.uploadId })])
+    expect(completed).toEqual([
+      expect.objectContaining({
+        key: reply.key,
+        size: bytes.length,
+        contentType: 'image/png',
+        uploadId: reply.uploadId,
+      }),
+    ])
   })
 
   it('token: the usual reply; /complete takes the stored size within maxFileSize, and onUploadComplete sees it', async () => {
@@ -133,8 +160,12 @@ describe('the part size of an upload of unknown length (Ceph RGW)', () => {
     const reply = await startUnknown(api)
     // 100 GiB / 10 000 parts is 10.24 MiB: the next whole MiB.
     expect(reply.partSize).toBe(11 * MiB)
-    expect((await post(api, '/parts', { ticket: reply.ticket, partNumbers: [9310], sizes: { 9310: 1 } })).status).toBe(200)
-    expect((await post(api, '/parts', { ticket: reply.ticket, partNumbers: [9311], sizes: { 9311: 1 } })).status).toBe(413)
+    expect((await post(api, '/parts', { ticket: reply.ticket, partNumbers: [9310], sizes: { 9310: 1 } })).status).toBe(
+      200,
+    )
+    expect((await post(api, '/parts', { ticket: reply.ticket, partNumbers: [9311], sizes: { 9311: 1 } })).status).toBe(
+      413,
+    )
     expect((await post(api, '/abort', { ticket: reply.ticket })).status).toBe(200)
   })
 })
@@ -153,9 +184,14 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     // No URL for a part over partSize, or empty.
     for (const size of [PART + 1, 0]) {
       const refused = await post(api, '/parts', { ticket: reply.ticket, partNumbers: [3], sizes: { 3: size } })
-      expect(refused).toEqual({ status: 400, body: { error: `sizes[3] must be from 1 to the part size of ${PART} bytes, got ${size}` } })
+      expect(refused).toEqual({
+        status: 400,
+        body: { error: `sizes[3] must be from 1 to the part size of ${PART} bytes, got ${size}` },
+      })
     }
-    const stored = await client.send(new ListPartsCommand({ Bucket: reply.bucket, Key: reply.key, UploadId: reply.uploadId }))
+    const stored = await client.send(
+      new ListPartsCommand({ Bucket: reply.bucket, Key: reply.key, UploadId: reply.uploadId }),
+    )
     expect(stored.Parts ?? []).toEqual([])
     await post(api, '/abort', { ticket: reply.ticket })
   })
@@ -167,10 +203,14 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
       status: 400,
       body: { error: 'sizes must give the length of every part asked for: part 3 has none' },
     })
-    expect((await post(api, '/parts', { ticket: reply.ticket, partNumbers: [2], sizes: { 2: PART, 3: PART } })).status).toBe(400)
+    expect(
+      (await post(api, '/parts', { ticket: reply.ticket, partNumbers: [2], sizes: { 2: PART, 3: PART } })).status,
+    ).toBe(400)
     expect(await post(api, '/parts', { ticket: reply.ticket, partNumbers: [2] })).toEqual({
       status: 400,
-      body: { error: 'sizes is required for an upload of unknown length: give each part asked for its length in bytes' },
+      body: {
+        error: 'sizes is required for an upload of unknown length: give each part asked for its length in bytes',
+      },
     })
     await post(api, '/abort', { ticket: reply.ticket })
   })
@@ -182,10 +222,15 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     const over = await post(api, '/parts', { ticket: reply.ticket, partNumbers: [3, 4], sizes: { 3: PART, 4: 1 } })
     expect(over).toEqual({
       status: 413,
-      body: { error: `part number 4 is over the limit: this upload API accepts files of at most ${12 * MiB} bytes, which is 3 parts of ${PART} bytes` },
+      body: {
+        error: `part number 4 is over the limit: this upload API accepts files of at most ${12 * MiB} bytes, which is 3 parts of ${PART} bytes`,
+      },
     })
     const parts = await sendParts(api, reply, testBytesOf('image/png', PART + 10, 17))
-    const done = await post(api, '/complete', { ticket: reply.ticket, parts: [...parts, { partNumber: 4, etag: parts[0]!.etag }] })
+    const done = await post(api, '/complete', {
+      ticket: reply.ticket,
+      parts: [...parts, { partNumber: 4, etag: parts[0]!.etag }],
+    })
     expect(done.status).toBe(413)
     expect(completed).toEqual([])
     expect(await exists(client, reply.bucket, reply.key)).toBe(false)
@@ -200,7 +245,9 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     const parts = await sendParts(api, reply, bytes)
     expect(await post(api, '/complete', { ticket: reply.ticket, parts })).toEqual({
       status: 413,
-      body: { error: `The uploaded object was refused and deleted: it holds ${3 * PART} bytes: 15 MiB is over the 12 MiB limit` },
+      body: {
+        error: `The uploaded object was refused and deleted: it holds ${3 * PART} bytes: 15 MiB is over the 12 MiB limit`,
+      },
     })
     expect(await exists(client, reply.bucket, reply.key)).toBe(false)
     expect(completed).toEqual([])
@@ -213,7 +260,9 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     expect(await exists(client, reply.bucket, reply.key)).toBe(true)
     expect(await post(api, '/complete', { ticket: reply.ticket })).toEqual({
       status: 413,
-      body: { error: `The uploaded object was refused and deleted: it holds ${PART + 2 * MiB} bytes: 7 MiB is over the 6 MiB limit` },
+      body: {
+        error: `The uploaded object was refused and deleted: it holds ${PART + 2 * MiB} bytes: 7 MiB is over the 6 MiB limit`,
+      },
     })
     expect(await exists(client, reply.bucket, reply.key)).toBe(false)
     expect(completed).toEqual([])
@@ -226,9 +275,17 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
       const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as Record<string, unknown>
       return `${prefix}.${Buffer.from(JSON.stringify(change(claims))).toString('base64url')}.${signature}`
     }
-    const known = await post<PresignedMultipartReply>(api, '', { filename: 'a.png', filetype: 'image/png', filesize: 6 * MiB, strategy: 'presigned' })
+    const known = await post<PresignedMultipartReply>(api, '', {
+      filename: 'a.png',
+      filetype: 'image/png',
+      filesize: 6 * MiB,
+      strategy: 'presigned',
+    })
     expect(known.status).toBe(200)
-    const flagged = alter(known.body.ticket, ({ filesize: _f, partCount: _p, ...rest }) => ({ ...rest, sizeUnknown: true }))
+    const flagged = alter(known.body.ticket, ({ filesize: _f, partCount: _p, ...rest }) => ({
+      ...rest,
+      sizeUnknown: true,
+    }))
     expect(await post(api, '/parts', { ticket: flagged, partNumbers: [2], sizes: { 2: PART } })).toEqual({
       status: 403,
       body: { error: 'The upload ticket is not valid' },
@@ -236,12 +293,21 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     // The genuine known-size ticket takes no sizes: its plan fixes each length.
     expect(await post(api, '/parts', { ticket: known.body.ticket, partNumbers: [2], sizes: { 2: PART } })).toEqual({
       status: 400,
-      body: { error: 'sizes is only for uploads of unknown length: this upload declared its filesize, which fixes every part’s length' },
+      body: {
+        error:
+          'sizes is only for uploads of unknown length: this upload declared its filesize, which fixes every part’s length',
+      },
     })
     const unknown = await startUnknown(api)
-    const declared = alter(unknown.ticket, ({ sizeUnknown: _s, ...rest }) => ({ ...rest, filesize: 100 * MiB, partCount: 20 }))
+    const declared = alter(unknown.ticket, ({ sizeUnknown: _s, ...rest }) => ({
+      ...rest,
+      filesize: 100 * MiB,
+      partCount: 20,
+    }))
     expect((await post(api, '/parts', { ticket: declared, partNumbers: [20] })).status).toBe(403)
-    expect((await post(api, '/complete', { ticket: declared, parts: [{ partNumber: 1, etag: '"x"' }] })).status).toBe(403)
+    expect((await post(api, '/complete', { ticket: declared, parts: [{ partNumber: 1, etag: '"x"' }] })).status).toBe(
+      403,
+    )
     // A token ticket of unknown size cannot be made to declare one, either.
     const { api: tokenApi } = await unknownSizeApi(rgw, { maxFileSize: 12 * MiB, sts: tokenSts(rgw) })
     const token = await startUnknown<TokenReply>(tokenApi, 'token')
@@ -253,7 +319,15 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
 
   it('sizeUnknown with filesize is a 400, and nothing is created', async () => {
     const { api, calls } = await unknownSizeApi(rgw, { maxFileSize: 12 * MiB })
-    expect(await post(api, '', { filename: 'a.png', filetype: 'image/png', filesize: 10, sizeUnknown: true, strategy: 'presigned' })).toEqual({
+    expect(
+      await post(api, '', {
+        filename: 'a.png',
+        filetype: 'image/png',
+        filesize: 10,
+        sizeUnknown: true,
+        strategy: 'presigned',
+      }),
+    ).toEqual({
       status: 400,
       body: { error: 'Send either filesize (the length is known) or sizeUnknown: true (it is not), not both' },
     })
@@ -272,14 +346,19 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
       contentMd5: { 1: md5(first), 2: md5(last) },
     })
     expect(asked.status, asked.body.error).toBe(200)
-    expect(new URL(asked.body.urls['2']!).searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-md5;host')
+    expect(new URL(asked.body.urls['2']!).searchParams.get('X-Amz-SignedHeaders')).toBe(
+      'content-length;content-md5;host',
+    )
     const damaged = last.slice()
     damaged[100]! ^= 1
     const refused = await put(asked.body.urls['2']!, damaged, { 'content-md5': md5(last) })
     expect(refused.status).toBe(400)
     expect(await refused.text()).toContain('BadDigest')
     const parts = []
-    for (const [partNumber, part] of [[1, first], [2, last]] as const) {
+    for (const [partNumber, part] of [
+      [1, first],
+      [2, last],
+    ] as const) {
       const sent = await put(asked.body.urls[partNumber]!, part, { 'content-md5': md5(part) })
       expect(sent.status).toBe(200)
       parts.push({ partNumber, etag: sent.headers.get('etag')! })
@@ -293,7 +372,10 @@ describe('attacks on an upload of unknown length (Ceph RGW)', () => {
     const reply = await startUnknown(api)
     await sendParts(api, reply, testBytesOf('image/png', PART, 21))
     const listed = await post<ListPartsReply>(api, '/list-parts', { ticket: reply.ticket })
-    expect(listed).toEqual({ status: 200, body: { parts: [{ partNumber: 1, etag: expect.stringMatching(/^"[0-9a-f]{32}"$/), size: PART }] } })
+    expect(listed).toEqual({
+      status: 200,
+      body: { parts: [{ partNumber: 1, etag: expect.stringMatching(/^"[0-9a-f]{32}"$/), size: PART }] },
+    })
     await post(api, '/abort', { ticket: reply.ticket })
   })
 })

@@ -6,16 +6,25 @@ import { Readable } from 'node:stream'
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { unzipSync, Zip, ZipDeflate, ZipPassThrough } from 'fflate'
 import { describe, expect, inject, it } from 'vitest'
+import { startFaultProxy } from '../dev/fault-proxy.ts'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
+import { directTarget, type TestStore } from '../dev/stores.ts'
+import {
+  BodyError,
+  fetchTransport,
+  type Progress,
+  resumeUploads,
+  type Transport,
+  UploadAbortedError,
+  upload,
+  uploadObject,
+} from '../engine/index.ts'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
-import { BodyError, fetchTransport, type Transport, type Progress, resumeUploads, upload, uploadObject, UploadAbortedError } from '../engine/index.ts'
 import { memoryResumeStore } from '../engine/resume/resume-store.ts'
 import { nodeTransport } from '../engine/transport/node-transport.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
-import { startFaultProxy } from '../dev/fault-proxy.ts'
-import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
-import { directTarget, type TestStore } from '../dev/stores.ts'
 
 const rgw = inject('rgw')
 const { stores, uploadApiFor, readerFor } = uploadApiFixture()
@@ -100,7 +109,10 @@ describe.each(Object.entries(stores))('uploadObject() with bodies that are not B
     const data = testBytes(11 * MiB + 123, 43)
     const key = newKey('readable-known')
     const progress = progressLog()
-    await uploadObject(readableOf(data, 64 * 1024), directTarget(store(), key, { size: data.length, partSize: PART, onProgress: progress.onProgress }))
+    await uploadObject(
+      readableOf(data, 64 * 1024),
+      directTarget(store(), key, { size: data.length, partSize: PART, onProgress: progress.onProgress }),
+    )
     await expectStored(store(), key, data)
     expect(new Set(progress.seen.map((p) => p.total))).toEqual(new Set([data.length]))
     expect(progress.seen.at(-1)!.loaded).toBe(data.length)
@@ -110,7 +122,10 @@ describe.each(Object.entries(stores))('uploadObject() with bodies that are not B
     const data = testBytes(11 * MiB + 7, 44)
     const key = newKey('iterable-unknown')
     const progress = progressLog()
-    await uploadObject(chunked(data, 100), directTarget(store(), key, { partSize: PART, onProgress: progress.onProgress }))
+    await uploadObject(
+      chunked(data, 100),
+      directTarget(store(), key, { partSize: PART, onProgress: progress.onProgress }),
+    )
     await expectStored(store(), key, data)
     expect(progress.seen[0]!.total).toBeLessThan(data.length)
     expect(progress.seen.at(-1)).toEqual({ loaded: data.length, total: data.length })
@@ -146,7 +161,10 @@ describe.each(Object.entries(stores))('uploadObject() with bodies that are not B
       if (final) zipped.push(null)
     })
     const key = newKey('archive')
-    const uploading = uploadObject(zipped, directTarget(store(), key, { partSize: PART, contentType: 'application/zip' }))
+    const uploading = uploadObject(
+      zipped,
+      directTarget(store(), key, { partSize: PART, contentType: 'application/zip' }),
+    )
     // Files are fed in pieces, as an archiver reading disks would.
     const stored = new ZipPassThrough('video.bin')
     const deflated = new ZipDeflate('notes.txt', { level: 6 })
@@ -168,12 +186,16 @@ describe('a stream part that fails on the way is sent again from memory (RGW, th
     const proxy = await startFaultProxy({
       target: rgw.endpoint,
       kind: 'storage',
-      decide: ({ step, url }) => (step === 'PUT ?partNumber' && url.includes('partNumber=2&') && !faulted ? ((faulted = true), fault) : undefined),
+      decide: ({ step, url }) =>
+        step === 'PUT ?partNumber' && url.includes('partNumber=2&') && !faulted ? ((faulted = true), fault) : undefined,
     })
     try {
       const data = testBytes(12 * MiB + 3, 58)
       const key = newKey(`retry-${fault}`)
-      await uploadObject(chunked(data, 300_000), { ...directTarget(stores.rgw(), key, { partSize: PART, retry: { delay: 1 } }), endpoint: proxy.url })
+      await uploadObject(chunked(data, 300_000), {
+        ...directTarget(stores.rgw(), key, { partSize: PART, retry: { delay: 1 } }),
+        endpoint: proxy.url,
+      })
       await expectStored(stores.rgw(), key, data)
       const part2 = proxy.log.filter((entry) => entry.step === 'PUT ?partNumber' && entry.url.includes('partNumber=2&'))
       expect(part2).toHaveLength(2)
@@ -201,7 +223,8 @@ describe('backpressure', () => {
     }
     const transport: Transport = async (request) => {
       const response = await nodeTransport(request)
-      if (request.method === 'PUT' && request.url.includes('partNumber=') && response.status === 200) accepted += (request.body as Uint8Array).byteLength
+      if (request.method === 'PUT' && request.url.includes('partNumber=') && response.status === 200)
+        accepted += (request.body as Uint8Array).byteLength
       return response
     }
     const key = newKey('backpressure')
@@ -243,7 +266,9 @@ describe('streams with checksums on RGW', () => {
       ...checksum('md5'),
     })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
-    const parts = calls.filter((call) => call.route === '/parts').map((call) => call.body as { partNumbers: number[]; contentMd5: Record<string, string> })
+    const parts = calls
+      .filter((call) => call.route === '/parts')
+      .map((call) => call.body as { partNumbers: number[]; contentMd5: Record<string, string> })
     // One /parts call per part, as each is read; parts hash concurrently (in workers), so their
     // calls may arrive in any order.
     expect(parts.map(({ partNumbers }) => partNumbers).sort(([a], [b]) => a! - b!)).toEqual([[1], [2], [3]])
@@ -261,7 +286,9 @@ describe('failing and aborted streams on RGW', () => {
     }
     let cleanedUp!: (error?: unknown) => void
     const cleanup = new Promise<unknown>((resolve) => (cleanedUp = resolve))
-    const error = await uploadObject(failing(), directTarget(rgw, key, { partSize: PART, onCleanup: cleanedUp })).catch((caught: unknown) => caught)
+    const error = await uploadObject(failing(), directTarget(rgw, key, { partSize: PART, onCleanup: cleanedUp })).catch(
+      (caught: unknown) => caught,
+    )
     expect(error).toBeInstanceOf(BodyError)
     expect(error).toMatchObject({ cause: failure, message: expect.stringContaining('source disk unplugged') })
     expect(await cleanup).toBeUndefined()
@@ -306,52 +333,87 @@ describe('failing and aborted streams on RGW', () => {
   })
 })
 
-describe.each(Object.entries(stores))('upload() through the upload API with bodies that are not Blobs, on %s', (name, store) => {
-  const modes: Array<[string, UploadHandlerConfig, 'token' | 'presigned']> = [['presigned', {}, 'presigned']]
-  if (name === 'rgw') modes.push(['token (assume-role)', { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } }, 'token'])
+describe.each(Object.entries(stores))(
+  'upload() through the upload API with bodies that are not Blobs, on %s',
+  (name, store) => {
+    const modes: Array<[string, UploadHandlerConfig, 'token' | 'presigned']> = [['presigned', {}, 'presigned']]
+    if (name === 'rgw')
+      modes.push([
+        'token (assume-role)',
+        { sts: { mode: 'assume-role', roleArn: rgw.roleArn, endpoint: rgw.endpoint } },
+        'token',
+      ])
 
-  it.each(modes)('%s: a Buffer, multipart (12 MiB), read back byte-exact', async (_mode, config, strategy) => {
-    const { api, client } = await uploadApiFor(store(), config)
-    const data = Buffer.from(testBytes(12 * MiB, 51))
-    const progress = progressLog()
-    const result = await upload(data, { api, strategy, filename: 'data.bin', contentType: 'application/octet-stream', onProgress: progress.onProgress })
-    expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
-    expect(progress.seen.at(-1)).toEqual({ loaded: data.length, total: data.length })
-  })
-
-  it.each(modes)('%s: a ReadableStream of known length, multipart (11 MiB) and one PUT (300 kB)', async (_mode, config, strategy) => {
-    const { api, client, calls } = await uploadApiFor(store(), config)
-    for (const size of [11 * MiB + 9, 300_000]) {
-      const data = testBytes(size, 52)
-      const result = await upload(readableOf(data, 32 * 1024), { api, strategy, size, filename: 'stream.bin', contentType: 'application/octet-stream' })
+    it.each(modes)('%s: a Buffer, multipart (12 MiB), read back byte-exact', async (_mode, config, strategy) => {
+      const { api, client } = await uploadApiFor(store(), config)
+      const data = Buffer.from(testBytes(12 * MiB, 51))
+      const progress = progressLog()
+      const result = await upload(data, {
+        api,
+        strategy,
+        filename: 'data.bin',
+        contentType: 'application/octet-stream',
+        onProgress: progress.onProgress,
+      })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
-    }
-    // The upload API was told each size, as for a file.
-    expect(calls.filter((call) => call.route === '').map((call) => (call.body as { filesize?: number }).filesize)).toEqual([11 * MiB + 9, 300_000])
-  })
+      expect(progress.seen.at(-1)).toEqual({ loaded: data.length, total: data.length })
+    })
 
-  it('with resume: bytes and streams upload and are never recorded (a Blob, the control, is)', async () => {
-    const { api, client } = await uploadApiFor(store(), { resumable: true })
-    const records = memoryResumeStore()
-    const put = records.put.bind(records)
-    const recorded: string[] = []
-    records.put = (record) => (recorded.push(record.name), put(record))
-    const resume = resumeUploads({ store: records })
-    const data = testBytes(11 * MiB, 55)
-    const named = (filename: string) => ({ api, strategy: 'presigned' as const, resume, filename, contentType: 'application/octet-stream' })
-    for (const [filename, body] of [['bytes.bin', Buffer.from(data)], ['stream.bin', chunked(data, MiB)], ['blob.bin', new Blob([data])]] as const) {
-      const result = await upload(body, { ...named(filename), size: data.length })
-      expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
-    }
-    expect(new Set(recorded)).toEqual(new Set(['blob.bin']))
-  })
-
-  it('bytes or a stream without filename and contentType are refused before anything is sent', async () => {
-    const { api, calls } = await uploadApiFor(store())
-    await expect(upload(new Uint8Array(10), { api })).rejects.toThrow(
-      /upload\(\) of bytes or a stream needs the filename and contentType options/,
+    it.each(modes)(
+      '%s: a ReadableStream of known length, multipart (11 MiB) and one PUT (300 kB)',
+      async (_mode, config, strategy) => {
+        const { api, client, calls } = await uploadApiFor(store(), config)
+        for (const size of [11 * MiB + 9, 300_000]) {
+          const data = testBytes(size, 52)
+          const result = await upload(readableOf(data, 32 * 1024), {
+            api,
+            strategy,
+            size,
+            filename: 'stream.bin',
+            contentType: 'application/octet-stream',
+          })
+          expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
+        }
+        // The upload API was told each size, as for a file.
+        expect(
+          calls.filter((call) => call.route === '').map((call) => (call.body as { filesize?: number }).filesize),
+        ).toEqual([11 * MiB + 9, 300_000])
+      },
     )
-    await expect(upload(chunked(new Uint8Array(10), 1), { api, filename: 'x.bin' })).rejects.toThrow(TypeError)
-    expect(calls).toEqual([])
-  })
-})
+
+    it('with resume: bytes and streams upload and are never recorded (a Blob, the control, is)', async () => {
+      const { api, client } = await uploadApiFor(store(), { resumable: true })
+      const records = memoryResumeStore()
+      const put = records.put.bind(records)
+      const recorded: string[] = []
+      records.put = (record) => (recorded.push(record.name), put(record))
+      const resume = resumeUploads({ store: records })
+      const data = testBytes(11 * MiB, 55)
+      const named = (filename: string) => ({
+        api,
+        strategy: 'presigned' as const,
+        resume,
+        filename,
+        contentType: 'application/octet-stream',
+      })
+      for (const [filename, body] of [
+        ['bytes.bin', Buffer.from(data)],
+        ['stream.bin', chunked(data, MiB)],
+        ['blob.bin', new Blob([data])],
+      ] as const) {
+        const result = await upload(body, { ...named(filename), size: data.length })
+        expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
+      }
+      expect(new Set(recorded)).toEqual(new Set(['blob.bin']))
+    })
+
+    it('bytes or a stream without filename and contentType are refused before anything is sent', async () => {
+      const { api, calls } = await uploadApiFor(store())
+      await expect(upload(new Uint8Array(10), { api })).rejects.toThrow(
+        /upload\(\) of bytes or a stream needs the filename and contentType options/,
+      )
+      await expect(upload(chunked(new Uint8Array(10), 1), { api, filename: 'x.bin' })).rejects.toThrow(TypeError)
+      expect(calls).toEqual([])
+    })
+  },
+)

@@ -4,13 +4,13 @@
 // replayed, expired or lying completions are refused and call nothing.
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
+import { readObject, sha256, testBytesOf } from '../dev/s3-client.ts'
+import type { TestStore } from '../dev/stores.ts'
 import { ApiError, fetchTransport, NetworkError, type Transport, upload, uploadObject } from '../engine/index.ts'
 import type { PresignedMultipartReply, PresignedPutReply, TokenReply } from '../protocol/wire.ts'
 import { type CompletedUpload, RequestError, type UploadHandlerConfig } from '../server/index.ts'
 import { signTicket, verifyTicket } from '../server/ticket.ts'
 import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
-import { readObject, sha256, testBytesOf } from '../dev/s3-client.ts'
-import type { TestStore } from '../dev/stores.ts'
 
 const MiB = 1024 * 1024
 const TICKET_SECRET = 'completion-test-ticket-secret'
@@ -30,7 +30,8 @@ function recordingApp() {
       if (typeof album !== 'string') throw new Error('album must be a string')
       return { album }
     },
-    key: (_request, filename, _body, metadata) => `next-s3-uploads/${metadata.album}/${crypto.randomUUID()}/${filename}`,
+    key: (_request, filename, _body, metadata) =>
+      `next-s3-uploads/${metadata.album}/${crypto.randomUUID()}/${filename}`,
     onUploadComplete: async ({ request, ...upload }) => {
       calls.push({ ...upload, cookie: request.headers.get('x-visitor') })
       if (!records.has(upload.uploadId)) records.set(upload.uploadId, records.size + 1)
@@ -56,7 +57,8 @@ async function post<T = Record<string, unknown>>(api: string, route: string, bod
 const exists = (client: S3Client, bucket: string, key: string) =>
   client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
     () => true,
-    (error: { $metadata?: { httpStatusCode?: number } }) => (error.$metadata?.httpStatusCode === 404 ? false : Promise.reject(error)),
+    (error: { $metadata?: { httpStatusCode?: number } }) =>
+      error.$metadata?.httpStatusCode === 404 ? false : Promise.reject(error),
   )
 
 /** The token reply's credentials, used as a page holding them could: any bytes, any Content-Type. */
@@ -112,13 +114,18 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
       ])
       // A multipart upload the upload API created (presigned, or token mode's createMultipart):
       // storage's UploadId is the dedupe key; otherwise the ticket's own.
-      if (size > 5 * MiB) expect(app.calls[0]!.uploadId).toBe((calls[0]!.reply as PresignedMultipartReply | TokenReply).uploadId)
+      if (size > 5 * MiB)
+        expect(app.calls[0]!.uploadId).toBe((calls[0]!.reply as PresignedMultipartReply | TokenReply).uploadId)
       expect(calls.map((call) => call.route).filter((route) => route === '/complete')).toEqual(['/complete'])
     })
   })
 
   describe('forged and lying completions are refused, and call nothing', () => {
-    async function setup(strategy: Strategy, declared: { filesize: number; filetype?: string }, extra: UploadHandlerConfig = {}) {
+    async function setup(
+      strategy: Strategy,
+      declared: { filesize: number; filetype?: string },
+      extra: UploadHandlerConfig = {},
+    ) {
       const app = recordingApp()
       const served = await uploadApiFor(store(), { ...app.config, ...modeConfig(strategy), ...extra })
       const asked = await post<TokenReply & PresignedPutReply>(served.api, '', {
@@ -148,7 +155,9 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
 
     it('metadata sent to /complete is never read: the ticket’s is what the app gets', async () => {
       const { api, app, reply } = await setup('presigned', { filesize: 1000 })
-      expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 1) })).status).toBe(200)
+      expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 1) })).status).toBe(
+        200,
+      )
       const done = await post(api, '/complete', { ticket: reply.ticket, metadata: { album: 'theirs' }, key: 'other' })
       expect(done.status).toBe(200)
       expect(app.calls.map((call) => [call.metadata, call.key])).toEqual([[{ album: 'mine' }, reply.key]])
@@ -157,7 +166,13 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
     it('metadata the validator refuses: 400 with its reason, nothing issued', async () => {
       const app = recordingApp()
       const { api, calls } = await uploadApiFor(store(), app.config)
-      const refused = await post(api, '', { filename: 'a.png', filetype: 'image/png', filesize: 1, strategy: 'presigned', metadata: { album: 7 } })
+      const refused = await post(api, '', {
+        filename: 'a.png',
+        filetype: 'image/png',
+        filesize: 1,
+        strategy: 'presigned',
+        metadata: { album: 7 },
+      })
       expect(refused).toEqual({ status: 400, body: { error: 'metadata is not valid: album must be a string' } })
       expect(calls.map((call) => call.status)).toEqual([400])
     })
@@ -189,23 +204,32 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
       const refused = await post(api, '/complete', { ticket: reply.ticket })
       expect(refused).toEqual({
         status: 422,
-        body: { error: "The uploaded object was refused and deleted: its Content-Type is 'text/html', not the 'image/png' issued" },
+        body: {
+          error:
+            "The uploaded object was refused and deleted: its Content-Type is 'text/html', not the 'image/png' issued",
+        },
       })
       expect(await exists(client, reply.bucket, reply.key)).toBe(false)
       expect(app.calls).toEqual([])
     })
 
-    it.each<Strategy>(['presigned', 'token'])('a type lie in the bytes (%s: image/png declared and sent, the bytes are HTML): refused, deleted', async (strategy) => {
-      const { api, app, reply, client } = await setup(strategy, { filesize: HTML.length })
-      if (strategy === 'token') await withToken(reply, HTML, 'image/png')
-      else expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: HTML })).status).toBe(200)
-      expect(await post(api, '/complete', { ticket: reply.ticket })).toEqual({
-        status: 422,
-        body: { error: 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png' },
-      })
-      expect(await exists(client, reply.bucket, reply.key)).toBe(false)
-      expect(app.calls).toEqual([])
-    })
+    it.each<Strategy>(['presigned', 'token'])(
+      'a type lie in the bytes (%s: image/png declared and sent, the bytes are HTML): refused, deleted',
+      async (strategy) => {
+        const { api, app, reply, client } = await setup(strategy, { filesize: HTML.length })
+        if (strategy === 'token') await withToken(reply, HTML, 'image/png')
+        else expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: HTML })).status).toBe(200)
+        expect(await post(api, '/complete', { ticket: reply.ticket })).toEqual({
+          status: 422,
+          body: {
+            error:
+              'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png',
+          },
+        })
+        expect(await exists(client, reply.bucket, reply.key)).toBe(false)
+        expect(app.calls).toEqual([])
+      },
+    )
 
     it('checkFileSignatures: false lets the same bytes through (the type check is the server’s choice)', async () => {
       const { api, app, reply } = await setup('presigned', { filesize: HTML.length }, { checkFileSignatures: false })
@@ -216,7 +240,9 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
 
     it('an expired ticket: 403, nothing called, the object left for the sweep', async () => {
       const { api, app, reply, client } = await setup('presigned', { filesize: 1000 })
-      expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 3) })).status).toBe(200)
+      expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 3) })).status).toBe(
+        200,
+      )
       // The same ticket as it is once its lifetime is over: re-signed with the server's secret, `expires` in the past.
       const claims = verifyTicket(reply.ticket!, TICKET_SECRET, reply.bucket)
       const expired = signTicket({ ...claims, expires: Math.floor(Date.now() / 1000) - 1 }, TICKET_SECRET)
@@ -230,9 +256,13 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
 
     it('a ticket replayed after its object is gone: 404, the app is not told again', async () => {
       const { api, app, reply, client } = await setup('presigned', { filesize: 1000 })
-      expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 4) })).status).toBe(200)
+      expect((await fetch(reply.url, { method: 'PUT', headers: reply.headers, body: pngBytes(1000, 4) })).status).toBe(
+        200,
+      )
       expect((await post(api, '/complete', { ticket: reply.ticket })).status).toBe(200)
-      await client.send(new (await import('@aws-sdk/client-s3')).DeleteObjectCommand({ Bucket: reply.bucket, Key: reply.key }))
+      await client.send(
+        new (await import('@aws-sdk/client-s3')).DeleteObjectCommand({ Bucket: reply.bucket, Key: reply.key }),
+      )
       expect((await post(api, '/complete', { ticket: reply.ticket })).status).toBe(404)
       expect(app.calls).toHaveLength(1)
     })
@@ -252,7 +282,10 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
           throw new RequestError(403, 'Your storage quota is full: delete a file first')
         },
       })
-      const error = await upload(new File([pngBytes(1000, 5)], 'a.png', { type: 'image/png' }), { api, strategy: 'presigned' }).catch((e: unknown) => e)
+      const error = await upload(new File([pngBytes(1000, 5)], 'a.png', { type: 'image/png' }), {
+        api,
+        strategy: 'presigned',
+      }).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(ApiError)
       expect(error).toMatchObject({ status: 403, message: 'Your storage quota is full: delete a file first' })
       const { key, bucket } = calls[0]!.reply as PresignedPutReply
@@ -269,7 +302,11 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
           throw new Error('database connection refused')
         },
       })
-      const error = await upload(new File([pngBytes(1000, 6)], 'a.png', { type: 'image/png' }), { api, strategy: 'presigned', retry: { limit: 1, delay: 1 } }).catch((e: unknown) => e)
+      const error = await upload(new File([pngBytes(1000, 6)], 'a.png', { type: 'image/png' }), {
+        api,
+        strategy: 'presigned',
+        retry: { limit: 1, delay: 1 },
+      }).catch((e: unknown) => e)
       expect(error).toMatchObject({
         name: 'ApiError',
         status: 500,
@@ -303,7 +340,13 @@ describe.each(Object.entries(stores))('on %s', (_name, store) => {
         return response
       }
       const bytes = pngBytes(size, 7)
-      const result = await upload(new File([bytes], 'a.png', { type: 'image/png' }), { api, strategy, transport, retry: { delay: 1 }, metadata: { album: 'x' } })
+      const result = await upload(new File([bytes], 'a.png', { type: 'image/png' }), {
+        api,
+        strategy,
+        transport,
+        retry: { delay: 1 },
+        metadata: { album: 'x' },
+      })
       expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(bytes))
       expect(app.calls).toHaveLength(2)
       expect(app.calls[1]!.uploadId).toBe(app.calls[0]!.uploadId)

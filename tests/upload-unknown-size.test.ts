@@ -6,11 +6,11 @@
 // Needs the server side of the contract (branch issue14-unknown-size): run once both are merged.
 import { HeadObjectCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
 import { describe, expect, inject, it } from 'vitest'
+import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 import { ApiError, upload } from '../engine/index.ts'
 import { MiB } from '../protocol/limits.ts'
 import type { UploadHandlerConfig } from '../server/index.ts'
 import { uploadApiFixture } from './helpers/upload-api-fixture.ts'
-import { readObject, sha256, testBytes } from '../dev/s3-client.ts'
 
 const rgw = inject('rgw')
 const { uploadApiFor, readerFor } = uploadApiFixture()
@@ -30,7 +30,12 @@ describe.each(modes)('upload() of a stream of unknown length on RGW, %s', (_mode
     const { api, calls, client } = await uploadApiFor(rgw, config)
     const data = testBytes(11 * MiB + 5, 61)
     const progress: Array<{ loaded: number; total: number }> = []
-    const result = await upload(chunked(data, 64 * 1024), { api, strategy, ...named, onProgress: (p) => void progress.push(p) })
+    const result = await upload(chunked(data, 64 * 1024), {
+      api,
+      strategy,
+      ...named,
+      onProgress: (p) => void progress.push(p),
+    })
     expect(sha256(await readObject(client, result.bucket, result.key))).toBe(sha256(data))
     expect(progress.at(-1)).toEqual({ loaded: data.length, total: data.length })
 
@@ -41,8 +46,11 @@ describe.each(modes)('upload() of a stream of unknown length on RGW, %s', (_mode
       const reply = calls[0]!.reply as { partCount?: number; partSize: number }
       expect(reply.partCount).toBeUndefined()
       // Every /parts call names each part's length; the last part (5 B) asked with its own.
-      const parts = calls.filter((call) => call.route === '/parts').map((call) => call.body as { partNumbers: number[]; sizes: Record<string, number> })
-      for (const { partNumbers, sizes } of parts) expect(Object.keys(sizes).map(Number).sort()).toEqual([...partNumbers].sort())
+      const parts = calls
+        .filter((call) => call.route === '/parts')
+        .map((call) => call.body as { partNumbers: number[]; sizes: Record<string, number> })
+      for (const { partNumbers, sizes } of parts)
+        expect(Object.keys(sizes).map(Number).sort()).toEqual([...partNumbers].sort())
       expect(parts.some(({ sizes }) => Object.values(sizes).includes(data.length % reply.partSize))).toBe(true)
     }
   })
@@ -51,15 +59,20 @@ describe.each(modes)('upload() of a stream of unknown length on RGW, %s', (_mode
     const { api, calls } = await uploadApiFor(rgw, { ...config, maxFileSize: 8 * MiB })
     let cleanedUp!: (error?: unknown) => void
     const cleanup = new Promise<unknown>((resolve) => (cleanedUp = resolve))
-    const error = await upload(chunked(testBytes(12 * MiB, 62), 256 * 1024), { api, strategy, ...named, onCleanup: cleanedUp }).catch(
-      (caught: unknown) => caught,
-    )
+    const error = await upload(chunked(testBytes(12 * MiB, 62), 256 * 1024), {
+      api,
+      strategy,
+      ...named,
+      onCleanup: cleanedUp,
+    }).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ApiError)
     expect(error).toMatchObject({ status: 413 })
     await cleanup
     const { key } = calls[0]!.reply as { key: string }
     const listed = await readerFor(rgw).send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))
     expect(listed.Uploads ?? []).toEqual([])
-    await expect(readerFor(rgw).send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))).rejects.toMatchObject({ name: 'NotFound' })
+    await expect(readerFor(rgw).send(new HeadObjectCommand({ Bucket: rgw.bucket, Key: key }))).rejects.toMatchObject({
+      name: 'NotFound',
+    })
   })
 })

@@ -6,8 +6,9 @@
 //   XHR PUTs, 6 in flight; no `/complete`;
 // - uppy: `@uppy/aws-s3` with its defaults, signing through the one-file upload API the way its docs
 //   wire a backend (`signRequest`, one call per file), no verification.
-import Uppy from '@uppy/core'
+
 import AwsS3 from '@uppy/aws-s3'
+import Uppy from '@uppy/core'
 import { useEffect } from 'react'
 import { createRoot } from 'react-dom/client'
 import { upload } from '../../engine/index.ts'
@@ -20,7 +21,6 @@ interface Job {
   minBytes: number
   maxBytes: number
 }
-
 
 function makeFiles(job: Job): File[] {
   return Array.from({ length: job.count }, (_, i) => {
@@ -48,10 +48,13 @@ function HookUploader({ files, done }: { files: File[]; done: (outcome: Promise<
 }
 
 function runHook(files: File[]): Promise<string[]> {
-  return new Promise((resolve) => createRoot(document.getElementById('root')!).render(<HookUploader files={files} done={resolve} />))
+  return new Promise((resolve) =>
+    createRoot(document.getElementById('root')!).render(<HookUploader files={files} done={resolve} />),
+  )
 }
 
-const runUpload = async (files: File[]) => (await Promise.all(files.map((file) => upload(file)))).map((result) => result.key)
+const runUpload = async (files: File[]) =>
+  (await Promise.all(files.map((file) => upload(file)))).map((result) => result.key)
 
 async function runRaw(files: File[]): Promise<string[]> {
   const keys: string[] = new Array(files.length)
@@ -66,9 +69,18 @@ async function runRaw(files: File[]): Promise<string[]> {
     const response = await fetch('/api/s3-upload/batch', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ files: chunk.map((file) => ({ filename: file.name, filetype: file.type, filesize: file.size, strategy: 'presigned' })) }),
+      body: JSON.stringify({
+        files: chunk.map((file) => ({
+          filename: file.name,
+          filetype: file.type,
+          filesize: file.size,
+          strategy: 'presigned',
+        })),
+      }),
     })
-    const { files: replies } = (await response.json()) as { files: Array<{ url: string; key: string; headers: Record<string, string>; error?: string }> }
+    const { files: replies } = (await response.json()) as {
+      files: Array<{ url: string; key: string; headers: Record<string, string>; error?: string }>
+    }
     for (const [i, reply] of replies.entries()) {
       if (reply.error) throw new Error(reply.error)
       const index = c * 100 + i
@@ -105,13 +117,19 @@ async function runUppy(files: File[]): Promise<string[]> {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ filename: file.name, filetype: file.type, filesize: file.size, strategy: 'presigned' }),
       })
-      const reply = (await response.json()) as { url: string; key: string; headers?: Record<string, string>; error?: string }
+      const reply = (await response.json()) as {
+        url: string
+        key: string
+        headers?: Record<string, string>
+        error?: string
+      }
       if (reply.error) throw new Error(reply.error)
       keys[index] = reply.key
       return { url: reply.url, key: reply.key, headers: reply.headers }
     },
   } as never)
-  for (const [index, file] of files.entries()) uppy.addFile({ name: file.name, type: file.type, data: file, meta: { index } })
+  for (const [index, file] of files.entries())
+    uppy.addFile({ name: file.name, type: file.type, data: file, meta: { index } })
   const result = await uppy.upload()
   if (!result || (result.failed?.length ?? 0) > 0 || result.successful?.length !== files.length) {
     throw new Error(`uppy: ${result?.failed?.length ?? 'all'} files failed: ${String(result?.failed?.[0]?.error)}`)

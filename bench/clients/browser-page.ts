@@ -35,7 +35,13 @@ export async function runPage(upload: PageUpload): Promise<void> {
     await upload(body, job)
     const seconds = (performance.now() - start) / 1000
     clearInterval(probe)
-    const result: PageResult = { seconds, bytes: body.size, startedAt, longestStallMs, resources: job.resourceTimings ? resourcesSince(start) : undefined }
+    const result: PageResult = {
+      seconds,
+      bytes: body.size,
+      startedAt,
+      longestStallMs,
+      resources: job.resourceTimings ? resourcesSince(start) : undefined,
+    }
     await post('result', result)
   } catch (error) {
     await post('result', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) })

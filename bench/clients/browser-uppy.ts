@@ -1,5 +1,5 @@
-import Uppy from '@uppy/core'
 import AwsS3 from '@uppy/aws-s3'
+import Uppy from '@uppy/core'
 import type { TokenReply } from '../../protocol/wire.ts'
 import { runPage } from './browser-page.ts'
 
@@ -16,11 +16,24 @@ void runPage(async (body, { target, partSize, queueSize }) => {
       const response = await fetch('/api/s3-upload', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ filename: 'bench.bin', filetype: 'application/octet-stream', filesize: body.size, strategy: 'token' }),
+        body: JSON.stringify({
+          filename: 'bench.bin',
+          filetype: 'application/octet-stream',
+          filesize: body.size,
+          strategy: 'token',
+        }),
       })
       const { token, region } = (await response.json()) as TokenReply
       const { AccessKeyId, SecretAccessKey, SessionToken, Expiration } = token.Credentials
-      return { credentials: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: SessionToken, expiration: Expiration }, region }
+      return {
+        credentials: {
+          accessKeyId: AccessKeyId,
+          secretAccessKey: SecretAccessKey,
+          sessionToken: SessionToken,
+          expiration: Expiration,
+        },
+        region,
+      }
     },
     shouldUseMultipart: (file: { size: number | null }) => (file.size ?? 0) > partSize,
     getChunkSize: () => partSize,

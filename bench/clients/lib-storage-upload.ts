@@ -15,6 +15,11 @@ export function libStorageUploader(target: UploadTarget, partSize: number, queue
     responseChecksumValidation: 'WHEN_REQUIRED',
   })
   return async (body: Blob): Promise<void> => {
-    await new Upload({ client, params: { Bucket: target.bucket, Key: target.key, Body: body }, partSize, queueSize }).done()
+    await new Upload({
+      client,
+      params: { Bucket: target.bucket, Key: target.key, Body: body },
+      partSize,
+      queueSize,
+    }).done()
   }
 }

@@ -1,8 +1,7 @@
 // One upload in a child process of its own, so CPU time and peak RSS belong to one contender.
 // Spawned by bench/lib/child.ts from an esbuild bundle (no TypeScript loader in the measured
 // process); prints one JSON line with the measurements.
-import { readFileSync, writeFileSync } from 'node:fs'
-import { openAsBlob } from 'node:fs'
+import { openAsBlob, readFileSync, writeFileSync } from 'node:fs'
 import type { ClientRequest } from 'node:http'
 import type { ClientResult, ClientSpec, UploadTarget } from '../lib/child.ts'
 
@@ -47,7 +46,9 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
       }
       // The warm-up's 1 KiB comes as bytes whatever the body kind.
       const file = spec.body.kind === 'file' && !(body instanceof Uint8Array) ? spec.body.path : undefined
-      return uploadObject(file ? createReadStream(file, { highWaterMark: MiB }) : views(), objectTarget(spec)).then(() => undefined)
+      return uploadObject(file ? createReadStream(file, { highWaterMark: MiB }) : views(), objectTarget(spec)).then(
+        () => undefined,
+      )
     }
   },
   async 'updraft-fetch'() {
@@ -69,11 +70,12 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
   },
   async 'fetch-ceiling'() {
     const { putRaw } = await rawMultipart()
-    return (body) => putRaw(body, async (url, slice) => {
-      const response = await fetch(url, { method: 'PUT', body: slice })
-      await response.arrayBuffer()
-      return response.headers.get('etag') ?? ''
-    })
+    return (body) =>
+      putRaw(body, async (url, slice) => {
+        const response = await fetch(url, { method: 'PUT', body: slice })
+        await response.arrayBuffer()
+        return response.headers.get('etag') ?? ''
+      })
   },
   // The same raw PUTs with the bytes as a Buffer: each part a subarray view, written whole.
   async 'http-ceiling-buffer'() {
@@ -100,7 +102,11 @@ const contenders: Record<ClientSpec['contender'], () => Promise<(body: Blob) => 
 }
 
 /** One raw node:http PUT of `length` bytes, which `write` sends; resolves with the reply's ETag. */
-async function httpPut(url: string, length: number, write: (outgoing: ClientRequest) => void | Promise<void>): Promise<string> {
+async function httpPut(
+  url: string,
+  length: number,
+  write: (outgoing: ClientRequest) => void | Promise<void>,
+): Promise<string> {
   const { request } = url.startsWith('https:') ? await import('node:https') : await import('node:http')
   return new Promise<string>((resolve, reject) => {
     const outgoing = request(url, { method: 'PUT', headers: { 'content-length': String(length) } }, (incoming) => {
@@ -128,7 +134,8 @@ async function rawMultipart() {
   const signed = (method: string, query: Record<string, string>) => presign({ method, url, query, expiresIn: 3600 })
   const putRaw = async (body: Blob, put: (url: string, slice: Blob) => Promise<string>) => {
     // A Buffer body (the *-buffer contenders) is cut into subarray views, a Blob into slices.
-    const cut = (start: number, end: number) => (body instanceof Uint8Array ? (body.subarray(start, end) as unknown as Blob) : body.slice(start, end))
+    const cut = (start: number, end: number) =>
+      body instanceof Uint8Array ? (body.subarray(start, end) as unknown as Blob) : body.slice(start, end)
     const size = body instanceof Uint8Array ? body.byteLength : body.size
     // A body of one part goes as one PUT, as every client sends it.
     if (size <= partSize) return void (await put(await signed('PUT', {}), body))
@@ -140,20 +147,25 @@ async function rawMultipart() {
     let next = 1
     const worker = async () => {
       for (let n = next++; n <= count; n = next++) {
-        etags[n - 1] = await put(await signed('PUT', { partNumber: String(n), uploadId }), cut((n - 1) * partSize, n * partSize))
+        etags[n - 1] = await put(
+          await signed('PUT', { partNumber: String(n), uploadId }),
+          cut((n - 1) * partSize, n * partSize),
+        )
       }
     }
     await Promise.all(Array.from({ length: Math.min(queueSize, count) }, worker))
     const xml = `<CompleteMultipartUpload>${etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${etag.replace(/&/g, '&amp;')}</ETag></Part>`).join('')}</CompleteMultipartUpload>`
     const completed = await fetch(await signed('POST', { uploadId }), { method: 'POST', body: xml })
     const reply = await completed.text()
-    if (!completed.ok || reply.includes('<Error>')) throw new Error(`CompleteMultipartUpload failed: ${reply.slice(0, 300)}`)
+    if (!completed.ok || reply.includes('<Error>'))
+      throw new Error(`CompleteMultipartUpload failed: ${reply.slice(0, 300)}`)
   }
   return { putRaw }
 }
 
 function objectTarget({ target, partSize, queueSize }: ClientSpec) {
-  return { ...target, forcePathStyle: true, partSize, partConcurrency: queueSize } satisfies UploadTarget & Record<string, unknown>
+  return { ...target, forcePathStyle: true, partSize, partConcurrency: queueSize } satisfies UploadTarget &
+    Record<string, unknown>
 }
 
 function apiOptions({ api, partSize, queueSize }: ClientSpec) {
@@ -205,11 +217,19 @@ async function main(): Promise<ClientResult> {
   const run = await contenders[spec.contender]()
   const blob = await makeBody()
   // In-memory bytes as a Buffer for these; a file stays a file (updraft-stream reads it as a stream).
-  const asBuffer = (spec.bodyAs === 'buffer' || ['updraft-buffer', 'updraft-stream', 'http-ceiling-buffer'].includes(spec.contender)) && spec.body.kind === 'memory'
+  const asBuffer =
+    (spec.bodyAs === 'buffer' ||
+      ['updraft-buffer', 'updraft-stream', 'http-ceiling-buffer'].includes(spec.contender)) &&
+    spec.body.kind === 'memory'
   const body = asBuffer ? (Buffer.from(await blob.arrayBuffer()) as unknown as Blob) : blob
   // One small single-PUT upload first: lazy module loading (undici, the SDK's middleware),
   // WebCrypto's first use and JIT are one-time costs of a process, not of an upload.
-  if (spec.warmUp) await run(asBuffer || spec.contender === 'updraft-stream' ? (Buffer.alloc(1024) as unknown as Blob) : new Blob([new Uint8Array(1024)]))
+  if (spec.warmUp)
+    await run(
+      asBuffer || spec.contender === 'updraft-stream'
+        ? (Buffer.alloc(1024) as unknown as Blob)
+        : new Blob([new Uint8Array(1024)]),
+    )
   globalThis.gc?.()
   await new Promise((resolve) => setTimeout(resolve, 20))
   // Writing 5 resets VmHWM to the current RSS (Linux >= 4.0), so the peak below is this upload's.
@@ -223,7 +243,14 @@ async function main(): Promise<ClientResult> {
   const seconds = (performance.now() - start) / 1000
   const used = process.cpuUsage(cpu)
   if (profiler) writeFileSync(spec.profile!, JSON.stringify(await profiler.stop()))
-  return { seconds, bytes: blob.size, cpuSeconds: (used.user + used.system) / 1e6, idleRss: idle, peakRss: memory().peak, startedAt }
+  return {
+    seconds,
+    bytes: blob.size,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    idleRss: idle,
+    peakRss: memory().peak,
+    startedAt,
+  }
 }
 
 main().then(

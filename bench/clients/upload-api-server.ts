@@ -1,8 +1,9 @@
 // The upload API as an app would run it: Fastify with the updraft plugin, nothing else,
 // in a process of its own so the load generator does not share its event loop. Prints its URL.
+
+import { Agent } from 'node:http'
 import Fastify from 'fastify'
 import { Redis } from 'ioredis'
-import { Agent } from 'node:http'
 import { s3Upload } from '../../server/fastify.ts'
 
 const { stsEndpoint, s3Endpoint, s3Direct, keys, redisUrl } = JSON.parse(process.argv[2] ?? '{}') as {
@@ -26,9 +27,17 @@ if (s3Direct) {
   const linked = new URL(s3Endpoint)
   const direct = new URL(s3Direct)
   const connect = Agent.prototype.createConnection
-  Agent.prototype.createConnection = function (this: Agent, options: { host?: string; port?: number | string }, ...rest: unknown[]) {
+  Agent.prototype.createConnection = function (
+    this: Agent,
+    options: { host?: string; port?: number | string },
+    ...rest: unknown[]
+  ) {
     const bypass = options.host === linked.hostname && String(options.port) === linked.port
-    return (connect as (...args: unknown[]) => unknown).call(this, bypass ? { ...options, host: direct.hostname, port: Number(direct.port) } : options, ...rest)
+    return (connect as (...args: unknown[]) => unknown).call(
+      this,
+      bypass ? { ...options, host: direct.hostname, port: Number(direct.port) } : options,
+      ...rest,
+    )
   } as typeof connect
 }
 
@@ -43,7 +52,13 @@ await app.register(s3Upload, {
   sts: { mode: 'federation', endpoint: stsEndpoint },
   // The benchmark is one client sending as fast as it can: exactly what the rate limit refuses.
   // With Redis, every request is counted there, under a limit no run reaches: the cost of sharing it.
-  rateLimit: redisUrl ? { max: 1e9, timeWindow: 60_000, redis: new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) } : false,
+  rateLimit: redisUrl
+    ? {
+        max: 1e9,
+        timeWindow: 60_000,
+        redis: new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }),
+      }
+    : false,
   logger: { error: (obj: object, msg?: string) => console.error(msg, obj) },
 })
 const url = await app.listen({ port: 0, host: '127.0.0.1' })

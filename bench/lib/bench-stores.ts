@@ -8,8 +8,8 @@ import { startS3rver } from '../../dev/s3rver.ts'
 import { BUCKET, createTestBuckets } from '../../dev/stores.ts'
 import type { UploadTarget } from './child.ts'
 import { startNullSink } from './null-sink.ts'
-import { selfSignedCertificate } from './tls-cert.ts'
 import type { RgwAccess } from './report.ts'
+import { selfSignedCertificate } from './tls-cert.ts'
 
 /** A store the benchmarks upload to, and how to drop what they uploaded. */
 export interface BenchStore {
@@ -57,7 +57,13 @@ export async function s3rverStore(): Promise<BenchStore> {
   const client = sdkClient(s3rver)
   return {
     name: 's3rver',
-    target: (key) => ({ endpoint: s3rver.endpoint, region: s3rver.region, bucket: s3rver.bucket, key, credentials: s3rver.credentials }),
+    target: (key) => ({
+      endpoint: s3rver.endpoint,
+      region: s3rver.region,
+      bucket: s3rver.bucket,
+      key,
+      credentials: s3rver.credentials,
+    }),
     discard: (key) => deleteObject(client, s3rver.bucket, key),
     async stop() {
       client.destroy()

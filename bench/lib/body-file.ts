@@ -13,7 +13,8 @@ export async function writeBodyFile(path: string, size: number): Promise<void> {
   for (let i = 0; i < block.length; i++) block[i] = (i * 2654435761) >>> 24
   const out = createWriteStream(path)
   for (let written = 0; written < size; written += MiB) {
-    if (!out.write(block.subarray(0, Math.min(MiB, size - written)))) await new Promise<void>((resolve) => out.once('drain', () => resolve()))
+    if (!out.write(block.subarray(0, Math.min(MiB, size - written))))
+      await new Promise<void>((resolve) => out.once('drain', () => resolve()))
   }
   out.end()
   await finished(out)

@@ -1,5 +1,5 @@
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { relative } from 'node:path'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 
 /** Something a page could import, as a one-line entry module. */
@@ -53,7 +53,8 @@ export const UPDRAFT_ENTRIES = {
     external: REACT,
   },
   ui: {
-    label: 'Updraft React UI `UploadDropzone` + `UploadButton` (React external; CSS and the lazy thumbnail module apart)',
+    label:
+      'Updraft React UI `UploadDropzone` + `UploadButton` (React external; CSS and the lazy thumbnail module apart)',
     contents: `export { UploadDropzone, UploadButton } from 'updraft-s3/react/ui'`,
     // Thumbnails and the unfinished-uploads list are dynamic imports: lazy chunks, loaded when an
     // image row is first seen, or by pages given `resume`.
@@ -69,7 +70,8 @@ export const UPDRAFT_ENTRIES = {
     contents: `export { checksum } from 'updraft-s3/checksums'`,
   },
   images: {
-    label: 'updraft-s3/images `shrinkImage()` + `shrinkImages()` (opt-in: resize and re-encode in a worker, the page fallback)',
+    label:
+      'updraft-s3/images `shrinkImage()` + `shrinkImages()` (opt-in: resize and re-encode in a worker, the page fallback)',
     contents: `export { shrinkImage, shrinkImages } from 'updraft-s3/images'`,
   },
 } satisfies Record<string, BundleEntry>
@@ -95,7 +97,14 @@ export const PEER_ENTRIES = {
  * Budgets of ARCHITECTURE.md ("Size discipline"), gzip bytes. KB = 1000 bytes, the unit
  * size-limit and bundlephobia print, so "6 KB" is 6000.
  */
-export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number; limit: number; allGoal?: number; allLimit?: number; what: string }> = [
+export const BUDGETS: Array<{
+  entry: keyof typeof UPDRAFT_ENTRIES
+  goal: number
+  limit: number
+  allGoal?: number
+  allLimit?: number
+  what: string
+}> = [
   // Measured code-split (issue 32): `limit`/`goal` bound what loads with the page, `allLimit`/
   // `allGoal` the same with every chunk it can load lazily (streams, aws4fetch), each gzipped alone.
   // Token mode signs through aws4fetch again, as the design says, loaded beside the first API
@@ -132,8 +141,22 @@ export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number;
   // is never retried: 7021 / 6283 / 4828 B with the page (+85 / +85 / +82 B), 13932 / 12194 /
   // 7774 B with every chunk. Both together: 7103 B with the page, 14014 B with every chunk.
   { entry: 'upload', goal: 6000, limit: 7115, allLimit: 14025, what: 'full path (`upload()`, token + presigned)' },
-  { entry: 'token', goal: 6000, limit: 6290, allGoal: 9000, allLimit: 12200, what: 'token-only path (`uploadWithToken()`)' },
-  { entry: 'presigned', goal: 3000, limit: 4835, allGoal: 5000, allLimit: 7780, what: 'presigned-only path (`uploadPresigned()`)' },
+  {
+    entry: 'token',
+    goal: 6000,
+    limit: 6290,
+    allGoal: 9000,
+    allLimit: 12200,
+    what: 'token-only path (`uploadWithToken()`)',
+  },
+  {
+    entry: 'presigned',
+    goal: 3000,
+    limit: 4835,
+    allGoal: 5000,
+    allLimit: 7780,
+    what: 'presigned-only path (`uploadPresigned()`)',
+  },
   // The React layer, React external. Each carries `upload()`, so issue 11's ~1.1 KB of base-path
   // reliability raised these limits by as much over the goals (measured before it landed), and
   // issue 14's redirect hook, the callback guard and issue 16's part URLs ahead by ~90 B, issue 14's checksum hook by ~76 B, its directory-bucket session hook by +15-16 B (measured). The hook carries `upload()` (6.5 KB) plus fair scheduling,
@@ -193,14 +216,25 @@ export const BUDGETS: Array<{ entry: keyof typeof UPDRAFT_ENTRIES; goal: number;
   // without a lone "·", "Finishing…" saying what it waits for, and the unfinished list saying in
   // bytes what Resume sends: +669 B, 21294 B measured.
   // Both parts of issue 35 together, with the token-mode probe: 21854 B measured.
-  { entry: 'ui', goal: 16200, limit: 22240, what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)' },
+  {
+    entry: 'ui',
+    goal: 16200,
+    limit: 22240,
+    what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)',
+  },
   // Issue 37: record and upload at once, an entry of its own (`updraft-s3/react/recording`): pages that
   // do not record ship none of it. It carries `upload()` (7103 B) and the streams' lazy chunk (the
   // gatherer, loaded with the first chunk), the recorder glue, the hook and the button, and
   // `errorMessage` for upload failures in words (3.5 KB min): 12451 B with the page, 19362 B with
   // every chunk, measured; 12483 B / 19394 B once merged with issue 37's images (`errorMessage`
   // words `PrepareError`).
-  { entry: 'recording', goal: 12500, limit: 12500, allLimit: 19410, what: 'React recording (`useRecordingUpload`, `RecordButton`; CSS apart)' },
+  {
+    entry: 'recording',
+    goal: 12500,
+    limit: 12500,
+    allLimit: 19410,
+    what: 'React recording (`useRecordingUpload`, `RecordButton`; CSS apart)',
+  },
   // An opt-in, off every base path: pages that import it pay for it. Issue 14: 2110 B with the
   // hashing on the calling thread; the worker that takes the hashing off a page's main thread (its
   // pool, the fallback, its program as source text, Node's timers unreferenced) made it 2961 B
@@ -246,10 +280,12 @@ export async function measureBundle(entry: BundleEntry, resolveDir = process.cwd
   const visit = (path: string) => {
     if (initial.has(path)) return
     initial.add(path)
-    for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement' && outputs[imported.path]) visit(imported.path)
+    for (const imported of outputs[path]!.imports)
+      if (imported.kind === 'import-statement' && outputs[imported.path]) visit(imported.path)
   }
   visit(entryChunk)
-  const bytesOf = (paths: Iterable<string>, measure: (bytes: Uint8Array) => number) => [...paths].reduce((sum, path) => sum + measure(code.get(path)!), 0)
+  const bytesOf = (paths: Iterable<string>, measure: (bytes: Uint8Array) => number) =>
+    [...paths].reduce((sum, path) => sum + measure(code.get(path)!), 0)
   const gzip = (bytes: Uint8Array) => gzipSync(bytes, { level: 9 }).length
   const inputs = new Map<string, { path: string; bytes: number; lazy: boolean }>()
   for (const [chunk, { inputs: chunkInputs }] of Object.entries(outputs)) {
@@ -262,7 +298,10 @@ export async function measureBundle(entry: BundleEntry, resolveDir = process.cwd
   return {
     min: bytesOf(initial, (bytes) => bytes.length),
     gzip: bytesOf(initial, gzip),
-    brotli: bytesOf(initial, (bytes) => brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length),
+    brotli: bytesOf(
+      initial,
+      (bytes) => brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+    ),
     allGzip: bytesOf(code.keys(), gzip),
     inputs: [...inputs.values()].sort((a, b) => b.bytes - a.bytes),
   }

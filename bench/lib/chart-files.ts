@@ -12,7 +12,9 @@ export const CHART_DIR = join(BENCH_DIR, 'charts')
 
 /** The charts of every section RESULTS.md holds. */
 export function chartsOf(results: string): ChartFile[] {
-  return parseResults(results).flatMap((stored) => benchmarks.find((benchmark) => benchmark.title === stored.title)?.charts?.(stored.tables) ?? [])
+  return parseResults(results).flatMap(
+    (stored) => benchmarks.find((benchmark) => benchmark.title === stored.title)?.charts?.(stored.tables) ?? [],
+  )
 }
 
 /** Writes them to bench/charts/ and returns the paths written. */

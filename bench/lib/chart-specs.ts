@@ -22,11 +22,20 @@ export const bundleCharts: ChartSpec = (tables) => {
       const label = row.get('bundle')
       const updraft = label.startsWith('Updraft')
       const gzip = number(row.get('gzip B (with the page)'))
-      return { label: shortName(label), value: gzip / 1000, text: `${(gzip / 1000).toFixed(2)} KB`, kind: updraft ? 'updraft' : 'peer', react: /React/.test(label) }
+      return {
+        label: shortName(label),
+        value: gzip / 1000,
+        text: `${(gzip / 1000).toFixed(2)} KB`,
+        kind: updraft ? 'updraft' : 'peer',
+        react: /React/.test(label),
+      }
     })
   const groups: BarGroup[] = [
     { title: 'Uploading (no UI)', bars: bars.filter((bar) => !bar.react).map(({ react: _, ...bar }) => bar) },
-    { title: 'React (React and Next.js not counted)', bars: bars.filter((bar) => bar.react).map(({ react: _, ...bar }) => bar) },
+    {
+      title: 'React (React and Next.js not counted)',
+      bars: bars.filter((bar) => bar.react).map(({ react: _, ...bar }) => bar),
+    },
   ]
   return [
     {
@@ -62,7 +71,8 @@ export const throughputCharts: ChartSpec = (tables) => {
       name: 'throughput',
       chart: {
         title: 'Node throughput against the raw ceilings (queue 4)',
-        description: 'MB/s of each client as a share of raw parallel fetch PUTs of the same Blob slices in the same rounds (100% = that ceiling). Longer is better.',
+        description:
+          'MB/s of each client as a share of raw parallel fetch PUTs of the same Blob slices in the same rounds (100% = that ceiling). Longer is better.',
         unit: '% of the fetch ceiling',
         groups,
         references: [
@@ -78,7 +88,12 @@ export const throughputCharts: ChartSpec = (tables) => {
 /** A client's bar as its share of a ceiling (the ratio in `column`), with its rate beside it. */
 function shareBar(row: Row, column: string): Bar {
   const share = 100 * number(row.get(column))
-  return { label: shortName(row.get('client')), value: share, text: `${Math.round(share)}% · ${row.get('MB/s')} MB/s`, kind: kindOf(row.get('client')) }
+  return {
+    label: shortName(row.get('client')),
+    value: share,
+    text: `${Math.round(share)}% · ${row.get('MB/s')} MB/s`,
+    kind: kindOf(row.get('client')),
+  }
 }
 
 /** Section 4: Chromium, as a share of raw parallel XHR PUTs. */
@@ -95,7 +110,8 @@ export const browserCharts: ChartSpec = (tables) => {
       name: 'browser',
       chart: {
         title: 'Chromium throughput against the raw XHR ceiling',
-        description: 'MB/s of each client in a real Chromium page as a share of raw parallel XHR PUTs of the same Blob slices (100% = that ceiling). Longer is better.',
+        description:
+          'MB/s of each client in a real Chromium page as a share of raw parallel XHR PUTs of the same Blob slices (100% = that ceiling). Longer is better.',
         unit: '% of the raw XHR ceiling',
         groups,
         references: [
@@ -128,7 +144,12 @@ export const networkCharts: ChartSpec = (tables) =>
           title: profile,
           bars: rows(table)
             .filter((row) => !row.get('client').startsWith('the link itself'))
-            .map((row) => ({ label: shortName(row.get('client')), value: number(row.get('fraction of link')), text: row.get('fraction of link'), kind: kindOf(row.get('client')) })),
+            .map((row) => ({
+              label: shortName(row.get('client')),
+              value: number(row.get('fraction of link')),
+              text: row.get('fraction of link'),
+              kind: kindOf(row.get('client')),
+            })),
         }),
       )
     if (groups.length === 0) return []
@@ -170,7 +191,8 @@ export function shortName(label: string): string {
   return known.find(([pattern]) => pattern.test(plain))?.[1] ?? plain.replace(/\s+\(.*\)$/, '')
 }
 
-const kindOf = (client: string): Bar['kind'] => (client.startsWith('Updraft') ? 'updraft' : client.startsWith('ceiling') ? 'ceiling' : 'peer')
+const kindOf = (client: string): Bar['kind'] =>
+  client.startsWith('Updraft') ? 'updraft' : client.startsWith('ceiling') ? 'ceiling' : 'peer'
 
 const find = (tables: readonly Table[], title: RegExp) => tables.find((table) => title.test(table.title))
 
@@ -182,7 +204,10 @@ function rows(table: Table): Row[] {
   return table.rows.map((row) => ({
     get(column: string): string {
       const index = table.columns.indexOf(column)
-      if (index < 0) throw new Error(`chart: table "${table.title}" has no column "${column}" (columns: ${table.columns.join(', ')})`)
+      if (index < 0)
+        throw new Error(
+          `chart: table "${table.title}" has no column "${column}" (columns: ${table.columns.join(', ')})`,
+        )
       return row[index]!.replace(/\*\*/g, '')
     },
   }))

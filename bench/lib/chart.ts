@@ -79,7 +79,10 @@ export function barChart(chart: BarChart): string {
   const sorted = [...references].sort((a, b) => a.value - b.value)
   let y = PAD + 28 + sorted.length * 15
   const plotTop = y
-  const referenceRows = sorted.map((reference, i) => ({ reference, labelY: plotTop - 4 - (sorted.length - 1 - i) * 15 }))
+  const referenceRows = sorted.map((reference, i) => ({
+    reference,
+    labelY: plotTop - 4 - (sorted.length - 1 - i) * 15,
+  }))
 
   const rects: string[] = []
   const words: string[] = []
@@ -93,8 +96,13 @@ export function barChart(chart: BarChart): string {
       const label = labels[index++]!
       const end = x(bar.value)
       const value = bar.text ?? `${formatNumber(bar.value)} ${chart.unit}`
-      rects.push(`<rect x="${plotLeft}" y="${y + 3}" width="${round(end - plotLeft)}" height="${BAR}" fill="${COLOURS[bar.kind ?? 'peer']}" rx="2"><title>${escapeXml(`${bar.label}: ${value}`)}</title></rect>`)
-      words.push(text(plotLeft - 8, y + 3 + BAR - 4, label, { anchor: 'end' }), text(end + 6, y + 3 + BAR - 4, value, { halo: true }))
+      rects.push(
+        `<rect x="${plotLeft}" y="${y + 3}" width="${round(end - plotLeft)}" height="${BAR}" fill="${COLOURS[bar.kind ?? 'peer']}" rx="2"><title>${escapeXml(`${bar.label}: ${value}`)}</title></rect>`,
+      )
+      words.push(
+        text(plotLeft - 8, y + 3 + BAR - 4, label, { anchor: 'end' }),
+        text(end + 6, y + 3 + BAR - 4, value, { halo: true }),
+      )
       y += STEP
     }
   }
@@ -110,20 +118,29 @@ export function barChart(chart: BarChart): string {
     const fits = at + 4 + reference.label.length * CHAR * (11 / FONT) < WIDTH - PAD
     return (
       `<line x1="${at}" y1="${labelY + 4}" x2="${at}" y2="${plotBottom}" stroke="${COLOURS.reference}" stroke-width="1.5" stroke-dasharray="5 3"/>` +
-      text(fits ? at + 4 : at - 4, labelY, reference.label, { anchor: fits ? 'start' : 'end', fill: COLOURS.reference, size: 11, halo: true })
+      text(fits ? at + 4 : at - 4, labelY, reference.label, {
+        anchor: fits ? 'start' : 'end',
+        fill: COLOURS.reference,
+        size: 11,
+        halo: true,
+      })
     )
   })
   y = plotBottom + 15
   const unitLabel = text(plotLeft + plotWidth, y + 15, chart.unit, { anchor: 'end', fill: COLOURS.muted, size: 11 })
   y += 15
 
-  const kinds = (['updraft', 'peer', 'ceiling'] as const).filter((kind) => bars.some((bar) => (bar.kind ?? 'peer') === kind))
+  const kinds = (['updraft', 'peer', 'ceiling'] as const).filter((kind) =>
+    bars.some((bar) => (bar.kind ?? 'peer') === kind),
+  )
   const legend: string[] = []
   if (kinds.length > 1) {
     y += 12
     let left = PAD
     for (const kind of kinds) {
-      legend.push(`<rect x="${left}" y="${y - 10}" width="12" height="12" fill="${COLOURS[kind]}" rx="2"/>${text(left + 17, y, LEGEND[kind], { fill: COLOURS.muted })}`)
+      legend.push(
+        `<rect x="${left}" y="${y - 10}" width="12" height="12" fill="${COLOURS[kind]}" rx="2"/>${text(left + 17, y, LEGEND[kind], { fill: COLOURS.muted })}`,
+      )
       left += 17 + LEGEND[kind].length * CHAR + 20
     }
   }
@@ -153,10 +170,14 @@ export function barChart(chart: BarChart): string {
 /** Every figure in words, for a screen reader (and for a search engine). */
 function describe(chart: BarChart): string {
   const groups = chart.groups.map((group) => {
-    const bars = group.bars.map((bar) => `${bar.label} ${bar.text ?? `${formatNumber(bar.value)} ${chart.unit}`}`).join('; ')
+    const bars = group.bars
+      .map((bar) => `${bar.label} ${bar.text ?? `${formatNumber(bar.value)} ${chart.unit}`}`)
+      .join('; ')
     return group.title ? `${group.title}: ${bars}.` : `${bars}.`
   })
-  const references = (chart.references ?? []).map((reference) => `Line at ${formatNumber(reference.value)} ${chart.unit}: ${reference.label}.`)
+  const references = (chart.references ?? []).map(
+    (reference) => `Line at ${formatNumber(reference.value)} ${chart.unit}: ${reference.label}.`,
+  )
   return [chart.description, ...groups, ...references].join(' ')
 }
 
@@ -174,7 +195,8 @@ function text(x: number, y: number, content: string, style: TextStyle = {}): str
   if (style.anchor && style.anchor !== 'start') attributes.push(`text-anchor="${style.anchor}"`)
   if (style.size) attributes.push(`font-size="${style.size}"`)
   if (style.weight) attributes.push(`font-weight="${style.weight}"`)
-  if (style.halo) attributes.push(`stroke="${COLOURS.background}" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
+  if (style.halo)
+    attributes.push(`stroke="${COLOURS.background}" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
   return `<text ${attributes.join(' ')}>${escapeXml(content)}</text>`
 }
 
@@ -191,10 +213,19 @@ export function axisTicks(top: number): number[] {
 }
 
 export function escapeXml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
 }
 
 const clip = (label: string) => (label.length > MAX_LABEL ? `${label.slice(0, MAX_LABEL - 1)}…` : label)
 const round = (value: number) => Math.round(value * 10) / 10
 const formatNumber = (value: number) => (Number.isInteger(value) ? String(value) : String(round(value)))
-const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'chart'
+const slug = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '') || 'chart'

@@ -102,7 +102,10 @@ export async function runClient(spec: ClientSpec, timeoutMs = 300_000): Promise<
   const file = await clientBundle('node-upload')
   return new Promise((resolve, reject) => {
     const env = spec.ca ? { ...process.env, NODE_EXTRA_CA_CERTS: spec.ca } : process.env
-    const child = spawn(process.execPath, ['--expose-gc', file, JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'pipe'], env })
+    const child = spawn(process.execPath, ['--expose-gc', file, JSON.stringify(spec)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))

@@ -2,12 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join, relative } from 'node:path'
-import { build, type BuildOptions } from 'esbuild'
+import { type BuildOptions, build } from 'esbuild'
 import type { CDPSession } from 'playwright-core'
 import { chromium as playwright } from 'playwright-core'
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../dev/launch-chromium.ts'
-import { createPresigner } from '../../server/presigner.ts'
 import { objectUrl } from '../../protocol/object-url.ts'
+import { createPresigner } from '../../server/presigner.ts'
 import { BENCH_DIR, type UploadTarget } from './child.ts'
 
 export type PageContender = 'updraft' | 'raw-xhr' | 'lib-storage' | 'updraft-token' | 'updraft-presigned' | 'uppy'
@@ -129,7 +129,12 @@ async function splitPages(contenders: readonly PageContender[]): Promise<Map<str
   const files = new Map<string, string>()
   for (const contender of contenders) {
     const outdir = join(BENCH_DIR, '.cache', 'split', contender)
-    const result = await build({ ...PAGE_BUILD, entryPoints: { entry: join(BENCH_DIR, 'clients', SCRIPTS[contender]) }, splitting: true, outdir })
+    const result = await build({
+      ...PAGE_BUILD,
+      entryPoints: { entry: join(BENCH_DIR, 'clients', SCRIPTS[contender]) },
+      splitting: true,
+      outdir,
+    })
     for (const file of result.outputFiles) files.set(`/split/${contender}/${relative(outdir, file.path)}`, file.text)
   }
   return files
@@ -146,17 +151,26 @@ await import(job.split ? '/split/' + job.contender + '/entry.js' : '/' + job.con
  * detaches from it instead of enabling its Network domain. The page talks to this harness over
  * HTTP only.
  */
-export async function startChromiumBench({ apiUpstream, site, splitContenders = [], sampleMemory = true }: ChromiumBenchOptions = {}): Promise<ChromiumBench> {
+export async function startChromiumBench({
+  apiUpstream,
+  site,
+  splitContenders = [],
+  sampleMemory = true,
+}: ChromiumBenchOptions = {}): Promise<ChromiumBench> {
   const scripts = await bundlePages()
   const split = await splitPages(splitContenders)
   const forward = apiUpstream ? forwarder(apiUpstream) : undefined
-  const jobs = new Map<string, { job: PageJob; ready: (release: () => void) => void; done: (result: PageResult | { error: string }) => void }>()
+  const jobs = new Map<
+    string,
+    { job: PageJob; ready: (release: () => void) => void; done: (result: PageResult | { error: string }) => void }
+  >()
   let nextId = 1
 
   const server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://bench')
     const entry = jobs.get(url.searchParams.get('id') ?? '')
-    const send = (type: string, body: string) => response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body)
+    const send = (type: string, body: string) =>
+      response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body)
     if (forward && url.pathname.startsWith('/api/')) return forward(request, response)
     if (url.pathname === '/') return send('text/html; charset=utf-8', PAGE)
     const script = /^\/(.+)\.js$/.exec(url.pathname)?.[1] as PageContender | undefined
@@ -177,14 +191,18 @@ export async function startChromiumBench({ apiUpstream, site, splitContenders = 
 
   // The tests' flags, plus a `gc()` the page calls before its idle baseline, so garbage left from
   // setting up does not make one measurement's growth look smaller than another's.
-  const browser = await playwright.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'] })
+  const browser = await playwright.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'],
+  })
   const cdp = await browser.newBrowserCDPSession()
 
   return {
     async run(job) {
       const id = String(nextId++)
       if (job.contender === 'raw-xhr') job = { ...job, raw: await presignRaw(job) }
-      if (job.split && !splitContenders.includes(job.contender)) throw new Error(`${job.contender}: not built code-split (splitContenders)`)
+      if (job.split && !splitContenders.includes(job.contender))
+        throw new Error(`${job.contender}: not built code-split (splitContenders)`)
       let idleRss = 0
       let peakRss = 0
       let sampler: NodeJS.Timeout | undefined
@@ -258,7 +276,11 @@ async function pickFile(cdp: CDPSession, targetId: string, path: string) {
   const pending = new Map<number, (reply: { result?: Record<string, unknown>; error?: { message: string } }) => void>()
   const onMessage = (event: { sessionId?: string; message: string }) => {
     if (event.sessionId !== sessionId) return
-    const reply = JSON.parse(event.message) as { id?: number; result?: Record<string, unknown>; error?: { message: string } }
+    const reply = JSON.parse(event.message) as {
+      id?: number
+      result?: Record<string, unknown>
+      error?: { message: string }
+    }
     if (reply.id !== undefined) pending.get(reply.id)?.(reply)
   }
   cdp.on('Target.receivedMessageFromTarget', onMessage)
@@ -278,7 +300,10 @@ async function pickFile(cdp: CDPSession, targetId: string, path: string) {
     for (let attempt = 0; ; attempt++) {
       try {
         const { root } = await call<{ root: { nodeId: number } }>('DOM.getDocument')
-        const { nodeId } = await call<{ nodeId: number }>('DOM.querySelector', { nodeId: root.nodeId, selector: '#file' })
+        const { nodeId } = await call<{ nodeId: number }>('DOM.querySelector', {
+          nodeId: root.nodeId,
+          selector: '#file',
+        })
         if (nodeId) return void (await call('DOM.setFileInputFiles', { files: [path], nodeId }))
       } catch (error) {
         if (attempt > 200) throw error
@@ -301,7 +326,14 @@ function forwarder(upstream: string) {
   const target = new URL(upstream)
   const forward = (request: IncomingMessage, response: ServerResponse) => {
     const outgoing = httpRequest(
-      { host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers, agent },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: request.url,
+        method: request.method,
+        headers: request.headers,
+        agent,
+      },
       (incoming) => {
         response.writeHead(incoming.statusCode ?? 502, incoming.headers)
         incoming.pipe(response)
@@ -311,7 +343,9 @@ function forwarder(upstream: string) {
     request.pipe(outgoing)
   }
   // Open the connection now: a HEAD that nothing answers but a 404 or 405.
-  httpRequest({ host: target.hostname, port: target.port, path: '/', method: 'HEAD', agent }, (incoming) => incoming.resume()).end()
+  httpRequest({ host: target.hostname, port: target.port, path: '/', method: 'HEAD', agent }, (incoming) =>
+    incoming.resume(),
+  ).end()
   return Object.assign(forward, { close: () => agent.destroy() })
 }
 
@@ -325,7 +359,9 @@ async function presignRaw({ target, size, partSize }: PageJob): Promise<NonNulla
   if (!uploadId) throw new Error(`CreateMultipartUpload failed: ${created.slice(0, 300)}`)
   const count = Math.ceil(size / partSize)
   return {
-    partUrls: await Promise.all(Array.from({ length: count }, (_, i) => signed('PUT', { partNumber: String(i + 1), uploadId }))),
+    partUrls: await Promise.all(
+      Array.from({ length: count }, (_, i) => signed('PUT', { partNumber: String(i + 1), uploadId })),
+    ),
     completeUrl: await signed('POST', { uploadId }),
   }
 }
@@ -387,6 +423,8 @@ async function readText(request: IncomingMessage): Promise<string> {
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)))
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms)),
+  )
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

@@ -4,7 +4,11 @@ import { fileURLToPath } from 'node:url'
 
 /** The parts of a V8 `.cpuprofile` (what `node --cpu-prof` and the inspector's Profiler.stop give) read here. */
 interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }>
+  nodes: Array<{
+    id: number
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }
+    children?: number[]
+  }>
   samples: number[]
   timeDeltas: number[]
 }
@@ -87,10 +91,16 @@ function nodeGroup(functionName: string, source: string): string {
   if (functionName === '(garbage collector)') return 'GC'
   if (functionName === '(program)') return 'native, between JS calls (libuv writes, TLS, parser)'
   if (/node:(_tls|tls|internal\/tls)/.test(source)) return 'node: TLS'
-  if (/node:(net|_http|http|https|internal\/(streams|stream_base|http)|stream)/.test(source)) return 'node: http and socket'
+  if (/node:(net|_http|http|https|internal\/(streams|stream_base|http)|stream)/.test(source))
+    return 'node: http and socket'
   if (/node:internal\/(blob|webstreams|fs)/.test(source)) return 'node: Blob and file reads'
   if (/node:internal\/crypto|webcrypto/.test(source)) return 'node: crypto'
-  if (/node:internal\/(process\/task_queues|timers|events|event_target|abort_controller)|node:(events|timers)/.test(source)) return 'node: events, timers, microtasks'
-  if (source === '' ) return `native: ${functionName || '(anonymous)'}`
+  if (
+    /node:internal\/(process\/task_queues|timers|events|event_target|abort_controller)|node:(events|timers)/.test(
+      source,
+    )
+  )
+    return 'node: events, timers, microtasks'
+  if (source === '') return `native: ${functionName || '(anonymous)'}`
   return `other: ${source.replace(/^.*node_modules\//, '')}`
 }

@@ -1,5 +1,5 @@
-import { createServer, type Server, type Socket, connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { connect, createServer, type Server, type Socket } from 'node:net'
 
 /**
  * An access link emulated in user space (this kernel has no `netem`): TCP proxies on loopback
@@ -49,9 +49,20 @@ export interface LinkProfile {
 /** The profiles of issue 16. Mbit/s are 10^6 bits. */
 export const PROFILES: Record<string, LinkProfile> = {
   fibre: { name: 'fibre (1 Gbit/s, 5 ms RTT)', upBytesPerSecond: mbit(1000), delayMs: 2.5 },
-  home: { name: 'home broadband (100 Mbit/s up, 30 ms RTT)', upBytesPerSecond: mbit(100), downBytesPerSecond: mbit(500), delayMs: 15 },
+  home: {
+    name: 'home broadband (100 Mbit/s up, 30 ms RTT)',
+    upBytesPerSecond: mbit(100),
+    downBytesPerSecond: mbit(500),
+    delayMs: 15,
+  },
   transatlantic: { name: 'transatlantic (200 Mbit/s, 100 ms RTT)', upBytesPerSecond: mbit(200), delayMs: 50 },
-  mobile: { name: 'mobile (20 Mbit/s, 150 ms RTT, 0.5% loss)', upBytesPerSecond: mbit(20), delayMs: 75, jitterMs: 10, lossRate: 0.005 },
+  mobile: {
+    name: 'mobile (20 Mbit/s, 150 ms RTT, 0.5% loss)',
+    upBytesPerSecond: mbit(20),
+    delayMs: 75,
+    jitterMs: 10,
+    lossRate: 0.005,
+  },
   wifi: {
     name: 'stall-prone Wi-Fi (100 Mbit/s, 20 ms RTT, drops 3 s every 30 s)',
     upBytesPerSecond: mbit(100),
@@ -137,7 +148,11 @@ class Line {
     this.bytes += chunk.length
     tally.bytes += chunk.length
     tally.firstAt ??= performance.timeOrigin + start
-    return { leavesAt, arrivesAt: this.arrival(leavesAt, chunk, lastDeliveryAt, deliver), departedAt: performance.timeOrigin + start }
+    return {
+      leavesAt,
+      arrivesAt: this.arrival(leavesAt, chunk, lastDeliveryAt, deliver),
+      departedAt: performance.timeOrigin + start,
+    }
   }
 
   private arrival(leavesAt: number, chunk: Buffer, lastDeliveryAt: number, deliver: (chunk: Buffer) => void): number {
@@ -281,7 +296,11 @@ export function createLink(profile: LinkProfile): Link {
       tallies.push(tally)
       // Half-open allowed: an `end` crosses the link like data, and each side closes when both have.
       const server = createServer({ allowHalfOpen: true }, (client) => {
-        const upstream = connect({ port: Number(port), host: hostname === 'localhost' ? '127.0.0.1' : hostname, allowHalfOpen: true })
+        const upstream = connect({
+          port: Number(port),
+          host: hostname === 'localhost' ? '127.0.0.1' : hostname,
+          allowHalfOpen: true,
+        })
         for (const socket of [client, upstream]) sockets.add(socket) && mine.add(socket)
         const resetBoth = () => {
           client.resetAndDestroy()

@@ -20,7 +20,11 @@ const PACKAGES = [
 
 const quiet = (file: string, args: string[]) => {
   try {
-    return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n')[0] ?? ''
+    return (
+      execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .trim()
+        .split('\n')[0] ?? ''
+    )
   } catch {
     return 'not found'
   }
@@ -32,14 +36,25 @@ export const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' '
 export function machineLines(): string[] {
   const version = (name: string) => {
     try {
-      return (JSON.parse(readFileSync(join('node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
+      return (JSON.parse(readFileSync(join('node_modules', name, 'package.json'), 'utf8')) as { version: string })
+        .version
     } catch {
       return '?'
     }
   }
   const commit = quiet('git', ['rev-parse', '--short', 'HEAD'])
   // The benchmarks' own output is not code: a section re-run after another still measures HEAD.
-  const dirty = quiet('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/RESULTS.md', ':!bench/charts']) ? ' + uncommitted changes' : ''
+  const dirty = quiet('git', [
+    'status',
+    '--porcelain',
+    '--untracked-files=no',
+    '--',
+    '.',
+    ':!bench/RESULTS.md',
+    ':!bench/charts',
+  ])
+    ? ' + uncommitted changes'
+    : ''
   return [
     `CPU: ${cpus()[0]?.model ?? '?'} x ${cpus().length} cores; ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; Linux ${quiet('uname', ['-r'])}`,
     `Node ${process.version}; ${quiet('/usr/bin/chromium', ['--version'])}; ${quiet('radosgw', ['--version']).replace(/ \([0-9a-f]+\)/, '')}`,

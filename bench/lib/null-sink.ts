@@ -41,7 +41,10 @@ export async function startNullSink({ tls }: { tls?: { key: string; cert: string
     const url = new URL(request.url ?? '/', 'http://sink')
     const query = url.searchParams
     if (request.method === 'OPTIONS') {
-      response.writeHead(200, { ...CORS, 'access-control-allow-headers': request.headers['access-control-request-headers'] ?? '*' })
+      response.writeHead(200, {
+        ...CORS,
+        'access-control-allow-headers': request.headers['access-control-request-headers'] ?? '*',
+      })
       return response.end()
     }
     const isBody = request.method === 'PUT'
@@ -64,14 +67,20 @@ export async function startNullSink({ tls }: { tls?: { key: string; cert: string
     if (request.method === 'POST' && query.has('uploads')) {
       const id = randomBytes(8).toString('hex')
       uploads.set(id, { type, parts: new Map() })
-      return xml(response, `<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>${key}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`)
+      return xml(
+        response,
+        `<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>${key}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`,
+      )
     }
     if (request.method === 'POST' && uploadId) {
       const upload = uploads.get(uploadId)
       uploads.delete(uploadId)
       const size = [...(upload?.parts.values() ?? [])].reduce((sum, part) => sum + part, 0)
       objects.set(key, { size, type: upload?.type ?? type, at: new Date().toUTCString() })
-      return xml(response, `<CompleteMultipartUploadResult><Location>${url.href}</Location><Bucket>b</Bucket><Key>${key}</Key><ETag>&quot;${multipartETag(completeXml)}&quot;</ETag></CompleteMultipartUploadResult>`)
+      return xml(
+        response,
+        `<CompleteMultipartUploadResult><Location>${url.href}</Location><Bucket>b</Bucket><Key>${key}</Key><ETag>&quot;${multipartETag(completeXml)}&quot;</ETag></CompleteMultipartUploadResult>`,
+      )
     }
     if (request.method === 'DELETE') {
       if (uploadId) uploads.delete(uploadId)
@@ -81,7 +90,12 @@ export async function startNullSink({ tls }: { tls?: { key: string; cert: string
     if (request.method === 'HEAD') {
       const object = objects.get(key)
       if (!object) return response.writeHead(404, CORS).end()
-      const headers = { 'content-length': object.size, 'content-type': object.type, 'last-modified': object.at, etag: `"${etagOf(object.size)}"` }
+      const headers = {
+        'content-length': object.size,
+        'content-type': object.type,
+        'last-modified': object.at,
+        etag: `"${etagOf(object.size)}"`,
+      }
       return response.writeHead(200, { ...CORS, ...headers }).end()
     }
     if (isBody && uploadId) uploads.get(uploadId)?.parts.set(query.get('partNumber') ?? '', received)
@@ -96,7 +110,9 @@ export async function startNullSink({ tls }: { tls?: { key: string; cert: string
   const listener = (request: IncomingMessage, response: ServerResponse) => {
     handle(request, response).catch(() => response.destroy())
   }
-  const server = tls ? createTlsServer({ keepAliveTimeout: 30_000, ...tls }, listener) : createServer({ keepAliveTimeout: 30_000 }, listener)
+  const server = tls
+    ? createTlsServer({ keepAliveTimeout: 30_000, ...tls }, listener)
+    : createServer({ keepAliveTimeout: 30_000 }, listener)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -124,8 +140,12 @@ const etagOf = (size: number) => size.toString(16).padStart(32, '0')
 
 /** S3's multipart ETag: the MD5 of the parts' binary MD5s, then `-N` (a few bytes hashed: the sink's cost stays nil). */
 function multipartETag(completeXml: string): string {
-  const etags = [...completeXml.matchAll(/<ETag>(?:&quot;|")?([0-9a-f]{32})(?:&quot;|")?<\/ETag>/g)].map((match) => match[1]!)
-  return `${createHash('md5').update(Buffer.from(etags.join(''), 'hex')).digest('hex')}-${etags.length}`
+  const etags = [...completeXml.matchAll(/<ETag>(?:&quot;|")?([0-9a-f]{32})(?:&quot;|")?<\/ETag>/g)].map(
+    (match) => match[1]!,
+  )
+  return `${createHash('md5')
+    .update(Buffer.from(etags.join(''), 'hex'))
+    .digest('hex')}-${etags.length}`
 }
 
 function xml(response: ServerResponse, body: string) {

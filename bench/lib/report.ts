@@ -73,7 +73,9 @@ export const mbps = (bytes: number, seconds: number) => bytes / 1e6 / seconds
 
 export function markdownTable({ title, columns, rows }: Table): string {
   const escapeCell = (cell: string) => cell.replace(/\|/g, '\\|')
-  const numeric = columns.map((_, c) => rows.length > 0 && rows.every((row) => /^(\*\*)?[-+~]?[\d.,]+(x|%)?(\*\*)?$|^n\/a$/.test(row[c] ?? '')))
+  const numeric = columns.map(
+    (_, c) => rows.length > 0 && rows.every((row) => /^(\*\*)?[-+~]?[\d.,]+(x|%)?(\*\*)?$|^n\/a$/.test(row[c] ?? '')),
+  )
   const lines = [
     `| ${columns.map(escapeCell).join(' | ')} |`,
     `|${numeric.map((right) => (right ? '---:' : '---')).join('|')}|`,
@@ -106,6 +108,8 @@ export function isWellFormed(table: Table): boolean {
     table.title.length > 0 &&
     table.columns.length > 0 &&
     table.rows.length > 0 &&
-    table.rows.every((row) => row.length === table.columns.length && row.every((cell) => typeof cell === 'string' && cell.length > 0))
+    table.rows.every(
+      (row) => row.length === table.columns.length && row.every((cell) => typeof cell === 'string' && cell.length > 0),
+    )
   )
 }

@@ -34,7 +34,9 @@ export function spliceSection(markdown: string, section: Section, provenance: st
   const chunks = sectionChunks(markdown)
   const old = chunks.find((chunk) => chunk.title === section.title)
   const fresh = markdownSection(section).replace(/^## .*\n/, (heading) => `${heading}\n${provenance}\n`)
-  const text = old ? `${markdown.slice(0, old.start) + fresh}\n${markdown.slice(old.end).replace(/^\n*/, '\n')}` : `${markdown.trimEnd()}\n\n${fresh}\n`
+  const text = old
+    ? `${markdown.slice(0, old.start) + fresh}\n${markdown.slice(old.end).replace(/^\n*/, '\n')}`
+    : `${markdown.trimEnd()}\n\n${fresh}\n`
 
   const lines = text.split('\n')
   const goalRow = `| ${section.name} | `
@@ -60,8 +62,12 @@ export function spliceSection(markdown: string, section: Section, provenance: st
     '|---|---|---|---|',
   )
   replace(
-    (line) => oldGoals.some((goal) => line.startsWith(`- **Met: ${goal}**`) || line.startsWith(`- **Missed: ${goal}**`)),
-    section.goals.map((goal) => `- **${goal.met ? 'Met' : 'Missed'}: ${goal.goal}** (${goal.figure}).${goal.note ? ` ${goal.note}` : ''}`),
+    (line) =>
+      oldGoals.some((goal) => line.startsWith(`- **Met: ${goal}**`) || line.startsWith(`- **Missed: ${goal}**`)),
+    section.goals.map(
+      (goal) =>
+        `- **${goal.met ? 'Met' : 'Missed'}: ${goal.goal}** (${goal.figure}).${goal.note ? ` ${goal.note}` : ''}`,
+    ),
     '## Closing note',
   )
   return lines.join('\n')
@@ -79,7 +85,10 @@ function firstSection(lines: readonly string[]): number {
 const SECTION_HEADING = /^## (\d+[a-z]?\. .+)$/m
 
 function sectionChunks(markdown: string): Array<{ title: string; text: string; start: number; end: number }> {
-  const starts = [...markdown.matchAll(new RegExp(SECTION_HEADING, 'gm'))].map((match) => ({ title: match[1]!, start: match.index! }))
+  const starts = [...markdown.matchAll(new RegExp(SECTION_HEADING, 'gm'))].map((match) => ({
+    title: match[1]!,
+    start: match.index!,
+  }))
   return starts.map(({ title, start }, i) => {
     const end = i + 1 < starts.length ? starts[i + 1]!.start : markdown.length
     return { title, start, end, text: markdown.slice(start, end) }

@@ -5,5 +5,11 @@ export async function runBenchmark(benchmark: Benchmark, context: BenchContext):
   const start = performance.now()
   const result = await benchmark.run(context)
   const seconds = (performance.now() - start) / 1000
-  return { name: benchmark.name, title: benchmark.title, ...result, charts: benchmark.charts?.(result.tables) ?? [], seconds }
+  return {
+    name: benchmark.name,
+    title: benchmark.title,
+    ...result,
+    charts: benchmark.charts?.(result.tables) ?? [],
+    seconds,
+  }
 }

@@ -3,8 +3,8 @@ import { resumeUploads } from '../../engine/index.ts'
 import { DEFAULT_API_PATH, type Strategy } from '../../protocol/wire.ts'
 import { formatBytes } from '../../src/format.ts'
 import { describeLimits, useApiInfo } from '../../src/index.ts'
-import type { DemoRecord } from '../completions.ts'
 import { UploadDropzone } from '../../src/ui/index.ts'
+import type { DemoRecord } from '../completions.ts'
 import { ModeSwitch } from './ModeSwitch.tsx'
 
 export interface AppProps {
@@ -30,7 +30,10 @@ export function App({ api = DEFAULT_API_PATH }: AppProps) {
   const resume = useMemo(() => resumeUploads(), [])
   // Token mode, the protocol's default, where the server can issue tokens; presigned works with every server.
   const mode = server.state === 'ready' && !server.info.token ? 'presigned' : chosenMode
-  const limits = server.state === 'ready' ? { maxFileSize: server.info.maxFileSize, allowedTypes: server.info.allowedTypes } : undefined
+  const limits =
+    server.state === 'ready'
+      ? { maxFileSize: server.info.maxFileSize, allowedTypes: server.info.allowedTypes }
+      : undefined
 
   return (
     <div className="page">
@@ -55,7 +58,13 @@ export function App({ api = DEFAULT_API_PATH }: AppProps) {
           <ModeSwitch mode={mode} onChange={setMode} server={server} />
           <dl className="facts">
             <dt>Storage</dt>
-            <dd>{server.state === 'ready' ? server.info.store : server.state === 'loading' ? 'Asking the server…' : 'Not told'}</dd>
+            <dd>
+              {server.state === 'ready'
+                ? server.info.store
+                : server.state === 'loading'
+                  ? 'Asking the server…'
+                  : 'Not told'}
+            </dd>
             <dt>Upload API</dt>
             <dd>
               <code>{api}</code>

@@ -13,7 +13,8 @@ export type UploadBody = Blob | Uint8Array | ReadableStream<Uint8Array> | AsyncI
 export type Bytes = Blob | Uint8Array
 
 /** A Blob, or anything shaped like one (tests pass Blob-shaped bodies that allocate nothing). */
-export const isBlob = (body: unknown): body is Blob => !(body instanceof Uint8Array) && typeof (body as Blob)?.slice === 'function'
+export const isBlob = (body: unknown): body is Blob =>
+  !(body instanceof Uint8Array) && typeof (body as Blob)?.slice === 'function'
 
 export const isBytes = (body: unknown): body is Bytes => body instanceof Uint8Array || isBlob(body)
 
@@ -25,7 +26,8 @@ export function sizeOf(body: Bytes | PartStream) {
 }
 
 /** A view of `[start, end)`: `subarray` for bytes (Uint8Array's `slice` would copy them). */
-export const slice = (body: Bytes, start: number, end: number) => (body instanceof Uint8Array ? body.subarray(start, end) : body.slice(start, end))
+export const slice = (body: Bytes, start: number, end: number) =>
+  body instanceof Uint8Array ? body.subarray(start, end) : body.slice(start, end)
 
 /**
  * Runs `send` with the body as the engine sends it: a Blob or bytes as they are; a stream read up
@@ -44,8 +46,10 @@ export async function withBody<T>(
   if (isBlob(body)) return send(body)
   const { openBody } = await import('./stream-body.ts')
   const opened = await openBody(body, options, named)
-  return isBytes(opened) ? send(opened) : send(opened).catch((error: unknown) => {
-    opened.cancel()
-    throw error
-  })
+  return isBytes(opened)
+    ? send(opened)
+    : send(opened).catch((error: unknown) => {
+        opened.cancel()
+        throw error
+      })
 }

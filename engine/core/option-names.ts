@@ -39,7 +39,17 @@ export function optionNames(entry: OptionTaker): Set<string> {
   ]
   const extras = ['objectHeaders', 'partHeaders', 'resolveEndpoint', 'checksum']
   const api = ['api', 'apiHeaders', 'apiBody', 'metadata', 'filename', 'contentType', 'resume', 'fileHandle']
-  const object = ['bucket', 'key', 'region', 'endpoint', 'forcePathStyle', 'credentials', 'contentType', 'cacheControl', 'abortOtherUploads']
+  const object = [
+    'bucket',
+    'key',
+    'region',
+    'endpoint',
+    'forcePathStyle',
+    'credentials',
+    'contentType',
+    'cacheControl',
+    'abortOtherUploads',
+  ]
   return new Set(
     {
       upload: [...transfer, ...api, ...extras, 'strategy'],

@@ -1,9 +1,9 @@
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { checkPartSize } from '../../protocol/part-size.ts'
 import type { UploadAbortedError, UploadError } from './errors.ts'
-import type { UploadState } from './upload-state.ts'
-import type { PauseSignal } from './pause.ts'
 import type { Transport } from './http.ts'
+import type { PauseSignal } from './pause.ts'
+import type { UploadState } from './upload-state.ts'
 
 /** A counting semaphore: at most `concurrency` tasks run at once; others wait their turn in order. */
 export interface Queue {
@@ -173,7 +173,8 @@ export type ResolvedOptions<O = TransferOptions & ApiOptions> = Readonly<
 >
 
 /** What is set of `options`: an option given as `undefined` (a spread of unset ones) gets its default. */
-const defined = (options: object | undefined) => Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined))
+const defined = (options: object | undefined) =>
+  Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined))
 
 /**
  * Fills in the defaults (an option set to `undefined` gets its default too), checks the counts,

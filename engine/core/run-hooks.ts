@@ -6,7 +6,11 @@ import type { UploadError } from './errors.ts'
  * its fields here, as that module imports this one).
  */
 export interface HookedRun {
-  readonly options: { readonly api?: string; readonly apiHeaders?: Record<string, string>; readonly signal?: AbortSignal }
+  readonly options: {
+    readonly api?: string
+    readonly apiHeaders?: Record<string, string>
+    readonly signal?: AbortSignal
+  }
 }
 
 /** One POST to the upload API, no retries (engine/transport/api.ts `postOnce`), for the run the hook was given. */

@@ -1,10 +1,10 @@
 import type { Strategy, UploadResult } from '../../protocol/wire.ts'
 import { callBack, onAbort } from './callback.ts'
 import { UploadAbortedError } from './errors.ts'
-import type { Sign } from './signing.ts'
+import { type ApiOptions, type ResolvedOptions, resolveOptions, type TransferOptions } from './options.ts'
 import { type ProgressTracker, trackProgress } from './progress.ts'
 import type { RunHooks } from './run-hooks.ts'
-import { type ApiOptions, resolveOptions, type ResolvedOptions, type TransferOptions } from './options.ts'
+import type { Sign } from './signing.ts'
 
 /**
  * One upload while it runs: its options, resolved once and frozen (the caller's `signal` and
@@ -74,7 +74,12 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
   const over = () => {
     run.phase = 'settled'
     run.hooks.end?.()
-    Promise.all(run.cleanups).then((errors) => callBack(options.onCleanup, errors.find((error) => error !== undefined)))
+    Promise.all(run.cleanups).then((errors) =>
+      callBack(
+        options.onCleanup,
+        errors.find((error) => error !== undefined),
+      ),
+    )
   }
   work.then(over, over)
   return new Promise<UploadResult>((resolve, reject) => {
@@ -89,9 +94,14 @@ export async function runUpload<O extends TransferOptions & ApiOptions>(
  */
 export function createRun<O extends TransferOptions & ApiOptions>(given: O): UploadRun<O> {
   const options = resolveOptions(given)
-  return { options, phase: 'requesting', cleanups: [], open: new Set(), hooks: { ...options.pauseSignal?.hooks(options) } }
+  return {
+    options,
+    phase: 'requesting',
+    cleanups: [],
+    open: new Set(),
+    hooks: { ...options.pauseSignal?.hooks(options) },
+  }
 }
-
 
 /**
  * Runs cleanup after the upload's own promise has moved on; `onCleanup` learns how it ended.
@@ -99,10 +109,12 @@ export function createRun<O extends TransferOptions & ApiOptions>(given: O): Upl
  */
 export function inBackground(run: UploadRun, task: () => Promise<unknown>): void {
   run.cleanups.push(
-    Promise.resolve().then(task).then(
-      () => undefined,
-      (error) => ((error as { code?: string }).code === 'NoSuchUpload' ? undefined : error),
-    ),
+    Promise.resolve()
+      .then(task)
+      .then(
+        () => undefined,
+        (error) => ((error as { code?: string }).code === 'NoSuchUpload' ? undefined : error),
+      ),
   )
 }
 
@@ -128,7 +140,8 @@ export type Phase = 'requesting' | 'transferring' | 'committing' | 'confirming' 
 // upload reports (resolved if storage stored it), and no request of it is cancelled.
 
 /** Whether `signal`'s abort cancels: always for another signal (a sibling part's failure, a cleanup deadline); the caller's, unless committing. */
-export const abortCancels = (run: UploadRun, signal: AbortSignal | undefined) => run.phase !== 'committing' || signal !== run.options.signal
+export const abortCancels = (run: UploadRun, signal: AbortSignal | undefined) =>
+  run.phase !== 'committing' || signal !== run.options.signal
 
 /** Whether a body request's hold (see {@link RunHooks.hold}) stops it now: held, and not committing. */
 export const isHeld = (run: UploadRun, held: AbortSignal | undefined) => !!held?.aborted && run.phase !== 'committing'

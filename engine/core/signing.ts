@@ -15,7 +15,12 @@ export interface SignedRequest {
  * (storage's refusal of the last attempt) it signs again where that can help (fresh credentials,
  * the servers' clock, the bucket's region), and throws `refused` where it cannot.
  */
-export type Sign = ((method: string, query?: string, headers?: Record<string, string>, refused?: S3Error) => Promise<SignedRequest>) & {
+export type Sign = ((
+  method: string,
+  query?: string,
+  headers?: Record<string, string>,
+  refused?: S3Error,
+) => Promise<SignedRequest>) & {
   /** The object's URL as now signed for: it moves when storage names the bucket's region. */
   url(): string
 }

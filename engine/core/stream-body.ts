@@ -56,7 +56,10 @@ export interface ByteReader {
  * 8192 bytes or more): the stream must not reuse a chunk's memory once it has handed it over.
  * `limit`: the declared size, beyond which reading fails with a `BodyError`.
  */
-export function byteReader(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, limit = Infinity): ByteReader {
+export function byteReader(
+  source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  limit = Infinity,
+): ByteReader {
   const { pull, release } = chunksOf(source)
   const held: Uint8Array[] = []
   let ended = false
@@ -79,15 +82,25 @@ export function byteReader(source: ReadableStream<Uint8Array> | AsyncIterable<Ui
       result = await pullOnce()
     } catch (error) {
       if (error instanceof UploadAbortedError) throw error
-      throw new BodyError(`Reading the body failed after ${received} bytes: ${(error as Error)?.message ?? String(error)}`, received, { cause: error })
+      throw new BodyError(
+        `Reading the body failed after ${received} bytes: ${(error as Error)?.message ?? String(error)}`,
+        received,
+        { cause: error },
+      )
     }
     if (result.done) return undefined
     const chunk = result.value
     if (!(chunk instanceof Uint8Array)) {
-      throw new TypeError(`updraft: a stream body must give Uint8Array chunks (bytes), got ${Object.prototype.toString.call(chunk)}: a Node stream with setEncoding() gives strings`)
+      throw new TypeError(
+        `updraft: a stream body must give Uint8Array chunks (bytes), got ${Object.prototype.toString.call(chunk)}: a Node stream with setEncoding() gives strings`,
+      )
     }
     received += chunk.byteLength
-    if (received > limit) throw new BodyError(`The body is longer than its declared size of ${limit} bytes: fix the size option, or leave it out`, received)
+    if (received > limit)
+      throw new BodyError(
+        `The body is longer than its declared size of ${limit} bytes: fix the size option, or leave it out`,
+        received,
+      )
     return chunk
   }
 
@@ -177,7 +190,10 @@ export async function openStream(
   if (signal?.aborted) cancel()
   const checkEnd = () => {
     if (size !== undefined && reader.received < size) {
-      throw new BodyError(`The body ended after ${reader.received} bytes, short of its declared size of ${size}: fix the size option, or leave it out`, reader.received)
+      throw new BodyError(
+        `The body ended after ${reader.received} bytes, short of its declared size of ${size}: fix the size option, or leave it out`,
+        reader.received,
+      )
     }
   }
   try {
@@ -202,7 +218,10 @@ export async function openStream(
       return void checkEnd()
     }
     if (++parts > MAX_PARTS) {
-      throw new BodyError(`The body is longer than ${MAX_PARTS} parts of ${n} bytes: set a larger partSize, or give its size`, reader.received)
+      throw new BodyError(
+        `The body is longer than ${MAX_PARTS} parts of ${n} bytes: set a larger partSize, or give its size`,
+        reader.received,
+      )
     }
     return part
   }
@@ -225,7 +244,9 @@ export async function openStream(
       // A next-s3-upload route answers one PUT URL to any request: it cannot take a stream of
       // unknown length, which would have to be held whole.
       if (size === undefined) {
-        throw new UploadError('The upload API answered one PUT URL for a stream of unknown length: give the size option, or use an upload API that speaks Updraft\'s protocol')
+        throw new UploadError(
+          "The upload API answered one PUT URL for a stream of unknown length: give the size option, or use an upload API that speaks Updraft's protocol",
+        )
       }
       const body = await reader.read(size)
       await readPart(1) // the end, or a BodyError for bytes beyond size
@@ -247,7 +268,13 @@ function chunksOf(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>
   }
   if (source && typeof (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator] === 'function') {
     const iterator = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
-    return { pull: () => iterator.next(), release: () => void Promise.resolve().then(() => iterator.return?.()).catch(() => {}) }
+    return {
+      pull: () => iterator.next(),
+      release: () =>
+        void Promise.resolve()
+          .then(() => iterator.return?.())
+          .catch(() => {}),
+    }
   }
   throw new TypeError(
     `updraft: the body must be a Blob, a Uint8Array, a ReadableStream or an async iterable of Uint8Array chunks, got ${Object.prototype.toString.call(source)}`,

@@ -1,6 +1,6 @@
 import type { CompleteReply, UploadResult } from '../../protocol/wire.ts'
-import { postToApi } from '../transport/api.ts'
 import type { UploadRun } from '../core/run.ts'
+import { postToApi } from '../transport/api.ts'
 
 /**
  * Every upload ends at the upload API once storage holds its bytes: `/complete` with the upload's
@@ -33,7 +33,12 @@ export async function confirmUpload(
  */
 export async function completeAtApi(ticket: string, run: UploadRun, etags?: string[]): Promise<UploadResult> {
   const parts = etags?.map((etag, i) => ({ partNumber: i + 1, etag }))
-  const { url, bucket, key, etag, serverData } = await postToApi<CompleteReply>(run, '/complete', { ticket, parts }, run.options.signal)
+  const { url, bucket, key, etag, serverData } = await postToApi<CompleteReply>(
+    run,
+    '/complete',
+    { ticket, parts },
+    run.options.signal,
+  )
   // Only the result's own fields: whatever else the upload API sends stays out.
   return { url, bucket, key, etag, serverData }
 }

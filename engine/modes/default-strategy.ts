@@ -19,7 +19,8 @@ const learned = new Map<string, Strategy | Promise<unknown>>()
  */
 export const defaultStrategy: StrategyChoice = {
   start(options) {
-    const strategy = options.strategy ?? (mayChoose(options) && learned.get(apiOf(options)) === 'presigned' ? 'presigned' : 'token')
+    const strategy =
+      options.strategy ?? (mayChoose(options) && learned.get(apiOf(options)) === 'presigned' ? 'presigned' : 'token')
     // The API signs every header in presigned mode: extra ones (SSE-C, tags) would be dropped silently.
     if (strategy === 'presigned' && (options.objectHeaders || options.partHeaders)) {
       throw new TypeError("updraft: objectHeaders and partHeaders (SSE-C, tags) need strategy: 'token'")
@@ -34,7 +35,14 @@ export const defaultStrategy: StrategyChoice = {
     if (known === 'presigned') run.strategy = 'presigned'
     const asking = ask()
     // The first to ask: the others learn from its answer (a failure that is no refusal teaches nothing).
-    if (!known) learned.set(api, asking.then(() => learned.set(api, 'token'), (error) => (refusesToken(error) ? learned.set(api, 'presigned') : learned.delete(api))))
+    if (!known)
+      learned.set(
+        api,
+        asking.then(
+          () => learned.set(api, 'token'),
+          (error) => (refusesToken(error) ? learned.set(api, 'presigned') : learned.delete(api)),
+        ),
+      )
     try {
       return await asking
     } catch (error) {

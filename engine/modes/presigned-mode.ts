@@ -26,7 +26,11 @@ export async function sendPresigned(
   // multipart) is not read into memory to be hashed.
   const sign = async (refused?: Error) => {
     if (refused) throw refused
-    return { method: 'PUT', url: reply.url, headers: { ...headers, ...(sizeOf(body) <= options.partSize && (await checksums?.headers(0, body))) } }
+    return {
+      method: 'PUT',
+      url: reply.url,
+      headers: { ...headers, ...(sizeOf(body) <= options.partSize && (await checksums?.headers(0, body))) },
+    }
   }
   return putSingle(body, sign, (etag) => ({ ...location, etag }), run)
 }

@@ -10,11 +10,20 @@ import { postToApi } from '../transport/api.ts'
 import { completeAtApi } from './confirm.ts'
 
 /** A multipart upload the upload API created and presigns: its parts, then `/complete`. */
-export const putPresignedParts = (file: Bytes | PartStream, reply: PresignedMultipartReply, run: UploadRun, checksums?: ChecksumRun): Promise<UploadResult> =>
-  putMultipart(file, run, reply, presignedSteps(file, reply, run, checksums))
+export const putPresignedParts = (
+  file: Bytes | PartStream,
+  reply: PresignedMultipartReply,
+  run: UploadRun,
+  checksums?: ChecksumRun,
+): Promise<UploadResult> => putMultipart(file, run, reply, presignedSteps(file, reply, run, checksums))
 
 /** The part steps of presigned mode: part URLs fetched from `/parts` just ahead of need; `/complete` and `/abort` at the upload API. */
-function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply, run: UploadRun, checksums?: ChecksumRun): PartSteps {
+function presignedSteps(
+  file: Bytes | PartStream,
+  reply: PresignedMultipartReply,
+  run: UploadRun,
+  checksums?: ChecksumRun,
+): PartSteps {
   const { options } = run
   const { ticket, partSize, partCount: count } = reply
   const bytes = isBytes(file) && file
@@ -47,16 +56,24 @@ function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply
     // (one part in memory). An upload API that ignores them still gets a PUT storage verifies.
     const batch = (async () => {
       const contentMd5: Record<number, string> = {}
-      if (checksums) for (const n of partNumbers) contentMd5[n] = (await checksums.headers(n, bodyOf(n)))['content-md5']!
+      if (checksums)
+        for (const n of partNumbers) contentMd5[n] = (await checksums.headers(n, bodyOf(n)))['content-md5']!
       return postToApi<PartsReply>(
         run,
         '/parts',
-        { ticket, partNumbers, ...(checksums && { contentMd5 }), ...(size === undefined && { sizes: { [first]: sizeOf(body!) } }) },
+        {
+          ticket,
+          partNumbers,
+          ...(checksums && { contentMd5 }),
+          ...(size === undefined && { sizes: { [first]: sizeOf(body!) } }),
+        },
         options.signal,
       )
     })()
     for (const n of partNumbers) {
-      const url = batch.then(({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The upload API sent no URL for part ${n}`)))
+      const url = batch.then(
+        ({ urls }) => urls[n] ?? Promise.reject(new UploadError(`The upload API sent no URL for part ${n}`)),
+      )
       // URLs fetched ahead may never be awaited (the upload failed first): their rejection must
       // not go unhandled. The part that does await one still sees it; its next try (after a
       // pause, or a wait for the network) asks again.
@@ -72,7 +89,10 @@ function presignedSteps(file: Bytes | PartStream, reply: PresignedMultipartReply
       if (misplanned) throw misplanned
       // For a stream of unknown length the reply's URLs are bound to exactly `partSize` bytes: a
       // shorter last part asks for its own.
-      if (refused || (size === undefined && sizeOf(body) !== partSize && pending.get(partNumber) === reply.urls?.[partNumber])) {
+      if (
+        refused ||
+        (size === undefined && sizeOf(body) !== partSize && pending.get(partNumber) === reply.urls?.[partNumber])
+      ) {
         pending.delete(partNumber)
       }
       if (!pending.has(partNumber)) fetchBatch(partNumber, body)

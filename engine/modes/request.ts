@@ -1,12 +1,12 @@
 import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBlob, sizeOf, type UploadBody, withBody } from '../core/body.ts'
-import type { PartStream } from '../core/stream-body.ts'
-import { postToApi } from '../transport/api.ts'
 import type { ApiOptions, ResolvedOptions, TransferOptions } from '../core/options.ts'
 import type { UploadRun } from '../core/run.ts'
 import type { Prepared } from '../core/run-hooks.ts'
+import type { PartStream } from '../core/stream-body.ts'
 import type { ResumeUploads } from '../resume/resume.ts'
 import type { ObjectExtras } from '../s3/target.ts'
+import { postToApi } from '../transport/api.ts'
 
 /**
  * Options of {@link upload}, {@link uploadWithToken} and {@link uploadPresigned}: how to reach your
@@ -57,7 +57,10 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
 export type ModeFields = Partial<Record<Strategy, RequestFields>>
 
 /** One mode's {@link ModeFields}. */
-export type RequestFields = (size: number | undefined, options: ResolvedOptions<UploadOptions>) => { createMultipart?: true }
+export type RequestFields = (
+  size: number | undefined,
+  options: ResolvedOptions<UploadOptions>,
+) => { createMultipart?: true }
 
 /**
  * How `upload()` chooses its strategy when none is named (flow/default-strategy.ts): entries of one
@@ -76,7 +79,12 @@ export interface StrategyChoice {
  * the request finish (its reply names what to clean up) rather than cancel it. `choice`, when
  * the upload named no strategy, may ask once more in another mode.
  */
-export function requestUpload(file: Bytes | PartStream, run: UploadRun<UploadOptions>, fields?: ModeFields, choice?: StrategyChoice) {
+export function requestUpload(
+  file: Bytes | PartStream,
+  run: UploadRun<UploadOptions>,
+  fields?: ModeFields,
+  choice?: StrategyChoice,
+) {
   const ask = () => askForUpload(file, run, fields)
   return choice ? choice.request(run, ask) : ask()
 }
@@ -103,7 +111,13 @@ async function askForUpload(file: Bytes | PartStream, run: UploadRun<UploadOptio
   }
   // An upload API that creates a multipart upload names it in its reply: an abort lets the request
   // finish, so what was created is cleaned up.
-  const reply = await postToApi<TokenReply | PresignedReply>(run, '', body, options.signal, strategy === 'presigned' || !!body.createMultipart)
+  const reply = await postToApi<TokenReply | PresignedReply>(
+    run,
+    '',
+    body,
+    options.signal,
+    strategy === 'presigned' || !!body.createMultipart,
+  )
   return { reply, contentType }
 }
 
@@ -121,10 +135,17 @@ export async function prepareAndSend(
 ): Promise<UploadResult> {
   const { options } = run
   run.strategy = choice?.start(options) ?? options.strategy
-  return withBody(file, options, async (body) => {
-    const request = () => requestUpload(body, run, fields, choice)
-    const send = (prepared: Prepared) => sendWith(prepared, body)
-    // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
-    return options.resume && isBlob(body) ? options.resume.run(body, run as UploadRun, request, send) : send(await request())
-  }, true)
+  return withBody(
+    file,
+    options,
+    async (body) => {
+      const request = () => requestUpload(body, run, fields, choice)
+      const send = (prepared: Prepared) => sendWith(prepared, body)
+      // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
+      return options.resume && isBlob(body)
+        ? options.resume.run(body, run as UploadRun, request, send)
+        : send(await request())
+    },
+    true,
+  )
 }

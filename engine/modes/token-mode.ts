@@ -1,14 +1,21 @@
-import { TOKEN_CACHE_CONTROL, type DuplicatesReply, type RefreshReply, type StsCredentials, type TokenReply, type UploadResult } from '../../protocol/wire.ts'
+import {
+  type DuplicatesReply,
+  type RefreshReply,
+  type StsCredentials,
+  TOKEN_CACHE_CONTROL,
+  type TokenReply,
+  type UploadResult,
+} from '../../protocol/wire.ts'
 import type { Bytes } from '../core/body.ts'
+import type { UploadRun } from '../core/run.ts'
 import type { PartStream } from '../core/stream-body.ts'
 import { serverNow } from '../s3/clock.ts'
-import { completeAtApi } from './confirm.ts'
-import { postToApi } from '../transport/api.ts'
-import type { RequestFields, UploadOptions } from './request.ts'
-import type { UploadRun } from '../core/run.ts'
-import { loadSigner, type Credentials } from '../s3/sign.ts'
 import { loadMultipart, putObject } from '../s3/object.ts'
+import { type Credentials, loadSigner } from '../s3/sign.ts'
 import type { ObjectTarget } from '../s3/target.ts'
+import { postToApi } from '../transport/api.ts'
+import { completeAtApi } from './confirm.ts'
+import type { RequestFields, UploadOptions } from './request.ts'
 
 /**
  * Token mode's field of the upload request: the upload API creates a multipart upload next to its
@@ -19,21 +26,30 @@ export const tokenFields: RequestFields = (size, options) => {
   // Refused before the API is asked: its /complete checks every upload, and storage describes an
   // object written with a customer key only to a request carrying that key, which the API never holds.
   if (options.partHeaders?.['x-amz-server-side-encryption-customer-key']) {
-    throw new TypeError('updraft: sseCustomerKey needs uploadObject(): the upload API cannot check an object encrypted with your key')
+    throw new TypeError(
+      'updraft: sseCustomerKey needs uploadObject(): the upload API cannot check an object encrypted with your key',
+    )
   }
   // The code the reply will need loads beside the request, so it costs no round trip of its own;
   // a failed load shows when that code is first used.
   loadSigner().catch(() => {})
   const multipart = !(size! <= options.partSize)
   if (multipart) loadMultipart().catch(() => {})
-  return multipart && size !== undefined && !(options.checksum || options.objectHeaders || options.partHeaders) ? { createMultipart: true } : {}
+  return multipart && size !== undefined && !(options.checksum || options.objectHeaders || options.partHeaders)
+    ? { createMultipart: true }
+    : {}
 }
 
 /** Credentials are refreshed this long before they expire (in the servers' clock). */
 export const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000
 
 /** Token mode: the API handed out STS credentials scoped to one key; sign every request here. */
-export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, contentType: string, run: UploadRun<UploadOptions>): Promise<UploadResult> {
+export function sendWithToken(
+  file: Bytes | PartStream,
+  reply: TokenReply,
+  contentType: string,
+  run: UploadRun<UploadOptions>,
+): Promise<UploadResult> {
   const { ticket } = reply
   const { options } = run
   // The object's target: the upload's options (how requests go, and the opt-ins' objectHeaders,
@@ -47,11 +63,14 @@ export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, conte
     endpoint: reply.endpoint,
     forcePathStyle: reply.forcePathStyle,
     // A next-s3-upload API sends no ticket: its credentials cannot be renewed.
-    credentials: ticket ? renewableCredentials(reply.token.Credentials, ticket, run) : fromWire(reply.token.Credentials),
+    credentials: ticket
+      ? renewableCredentials(reply.token.Credentials, ticket, run)
+      : fromWire(reply.token.Credentials),
     contentType,
     cacheControl: TOKEN_CACHE_CONTROL,
     abortOtherUploads: ticket
-      ? (keep) => postToApi<DuplicatesReply>(run, '/duplicates', { ticket, keep }, AbortSignal.timeout(options.cleanupTimeout))
+      ? (keep) =>
+          postToApi<DuplicatesReply>(run, '/duplicates', { ticket, keep }, AbortSignal.timeout(options.cleanupTimeout))
       : undefined,
   }
   return putObject(
@@ -59,7 +78,9 @@ export function sendWithToken(file: Bytes | PartStream, reply: TokenReply, conte
     target,
     run,
     // The API created the multipart upload (`createMultipart`): it completes it too, at /complete.
-    reply.uploadId && ticket ? { uploadId: reply.uploadId, complete: (etags) => completeAtApi(ticket, run, etags) } : undefined,
+    reply.uploadId && ticket
+      ? { uploadId: reply.uploadId, complete: (etags) => completeAtApi(ticket, run, etags) }
+      : undefined,
   )
 }
 

@@ -1,16 +1,21 @@
-import { parseCreateSession, SESSION_TOKEN_HEADER, SessionCache, type DirectorySession } from '../../protocol/directory-session.ts'
-import { resolveObjectUrl, type EndpointRules, type ResolvedObject } from '../../protocol/endpoint-rules.ts'
+import {
+  type DirectorySession,
+  parseCreateSession,
+  SESSION_TOKEN_HEADER,
+  SessionCache,
+} from '../../protocol/directory-session.ts'
+import { type EndpointRules, type ResolvedObject, resolveObjectUrl } from '../../protocol/endpoint-rules.ts'
 import { encodeKey, type ObjectLocation } from '../../protocol/object-url.ts'
-import { serverNow } from '../s3/clock.ts'
-import { UploadError, type S3Error } from '../core/errors.ts'
+import { type S3Error, UploadError } from '../core/errors.ts'
 import { createRun } from '../core/run.ts'
+import { serverNow } from '../s3/clock.ts'
 import { send } from '../s3/send.ts'
-import { createSigner, type Credentials, type CredentialSource, type Located } from '../s3/sign.ts'
+import { type CredentialSource, type Credentials, createSigner, type Located } from '../s3/sign.ts'
 import type { ObjectExtras, ObjectTarget } from '../s3/target.ts'
 
 export { EndpointRuleError, type EndpointRules, type ResolvedObject } from '../../protocol/endpoint-rules.ts'
 // The contract between the engine and an endpoint resolver (the `resolveEndpoint` field of an upload's options).
-export type { ResolveEndpoint, Located, SessionSource } from '../s3/sign.ts'
+export type { Located, ResolveEndpoint, SessionSource } from '../s3/sign.ts'
 
 /**
  * S3's endpoint rules, an opt-in of `uploadObject` and of token-mode `upload`: FIPS, dual-stack
@@ -73,7 +78,11 @@ function directorySession(location: ObjectLocation, resolved: ResolvedObject): L
   // `resolveEndpoint` is given the whole target: its credentials, and the transfer options CreateSession is sent with.
   const { credentials } = location as ObjectTarget
   // The bucket's own URL: `https://bucket.s3express-zone.region.amazonaws.com/` (or path-style), the object's without its key.
-  const bucket = { url: resolved.url.slice(0, resolved.url.length - encodeKey(location.key).length), signingRegion: resolved.signingRegion, signingService: 's3express' as const }
+  const bucket = {
+    url: resolved.url.slice(0, resolved.url.length - encodeKey(location.key).length),
+    signingRegion: resolved.signingRegion,
+    signingService: 's3express' as const,
+  }
   const signedWith = new Map<string, string>()
   const key = `${bucket.url} ${whose(credentials)}`
   return async (refused, headers, query) => {
@@ -82,7 +91,7 @@ function directorySession(location: ObjectLocation, resolved: ResolvedObject): L
       () => createSession(credentials, location, bucket),
       refused ? signedWith.get(query!) : undefined,
     )
-    signedWith.set(query!, headers![SESSION_TOKEN_HEADER] = sessionToken)
+    signedWith.set(query!, (headers![SESSION_TOKEN_HEADER] = sessionToken))
     return { accessKeyId, secretAccessKey }
   }
 }
@@ -107,10 +116,21 @@ let sourceCount = 0
  * one upload's abort: other uploads may share it, and cleanup needs it too.
  * https://docs.aws.amazon.com/AmazonS3/latest/API/API_CreateSession.html
  */
-async function createSession(credentials: Credentials | CredentialSource, location: ObjectLocation, bucket: ResolvedObject): Promise<DirectorySession> {
+async function createSession(
+  credentials: Credentials | CredentialSource,
+  location: ObjectLocation,
+  bucket: ResolvedObject,
+): Promise<DirectorySession> {
   // Never moved by a refusal: a refused CreateSession is signed again with renewed credentials.
-  const sign = createSigner(credentials, { ...location, resolveEndpoint: (_, refused) => (refused ? undefined : bucket) })
-  const reply = await send(createRun(location as ObjectTarget), (refused) => sign('GET', '?session', undefined, refused), { signal: undefined })
+  const sign = createSigner(credentials, {
+    ...location,
+    resolveEndpoint: (_, refused) => (refused ? undefined : bucket),
+  })
+  const reply = await send(
+    createRun(location as ObjectTarget),
+    (refused) => sign('GET', '?session', undefined, refused),
+    { signal: undefined },
+  )
   const session = parseCreateSession(reply.body)
   if (!session) throw new UploadError(`CreateSession on ${location.bucket} answered without complete Credentials`)
   return session

@@ -9,7 +9,11 @@ export interface BlobWorker<Request> {
  * and bundlers need no setting. `undefined` where the runtime has no workers or refuses this one at
  * once; a refusal reported later (Chromium's for a CSP `worker-src` without blob:) calls `failed`.
  */
-export function startBlobWorker<Request, Reply>(source: string, reply: (reply: Reply) => void, failed: () => void): BlobWorker<Request> | undefined {
+export function startBlobWorker<Request, Reply>(
+  source: string,
+  reply: (reply: Reply) => void,
+  failed: () => void,
+): BlobWorker<Request> | undefined {
   if (typeof Worker !== 'function') return undefined
   let url: string | undefined
   let worker: Worker

@@ -1,5 +1,5 @@
-import { md5, toBase64 } from './md5.ts'
 import type { ObjectExtras } from '../s3/target.ts'
+import { md5, toBase64 } from './md5.ts'
 
 /**
  * SSE-C, an opt-in of `uploadObject`: storage encrypts the object with the caller's AES-256 key

@@ -1,9 +1,9 @@
 import { escapeXml } from '../../protocol/xml.ts'
 import { createRun } from '../core/run.ts'
-import { createSigner } from '../s3/sign.ts'
-import { md5, toBase64 } from './md5.ts'
 import { send } from '../s3/send.ts'
+import { createSigner } from '../s3/sign.ts'
 import type { ObjectExtras, ObjectTarget } from '../s3/target.ts'
+import { md5, toBase64 } from './md5.ts'
 
 /**
  * Object tags, an opt-in of `uploadObject`: the `x-amz-tagging` header on PutObject and
@@ -76,4 +76,3 @@ function tagEntries(tags: Record<string, string>) {
   }
   return entries
 }
-

@@ -22,7 +22,8 @@ import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStor
  * What resume reads of an upload's options: `UploadOptions`' fields, named here because
  * modes/request.ts (`UploadOptions.resume`) imports this module: resume is a layer below the modes.
  */
-type ResumedOptions = TransferOptions & ApiOptions & { strategy?: Strategy; filename?: string; fileHandle?: FileSystemFileHandle }
+type ResumedOptions = TransferOptions &
+  ApiOptions & { strategy?: Strategy; filename?: string; fileHandle?: FileSystemFileHandle }
 
 /** Where `resumeUploads()` keeps its records, and for how long. */
 export interface ResumeOptions {
@@ -52,7 +53,10 @@ export interface ResumeOptions {
  * const unfinished = await resume.list()
  * ```
  */
-export function resumeUploads({ store = defaultResumeStore(), maxAge = 24 * 60 * 60_000 }: ResumeOptions = {}): ResumeUploads {
+export function resumeUploads({
+  store = defaultResumeStore(),
+  maxAge = 24 * 60 * 60_000,
+}: ResumeOptions = {}): ResumeUploads {
   return new ResumeUploads(store, maxAge)
 }
 
@@ -84,7 +88,10 @@ export class ResumeUploads {
    * @throws (rejects with) `ApiError`, `S3Error` or `NetworkError` when the abort failed:
    * the record is kept, to try again.
    */
-  async discard(record: ResumeRecord, options: Pick<TransferOptions & ApiOptions, 'transport' | 'apiHeaders'> = {}): Promise<void> {
+  async discard(
+    record: ResumeRecord,
+    options: Pick<TransferOptions & ApiOptions, 'transport' | 'apiHeaders'> = {},
+  ): Promise<void> {
     const run = createRun({ ...options, api: record.api })
     const deadline = AbortSignal.timeout(run.options.cleanupTimeout)
     try {
@@ -92,7 +99,10 @@ export class ResumeUploads {
       else {
         const sign = await tokenSigner(record, run, deadline)
         const ofUpload = `?uploadId=${encodeURIComponent(record.uploadId)}`
-        await send(run, (refused) => sign('DELETE', ofUpload, undefined, refused), { signal: deadline, endsUpload: true })
+        await send(run, (refused) => sign('DELETE', ofUpload, undefined, refused), {
+          signal: deadline,
+          endsUpload: true,
+        })
       }
     } catch (error) {
       if (!isGone(error)) throw error
@@ -104,7 +114,12 @@ export class ResumeUploads {
    * @internal The engine's (modes/request.ts): sends the upload with the run's `journal` hook
    * installed, from a record's reply when there is one, else from `request()` (the upload API's).
    */
-  async run(file: Blob, run: UploadRun<ResumedOptions>, request: () => Promise<Prepared>, sendUpload: (prepared: Prepared) => Promise<UploadResult>): Promise<UploadResult> {
+  async run(
+    file: Blob,
+    run: UploadRun<ResumedOptions>,
+    request: () => Promise<Prepared>,
+    sendUpload: (prepared: Prepared) => Promise<UploadResult>,
+  ): Promise<UploadResult> {
     const { store } = this
     const { options } = run
     let api: string
@@ -187,12 +202,18 @@ async function recall(record: ResumeRecord, run: UploadRun, journal: Journal): P
 }
 
 /** ListParts, page by page, with token credentials (they allow it when the server is `resumable`). */
-async function listStoredParts(sign: ReturnType<typeof createSigner>, record: ResumeRecord, run: UploadRun): Promise<StoredPart[]> {
+async function listStoredParts(
+  sign: ReturnType<typeof createSigner>,
+  record: ResumeRecord,
+  run: UploadRun,
+): Promise<StoredPart[]> {
   const parts: StoredPart[] = []
   let marker = 0
   for (;;) {
     const query = `?part-number-marker=${marker}&uploadId=${encodeURIComponent(record.uploadId)}`
-    const { body } = await send(run, (refused) => sign('GET', query, undefined, refused), { signal: run.options.signal })
+    const { body } = await send(run, (refused) => sign('GET', query, undefined, refused), {
+      signal: run.options.signal,
+    })
     for (const [, part = ''] of body.matchAll(/<Part>([\s\S]*?)<\/Part>/g)) {
       const field = (name: string) => xmlText(part, name) ?? ''
       parts.push({ partNumber: Number(field('PartNumber')), etag: field('ETag'), size: Number(field('Size')) })

@@ -32,7 +32,11 @@ export interface SigV4Request {
  * TypeError here, before any attempt (fetch would reject it as if the network failed, and it would
  * be retried).
  */
-export async function signV4({ url, service, ...request }: SigV4Request): Promise<{ url: string; headers: Record<string, string> }> {
+export async function signV4({
+  url,
+  service,
+  ...request
+}: SigV4Request): Promise<{ url: string; headers: Record<string, string> }> {
   const s3 = service === 's3'
   const sent = s3 ? url : slashRunsEscaped(url)
   const signed = await new AwsV4Signer({ ...request, url: sent, service, singleEncode: !s3 }).sign()

@@ -22,29 +22,60 @@ const INITIATED_RESOLUTION_MS = 1000
  * another writer started before the call is left alone. Credentials that may not list (a token's
  * policy, most often) reject with the reason, which `onCleanup` hears: a stray may remain.
  */
-export async function abortLostCreates(run: UploadRun, target: ObjectTarget, keep: string | undefined, callMs: number): Promise<void> {
+export async function abortLostCreates(
+  run: UploadRun,
+  target: ObjectTarget,
+  keep: string | undefined,
+  callMs: number,
+): Promise<void> {
   const deadline = AbortSignal.timeout(run.options.cleanupTimeout)
   const objectUrl = run.sign!.url()
   // The bucket's URL is the object's without its key, signed as the object's is (a custom
   // `resolveEndpoint` may sign elsewhere: its targets pass `abortOtherUploads`).
-  const bucketSign = !target.resolveEndpoint && createSigner(target.credentials, {
-    ...target,
-    resolveEndpoint: (_, refused) => (refused ? undefined : { url: objectUrl.slice(0, -encodeKey(target.key).length), signingRegion: target.region, signingService: 's3' }),
-  })
+  const bucketSign =
+    !target.resolveEndpoint &&
+    createSigner(target.credentials, {
+      ...target,
+      resolveEndpoint: (_, refused) =>
+        refused
+          ? undefined
+          : {
+              url: objectUrl.slice(0, -encodeKey(target.key).length),
+              signingRegion: target.region,
+              signingService: 's3',
+            },
+    })
   try {
     if (!bucketSign) throw new UploadError('a custom resolveEndpoint signs the bucket elsewhere')
-    const listed = await send(run, (refused) => bucketSign('GET', `?uploads&prefix=${encodeURIComponent(target.key)}`, undefined, refused), { signal: deadline })
+    const listed = await send(
+      run,
+      (refused) => bucketSign('GET', `?uploads&prefix=${encodeURIComponent(target.key)}`, undefined, refused),
+      { signal: deadline },
+    )
     const onKey = listed.body
       .split('<Upload>')
       .slice(1)
-      .map((upload) => ({ key: xmlText(upload, 'Key'), uploadId: xmlText(upload, 'UploadId')!, at: Date.parse(xmlText(upload, 'Initiated')!) }))
+      .map((upload) => ({
+        key: xmlText(upload, 'Key'),
+        uploadId: xmlText(upload, 'UploadId')!,
+        at: Date.parse(xmlText(upload, 'Initiated')!),
+      }))
       .filter((upload) => upload.key === target.key && upload.uploadId)
     const now = serverNow()
     const made = keep ? onKey.find((upload) => upload.uploadId === keep)?.at : now
     const end = keep ? made : now + INITIATED_RESOLUTION_MS
-    const strays = made === undefined ? [] : onKey.filter(({ uploadId, at }) => uploadId !== keep && at <= end! && at >= made - callMs - INITIATED_RESOLUTION_MS)
+    const strays =
+      made === undefined
+        ? []
+        : onKey.filter(
+            ({ uploadId, at }) => uploadId !== keep && at <= end! && at >= made - callMs - INITIATED_RESOLUTION_MS,
+          )
     for (const { uploadId } of strays) {
-      await send(run, (refused) => run.sign!('DELETE', `?uploadId=${encodeURIComponent(uploadId)}`, undefined, refused), { signal: deadline, endsUpload: true })
+      await send(
+        run,
+        (refused) => run.sign!('DELETE', `?uploadId=${encodeURIComponent(uploadId)}`, undefined, refused),
+        { signal: deadline, endsUpload: true },
+      )
     }
   } catch (error) {
     throw new UploadError(

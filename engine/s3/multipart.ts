@@ -5,9 +5,9 @@ import { type Bytes, sizeOf } from '../core/body.ts'
 import { UploadError } from '../core/errors.ts'
 import { inBackground, type UploadRun } from '../core/run.ts'
 import type { PartStream } from '../core/stream-body.ts'
-import type { CreatedUpload, SignedObject } from './target.ts'
 import { putMultipart } from './part-loop.ts'
 import { send } from './send.ts'
+import type { CreatedUpload, SignedObject } from './target.ts'
 
 // The S3 steps of one multipart upload signed with the run's credentials, in one module:
 // CreateMultipartUpload (and cleaning up after its lost replies), each UploadPart, Complete, Abort.
@@ -19,8 +19,16 @@ import { send } from './send.ts'
  * CompleteMultipartUpload (or the upload API's /complete for one it created), and
  * AbortMultipartUpload after a failure.
  */
-export async function putParts(file: Bytes | PartStream, object: SignedObject, run: UploadRun, created?: CreatedUpload): Promise<UploadResult> {
-  const { options, hooks: { journal } } = run
+export async function putParts(
+  file: Bytes | PartStream,
+  object: SignedObject,
+  run: UploadRun,
+  created?: CreatedUpload,
+): Promise<UploadResult> {
+  const {
+    options,
+    hooks: { journal },
+  } = run
   const { target, checksums } = object
   const sign = run.sign!
   // A stream's declared length raises the part size as needed; a resumed upload keeps its record's.
@@ -29,22 +37,40 @@ export async function putParts(file: Bytes | PartStream, object: SignedObject, r
   const uploadId = journal?.uploadId ?? created?.uploadId ?? (await createUpload(object, run))
   const ofUpload = `uploadId=${encodeURIComponent(uploadId)}`
 
-  return putMultipart(file, run, { uploadId, partSize }, {
-    signPart: async (partNumber, body, refused) =>
-      sign('PUT', `?partNumber=${partNumber}&${ofUpload}`, { ...target.partHeaders, ...(await checksums?.headers(partNumber, body)) }, refused),
-    async complete() {
-      const { etags } = run.parts!
-      if (created) return created.complete(etags)
-      const parts = await checksums?.complete(etags)
-      const completed = await send(run, (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused), {
-        body: completeXml(etags, parts),
-        signal: options.signal,
-        endsUpload: true,
-      })
-      return object.stored(xmlText(completed.body, 'ETag') ?? '', completed)
+  return putMultipart(
+    file,
+    run,
+    { uploadId, partSize },
+    {
+      signPart: async (partNumber, body, refused) =>
+        sign(
+          'PUT',
+          `?partNumber=${partNumber}&${ofUpload}`,
+          { ...target.partHeaders, ...(await checksums?.headers(partNumber, body)) },
+          refused,
+        ),
+      async complete() {
+        const { etags } = run.parts!
+        if (created) return created.complete(etags)
+        const parts = await checksums?.complete(etags)
+        const completed = await send(
+          run,
+          (refused) => sign('POST', `?${ofUpload}`, { 'content-type': 'application/xml' }, refused),
+          {
+            body: completeXml(etags, parts),
+            signal: options.signal,
+            endsUpload: true,
+          },
+        )
+        return object.stored(xmlText(completed.body, 'ETag') ?? '', completed)
+      },
+      abort: (deadline) =>
+        send(run, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), {
+          signal: deadline,
+          endsUpload: true,
+        }),
     },
-    abort: (deadline) => send(run, (refused) => sign('DELETE', `?${ofUpload}`, undefined, refused), { signal: deadline, endsUpload: true }),
-  })
+  )
 }
 
 /**
@@ -58,10 +84,14 @@ async function createUpload({ target, headers, checksums }: SignedObject, run: U
   let attempts = 0
   let uploadId: string | undefined
   try {
-    const created = await send(run, (refused) => (attempts++, run.sign!('POST', '?uploads', { ...headers, ...checksums?.create }, refused)), {
-      signal: run.options.signal,
-      linger: true,
-    })
+    const created = await send(
+      run,
+      (refused) => (attempts++, run.sign!('POST', '?uploads', { ...headers, ...checksums?.create }, refused)),
+      {
+        signal: run.options.signal,
+        linger: true,
+      },
+    )
     uploadId = xmlText(created.body, 'UploadId')
     if (!uploadId) throw new UploadError('CreateMultipartUpload answered without an UploadId')
     return uploadId
@@ -69,7 +99,9 @@ async function createUpload({ target, headers, checksums }: SignedObject, run: U
     if (attempts > 1 || (attempts && !uploadId)) {
       const callMs = Date.now() - startedAt
       const { abortOtherUploads } = target
-      inBackground(run, async () => (abortOtherUploads ? abortOtherUploads(uploadId) : run.hooks.lostCreates?.(uploadId, callMs)))
+      inBackground(run, async () =>
+        abortOtherUploads ? abortOtherUploads(uploadId) : run.hooks.lostCreates?.(uploadId, callMs),
+      )
     }
   }
 }
@@ -77,5 +109,7 @@ async function createUpload({ target, headers, checksums }: SignedObject, run: U
 /** Body of CompleteMultipartUpload; `extra[i]` goes into part i + 1's element (its checksum). */
 const completeXml = (etags: readonly string[], extra?: readonly string[]) =>
   `<CompleteMultipartUpload xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${etags
-    .map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag>${extra?.[i] ?? ''}</Part>`)
+    .map(
+      (etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag>${extra?.[i] ?? ''}</Part>`,
+    )
     .join('')}</CompleteMultipartUpload>`

@@ -12,8 +12,16 @@ import type { CreatedUpload, ObjectTarget, SignedObject } from './target.ts'
  * `uploadObject` inside an upload that is already running (token mode), perhaps on an upload the
  * upload API `created`: the run signs with the target's credentials from here on (`run.sign`).
  */
-export async function putObject(file: Bytes | PartStream, target: ObjectTarget, run: UploadRun, created?: CreatedUpload): Promise<UploadResult> {
-  const { options, hooks: { journal } } = run
+export async function putObject(
+  file: Bytes | PartStream,
+  target: ObjectTarget,
+  run: UploadRun,
+  created?: CreatedUpload,
+): Promise<UploadResult> {
+  const {
+    options,
+    hooks: { journal },
+  } = run
   const bytes = isBytes(file) && file
   const sign = (run.sign = createSigner(target.credentials, target))
   const checksums = target.checksum?.(target)
@@ -38,7 +46,12 @@ export async function putObject(file: Bytes | PartStream, target: ObjectTarget, 
 
   // A stream is longer than one part; a resumed upload (a record's part size) is multipart.
   if (bytes && sizeOf(bytes) <= (journal?.partSize ?? options.partSize) && !created) {
-    return putSingle(bytes, async (refused) => sign('PUT', '', { ...object.headers, ...(await checksums?.headers(0, bytes)) }, refused), object.stored, run)
+    return putSingle(
+      bytes,
+      async (refused) => sign('PUT', '', { ...object.headers, ...(await checksums?.headers(0, bytes)) }, refused),
+      object.stored,
+      run,
+    )
   }
 
   const { putParts } = await loadMultipart()
@@ -52,7 +65,9 @@ export async function putObject(file: Bytes | PartStream, target: ObjectTarget, 
  */
 export async function withStoredETag(result: UploadResult, run: UploadRun): Promise<UploadResult> {
   if (result.etag) return result
-  const head = await send(run, (refused) => run.sign!('HEAD', '', undefined, refused), { signal: run.options.signal }).catch(() => undefined)
+  const head = await send(run, (refused) => run.sign!('HEAD', '', undefined, refused), {
+    signal: run.options.signal,
+  }).catch(() => undefined)
   const etag = head?.header('ETag')
   if (!etag) return result
   await run.checkETag?.(etag)

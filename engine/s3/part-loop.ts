@@ -1,13 +1,13 @@
+import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, isBytes, sizeOf, slice } from '../core/body.ts'
 import { onAbort } from '../core/callback.ts'
 import { missingETag, type S3Error, UploadAbortedError } from '../core/errors.ts'
-import type { SignedRequest } from '../core/signing.ts'
 import { inBackground, startTransfer, type UploadRun } from '../core/run.ts'
+import type { SignedRequest } from '../core/signing.ts'
 import type { PartStream } from '../core/stream-body.ts'
 import { runPool } from '../transport/queue.ts'
-import type { UploadResult } from '../../protocol/wire.ts'
 import { bodyRequest } from './put.ts'
-import { send, type Signer } from './send.ts'
+import { type Signer, send } from './send.ts'
 
 // The part loop both modes share: presigned mode's steps come from the upload API
 // (modes/presigned-multipart.ts), token mode's and uploadObject's are signed here (multipart.ts).
@@ -38,7 +38,10 @@ export async function putMultipart(
   created: { uploadId: string; partSize: number },
   steps: PartSteps,
 ): Promise<UploadResult> {
-  const { options, hooks: { journal } } = run
+  const {
+    options,
+    hooks: { journal },
+  } = run
   const { uploadId, partSize } = created
   const etags: string[] = []
   run.parts = { uploadId, partSize, etags }
@@ -91,7 +94,12 @@ export async function putMultipart(
     // A paused part leaves the shared queue (others may use its slot) and waits for resume; a
     // stream's part is kept meanwhile, to be sent again.
     await runPool(options.partConcurrency, next, ([n, part]) =>
-      bodyRequest(run, signal, (held) => uploadPart(n, part, held), () => progress.sent(n, 0)),
+      bodyRequest(
+        run,
+        signal,
+        (held) => uploadPart(n, part, held),
+        () => progress.sent(n, 0),
+      ),
     )
     // The commit point: from here an abort waits for Complete's outcome, which is the truth.
     run.phase = 'committing'
@@ -103,7 +111,9 @@ export async function putMultipart(
     if (!options.leavePartsOnError) {
       // After every part request has closed: a part storage is still receiving could otherwise
       // land after the abort and leave the upload behind (S3 says to abort again then).
-      inBackground(run, () => Promise.all(run.open).then(() => steps.abort(AbortSignal.timeout(options.cleanupTimeout))))
+      inBackground(run, () =>
+        Promise.all(run.open).then(() => steps.abort(AbortSignal.timeout(options.cleanupTimeout))),
+      )
     }
     throw options.signal?.aborted ? new UploadAbortedError() : error
   } finally {

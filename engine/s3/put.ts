@@ -2,7 +2,7 @@ import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, sizeOf } from '../core/body.ts'
 import type { HttpResponse } from '../core/http.ts'
 import { startTransfer, type UploadRun } from '../core/run.ts'
-import { send, type Signer } from './send.ts'
+import { type Signer, send } from './send.ts'
 
 /** One PutObject. */
 export async function putSingle(
@@ -21,7 +21,12 @@ export async function putSingle(
     progress.sent(1, bytes)
   }
   // A pause cancels the PUT (S3 cannot keep half an object): it is sent again whole on resume.
-  const response = await bodyRequest(run, signal, (held) => send(run, sign, { body: file, signal, onSent, held }), () => progress.sent(1, 0))
+  const response = await bodyRequest(
+    run,
+    signal,
+    (held) => send(run, sign, { body: file, signal, onSent, held }),
+    () => progress.sent(1, 0),
+  )
   run.phase = 'committing'
   progress.done()
   return result(response.header('ETag') ?? '', response)
@@ -32,7 +37,12 @@ export async function putSingle(
  * held by a pause (the `hold` hook) when the upload has a `pauseSignal`. `onHeld`: a pause
  * stopped it (its bytes in flight no longer count).
  */
-export function bodyRequest<T>(run: UploadRun, signal: AbortSignal | undefined, task: (held?: AbortSignal) => Promise<T>, onHeld: () => void): Promise<T> {
+export function bodyRequest<T>(
+  run: UploadRun,
+  signal: AbortSignal | undefined,
+  task: (held?: AbortSignal) => Promise<T>,
+  onHeld: () => void,
+): Promise<T> {
   const { queue } = run.options
   const queued = (held?: AbortSignal) => (queue ? queue.run(() => task(held), signal) : task(held))
   return run.hooks.hold ? run.hooks.hold(queued, signal, onHeld) : queued()

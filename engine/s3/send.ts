@@ -1,7 +1,7 @@
 import { S3Error, UploadAbortedError } from '../core/errors.ts'
 import type { HttpResponse } from '../core/http.ts'
-import type { SignedRequest } from '../core/signing.ts'
 import { abortCancels, isHeld, type UploadRun } from '../core/run.ts'
+import type { SignedRequest } from '../core/signing.ts'
 import { exchange } from '../transport/exchange.ts'
 import { isRetryable, withRetries } from '../transport/retry.ts'
 import { throwIfS3Error } from './error-reply.ts'
@@ -59,13 +59,16 @@ export function send(
       return attempt(error)
     }
   }
-  return withRetries(run, signal, () =>
-    attempt().catch((error) => {
-      if (unknown && endsUpload && (error as S3Error).code === 'NoSuchUpload') return { status: 204, header: () => null, body: '' }
-      unknown ||= isRetryable(error)
-      throw error
-    }),
+  return withRetries(
+    run,
+    signal,
+    () =>
+      attempt().catch((error) => {
+        if (unknown && endsUpload && (error as S3Error).code === 'NoSuchUpload')
+          return { status: 204, header: () => null, body: '' }
+        unknown ||= isRetryable(error)
+        throw error
+      }),
     held,
   )
 }
-

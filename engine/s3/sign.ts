@@ -1,9 +1,9 @@
 import type { ResolvedObject } from '../../protocol/endpoint-rules.ts'
-import { objectUrl, type ObjectLocation } from '../../protocol/object-url.ts'
-import { learnServerTime, serverNow } from './clock.ts'
+import { type ObjectLocation, objectUrl } from '../../protocol/object-url.ts'
 import type { S3Error } from '../core/errors.ts'
-import type { Sign } from '../core/signing.ts'
 import { lazily } from '../core/lazy.ts'
+import type { Sign } from '../core/signing.ts'
+import { learnServerTime, serverNow } from './clock.ts'
 
 /** AWS-style credentials that sign requests to storage (SigV4). */
 export interface Credentials {
@@ -51,9 +51,16 @@ export type SessionSource = (refused: boolean, headers?: Record<string, string>,
  * every later request there, and the refused one is signed again; a `session` it answers (a
  * directory bucket's) signs instead of `credentials`.
  */
-export function createSigner(credentials: Credentials | CredentialSource, location: ObjectLocation & { resolveEndpoint?: ResolveEndpoint }): Sign {
+export function createSigner(
+  credentials: Credentials | CredentialSource,
+  location: ObjectLocation & { resolveEndpoint?: ResolveEndpoint },
+): Sign {
   const { resolveEndpoint } = location
-  let at: Located = resolveEndpoint?.(location) ?? { url: objectUrl(location), signingRegion: location.region, signingService: 's3' }
+  let at: Located = resolveEndpoint?.(location) ?? {
+    url: objectUrl(location),
+    signingRegion: location.region,
+    signingService: 's3',
+  }
   // A directory bucket's session signs in the caller's credentials' stead (its bucket never moves).
   credentials = at.session ?? credentials
   // Derived signing keys, kept: four HMACs fewer per request.
@@ -67,7 +74,9 @@ export function createSigner(credentials: Credentials | CredentialSource, locati
     headers = { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers }
     const { signV4 } = await loadSigner()
     const signed = await signV4({
-      ...(renewable ? await (credentials as SessionSource)(!!refused && !skewed && !moved, headers, query) : (credentials as Credentials)),
+      ...(renewable
+        ? await (credentials as SessionSource)(!!refused && !skewed && !moved, headers, query)
+        : (credentials as Credentials)),
       method,
       url: at.url + query,
       headers,

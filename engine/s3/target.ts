@@ -97,4 +97,3 @@ export interface CreatedUpload {
   uploadId: string
   complete(etags: string[]): Promise<UploadResult>
 }
-

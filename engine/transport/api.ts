@@ -2,8 +2,8 @@ import { DEFAULT_API_PATH } from '../../protocol/wire.ts'
 import { ApiError } from '../core/errors.ts'
 import type { UploadRun } from '../core/run.ts'
 import type { PostOnce } from '../core/run-hooks.ts'
-import { withRetries } from './retry.ts'
 import { exchange } from './exchange.ts'
+import { withRetries } from './retry.ts'
 
 /**
  * POSTs JSON to the upload API (the `api` option, or one of its sub-routes) through the upload's transport, with the
@@ -20,11 +20,22 @@ export function postToApi<T>(
   signal: AbortSignal | undefined,
   linger?: boolean,
 ): Promise<T> {
-  return withRetries(run, signal, () => (run.hooks.post?.(run, route, body, postOnce as PostOnce) ?? postOnce(run, route, body, linger ? undefined : signal)) as Promise<T>)
+  return withRetries(
+    run,
+    signal,
+    () =>
+      (run.hooks.post?.(run, route, body, postOnce as PostOnce) ??
+        postOnce(run, route, body, linger ? undefined : signal)) as Promise<T>,
+  )
 }
 
 /** One attempt of {@link postToApi}: no retries. */
-export async function postOnce<T>(run: UploadRun, route: string, body: unknown, signal: AbortSignal | undefined): Promise<T> {
+export async function postOnce<T>(
+  run: UploadRun,
+  route: string,
+  body: unknown,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   const { api = DEFAULT_API_PATH, apiHeaders } = run.options
   const request = {
     method: 'POST',
@@ -44,7 +55,10 @@ export async function postOnce<T>(run: UploadRun, route: string, body: unknown, 
     // error page, a 404 from a wrong `api`), with a plain-text body's first words.
     const text = response.body.slice(0, 200)
     throw new ApiError(
-      String(reply?.error ?? `Upload API ${request.url} answered HTTP ${response.status}${/^[^<]/.test(text) ? `: ${text}` : ''}`),
+      String(
+        reply?.error ??
+          `Upload API ${request.url} answered HTTP ${response.status}${/^[^<]/.test(text) ? `: ${text}` : ''}`,
+      ),
       response.status,
       response.header('retry-after'),
       typeof reply?.code === 'string' ? reply.code : undefined,

@@ -6,5 +6,4 @@ import { fetchTransport, type Transport, xhrTransport } from './transport.ts'
  * `default-transport.browser.ts` (no fetch transport shipped), Node gets
  * `default-transport.node.ts` (node:http), workers (workerd) get this one.
  */
-export const defaultTransport = (): Transport =>
-  typeof XMLHttpRequest === 'function' ? xhrTransport : fetchTransport
+export const defaultTransport = (): Transport => (typeof XMLHttpRequest === 'function' ? xhrTransport : fetchTransport)

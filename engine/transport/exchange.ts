@@ -23,7 +23,9 @@ export function exchange(
   to: 'api' | 'storage' = 'storage',
 ): Promise<HttpResponse> {
   // Says whom a request without a reply went to, so a page can name what it cannot reach.
-  const lost = (error: unknown) => (error instanceof NetworkError && Object.assign(error, { to, origin: origin(request.url) }), error)
+  const lost = (error: unknown) => (
+    error instanceof NetworkError && Object.assign(error, { to, origin: origin(request.url) }), error
+  )
   const controller = new AbortController()
   let timer: ReturnType<typeof setTimeout>
   let fail: (error: Error, linger?: boolean) => void
@@ -34,7 +36,12 @@ export function exchange(
   const watch = () => {
     const left = moved + stallTimeout - Date.now()
     if (left > 0) timer = setTimeout(watch, left)
-    else fail(lost(new NetworkError(`No progress for ${stallTimeout} ms on ${request.method} ${origin(request.url)}`)) as Error)
+    else
+      fail(
+        lost(
+          new NetworkError(`No progress for ${stallTimeout} ms on ${request.method} ${origin(request.url)}`),
+        ) as Error,
+      )
   }
   const { body } = request
   let sent = -1
@@ -48,7 +55,12 @@ export function exchange(
       // The caller's abort (or a sibling part's failure) settles the request at once; a body
       // wholly sent is storage's to store, so its request stays open for its reply, which the
       // upload's cleanup waits for before AbortMultipartUpload (flow/put.ts).
-      onAbort(signal, () => abortCancels(run, signal) && fail(new UploadAbortedError(), typeof body === 'object' && sent === sizeOf(body as Blob))),
+      onAbort(
+        signal,
+        () =>
+          abortCancels(run, signal) &&
+          fail(new UploadAbortedError(), typeof body === 'object' && sent === sizeOf(body as Blob)),
+      ),
       onAbort(held, () => isHeld(run, held) && sent < sizeOf(body as Blob) && fail(held!.reason)),
     ]
     // The watchdog starts once a connection is ours: a wait for one is no stall.

@@ -28,60 +28,77 @@ import type { HttpRequest, HttpResponse, Transport } from './transport.ts'
  * await uploadObject(await openAsBlob('video.mp4'), { ...target, transport: nodeTransport })
  * ```
  */
-export const nodeTransport: Transport = /* @__PURE__ */ Object.assign((request: HttpRequest) =>
-  new Promise<HttpResponse>((resolve, reject) => {
-    const { signal, body } = request
-    if (signal?.aborted) return reject(new UploadAbortedError())
-    // A page resolves '/api/s3-upload' against its own address; Node has none to resolve it against.
-    if (!URL.canParse(request.url)) {
-      return reject(
-        new TypeError(`updraft: '${request.url}' is not an absolute URL: outside a browser, give your upload API's URL in full, e.g. api: 'https://app.example.com/api/s3-upload'`),
-      )
-    }
-    const url = new URL(request.url)
-    const size = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.byteLength : body.size
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-    const outgoing = send(url, { method: request.method, headers: { ...request.headers, 'content-length': String(size) } })
-
-    let settled = false
-    const finish = (outcome: () => void) => {
-      if (settled) return
-      settled = true
-      signal?.removeEventListener('abort', onAbort)
-      outcome()
-    }
-    const fail = (error: Error) =>
-      finish(() => {
-        outgoing.destroy()
-        reject(error)
+export const nodeTransport: Transport = /* @__PURE__ */ Object.assign(
+  (request: HttpRequest) =>
+    new Promise<HttpResponse>((resolve, reject) => {
+      const { signal, body } = request
+      if (signal?.aborted) return reject(new UploadAbortedError())
+      // A page resolves '/api/s3-upload' against its own address; Node has none to resolve it against.
+      if (!URL.canParse(request.url)) {
+        return reject(
+          new TypeError(
+            `updraft: '${request.url}' is not an absolute URL: outside a browser, give your upload API's URL in full, e.g. api: 'https://app.example.com/api/s3-upload'`,
+          ),
+        )
+      }
+      const url = new URL(request.url)
+      const size =
+        body === undefined
+          ? 0
+          : typeof body === 'string'
+            ? Buffer.byteLength(body)
+            : body instanceof Uint8Array
+              ? body.byteLength
+              : body.size
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+      const outgoing = send(url, {
+        method: request.method,
+        headers: { ...request.headers, 'content-length': String(size) },
       })
-    const onAbort = () => fail(new UploadAbortedError())
-    const networkError = (cause: unknown) =>
-      signal?.aborted
-        ? new UploadAbortedError()
-        : new NetworkError(`Network error on ${request.method} ${url.origin}`, { cause })
 
-    signal?.addEventListener('abort', onAbort, { once: true })
-    outgoing.on('error', (error) => fail(networkError(error)))
-    let sent = 0
-    const progressed = (bytes = sent) => request.onProgress?.((sent = bytes))
-    outgoing.on('response', (incoming: IncomingMessage) => {
-      const chunks: Buffer[] = []
-      // Reply bytes are progress too: the stall watchdog must not cut a slow reply.
-      progressed()
-      incoming.on('data', (chunk: Buffer) => {
-        chunks.push(chunk)
+      let settled = false
+      const finish = (outcome: () => void) => {
+        if (settled) return
+        settled = true
+        signal?.removeEventListener('abort', onAbort)
+        outcome()
+      }
+      const fail = (error: Error) =>
+        finish(() => {
+          outgoing.destroy()
+          reject(error)
+        })
+      const onAbort = () => fail(new UploadAbortedError())
+      const networkError = (cause: unknown) =>
+        signal?.aborted
+          ? new UploadAbortedError()
+          : new NetworkError(`Network error on ${request.method} ${url.origin}`, { cause })
+
+      signal?.addEventListener('abort', onAbort, { once: true })
+      outgoing.on('error', (error) => fail(networkError(error)))
+      let sent = 0
+      const progressed = (bytes = sent) => request.onProgress?.((sent = bytes))
+      outgoing.on('response', (incoming: IncomingMessage) => {
+        const chunks: Buffer[] = []
+        // Reply bytes are progress too: the stall watchdog must not cut a slow reply.
         progressed()
+        incoming.on('data', (chunk: Buffer) => {
+          chunks.push(chunk)
+          progressed()
+        })
+        incoming.on('error', (error) => fail(networkError(error)))
+        incoming.on('end', () =>
+          finish(() =>
+            resolve({
+              status: incoming.statusCode ?? 0,
+              header: (name) => headerOf(incoming, name),
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          ),
+        )
       })
-      incoming.on('error', (error) => fail(networkError(error)))
-      incoming.on('end', () =>
-        finish(() =>
-          resolve({ status: incoming.statusCode ?? 0, header: (name) => headerOf(incoming, name), body: Buffer.concat(chunks).toString('utf8') }),
-        ),
-      )
-    })
-    writeBody(outgoing, body, progressed).catch((error: unknown) => fail(networkError(error)))
-  }),
+      writeBody(outgoing, body, progressed).catch((error: unknown) => fail(networkError(error)))
+    }),
   // Node's agent opens as many sockets as asked (maxSockets: Infinity): nothing waits inside it.
   { connections: Infinity },
 )
@@ -93,7 +110,11 @@ export const nodeTransport: Transport = /* @__PURE__ */ Object.assign((request: 
  * Small chunks are held back (corked) until a window is full, so they go out many to a syscall
  * (writev) instead of one each; the next window is read once Node has handed this one to the socket.
  */
-async function writeBody(outgoing: ClientRequest, body: Blob | Uint8Array | string | undefined, onProgress?: (sent: number) => void) {
+async function writeBody(
+  outgoing: ClientRequest,
+  body: Blob | Uint8Array | string | undefined,
+  onProgress?: (sent: number) => void,
+) {
   if (typeof body !== 'object') return void outgoing.end(body)
   let sent = 0
   let held = 0

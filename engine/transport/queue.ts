@@ -20,7 +20,9 @@ export type { Queue } from '../core/options.ts'
  */
 export function createQueue(concurrency: number): Queue {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new RangeError(`updraft: createQueue(concurrency): concurrency must be a whole number of at least 1, got ${concurrency}`)
+    throw new RangeError(
+      `updraft: createQueue(concurrency): concurrency must be a whole number of at least 1, got ${concurrency}`,
+    )
   }
   let running = 0
   const waiting: Array<() => void> = []
@@ -62,7 +64,11 @@ function waitForSlot(waiting: Array<() => void>, signal?: AbortSignal): Promise<
  * item the moment one settles (so a stream is read only as slots free up). Stops taking items
  * after a failure and rejects with it.
  */
-export async function runPool<T>(limit: number, next: () => T | undefined | Promise<T | undefined>, task: (item: T) => Promise<void>): Promise<void> {
+export async function runPool<T>(
+  limit: number,
+  next: () => T | undefined | Promise<T | undefined>,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
   let failed = false
   const worker = async () => {
     try {

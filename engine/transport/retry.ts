@@ -21,7 +21,12 @@ export function isRetryable(error: unknown): boolean {
   const { status } = error
   // The upload API's settings are wrong (protocol/wire.ts ErrorCode): asking again changes nothing.
   if ((error as ApiError).code === 'ServerMisconfigured') return false
-  return status > 499 || status === 429 || status === 408 || /^(RequestTimeout|InternalError|BadDigest)$/.test((error as S3Error).code)
+  return (
+    status > 499 ||
+    status === 429 ||
+    status === 408 ||
+    /^(RequestTimeout|InternalError|BadDigest)$/.test((error as S3Error).code)
+  )
 }
 
 /**

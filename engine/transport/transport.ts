@@ -1,5 +1,5 @@
-import { NetworkError, UploadAbortedError } from '../core/errors.ts'
 import { onAbort } from '../core/callback.ts'
+import { NetworkError, UploadAbortedError } from '../core/errors.ts'
 import type { Transport } from '../core/http.ts'
 
 export type { HttpRequest, HttpResponse, Transport } from '../core/http.ts'
@@ -32,7 +32,11 @@ export const xhrTransport: Transport = (request) =>
     // send AbortMultipartUpload and destroy an upload a reload can carry on.
     xhr.onerror = xhr.onabort = () => {
       settle()
-      reject(signal?.aborted ? new UploadAbortedError() : new NetworkError(`Network error on ${request.method} ${origin(request.url)}`))
+      reject(
+        signal?.aborted
+          ? new UploadAbortedError()
+          : new NetworkError(`Network error on ${request.method} ${origin(request.url)}`),
+      )
     }
     settle = onAbort(signal, () => xhr.abort())
     xhr.send((request.body ?? null) as XMLHttpRequestBodyInit | null)

@@ -18,7 +18,12 @@ await app.register(s3Upload, {
 // The built page. A static-file plugin (@fastify/static) does the same.
 const dist = join(import.meta.dirname, 'dist')
 /** @type {Record<string, string>} */
-const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' }
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+}
 app.get('/*', async (request, reply) => {
   const path = normalize(decodeURIComponent(new URL(request.url, 'http://page').pathname))
   const file = join(dist, path === '/' ? 'index.html' : path)

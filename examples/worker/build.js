@@ -18,4 +18,11 @@ await build({
   logLevel: 'warning',
 })
 
-await build({ entryPoints: ['src/page.js'], outfile: 'public/page.js', bundle: true, format: 'esm', minify: true, logLevel: 'warning' })
+await build({
+  entryPoints: ['src/page.js'],
+  outfile: 'public/page.js',
+  bundle: true,
+  format: 'esm',
+  minify: true,
+  logLevel: 'warning',
+})

@@ -1,9 +1,9 @@
-import { errorMessage } from '../messages.ts'
-import { formatBytes } from '../format.ts'
-import { Figures, Pieces } from '../ui/Pieces.tsx'
 import type { UploadResult } from '../../engine/index.ts'
+import { formatBytes } from '../format.ts'
+import { errorMessage } from '../messages.ts'
+import { Figures, Pieces } from '../ui/Pieces.tsx'
 import { RecordingError } from './errors.ts'
-import { type RecordingStatus, useRecordingUpload, type UseRecordingUploadOptions } from './useRecordingUpload.ts'
+import { type RecordingStatus, type UseRecordingUploadOptions, useRecordingUpload } from './useRecordingUpload.ts'
 
 /** Props of {@link RecordButton}: every {@link UseRecordingUploadOptions}, plus its label and looks. */
 export interface RecordButtonProps extends Omit<UseRecordingUploadOptions, 'onUploaded'> {
@@ -65,16 +65,31 @@ export function RecordButton({ label, className, theme, onUploadComplete, ...opt
         )}
         {live && (
           <>
-            <button type="button" className="updraft-button" onClick={status === 'paused' ? recording.resume : recording.pause} aria-label={status === 'paused' ? 'Resume recording' : 'Pause recording'}>
+            <button
+              type="button"
+              className="updraft-button"
+              onClick={status === 'paused' ? recording.resume : recording.pause}
+              aria-label={status === 'paused' ? 'Resume recording' : 'Pause recording'}
+            >
               {status === 'paused' ? 'Resume' : 'Pause'}
             </button>
-            <button type="button" className="updraft-button updraft-primary" onClick={recording.stop} aria-label="Stop recording">
+            <button
+              type="button"
+              className="updraft-button updraft-primary"
+              onClick={recording.stop}
+              aria-label="Stop recording"
+            >
               Stop
             </button>
           </>
         )}
         {busy && (
-          <button type="button" className="updraft-button updraft-quiet" onClick={recording.cancel} aria-label="Cancel recording">
+          <button
+            type="button"
+            className="updraft-button updraft-quiet"
+            onClick={recording.cancel}
+            aria-label="Cancel recording"
+          >
             Cancel
           </button>
         )}
@@ -110,10 +125,18 @@ export function RecordButton({ label, className, theme, onUploadComplete, ...opt
           </p>
         </>
       )}
-      {status === 'done' && endedBy === 'track-ended' && <p className="updraft-hint">The recording ended when its source stopped (sharing ended, or the device went away); what was recorded is saved.</p>}
+      {status === 'done' && endedBy === 'track-ended' && (
+        <p className="updraft-hint">
+          The recording ended when its source stopped (sharing ended, or the device went away); what was recorded is
+          saved.
+        </p>
+      )}
       {status === 'done' && result && (
         <p className="updraft-hint">
-          Saved as <a className="updraft-link" href={result.url}>{result.key.split('/').pop()}</a>
+          Saved as{' '}
+          <a className="updraft-link" href={result.url}>
+            {result.key.split('/').pop()}
+          </a>
         </p>
       )}
       {error && (

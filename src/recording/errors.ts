@@ -35,15 +35,27 @@ export function captureRefused(error: unknown, screen: boolean): RecordingError 
   const name = (error as Error | undefined)?.name
   const what = screen ? 'share the screen' : 'use the camera or microphone'
   if (name === 'NotAllowedError' || name === 'SecurityError') {
-    return new RecordingError('denied', screen
-      ? 'Screen sharing was refused or cancelled: choose a screen, window or tab to share, then try again'
-      : 'Permission to use the camera or microphone was refused: allow it in the browser\'s site settings, then try again', { cause: error })
+    return new RecordingError(
+      'denied',
+      screen
+        ? 'Screen sharing was refused or cancelled: choose a screen, window or tab to share, then try again'
+        : "Permission to use the camera or microphone was refused: allow it in the browser's site settings, then try again",
+      { cause: error },
+    )
   }
   if (name === 'NotFoundError' || name === 'OverconstrainedError') {
-    return new RecordingError('no-device', 'No camera or microphone was found: connect one, then try again', { cause: error })
+    return new RecordingError('no-device', 'No camera or microphone was found: connect one, then try again', {
+      cause: error,
+    })
   }
   if (name === 'NotReadableError' || name === 'AbortError') {
-    return new RecordingError('no-device', `The browser could not ${what}: close other apps using it, then try again`, { cause: error })
+    return new RecordingError('no-device', `The browser could not ${what}: close other apps using it, then try again`, {
+      cause: error,
+    })
   }
-  return new RecordingError('unsupported', `This page cannot ${what} (${name ?? String(error)}): open it over https, in a current browser`, { cause: error })
+  return new RecordingError(
+    'unsupported',
+    `This page cannot ${what} (${name ?? String(error)}): open it over https, in a current browser`,
+    { cause: error },
+  )
 }

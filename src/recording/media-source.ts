@@ -5,7 +5,12 @@ import { captureRefused, RecordingError } from './errors.ts'
  * tab, with its sound where the browser offers it), a `MediaStream` the page already has, or a
  * function that makes one when recording starts.
  */
-export type RecordingSource = 'camera' | 'microphone' | 'screen' | MediaStream | (() => MediaStream | Promise<MediaStream>)
+export type RecordingSource =
+  | 'camera'
+  | 'microphone'
+  | 'screen'
+  | MediaStream
+  | (() => MediaStream | Promise<MediaStream>)
 
 /** The stream to record, and whether it is ours to end (the tracks this module asked the browser for). */
 export async function openSource(source: RecordingSource): Promise<{ media: MediaStream; owned: boolean }> {
@@ -16,7 +21,10 @@ export async function openSource(source: RecordingSource): Promise<{ media: Medi
   const screen = source === 'screen'
   const devices = globalThis.navigator?.mediaDevices
   if (!devices || !(screen ? devices.getDisplayMedia : devices.getUserMedia)) {
-    throw new RecordingError('unsupported', `This page cannot ${screen ? 'share the screen' : 'use the camera or microphone'}: open it over https (or localhost), in a current browser`)
+    throw new RecordingError(
+      'unsupported',
+      `This page cannot ${screen ? 'share the screen' : 'use the camera or microphone'}: open it over https (or localhost), in a current browser`,
+    )
   }
   try {
     const media = screen

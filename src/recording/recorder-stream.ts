@@ -49,11 +49,19 @@ const AUDIO_TYPES = ['audio/webm;codecs=opus', 'audio/webm', 'audio/ogg', 'audio
 export function recordToStream(media: MediaStream, options: RecorderStreamOptions = {}): RecorderStream {
   const { timeslice = 1000, videoBitsPerSecond, audioBitsPerSecond, onChunk, onRecorded } = options
   if (typeof MediaRecorder === 'undefined') {
-    throw new RecordingError('unsupported', 'This browser cannot record (it has no MediaRecorder): use a current Chrome, Edge, Firefox or Safari')
+    throw new RecordingError(
+      'unsupported',
+      'This browser cannot record (it has no MediaRecorder): use a current Chrome, Edge, Firefox or Safari',
+    )
   }
-  const mimeType = options.mimeType ?? (media.getVideoTracks().length ? VIDEO_TYPES : AUDIO_TYPES).find((type) => MediaRecorder.isTypeSupported(type))
+  const mimeType =
+    options.mimeType ??
+    (media.getVideoTracks().length ? VIDEO_TYPES : AUDIO_TYPES).find((type) => MediaRecorder.isTypeSupported(type))
   if (mimeType !== undefined && !MediaRecorder.isTypeSupported(mimeType)) {
-    throw new RecordingError('unsupported', `This browser cannot record ${mimeType}: leave mimeType out, or choose one MediaRecorder.isTypeSupported() accepts`)
+    throw new RecordingError(
+      'unsupported',
+      `This browser cannot record ${mimeType}: leave mimeType out, or choose one MediaRecorder.isTypeSupported() accepts`,
+    )
   }
   const recorder = new MediaRecorder(media, { mimeType, videoBitsPerSecond, audioBitsPerSecond })
 
@@ -76,31 +84,42 @@ export function recordToStream(media: MediaStream, options: RecorderStreamOption
   for (const track of tracks) track.addEventListener('ended', onTrackEnded)
   // A track the page itself stopped (track.stop()) fires no `ended`, and Firefox's recorder then
   // gives no more chunks: looked for every timeslice.
-  const watch = setInterval(() => tracks.some((track) => track.readyState === 'ended') && stop('track-ended'), timeslice)
+  const watch = setInterval(
+    () => tracks.some((track) => track.readyState === 'ended') && stop('track-ended'),
+    timeslice,
+  )
 
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       recorder.addEventListener('dataavailable', ({ data }) => {
         if (!data.size) return
         onChunk?.(data)
-        queue = queue.then(async () => {
-          const chunk = new Uint8Array(await data.arrayBuffer())
-          if (closed) return
-          recorded += chunk.byteLength
-          onRecorded?.(recorded)
-          controller.enqueue(chunk)
-        }).catch((cause: unknown) => {
-          // A chunk the browser could not read: the upload fails with it rather than store a recording with a hole.
-          if (closed) return
-          closed = true
-          controller.error(new RecordingError('recorder-failed', 'A recorded chunk could not be read: record again', { cause }))
-        })
+        queue = queue
+          .then(async () => {
+            const chunk = new Uint8Array(await data.arrayBuffer())
+            if (closed) return
+            recorded += chunk.byteLength
+            onRecorded?.(recorded)
+            controller.enqueue(chunk)
+          })
+          .catch((cause: unknown) => {
+            // A chunk the browser could not read: the upload fails with it rather than store a recording with a hole.
+            if (closed) return
+            closed = true
+            controller.error(
+              new RecordingError('recorder-failed', 'A recorded chunk could not be read: record again', { cause }),
+            )
+          })
       })
       recorder.addEventListener('error', (event) => {
         // The spec fires `error`, then the last `dataavailable` and `stop`: what was recorded is still sent.
         const cause = (event as Event & { error?: unknown }).error
         end = 'recorder-failed'
-        failure = new RecordingError('recorder-failed', `The browser's recorder failed (${(cause as Error | undefined)?.message ?? 'no reason given'}): what was recorded until then is kept`, { cause })
+        failure = new RecordingError(
+          'recorder-failed',
+          `The browser's recorder failed (${(cause as Error | undefined)?.message ?? 'no reason given'}): what was recorded until then is kept`,
+          { cause },
+        )
       })
       recorder.addEventListener('stop', () => {
         for (const track of tracks) track.removeEventListener('ended', onTrackEnded)

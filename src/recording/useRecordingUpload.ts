@@ -1,16 +1,27 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
-import { upload, type UploadOptions, type UploadResult } from '../../engine/index.ts'
+import { type UploadOptions, type UploadResult, upload } from '../../engine/index.ts'
 import { callBack } from '../call-back.ts'
 import { useLeaveWarning } from '../leave-warning.ts'
-import { openSource, recordingName, type RecordingSource } from './media-source.ts'
+import { openSource, type RecordingSource, recordingName } from './media-source.ts'
 import { type RecordingEnd, type RecordingOptions, recordToStream } from './recorder-stream.ts'
 
 /** Where a recording is: `finishing` is recorded and still sending its last part and `/complete`. */
-export type RecordingStatus = 'idle' | 'starting' | 'recording' | 'paused' | 'finishing' | 'done' | 'failed' | 'cancelled'
+export type RecordingStatus =
+  | 'idle'
+  | 'starting'
+  | 'recording'
+  | 'paused'
+  | 'finishing'
+  | 'done'
+  | 'failed'
+  | 'cancelled'
 
 /** {@link useRecordingUpload}'s options: any engine option, how to record, and what to call the file. */
 export interface UseRecordingUploadOptions
-  extends Omit<UploadOptions, 'signal' | 'onProgress' | 'pauseSignal' | 'size' | 'filename' | 'contentType' | 'resume' | 'fileHandle'>,
+  extends Omit<
+      UploadOptions,
+      'signal' | 'onProgress' | 'pauseSignal' | 'size' | 'filename' | 'contentType' | 'resume' | 'fileHandle'
+    >,
     RecordingOptions {
   /** What `start()` records when it is given nothing. @default 'camera' (with the microphone) */
   source?: RecordingSource
@@ -114,12 +125,18 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
       run.current?.cancel()
     }
   }, [])
-  const update = useCallback((change: Partial<Figures>) => mounted.current && setFigures((now) => ({ ...now, ...change })), [])
+  const update = useCallback(
+    (change: Partial<Figures>) => mounted.current && setFigures((now) => ({ ...now, ...change })),
+    [],
+  )
 
   const running = figures.status === 'recording'
   useEffect(() => {
     if (!running) return
-    const tick = setInterval(() => setElapsedMs(clock.current.before + (performance.now() - (clock.current.since ?? performance.now()))), 250)
+    const tick = setInterval(
+      () => setElapsedMs(clock.current.before + (performance.now() - (clock.current.since ?? performance.now()))),
+      250,
+    )
     return () => clearInterval(tick)
   }, [running])
   const clockStop = useCallback(() => {
@@ -128,83 +145,98 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
     setElapsedMs(clock.current.before)
   }, [])
 
-  const start = useCallback(async (given?: RecordingSource): Promise<UploadResult | undefined> => {
-    if (run.current) return undefined
-    const { source = 'camera', filename, onUploaded, warnBeforeLeaving: _warn, mimeType, timeslice, videoBitsPerSecond, audioBitsPerSecond, onChunk, ...engineOptions } = latest.current
-    const controller = new AbortController()
-    let recorder: ReturnType<typeof recordToStream> | undefined
-    let cancelled = false
-    // Set once the upload has settled: the recorder's end, which may come later, changes no status then.
-    let settled = false
-    run.current = {
-      stop: () => recorder?.stop(),
-      pause() {
-        if (!recorder) return
-        recorder.pause()
-        clockStop()
-        update({ status: 'paused' })
-      },
-      resume() {
-        if (!recorder) return
-        recorder.resume()
-        clock.current.since = performance.now()
-        update({ status: 'recording' })
-      },
-      cancel() {
-        cancelled = true
-        recorder?.stop()
-        controller.abort()
-      },
-    }
-    clock.current = { before: 0, since: undefined }
-    setElapsedMs(0)
-    update({ ...IDLE, status: 'starting' })
-    let owned: MediaStream | undefined
-    try {
-      const opened = await openSource(given ?? source)
-      if (opened.owned) owned = opened.media
-      if (cancelled) throw controller.signal.reason
-      recorder = recordToStream(opened.media, {
+  const start = useCallback(
+    async (given?: RecordingSource): Promise<UploadResult | undefined> => {
+      if (run.current) return undefined
+      const {
+        source = 'camera',
+        filename,
+        onUploaded,
+        warnBeforeLeaving: _warn,
         mimeType,
         timeslice,
         videoBitsPerSecond,
         audioBitsPerSecond,
         onChunk,
-        onRecorded: (recordedBytes) => update({ recordedBytes }),
-      })
-      clock.current.since = performance.now()
-      update({ status: 'recording', media: opened.media })
-      const stored = recorder.stream
-      const ending = recorder.ended.then(({ end, error }) => {
+        ...engineOptions
+      } = latest.current
+      const controller = new AbortController()
+      let recorder: ReturnType<typeof recordToStream> | undefined
+      let cancelled = false
+      // Set once the upload has settled: the recorder's end, which may come later, changes no status then.
+      let settled = false
+      run.current = {
+        stop: () => recorder?.stop(),
+        pause() {
+          if (!recorder) return
+          recorder.pause()
+          clockStop()
+          update({ status: 'paused' })
+        },
+        resume() {
+          if (!recorder) return
+          recorder.resume()
+          clock.current.since = performance.now()
+          update({ status: 'recording' })
+        },
+        cancel() {
+          cancelled = true
+          recorder?.stop()
+          controller.abort()
+        },
+      }
+      clock.current = { before: 0, since: undefined }
+      setElapsedMs(0)
+      update({ ...IDLE, status: 'starting' })
+      let owned: MediaStream | undefined
+      try {
+        const opened = await openSource(given ?? source)
+        if (opened.owned) owned = opened.media
+        if (cancelled) throw controller.signal.reason
+        recorder = recordToStream(opened.media, {
+          mimeType,
+          timeslice,
+          videoBitsPerSecond,
+          audioBitsPerSecond,
+          onChunk,
+          onRecorded: (recordedBytes) => update({ recordedBytes }),
+        })
+        clock.current.since = performance.now()
+        update({ status: 'recording', media: opened.media })
+        const stored = recorder.stream
+        const ending = recorder.ended.then(({ end, error }) => {
+          clockStop()
+          update({ endedBy: end, ...(error && { error }), ...(!cancelled && !settled && { status: 'finishing' }) })
+        })
+        const result = await upload(stored, {
+          ...engineOptions,
+          filename: filename ?? recordingName(recorder.mimeType, new Date()),
+          // The essence: storage and the API's type check take `video/webm`, not its codecs.
+          contentType: recorder.mimeType.split(';')[0]!.trim(),
+          signal: controller.signal,
+          onProgress: ({ loaded }) => update({ sentBytes: loaded }),
+        })
+        settled = true
+        await ending
+        update({ status: 'done', result })
+        callBack(onUploaded, result)
+        return result
+      } catch (error) {
+        settled = true
+        recorder?.stop()
+        if (!cancelled && !controller.signal.aborted)
+          update({ status: 'failed', error: error instanceof Error ? error : new Error(String(error)) })
+        else update({ status: 'cancelled' })
+        return undefined
+      } finally {
         clockStop()
-        update({ endedBy: end, ...(error && { error }), ...(!cancelled && !settled && { status: 'finishing' }) })
-      })
-      const result = await upload(stored, {
-        ...engineOptions,
-        filename: filename ?? recordingName(recorder.mimeType, new Date()),
-        // The essence: storage and the API's type check take `video/webm`, not its codecs.
-        contentType: recorder.mimeType.split(';')[0]!.trim(),
-        signal: controller.signal,
-        onProgress: ({ loaded }) => update({ sentBytes: loaded }),
-      })
-      settled = true
-      await ending
-      update({ status: 'done', result })
-      callBack(onUploaded, result)
-      return result
-    } catch (error) {
-      settled = true
-      recorder?.stop()
-      if (!cancelled && !controller.signal.aborted) update({ status: 'failed', error: error instanceof Error ? error : new Error(String(error)) })
-      else update({ status: 'cancelled' })
-      return undefined
-    } finally {
-      clockStop()
-      for (const track of owned?.getTracks() ?? []) track.stop()
-      update({ media: undefined })
-      run.current = undefined
-    }
-  }, [update, clockStop])
+        for (const track of owned?.getTracks() ?? []) track.stop()
+        update({ media: undefined })
+        run.current = undefined
+      }
+    },
+    [update, clockStop],
+  )
 
   const stop = useCallback(() => run.current?.stop(), [])
   const pause = useCallback(() => run.current?.pause(), [])
@@ -215,5 +247,19 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
   useLeaveWarning(options.warnBeforeLeaving !== false && active)
 
   const { status, recordedBytes, sentBytes, media, endedBy, result, error } = figures
-  return { status, recordedBytes, sentBytes, media, endedBy, result, error, elapsedMs, start, stop, pause, resume, cancel }
+  return {
+    status,
+    recordedBytes,
+    sentBytes,
+    media,
+    endedBy,
+    result,
+    error,
+    elapsedMs,
+    start,
+    stop,
+    pause,
+    resume,
+    cancel,
+  }
 }

@@ -30,15 +30,21 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
 
   useEffect(() => {
     let live = true
-    resume.list().then((found) => live && setRecords(found), () => {})
+    resume.list().then(
+      (found) => live && setRecords(found),
+      () => {},
+    )
     return () => {
       live = false
     }
   }, [resume])
 
-  const drop = (record: ResumeRecord) => setRecords((listed) => listed.filter((other) => other.fingerprint !== record.fingerprint))
+  const drop = (record: ResumeRecord) =>
+    setRecords((listed) => listed.filter((other) => other.fingerprint !== record.fingerprint))
   const carryOn = async (record: ResumeRecord) => {
-    const handle = record.handle as (FileSystemFileHandle & { requestPermission?(d: { mode: 'read' }): Promise<PermissionState> }) | undefined
+    const handle = record.handle as
+      | (FileSystemFileHandle & { requestPermission?(d: { mode: 'read' }): Promise<PermissionState> })
+      | undefined
     try {
       if (handle && (await handle.requestPermission?.({ mode: 'read' })) !== 'denied') {
         const file = await handle.getFile()
@@ -64,7 +70,9 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
   return (
     <section className="updraft-unfinished" aria-label="Unfinished uploads">
       <h3 className="updraft-unfinished-title">Unfinished uploads</h3>
-      <p className="updraft-hint">From an earlier visit. Resume carries on from the parts already stored: pick the same file if asked.</p>
+      <p className="updraft-hint">
+        From an earlier visit. Resume carries on from the parts already stored: pick the same file if asked.
+      </p>
       <ul className="updraft-rows">
         {records.map((record) => (
           <li className="updraft-row" key={record.fingerprint} data-testid="unfinished-row">
@@ -84,10 +92,20 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
               </p>
             </div>
             <div className="updraft-actions">
-              <button type="button" className="updraft-button updraft-small" aria-label={`Resume upload of ${record.name}`} onClick={(event) => ownClick(event) && void carryOn(record)}>
+              <button
+                type="button"
+                className="updraft-button updraft-small"
+                aria-label={`Resume upload of ${record.name}`}
+                onClick={(event) => ownClick(event) && void carryOn(record)}
+              >
                 Resume
               </button>
-              <button type="button" className="updraft-button updraft-small updraft-quiet" aria-label={`Discard upload of ${record.name}`} onClick={(event) => ownClick(event) && void discard(record)}>
+              <button
+                type="button"
+                className="updraft-button updraft-small updraft-quiet"
+                aria-label={`Discard upload of ${record.name}`}
+                onClick={(event) => ownClick(event) && void discard(record)}
+              >
                 Discard
               </button>
             </div>
@@ -118,6 +136,9 @@ export function UnfinishedUploads({ resume, onResume }: UnfinishedUploadsProps) 
  */
 function whatResumeSends({ parts, partCount, partSize, size }: ResumeRecord): string {
   if (parts.length === 0) return 'no part was whole when the page closed: Resume sends it from the start'
-  const stored = parts.reduce((sum, { partNumber }) => sum + (partNumber === partCount ? size - (partCount - 1) * partSize : partSize), 0)
+  const stored = parts.reduce(
+    (sum, { partNumber }) => sum + (partNumber === partCount ? size - (partCount - 1) * partSize : partSize),
+    0,
+  )
   return `${formatBytes(stored)} of ${formatBytes(size)}: Resume sends the rest`
 }

@@ -33,8 +33,20 @@ export function UploadButton({ label = 'Upload files', ...props }: UploadButtonP
   return (
     <div className={classes('updraft updraft-upload-button', props.className)} data-theme={props.theme}>
       {/* The button inside opens the dialog: the row is a group, not a button holding a button (axe: nested-interactive). */}
-      <div {...getRootProps({ className: `updraft-button-row${isDragActive ? ' is-drag-active' : ''}`, role: 'group', tabIndex: undefined })}>
-        <button type="button" className="updraft-button updraft-primary" ref={buttonRef} onClick={open} aria-describedby={hint ? `${id}-hint` : undefined}>
+      <div
+        {...getRootProps({
+          className: `updraft-button-row${isDragActive ? ' is-drag-active' : ''}`,
+          role: 'group',
+          tabIndex: undefined,
+        })}
+      >
+        <button
+          type="button"
+          className="updraft-button updraft-primary"
+          ref={buttonRef}
+          onClick={open}
+          aria-describedby={hint ? `${id}-hint` : undefined}
+        >
           {label}
         </button>
         {hint && (
@@ -44,7 +56,12 @@ export function UploadButton({ label = 'Upload files', ...props }: UploadButtonP
         )}
         <input {...getInputProps()} />
       </div>
-      <UploadList uploads={uploads} limits={limits} returnFocusTo={buttonRef} describeServerData={props.describeServerData} />
+      <UploadList
+        uploads={uploads}
+        limits={limits}
+        returnFocusTo={buttonRef}
+        describeServerData={props.describeServerData}
+      />
     </div>
   )
 }

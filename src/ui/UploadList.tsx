@@ -58,7 +58,10 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
   const left = timeLeft(files, online, rates)
   const percent = total.total > 0 ? Math.floor((100 * total.sent) / total.total) : total.running > 0 ? 0 : 100
   // Once nothing runs, the figures say what was stored, of all that was picked.
-  const figures = total.running > 0 ? `${percent}% of ${formatBytes(total.total)}` : `${formatBytes(total.sent)} of ${formatBytes(total.total)} stored`
+  const figures =
+    total.running > 0
+      ? `${percent}% of ${formatBytes(total.total)}`
+      : `${formatBytes(total.sent)} of ${formatBytes(total.total)} stored`
   const counts = [
     total.running > total.paused && `${total.running - total.paused} uploading`,
     total.paused > 0 && `${total.paused} paused`,
@@ -133,7 +136,9 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
 function timeLeft(files: UploadEntry[], online: boolean, rates: ReadonlyMap<string, number>): string | undefined {
   const states = files.map((entry) => rowState(entry, online))
   const moving = files.filter((_, index) => states[index] === 'uploading')
-  const waiting = files.filter((entry, index) => isRunning(entry) && states[index] !== 'paused' && states[index] !== 'offline')
+  const waiting = files.filter(
+    (entry, index) => isRunning(entry) && states[index] !== 'paused' && states[index] !== 'offline',
+  )
   if (moving.length === 0) return states.includes('paused') && waiting.length === 0 ? 'paused' : undefined
   if (moving.some((entry) => rates.get(entry.id) === undefined)) return undefined
   const rate = moving.reduce((sum, entry) => sum + rates.get(entry.id)!, 0)
@@ -147,7 +152,11 @@ function timeLeft(files: UploadEntry[], online: boolean, rates: ReadonlyMap<stri
  * files confirmed together re-rendered the list from the previous one's effect, and React gave up
  * ("Maximum update depth exceeded").
  */
-function useOutcomeAnnouncements(files: UploadEntry[], limits: UploadLimits | undefined, announce: (message: string) => void) {
+function useOutcomeAnnouncements(
+  files: UploadEntry[],
+  limits: UploadLimits | undefined,
+  announce: (message: string) => void,
+) {
   const told = useRef(new Set<string>())
   const untold = useRef<string[]>([])
   useEffect(() => {
@@ -157,7 +166,8 @@ function useOutcomeAnnouncements(files: UploadEntry[], limits: UploadLimits | un
       const name = entry.file.name
       if (entry.status === 'done') news.push(`${name} uploaded`)
       else if (entry.status === 'aborted') news.push(`${name} cancelled`)
-      else if (entry.status === 'error') news.push(`${name} not uploaded: ${errorMessage(entry.error, { file: entry.file, limits })}`)
+      else if (entry.status === 'error')
+        news.push(`${name} not uploaded: ${errorMessage(entry.error, { file: entry.file, limits })}`)
       else continue
       told.current.add(entry.id)
     }

@@ -63,17 +63,35 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
   // Speed and time left only once a real speed is known (useTransferRates): never a stale "0 B/s"
   // or an hour left right after Resume. Paused, resuming or cancelled, the row keeps how far it got
   // and the speed's place as blank space: it neither shrinks nor moves its buttons under the pointer.
-  const rateText = rate !== undefined && moving ? [formatSpeed(rate), ...(rate > 0 ? [formatTimeLeft((size - uploaded) / rate)] : [])] : []
+  const rateText =
+    rate !== undefined && moving
+      ? [formatSpeed(rate), ...(rate > 0 ? [formatTimeLeft((size - uploaded) / rate)] : [])]
+      : []
   const lastRate = useRef<string[]>([])
   if (rateText.length > 0) lastRate.current = rateText
   const sizes = `${formatBytes(uploaded)} of ${formatBytes(size)}`
   // Every byte is out: what it waits for, rather than "99%" under a full bar for seconds.
-  const figures = state === 'finishing' ? [`${formatBytes(size)} sent`, FINISHING_WAIT] : isRunning(entry) || state === 'cancelled' ? [`${percent}%`, sizes] : []
+  const figures =
+    state === 'finishing'
+      ? [`${formatBytes(size)} sent`, FINISHING_WAIT]
+      : isRunning(entry) || state === 'cancelled'
+        ? [`${percent}%`, sizes]
+        : []
   const serverNote = entry.serverData !== undefined ? describeServerData?.(entry.serverData, file) : undefined
-  const message = error && (state === 'failed' || state === 'refused' || state === 'retrying') ? errorMessage(error, { file, limits, retrying: state === 'retrying' }) : undefined
+  const message =
+    error && (state === 'failed' || state === 'refused' || state === 'retrying')
+      ? errorMessage(error, { file, limits, retrying: state === 'retrying' })
+      : undefined
 
   return (
-    <li className="updraft-row" data-testid="upload-row" data-status={entry.status} data-state={state} ref={ref} tabIndex={-1}>
+    <li
+      className="updraft-row"
+      data-testid="upload-row"
+      data-status={entry.status}
+      data-state={state}
+      ref={ref}
+      tabIndex={-1}
+    >
       <FilePreview file={file} />
       <div className="updraft-row-main">
         <div className="updraft-row-head">
@@ -107,7 +125,12 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
           {figures.length > 0 && (
             <Figures>
               <Pieces texts={figures} />
-              {state !== 'finishing' && (rateText.length > 0 ? <Pieces texts={rateText} after /> : <Pieces texts={lastRate.current} after ghost />)}
+              {state !== 'finishing' &&
+                (rateText.length > 0 ? (
+                  <Pieces texts={rateText} after />
+                ) : (
+                  <Pieces texts={lastRate.current} after ghost />
+                ))}
             </Figures>
           )}
           {serverNote && (
@@ -175,7 +198,12 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
           </button>
         )}
         {result && (
-          <button type="button" className="updraft-button updraft-small" aria-label={`Copy link to ${name}`} onClick={(event) => ownClick(event) && void copy()}>
+          <button
+            type="button"
+            className="updraft-button updraft-small"
+            aria-label={`Copy link to ${name}`}
+            onClick={(event) => ownClick(event) && void copy()}
+          >
             {/* Both words take the same cell: the button is as wide as the wider one, whichever shows */}
             <span className="updraft-swap">
               <span className={copied ? 'is-off' : undefined}>Copy link</span>

@@ -4,7 +4,17 @@ import { isFinal } from '../messages.ts'
 import { isRunning, type UploadEntry } from '../upload-list.ts'
 
 /** What a row says it is doing: the hook's status, refined by what the person can tell apart. */
-export type RowState = 'queued' | 'uploading' | 'finishing' | 'retrying' | 'paused' | 'offline' | 'done' | 'failed' | 'refused' | 'cancelled'
+export type RowState =
+  | 'queued'
+  | 'uploading'
+  | 'finishing'
+  | 'retrying'
+  | 'paused'
+  | 'offline'
+  | 'done'
+  | 'failed'
+  | 'refused'
+  | 'cancelled'
 
 export const ROW_LABELS: Record<RowState, string> = {
   queued: 'Waiting',
@@ -35,7 +45,8 @@ export function rowState(entry: UploadEntry, online: boolean): RowState {
   if (entry.status === 'paused') return 'paused'
   if (!online && isRunning(entry)) return 'offline'
   // Online, a host that gives no reply is out of reach, not the network: the engine keeps trying it.
-  if (entry.status === 'waiting-for-network') return entry.error instanceof NetworkError && entry.error.to ? 'retrying' : 'offline'
+  if (entry.status === 'waiting-for-network')
+    return entry.error instanceof NetworkError && entry.error.to ? 'retrying' : 'offline'
   switch (entry.status) {
     case 'queued':
       return 'queued'
@@ -87,7 +98,10 @@ export function overall(entries: UploadEntry[]): Overall {
   return {
     files: entries.length,
     total: entries.reduce((sum, entry) => sum + entry.size, 0),
-    sent: entries.reduce((sum, entry) => sum + (entry.status === 'done' ? entry.size : isRunning(entry) ? entry.uploaded : 0), 0),
+    sent: entries.reduce(
+      (sum, entry) => sum + (entry.status === 'done' ? entry.size : isRunning(entry) ? entry.uploaded : 0),
+      0,
+    ),
     running,
     paused: count('paused'),
     done,

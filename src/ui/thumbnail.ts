@@ -5,7 +5,11 @@
  * one never load it.
  */
 export async function makeThumbnail(file: Blob, size: number): Promise<string> {
-  const bitmap = await createImageBitmap(file, { resizeWidth: size, resizeQuality: 'medium', imageOrientation: 'from-image' })
+  const bitmap = await createImageBitmap(file, {
+    resizeWidth: size,
+    resizeQuality: 'medium',
+    imageOrientation: 'from-image',
+  })
   try {
     const canvas = new OffscreenCanvas(bitmap.width, bitmap.height)
     canvas.getContext('2d')!.drawImage(bitmap, 0, 0)

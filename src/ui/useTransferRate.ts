@@ -23,7 +23,10 @@ const NONE: ReadonlyMap<string, number> = new Map()
  * moving (paused, ended) loses its speed and starts afresh when it moves again. One timer for the
  * whole list, so the summary's time left and a row's are computed from the very same figures.
  */
-export function useTransferRates(entries: UploadEntry[], moving: (entry: UploadEntry) => boolean): ReadonlyMap<string, number> {
+export function useTransferRates(
+  entries: UploadEntry[],
+  moving: (entry: UploadEntry) => boolean,
+): ReadonlyMap<string, number> {
   const latest = useRef(entries)
   latest.current = entries
   const meters = useRef(new Map<string, RateMeter>())
@@ -38,7 +41,8 @@ export function useTransferRates(entries: UploadEntry[], moving: (entry: UploadE
     for (const id of meters.current.keys()) if (!ids.has(id)) meters.current.delete(id)
     const start = performance.now()
     for (const entry of latest.current) {
-      if (ids.has(entry.id) && !meters.current.has(entry.id)) meters.current.set(entry.id, createRateMeter(start, entry.uploaded))
+      if (ids.has(entry.id) && !meters.current.has(entry.id))
+        meters.current.set(entry.id, createRateMeter(start, entry.uploaded))
     }
     const kept = (previous: ReadonlyMap<string, number>) => new Map([...previous].filter(([id]) => ids.has(id)))
     setRates((previous) => (previous.size === 0 ? previous : kept(previous)))

@@ -1,7 +1,7 @@
+import { DEFAULT_API_PATH, type UploadResult } from '../../protocol/wire.ts'
 import type { UploadLimits } from '../file-checks.ts'
 import { useApiInfo } from '../useApiInfo.ts'
-import { type S3Dropzone, useDropzoneUploads, type UseS3DropzoneOptions } from '../useS3Dropzone.ts'
-import { DEFAULT_API_PATH, type UploadResult } from '../../protocol/wire.ts'
+import { type S3Dropzone, type UseS3DropzoneOptions, useDropzoneUploads } from '../useS3Dropzone.ts'
 
 /**
  * What `<UploadDropzone>` and `<UploadButton>` take: every option of `useS3Dropzone` (presigned
@@ -30,7 +30,14 @@ export interface UploadComponentProps extends Omit<UseS3DropzoneOptions, 'limits
 
 /** The hook behind both components: `useS3Dropzone` with limits from `/info`. */
 export function useUploader(props: UploadComponentProps): { uploads: S3Dropzone; limits: UploadLimits | undefined } {
-  const { limits: given = 'server', className: _className, theme: _theme, onUploadComplete, describeServerData: _describe, ...options } = props
+  const {
+    limits: given = 'server',
+    className: _className,
+    theme: _theme,
+    onUploadComplete,
+    describeServerData: _describe,
+    ...options
+  } = props
   const info = useApiInfo(given === 'server' && (options.api ?? DEFAULT_API_PATH))
   const limits =
     given === 'server'

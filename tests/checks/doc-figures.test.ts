@@ -11,12 +11,20 @@ import { ROOT } from '../../scripts/build.ts'
 // depend on the machine it runs on.
 
 const RESULTS = readFileSync(join(ROOT, 'bench/RESULTS.md'), 'utf8')
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+]
 
 /** The text of RESULTS.md's section `## N. …`, up to the next `## `. */
 function section(number: string): string {
   const start = RESULTS.indexOf(`\n## ${number}. `)
-  if (start < 0) throw new Error(`bench/RESULTS.md has no section "## ${number}."; update FIGURES in tests/checks/doc-figures.test.ts.`)
+  if (start < 0)
+    throw new Error(
+      `bench/RESULTS.md has no section "## ${number}."; update FIGURES in tests/checks/doc-figures.test.ts.`,
+    )
   const end = RESULTS.indexOf('\n## ', start + 1)
   return RESULTS.slice(start, end < 0 ? undefined : end)
 }
@@ -24,13 +32,19 @@ function section(number: string): string {
 /** The cells of the first table row of `text`, after the line containing `after`, whose cells satisfy `match`. */
 function row(text: string, after: string, match: (cells: string[]) => boolean): string[] {
   const from = text.indexOf(after)
-  if (from < 0) throw new Error(`bench/RESULTS.md has no "${after}"; update FIGURES in tests/checks/doc-figures.test.ts.`)
+  if (from < 0)
+    throw new Error(`bench/RESULTS.md has no "${after}"; update FIGURES in tests/checks/doc-figures.test.ts.`)
   for (const line of text.slice(from).split('\n')) {
     if (!line.startsWith('|')) continue
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim())
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim())
     if (match(cells)) return cells
   }
-  throw new Error(`bench/RESULTS.md has no row for this figure after "${after}"; update FIGURES in tests/checks/doc-figures.test.ts.`)
+  throw new Error(
+    `bench/RESULTS.md has no row for this figure after "${after}"; update FIGURES in tests/checks/doc-figures.test.ts.`,
+  )
 }
 
 const kb = (bytes: string) => `${(Number(bytes) / 1000).toFixed(2)} KB`
@@ -39,7 +53,8 @@ const startsWith = (label: string) => (cells: string[]) => cells[0]!.startsWith(
 // Section 1, "Bytes shipped": label, min B, gzip B with the page, gzip B with lazy chunks, brotli B, ratio.
 const bundle = (label: string) => row(section('1'), '**Bytes shipped**', startsWith(label))
 // Section 2, null sink at queue 4: queue, client, MB/s, vs lib-storage, vs fetch ceiling, …
-const node = (client: string) => row(section('2'), '**null sink: 256 MiB', (c) => c[0] === '4' && c[1]!.startsWith(client))
+const node = (client: string) =>
+  row(section('2'), '**null sink: 256 MiB', (c) => c[0] === '4' && c[1]!.startsWith(client))
 // Section 3, cells with queue <= 6: queue, part MiB, in flight, null sink share, RGW share, worst share.
 const sweep = (part: string) => row(section('3'), '**Cells with queue <= 6', (c) => c[0] === '4' && c[1] === part)
 // Section 4, Chromium to null sink: client, MB/s, vs raw XHR ceiling, vs lib-storage, …
@@ -61,39 +76,111 @@ const CHROMIUM_MEMORY = '**Chromium: 1024 MiB file picked through <input type=fi
 const FIGURES: Record<string, { where: string; value: () => string }> = {
   'bundle.upload.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft `upload()`')[2]!) },
   'bundle.upload.lazy': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft `upload()`')[3]!) },
-  'bundle.token.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft `uploadWithToken()`')[2]!) },
-  'bundle.token.lazy': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft `uploadWithToken()`')[3]!) },
-  'bundle.presigned.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft `uploadPresigned()`')[2]!) },
-  'bundle.presigned.lazy': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft `uploadPresigned()`')[3]!) },
-  'bundle.react.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft React `useS3Upload`')[2]!) },
-  'bundle.dropzone.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft React `useS3Dropzone`')[2]!) },
+  'bundle.token.gzip': {
+    where: 'section 1, Bytes shipped',
+    value: () => kb(bundle('Updraft `uploadWithToken()`')[2]!),
+  },
+  'bundle.token.lazy': {
+    where: 'section 1, Bytes shipped',
+    value: () => kb(bundle('Updraft `uploadWithToken()`')[3]!),
+  },
+  'bundle.presigned.gzip': {
+    where: 'section 1, Bytes shipped',
+    value: () => kb(bundle('Updraft `uploadPresigned()`')[2]!),
+  },
+  'bundle.presigned.lazy': {
+    where: 'section 1, Bytes shipped',
+    value: () => kb(bundle('Updraft `uploadPresigned()`')[3]!),
+  },
+  'bundle.react.gzip': {
+    where: 'section 1, Bytes shipped',
+    value: () => kb(bundle('Updraft React `useS3Upload`')[2]!),
+  },
+  'bundle.dropzone.gzip': {
+    where: 'section 1, Bytes shipped',
+    value: () => kb(bundle('Updraft React `useS3Dropzone`')[2]!),
+  },
   'bundle.ui.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('Updraft React UI')[2]!) },
   'bundle.checksums.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('updraft-s3/checksums')[2]!) },
-  'bundle.signer.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('for reference: the SigV4 signer')[2]!) },
-  'bundle.lib-storage.gzip': { where: 'section 1, Bytes shipped', value: () => kb(bundle('`@aws-sdk/client-s3` S3Client')[2]!) },
-  'node.updraft.rate': { where: 'section 2, null sink, queue 4', value: () => `${node('Updraft (Node default')[2]} MB/s` },
-  'node.updraft.vs-lib-storage': { where: 'section 2, null sink, queue 4', value: () => node('Updraft (Node default')[3]! },
-  'node.updraft.vs-fetch-ceiling': { where: 'section 2, null sink, queue 4', value: () => node('Updraft (Node default')[4]! },
+  'bundle.signer.gzip': {
+    where: 'section 1, Bytes shipped',
+    value: () => kb(bundle('for reference: the SigV4 signer')[2]!),
+  },
+  'bundle.lib-storage.gzip': {
+    where: 'section 1, Bytes shipped',
+    value: () => kb(bundle('`@aws-sdk/client-s3` S3Client')[2]!),
+  },
+  'node.updraft.rate': {
+    where: 'section 2, null sink, queue 4',
+    value: () => `${node('Updraft (Node default')[2]} MB/s`,
+  },
+  'node.updraft.vs-lib-storage': {
+    where: 'section 2, null sink, queue 4',
+    value: () => node('Updraft (Node default')[3]!,
+  },
+  'node.updraft.vs-fetch-ceiling': {
+    where: 'section 2, null sink, queue 4',
+    value: () => node('Updraft (Node default')[4]!,
+  },
   'node.fetch.rate': { where: 'section 2, null sink, queue 4', value: () => `${node('Updraft over fetch')[2]} MB/s` },
   'node.fetch.vs-lib-storage': { where: 'section 2, null sink, queue 4', value: () => node('Updraft over fetch')[3]! },
-  'node.buffer.rate': { where: 'section 2, null sink, queue 4', value: () => `${node('Updraft, a Node `Buffer` body')[2]} MB/s` },
-  'node.lib-storage.rate': { where: 'section 2, null sink, queue 4', value: () => `${node('`@aws-sdk/lib-storage`')[2]} MB/s` },
+  'node.buffer.rate': {
+    where: 'section 2, null sink, queue 4',
+    value: () => `${node('Updraft, a Node `Buffer` body')[2]} MB/s`,
+  },
+  'node.lib-storage.rate': {
+    where: 'section 2, null sink, queue 4',
+    value: () => `${node('`@aws-sdk/lib-storage`')[2]} MB/s`,
+  },
   'concurrency.q4-16MiB.worst-share': { where: 'section 3, cells with queue <= 6', value: () => sweep('16')[5]! },
   'concurrency.q4-5MiB.worst-share': { where: 'section 3, cells with queue <= 6', value: () => sweep('5')[5]! },
   'chromium.updraft.rate': { where: 'section 4, Chromium to null sink', value: () => `${chromium('Updraft')[1]} MB/s` },
   'chromium.updraft.vs-ceiling': { where: 'section 4, Chromium to null sink', value: () => chromium('Updraft')[2]! },
-  'chromium.updraft.vs-lib-storage': { where: 'section 4, Chromium to null sink', value: () => chromium('Updraft')[3]! },
-  'chromium.lib-storage.rate': { where: 'section 4, Chromium to null sink', value: () => `${chromium('`@aws-sdk/lib-storage`')[1]} MB/s` },
-  'memory.node.updraft': { where: 'section 5, Node: 1024 MiB', value: () => `+${memory(NODE_MEMORY, 'Updraft (Node default')[3]} MiB` },
-  'memory.node.lib-storage': { where: 'section 5, Node: 1024 MiB', value: () => `+${memory(NODE_MEMORY, '`@aws-sdk/lib-storage`')[3]} MiB` },
-  'memory.chromium.updraft': { where: 'section 5, Chromium: 1024 MiB', value: () => `+${memory(CHROMIUM_MEMORY, 'Updraft (XHR)')[3]} MiB` },
-  'memory.chromium.lib-storage': { where: 'section 5, Chromium: 1024 MiB', value: () => `+${memory(CHROMIUM_MEMORY, '`@aws-sdk/lib-storage`')[3]} MiB` },
-  'presign.prepared': { where: 'section 6, Part-URL presigns', value: () => presign('`S3RequestPresigner.presign`')[1]! },
+  'chromium.updraft.vs-lib-storage': {
+    where: 'section 4, Chromium to null sink',
+    value: () => chromium('Updraft')[3]!,
+  },
+  'chromium.lib-storage.rate': {
+    where: 'section 4, Chromium to null sink',
+    value: () => `${chromium('`@aws-sdk/lib-storage`')[1]} MB/s`,
+  },
+  'memory.node.updraft': {
+    where: 'section 5, Node: 1024 MiB',
+    value: () => `+${memory(NODE_MEMORY, 'Updraft (Node default')[3]} MiB`,
+  },
+  'memory.node.lib-storage': {
+    where: 'section 5, Node: 1024 MiB',
+    value: () => `+${memory(NODE_MEMORY, '`@aws-sdk/lib-storage`')[3]} MiB`,
+  },
+  'memory.chromium.updraft': {
+    where: 'section 5, Chromium: 1024 MiB',
+    value: () => `+${memory(CHROMIUM_MEMORY, 'Updraft (XHR)')[3]} MiB`,
+  },
+  'memory.chromium.lib-storage': {
+    where: 'section 5, Chromium: 1024 MiB',
+    value: () => `+${memory(CHROMIUM_MEMORY, '`@aws-sdk/lib-storage`')[3]} MiB`,
+  },
+  'presign.prepared': {
+    where: 'section 6, Part-URL presigns',
+    value: () => presign('`S3RequestPresigner.presign`')[1]!,
+  },
   'presign.getSignedUrl': { where: 'section 6, Part-URL presigns', value: () => presign('`getSignedUrl(')[1]! },
-  'presign.vs-getSignedUrl': { where: 'section 6, Part-URL presigns', value: () => presign('`S3RequestPresigner.presign`')[3]! },
-  'many-files.hook.home.requests': { where: 'section 10, 1000 × 8–32 KiB, home broadband', value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[3]! },
-  'many-files.hook.home.vs-raw': { where: 'section 10, 1000 × 8–32 KiB, home broadband', value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[2]! },
-  'many-files.hook.slow.vs-raw': { where: 'section 10, 1000 × 8–32 KiB, 150 ms RTT', value: () => manyFiles(SMALL_FILES_SLOW, '`useS3Upload`')[2]! },
+  'presign.vs-getSignedUrl': {
+    where: 'section 6, Part-URL presigns',
+    value: () => presign('`S3RequestPresigner.presign`')[3]!,
+  },
+  'many-files.hook.home.requests': {
+    where: 'section 10, 1000 × 8–32 KiB, home broadband',
+    value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[3]!,
+  },
+  'many-files.hook.home.vs-raw': {
+    where: 'section 10, 1000 × 8–32 KiB, home broadband',
+    value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[2]!,
+  },
+  'many-files.hook.slow.vs-raw': {
+    where: 'section 10, 1000 × 8–32 KiB, 150 ms RTT',
+    value: () => manyFiles(SMALL_FILES_SLOW, '`useS3Upload`')[2]!,
+  },
 }
 
 interface Quote {
@@ -122,18 +209,27 @@ function quotes(doc: string, source: string): Quote[] {
 }
 
 /** What the doc quotes: a number with its sign, thousands separators and unit. */
-const quoted = (text: string) => /^[+-]?\d+(?:[ ,]\d{3})*(?:\.\d+)?(?: ?(?:KB|MB\/s|MiB|x|%))?/.exec(text)?.[0] ?? `"${text.slice(0, 20)}"`
+const quoted = (text: string) =>
+  /^[+-]?\d+(?:[ ,]\d{3})*(?:\.\d+)?(?: ?(?:KB|MB\/s|MiB|x|%))?/.exec(text)?.[0] ?? `"${text.slice(0, 20)}"`
 
 /** One sentence per marked figure that differs from RESULTS.md, or whose key FIGURES does not know. */
 function mismatches(all: Quote[]): string[] {
   return all.flatMap((q) => {
     const figure = FIGURES[q.key]
-    if (!figure) return [`${q.doc}:${q.line} marks an unknown figure "${q.key}"; add it to FIGURES in tests/checks/doc-figures.test.ts.`]
-    if (q.startsLine) return [`${q.doc}:${q.line} starts its line with the marker of ${q.key}, which shows the line's Markdown raw; put a word before it.`]
+    if (!figure)
+      return [
+        `${q.doc}:${q.line} marks an unknown figure "${q.key}"; add it to FIGURES in tests/checks/doc-figures.test.ts.`,
+      ]
+    if (q.startsLine)
+      return [
+        `${q.doc}:${q.line} starts its line with the marker of ${q.key}, which shows the line's Markdown raw; put a word before it.`,
+      ]
     const expected = figure.value()
     return quoted(q.text) === expected
       ? []
-      : [`${q.doc}:${q.line} quotes ${quoted(q.text)} for ${q.key}; bench/RESULTS.md (${figure.where}) has ${expected}.`]
+      : [
+          `${q.doc}:${q.line} quotes ${quoted(q.text)} for ${q.key}; bench/RESULTS.md (${figure.where}) has ${expected}.`,
+        ]
   })
 }
 
@@ -141,7 +237,8 @@ const all = DOCS.flatMap((doc) => quotes(doc, readFileSync(join(ROOT, doc), 'utf
 
 describe('doc figures', () => {
   it('finds every figure of bench/RESULTS.md it knows', () => {
-    for (const [key, figure] of Object.entries(FIGURES)) expect(figure.value(), key).toMatch(/^\+?\d[\d.]*( KB| MB\/s| MiB|x|%)?$/)
+    for (const [key, figure] of Object.entries(FIGURES))
+      expect(figure.value(), key).toMatch(/^\+?\d[\d.]*( KB| MB\/s| MiB|x|%)?$/)
   })
 
   it('each known figure is quoted somewhere, marked', () => {
@@ -154,7 +251,8 @@ describe('doc figures', () => {
   })
 
   it('names the doc, line, quoted value and RESULTS.md’s value when a figure differs', () => {
-    const doc = 'Ships <!-- figure: bundle.upload.gzip -->1.23 KB gzip.\nAnd <!-- figure: no.such -->4x.\n  <!-- figure: bundle.upload.gzip -->6.66 KB'
+    const doc =
+      'Ships <!-- figure: bundle.upload.gzip -->1.23 KB gzip.\nAnd <!-- figure: no.such -->4x.\n  <!-- figure: bundle.upload.gzip -->6.66 KB'
     const found = mismatches(quotes('docs/x.md', doc))
     expect(found).toEqual([
       `docs/x.md:1 quotes 1.23 KB for bundle.upload.gzip; bench/RESULTS.md (section 1, Bytes shipped) has ${FIGURES['bundle.upload.gzip']!.value()}.`,

@@ -4,8 +4,8 @@ import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { corsRule } from '../../cli/bucket-rules.ts'
 import { EXAMPLES_DIR, QUICK_STARTS, type QuickStart, templateFiles } from '../../cli/init.ts'
-import { serverKeyPolicy } from '../../server/key-policy.ts'
 import { ROOT } from '../../scripts/build.ts'
+import { serverKeyPolicy } from '../../server/key-policy.ts'
 import { quickStartCommands, type Snippet, snippets } from '../helpers/doc-snippets.ts'
 
 // Every code block in README.md and docs/*.md that is TypeScript, TSX, JavaScript or JSON is held
@@ -18,7 +18,12 @@ import { quickStartCommands, type Snippet, snippets } from '../helpers/doc-snipp
 //   <!-- quickstart: hono -->                    (sh) a quick start's commands, which tests/quickstarts-tarball.test.ts runs
 // A ts/tsx block with no marker is type-checked as it is; a js block needs a quote; other JSON must parse.
 
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+]
 
 const TYPED = new Set(['ts', 'tsx'])
 const all = DOCS.flatMap((doc) => snippets(doc))
@@ -27,7 +32,8 @@ const where = (s: Snippet) => `${s.doc}:${s.line}`
 /** The JSON the docs show that the CLI also applies or prints: one source each. */
 const generated: Record<string, () => unknown> = {
   cors: () => ({ CORSRules: [corsRule(['https://app.example.com'])] }),
-  'server-key-policy presigned': () => serverKeyPolicy({ bucket: 'uploads', mode: 'presigned', keyPrefix: 'next-s3-uploads/' }),
+  'server-key-policy presigned': () =>
+    serverKeyPolicy({ bucket: 'uploads', mode: 'presigned', keyPrefix: 'next-s3-uploads/' }),
 }
 
 describe('doc snippets', () => {
@@ -53,7 +59,7 @@ describe('doc snippets', () => {
     }
   })
 
-  it('shows JSON that parses, and the CLI\'s own rules where it names one', () => {
+  it("shows JSON that parses, and the CLI's own rules where it names one", () => {
     for (const s of all.filter((s) => s.lang === 'json')) {
       const value: unknown = JSON.parse(s.code)
       const name = s.marker?.match(/^json:\s*(.+)$/)?.[1]
@@ -72,7 +78,8 @@ describe('doc snippets', () => {
         const [path, anchor] = target!.split('#')
         const file = path ? join(ROOT, dirname(doc), path) : join(ROOT, doc)
         if (!existsSync(file)) broken.push(`${doc}: ${target} (no such file)`)
-        else if (anchor && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(anchor)) broken.push(`${doc}: ${target} (no such heading)`)
+        else if (anchor && file.endsWith('.md') && !anchors(readFileSync(file, 'utf8')).has(anchor))
+          broken.push(`${doc}: ${target} (no such heading)`)
       }
     }
     expect(broken).toEqual([])
@@ -83,25 +90,48 @@ describe('doc snippets', () => {
     expect([...quickStarts.keys()].sort()).toEqual(Object.keys(QUICK_STARTS).sort())
     for (const [name, commands] of quickStarts) {
       const { folder } = QUICK_STARTS[name as QuickStart]
-      const manifest = JSON.parse(readFileSync(join(EXAMPLES_DIR, folder, 'package.json'), 'utf8')) as Record<'dependencies' | 'devDependencies', Record<string, string>>
+      const manifest = JSON.parse(readFileSync(join(EXAMPLES_DIR, folder, 'package.json'), 'utf8')) as Record<
+        'dependencies' | 'devDependencies',
+        Record<string, string>
+      >
       const installs = commands.filter(([tool, verb]) => tool === 'npm' && verb === 'install')
-      const named = (dev: boolean) => installs.filter((words) => words.includes('-D') === dev).flatMap((words) => words.slice(2).filter((word) => !word.startsWith('-')).map((word) => word.replace(/(?<=.)@[^/]*$/, ''))) // `name@3` names `name`
-      expect(named(false).sort(), `README quick start ${name}: npm install`).toEqual(Object.keys(manifest.dependencies).sort())
-      expect(named(true).sort(), `README quick start ${name}: npm install -D`).toEqual(Object.keys(manifest.devDependencies ?? {}).sort())
-      expect(commands.map((words) => words.join(' ')), name).toContain(`npx updraft-s3 init ${name}`)
+      const named = (dev: boolean) =>
+        installs
+          .filter((words) => words.includes('-D') === dev)
+          .flatMap((words) =>
+            words
+              .slice(2)
+              .filter((word) => !word.startsWith('-'))
+              .map((word) => word.replace(/(?<=.)@[^/]*$/, '')),
+          ) // `name@3` names `name`
+      expect(named(false).sort(), `README quick start ${name}: npm install`).toEqual(
+        Object.keys(manifest.dependencies).sort(),
+      )
+      expect(named(true).sort(), `README quick start ${name}: npm install -D`).toEqual(
+        Object.keys(manifest.devDependencies ?? {}).sort(),
+      )
+      expect(
+        commands.map((words) => words.join(' ')),
+        name,
+      ).toContain(`npx updraft-s3 init ${name}`)
     }
   })
 
   // One TypeScript program over every snippet and example (~10 s of CPU): at a load of 27 on two
   // cores it took 109 s. A limit, not a bound under test.
-  it("type-checks every other TypeScript block under strict against the package sources, and the examples' JavaScript (checkJs)", { timeout: 240_000 }, async () => {
+  it("type-checks every other TypeScript block under strict against the package sources, and the examples' JavaScript (checkJs)", {
+    timeout: 240_000,
+  }, async () => {
     const checked = all.filter((s) => TYPED.has(s.lang) && !s.marker?.startsWith('quote:'))
     expect(checked.length).toBeGreaterThan(10)
     const scripts: string[] = []
     for (const { folder } of Object.values(QUICK_STARTS)) {
-      for (const path of await templateFiles(join(EXAMPLES_DIR, folder))) if (path.endsWith('.js')) scripts.push(join(EXAMPLES_DIR, folder, path))
+      for (const path of await templateFiles(join(EXAMPLES_DIR, folder)))
+        if (path.endsWith('.js')) scripts.push(join(EXAMPLES_DIR, folder, path))
     }
-    expect(scripts.map((path) => path.slice(EXAMPLES_DIR.length))).toEqual(expect.arrayContaining(['fastify/server.js', 'hono/src/page.js', 'worker/build.js']))
+    expect(scripts.map((path) => path.slice(EXAMPLES_DIR.length))).toEqual(
+      expect.arrayContaining(['fastify/server.js', 'hono/src/page.js', 'worker/build.js']),
+    )
     const errors = typeCheck(checked, scripts)
     expect(errors).toEqual([])
   })
@@ -112,7 +142,13 @@ function anchors(markdown: string): Set<string> {
   const ids = new Set<string>()
   const text = markdown.replace(/```[\s\S]*?```/g, '')
   for (const [, heading] of text.matchAll(/^#+\s+(.+)$/gm)) {
-    ids.add(heading!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'))
+    ids.add(
+      heading!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    )
   }
   for (const [, id] of text.matchAll(/<a id="([^"]+)">/g)) ids.add(id!)
   return ids
@@ -127,14 +163,18 @@ function containsLines(file: string, excerpt: string): boolean {
 
 /** `updraft-s3` and `updraft-s3/*` mapped to their sources, from package.json `exports`. */
 function packagePaths(): Record<string, string[]> {
-  const { exports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> }
+  const { exports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { default: string }>
+  }
   const paths: Record<string, string[]> = {}
   for (const [subpath, target] of Object.entries(exports)) {
     if (subpath === './package.json') continue
     const built = typeof target === 'string' ? target : target.default
     const source = built.replace(/^\.\/dist\/lib\//, '')
     const specifier = `updraft-s3${subpath.slice(1)}`
-    paths[specifier] = source.endsWith('.css') ? [join(ROOT, source)] : [join(ROOT, source.replace(/\.js$/, '.ts')), join(ROOT, source.replace(/\.js$/, '.tsx'))]
+    paths[specifier] = source.endsWith('.css')
+      ? [join(ROOT, source)]
+      : [join(ROOT, source.replace(/\.js$/, '.ts')), join(ROOT, source.replace(/\.js$/, '.tsx'))]
   }
   return paths
 }
@@ -160,7 +200,11 @@ function typeCheck(list: Snippet[], scripts: string[] = []): string[] {
     texts.set(path, `${prelude ? `${prelude};` : ''}${s.code}\nexport {}\n`)
   })
 
-  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!
   const options: ts.CompilerOptions = {
     ...config.options,
     strict: true,
@@ -179,10 +223,13 @@ function typeCheck(list: Snippet[], scripts: string[] = []): string[] {
   host.readFile = (path) => texts.get(path) ?? readFile(path)
   host.fileExists = (path) => texts.has(path) || fileExists(path)
   const directoryExists = host.directoryExists?.bind(host)
-  host.directoryExists = (path) => [...texts.keys()].some((file) => file.startsWith(`${path}/`)) || (directoryExists?.(path) ?? true)
+  host.directoryExists = (path) =>
+    [...texts.keys()].some((file) => file.startsWith(`${path}/`)) || (directoryExists?.(path) ?? true)
   host.getSourceFile = (path, language, onError, create) => {
     const text = texts.get(path)
-    return text === undefined ? getSourceFile(path, language, onError, create) : ts.createSourceFile(path, text, language, true)
+    return text === undefined
+      ? getSourceFile(path, language, onError, create)
+      : ts.createSourceFile(path, text, language, true)
   }
   const program = ts.createProgram([...texts.keys(), ...scripts], options, host)
   // The snippets' and scripts' own diagnostics only: checking every source file they reach as well
@@ -193,7 +240,10 @@ function typeCheck(list: Snippet[], scripts: string[] = []): string[] {
   }
   const inScripts = scripts
     .flatMap(diagnosticsOf)
-    .map((d) => `${d.file!.fileName.slice(ROOT.length)}:${d.file!.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
+    .map(
+      (d) =>
+        `${d.file!.fileName.slice(ROOT.length)}:${d.file!.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    )
   return [...files.keys()]
     .flatMap(diagnosticsOf)
     .filter((d) => d.file && files.has(d.file.fileName))

@@ -66,7 +66,9 @@ describe('the entries', () => {
     for (const { specifier, values, types } of entries) {
       for (const name of [...values, ...types]) owners.set(name, [...(owners.get(name) ?? []), specifier])
     }
-    const shared = [...owners].filter(([, specifiers]) => specifiers.length > 1).map(([name, specifiers]) => `${name}: ${specifiers.join(', ')}`)
+    const shared = [...owners]
+      .filter(([, specifiers]) => specifiers.length > 1)
+      .map(([name, specifiers]) => `${name}: ${specifiers.join(', ')}`)
     expect(shared).toEqual([])
   })
 
@@ -80,7 +82,9 @@ describe('the entries', () => {
   })
 
   it('the wire types live in updraft-s3/protocol', () => {
-    expect(namesOf('updraft-s3/protocol')).toEqual(expect.arrayContaining(['UploadRequest', 'TokenReply', 'PresignedReply', 'CompleteRequest', 'InfoReply']))
+    expect(namesOf('updraft-s3/protocol')).toEqual(
+      expect.arrayContaining(['UploadRequest', 'TokenReply', 'PresignedReply', 'CompleteRequest', 'InfoReply']),
+    )
   })
 
   // The reports are what a user's editor shows: the pause signal's watcher and the resume option's

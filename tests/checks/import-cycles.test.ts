@@ -11,7 +11,6 @@ import { findImportCycles, importsFrom } from '../helpers/import-graph.ts'
  */
 const ACYCLIC_FOLDERS = ['engine', 'src', 'server', 'protocol', 'cli']
 
-
 describe('import graph', () => {
   it(`has no cycle through ${ACYCLIC_FOLDERS.join('/, ')}/`, () => {
     const cycles = findImportCycles(ROOT, ACYCLIC_FOLDERS).map(({ files, loop }) =>
@@ -75,7 +74,17 @@ describe('findImportCycles', () => {
     mkdirSync(join(root, path, '..'), { recursive: true })
     writeFileSync(join(root, path), text)
   }
-  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { moduleResolution: 'Bundler', module: 'ESNext', allowImportingTsExtensions: true, noEmit: true } }))
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        moduleResolution: 'Bundler',
+        module: 'ESNext',
+        allowImportingTsExtensions: true,
+        noEmit: true,
+      },
+    }),
+  )
   write('a/one.ts', "import type { Two } from './two.ts'\nexport type One = Two")
   write('a/two.ts', "import { three } from '../b/three.ts'\nexport type Two = typeof three")
   write('b/three.ts', "export type { One } from '../a/one.ts'\nexport const three = 3")
@@ -85,7 +94,10 @@ describe('findImportCycles', () => {
 
   it('finds a cycle made of type-only imports and re-exports, across folders', () => {
     expect(findImportCycles(root, ['a'])).toEqual([
-      { files: ['a/one.ts', 'a/two.ts', 'b/three.ts'], loop: expect.arrayContaining(['a/one.ts', 'a/two.ts', 'b/three.ts']) },
+      {
+        files: ['a/one.ts', 'a/two.ts', 'b/three.ts'],
+        loop: expect.arrayContaining(['a/one.ts', 'a/two.ts', 'b/three.ts']),
+      },
     ])
   })
 

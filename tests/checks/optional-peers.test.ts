@@ -6,7 +6,13 @@ import { join } from 'node:path'
 import { build, type Metafile } from 'esbuild'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from '../../scripts/build.ts'
-import { FASTIFY_PACKAGES, installLine, MissingPackagesError, SERVER_PACKAGES, STORE_PACKAGES } from '../../server/optional-peers.ts'
+import {
+  FASTIFY_PACKAGES,
+  installLine,
+  MissingPackagesError,
+  SERVER_PACKAGES,
+  STORE_PACKAGES,
+} from '../../server/optional-peers.ts'
 
 interface Manifest {
   dependencies: Record<string, string>
@@ -19,7 +25,16 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 
 /** The graph esbuild sees from `entry`, packages left out. */
 async function graph(entry: string): Promise<Metafile> {
-  const { metafile } = await build({ entryPoints: [join(ROOT, entry)], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent' })
+  const { metafile } = await build({
+    entryPoints: [join(ROOT, entry)],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'silent',
+  })
   return metafile
 }
 
@@ -36,7 +51,13 @@ async function packagesReached(entry: string, { dynamic }: { dynamic: boolean })
     for (const { path, kind, external } of inputs[file]!.imports) {
       if (kind === 'dynamic-import' && !dynamic) continue
       if (!external) pending.push(path)
-      else if (!path.startsWith('node:')) packages.add(path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/'))
+      else if (!path.startsWith('node:'))
+        packages.add(
+          path
+            .split('/')
+            .slice(0, path.startsWith('@') ? 2 : 1)
+            .join('/'),
+        )
     }
   }
   return [...packages].sort()
@@ -58,8 +79,16 @@ describe('package.json', () => {
   })
 
   it('sends Node to the guarded entries for updraft-s3/server and updraft-s3/fastify, bundlers for Workers to the plain ones', () => {
-    expect(manifest.exports['./server']).toEqual({ types: './dist/lib/server/index.d.ts', node: './dist/lib/server/index.node.js', default: './dist/lib/server/index.js' })
-    expect(manifest.exports['./fastify']).toEqual({ types: './dist/lib/server/fastify.d.ts', node: './dist/lib/server/fastify.node.js', default: './dist/lib/server/fastify.js' })
+    expect(manifest.exports['./server']).toEqual({
+      types: './dist/lib/server/index.d.ts',
+      node: './dist/lib/server/index.node.js',
+      default: './dist/lib/server/index.js',
+    })
+    expect(manifest.exports['./fastify']).toEqual({
+      types: './dist/lib/server/fastify.d.ts',
+      node: './dist/lib/server/fastify.node.js',
+      default: './dist/lib/server/fastify.js',
+    })
   })
 })
 
@@ -73,9 +102,12 @@ describe('what each server entry and command imports', () => {
     expect(await packagesReached(entry, { dynamic: true })).toEqual(sorted(packages))
   })
 
-  it.each(['server/index.node.ts', 'server/fastify.node.ts', 'cli/bin.ts'])('%s reaches no optional peer before its check: only through a dynamic import', async (entry) => {
-    expect(await packagesReached(entry, { dynamic: false })).toEqual([])
-  })
+  it.each(['server/index.node.ts', 'server/fastify.node.ts', 'cli/bin.ts'])(
+    '%s reaches no optional peer before its check: only through a dynamic import',
+    async (entry) => {
+      expect(await packagesReached(entry, { dynamic: false })).toEqual([])
+    },
+  )
 
   it.each([
     ['../../server/index.node.ts', '../../server/index.ts'],
@@ -103,14 +135,22 @@ describe('installLine', () => {
     expect(installLine(SERVER_PACKAGES, manifest.peerDependencies)).toBe(
       'npm install @aws-sdk/client-s3@3 @aws-sdk/client-sts@3 @aws-sdk/s3-request-presigner@3 @smithy/core@3',
     )
-    expect(installLine(STORE_PACKAGES, manifest.peerDependencies, true)).toBe('npm install --save-dev @20minutes/s3rver@4')
+    expect(installLine(STORE_PACKAGES, manifest.peerDependencies, true)).toBe(
+      'npm install --save-dev @20minutes/s3rver@4',
+    )
   })
 })
 
 it('MissingPackagesError says what needs what, and the line to run, in one sentence', () => {
-  const error = new MissingPackagesError('updraft-s3/fastify', ['@fastify/rate-limit', 'fastify-plugin'], 'npm install @fastify/rate-limit@11 fastify-plugin@5')
+  const error = new MissingPackagesError(
+    'updraft-s3/fastify',
+    ['@fastify/rate-limit', 'fastify-plugin'],
+    'npm install @fastify/rate-limit@11 fastify-plugin@5',
+  )
   expect(error.message).toBe(
     'updraft: updraft-s3/fastify needs @fastify/rate-limit and fastify-plugin, which are not installed: run npm install @fastify/rate-limit@11 fastify-plugin@5',
   )
-  expect(new MissingPackagesError('x', ['a'], 'npm install a').message).toBe('updraft: x needs a, which is not installed: run npm install a')
+  expect(new MissingPackagesError('x', ['a'], 'npm install a').message).toBe(
+    'updraft: x needs a, which is not installed: run npm install a',
+  )
 })

@@ -26,7 +26,9 @@ const MAIN_FUNCTIONS = [
 
 describe('public API', () => {
   it('documents every export', () => {
-    const undocumented = docs.filter(({ text }) => text.trim().length < 10).map(({ specifier, name, at }) => `${specifier} ${name} (${at})`)
+    const undocumented = docs
+      .filter(({ text }) => text.trim().length < 10)
+      .map(({ specifier, name, at }) => `${specifier} ${name} (${at})`)
     expect(undocumented).toEqual([])
   })
 
@@ -49,7 +51,8 @@ describe('public API', () => {
         const value = module[name]
         // React components made by forwardRef are objects too: React's, not configuration.
         const component = typeof value === 'object' && value !== null && '$$typeof' in value
-        if (typeof value === 'object' && value !== null && !component && !Object.isFrozen(value)) mutable.push(`${specifier} ${name}`)
+        if (typeof value === 'object' && value !== null && !component && !Object.isFrozen(value))
+          mutable.push(`${specifier} ${name}`)
       }
     }
     expect(mutable).toEqual([])

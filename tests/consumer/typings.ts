@@ -1,7 +1,15 @@
 // What the published typings promise, type-checked under `strict` against the installed package's
 // .d.ts (tests/package-consumer.test.ts copies this file into a page's project, no Node types).
 // A `@ts-expect-error` line must not compile: were it to, tsc fails on the unused directive.
-import { resumeUploads, upload, type ApiOptions, type ObjectExtras, type ObjectLocation, type ResumeUploads, type TransferOptions } from 'updraft-s3'
+import {
+  type ApiOptions,
+  type ObjectExtras,
+  type ObjectLocation,
+  type ResumeUploads,
+  resumeUploads,
+  type TransferOptions,
+  upload,
+} from 'updraft-s3'
 import type { Located, ResolvedObject, ResolveEndpoint, SessionSource } from 'updraft-s3/aws-endpoints'
 import type { ChecksumRun, ChecksumTarget } from 'updraft-s3/checksums'
 import { uploadPresigned } from 'updraft-s3/presigned'

@@ -2,11 +2,11 @@
 // (tests/package-consumer.test.ts copies this file into a fresh project). Not run: the upload
 // paths run for real in the same test and in the examples' tests.
 import Fastify from 'fastify'
-import { isUploadError, S3Error, upload, uploadObject, type UploadResult } from 'updraft-s3'
+import { isUploadError, S3Error, type UploadResult, upload, uploadObject } from 'updraft-s3'
 import s3Upload from 'updraft-s3/fastify'
 import { nodeTransport } from 'updraft-s3/node-transport'
 import { uploadPresigned } from 'updraft-s3/presigned'
-import { errorMessage, useS3Dropzone, useS3Upload, type UploadEntry } from 'updraft-s3/react'
+import { errorMessage, type UploadEntry, useS3Dropzone, useS3Upload } from 'updraft-s3/react'
 import { UploadDropzone } from 'updraft-s3/react/ui'
 import { createUploadHandler } from 'updraft-s3/server'
 import { sseCustomerKey } from 'updraft-s3/sse-c'
@@ -15,7 +15,11 @@ import { uploadWithToken } from 'updraft-s3/token'
 
 export async function fromAPage(file: File, signal: AbortSignal): Promise<string> {
   try {
-    const result: UploadResult = await upload(file, { strategy: 'presigned', signal, onProgress: ({ loaded, total }) => void (loaded / total) })
+    const result: UploadResult = await upload(file, {
+      strategy: 'presigned',
+      signal,
+      onProgress: ({ loaded, total }) => void (loaded / total),
+    })
     return result.url
   } catch (error) {
     if (error instanceof S3Error) return `${error.code} ${error.status}`
@@ -44,7 +48,9 @@ export function Picker() {
   return (
     <div>
       <FileInput onChange={(file) => file && void uploadToS3(file)} />
-      <button type="button" onClick={openFileDialog}>Upload</button>
+      <button type="button" onClick={openFileDialog}>
+        Upload
+      </button>
       {files.map((entry) => (
         <p key={entry.id}>{`${entry.file.name} ${entry.progress}% ${entry.status} ${entry.result?.url ?? ''}`}</p>
       ))}
@@ -55,12 +61,22 @@ export function Picker() {
 // A React page takes the hooks from `updraft-s3/react` and the engine's errors and results from
 // `updraft-s3`: each name has one entry.
 export function TokenDropzone({ onStored }: { onStored(result: UploadResult): void }) {
-  const { getRootProps, getInputProps, open, files } = useS3Dropzone({ strategy: 'token', limits: { maxFileSize: 1024 } })
-  const say = (entry: UploadEntry) => (entry.error instanceof S3Error ? entry.error.code : entry.error ? errorMessage(entry.error, { file: entry.file }) : entry.status)
+  const { getRootProps, getInputProps, open, files } = useS3Dropzone({
+    strategy: 'token',
+    limits: { maxFileSize: 1024 },
+  })
+  const say = (entry: UploadEntry) =>
+    entry.error instanceof S3Error
+      ? entry.error.code
+      : entry.error
+        ? errorMessage(entry.error, { file: entry.file })
+        : entry.status
   return (
     <div {...getRootProps()}>
       <input {...getInputProps()} />
-      <button type="button" onClick={open}>Choose files</button>
+      <button type="button" onClick={open}>
+        Choose files
+      </button>
       {files.map((entry) => (
         <p key={entry.id}>{say(entry)}</p>
       ))}

@@ -24,7 +24,9 @@ export interface CredentialsEndpoint {
   stop(): Promise<void>
 }
 
-export async function startCredentialsEndpoint(next: () => Promise<ContainerCredentials>): Promise<CredentialsEndpoint> {
+export async function startCredentialsEndpoint(
+  next: () => Promise<ContainerCredentials>,
+): Promise<CredentialsEndpoint> {
   const served: ContainerCredentials[] = []
   const server = createServer((_request, response) => {
     next().then(

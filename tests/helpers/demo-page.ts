@@ -38,7 +38,10 @@ export async function throttleUploads(page: Page, bytesPerSecond: number, offlin
  * opens, as a person picking files would.
  */
 export async function pickFiles(page: Page, files: string[] | FilePayload[], button = 'Choose files'): Promise<void> {
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: button }).click()])
+  const [chooser] = await Promise.all([
+    page.waitForEvent('filechooser'),
+    page.getByRole('button', { name: button }).click(),
+  ])
   await chooser.setFiles(files)
 }
 

@@ -24,8 +24,14 @@ export function snippets(doc: string, text = readFileSync(join(ROOT, doc), 'utf8
     }
     const indent = open[1]!
     const end = closing(lines, i)
-    const code = lines.slice(i + 1, end).map((line) => line.slice(indent.length)).join('\n')
-    const above = lines.slice(0, i).reverse().find((line) => line.trim() !== '')
+    const code = lines
+      .slice(i + 1, end)
+      .map((line) => line.slice(indent.length))
+      .join('\n')
+    const above = lines
+      .slice(0, i)
+      .reverse()
+      .find((line) => line.trim() !== '')
     const marker = above && /^\s*<!--([\s\S]*)-->\s*$/.exec(above)?.[1]?.trim()
     found.push({ doc, line: i + 1, lang: open[2]!, code, marker: marker || undefined })
     i = end

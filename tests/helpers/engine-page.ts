@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll } from 'vitest'
-import { launchChromium } from '../../dev/launch-chromium.ts'
 import { type BrowserName, launchBrowser, type TestPage } from '../../dev/browsers.ts'
-import { bundleEngine, type BrowserBundle } from './engine-bundle.ts'
+import { launchChromium } from '../../dev/launch-chromium.ts'
 import { testBytes } from '../../dev/s3-client.ts'
+import { type BrowserBundle, bundleEngine } from './engine-bundle.ts'
 import { startStaticServer } from './static-server.ts'
 
 /** The engine's bundle loaded in a real Chromium page, as `window.updraft`. */

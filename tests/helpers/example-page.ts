@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
 import type { ChromiumSession } from '../../dev/launch-chromium.ts'
-import { FILE_INPUT } from './file-input.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../../dev/s3-client.ts'
 import type { TestStore } from '../../dev/stores.ts'
+import { FILE_INPUT } from './file-input.ts'
 
 const MiB = 1024 * 1024
 
@@ -25,7 +25,9 @@ export async function uploadThroughPage(chromium: ChromiumSession, url: string, 
     ]
     await page
       .locator(FILE_INPUT)
-      .setInputFiles(files.map(({ name, bytes }) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) })))
+      .setInputFiles(
+        files.map(({ name, bytes }) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) })),
+      )
     const rows = await settledRows(page, files.length)
     expect(pageErrors).toEqual([])
     expect(rows.map((row) => [row.text.split(':')[0], row.status])).toEqual(files.map(({ name }) => [name, 'done']))
@@ -63,6 +65,10 @@ async function settledRows(page: Page, count: number): Promise<Row[]> {
     { timeout: 60_000 },
   )
   return page.$$eval('li[data-status]', (items) =>
-    items.map((li) => ({ status: li.getAttribute('data-status')!, key: li.getAttribute('data-key'), text: li.textContent ?? '' })),
+    items.map((li) => ({
+      status: li.getAttribute('data-status')!,
+      key: li.getAttribute('data-key'),
+      text: li.textContent ?? '',
+    })),
   )
 }

@@ -1,6 +1,13 @@
 import type { TestProject } from 'vitest/node'
 import { startRgw } from '../../dev/rgw.ts'
-import { createBucketsWithoutCors, createTestBuckets, type RgwStore, rgwStore, swiftStore, type TestStore } from '../../dev/stores.ts'
+import {
+  createBucketsWithoutCors,
+  createTestBuckets,
+  type RgwStore,
+  rgwStore,
+  swiftStore,
+  type TestStore,
+} from '../../dev/stores.ts'
 import { startSwift } from '../../dev/swift.ts'
 
 declare module 'vitest' {

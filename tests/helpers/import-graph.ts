@@ -51,11 +51,16 @@ export function importsFrom(root: string, folder: string): Array<[string, string
 
 function importsOf(file: string, options: ts.CompilerOptions): string[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
-  const resolved = importedFiles.map(({ fileName }) => ts.resolveModuleName(fileName, file, options, ts.sys).resolvedModule)
+  const resolved = importedFiles.map(
+    ({ fileName }) => ts.resolveModuleName(fileName, file, options, ts.sys).resolvedModule,
+  )
   return [
     ...new Set(
       resolved
-        .filter((module) => module !== undefined && !module.isExternalLibraryImport && !module.resolvedFileName.endsWith('.d.ts'))
+        .filter(
+          (module) =>
+            module !== undefined && !module.isExternalLibraryImport && !module.resolvedFileName.endsWith('.d.ts'),
+        )
         .map((module) => module!.resolvedFileName),
     ),
   ]
@@ -64,7 +69,8 @@ function importsOf(file: string, options: ts.CompilerOptions): string[] {
 function compilerOptions(root: string): ts.CompilerOptions {
   const path = join(root, 'tsconfig.json')
   const { config, error } = ts.readConfigFile(path, ts.sys.readFile)
-  if (error) throw new Error(`import-graph: cannot read ${path}: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`)
+  if (error)
+    throw new Error(`import-graph: cannot read ${path}: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`)
   return ts.parseJsonConfigFileContent(config, ts.sys, root).options
 }
 
@@ -122,7 +128,8 @@ function loopThrough(component: string[], graph: Map<string, string[]>): string[
       if (!members.has(next)) continue
       if (next === start) {
         const loop = [start]
-        for (let at: string | undefined = file; at !== start && at !== undefined; at = cameFrom.get(at)) loop.splice(1, 0, at)
+        for (let at: string | undefined = file; at !== start && at !== undefined; at = cameFrom.get(at))
+          loop.splice(1, 0, at)
         return [...loop, start]
       }
       if (!cameFrom.has(next)) {

@@ -12,8 +12,8 @@ import { copyFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { buildWhenStale } from '../../scripts/fresh-build.ts'
 import { ensurePackageBuilt, LIB_DIR, ROOT } from '../../scripts/build.ts'
+import { buildWhenStale } from '../../scripts/fresh-build.ts'
 
 const run = promisify(execFile)
 const PACK_DIR = join(ROOT, 'tests', 'artifacts', 'package')
@@ -61,7 +61,11 @@ export interface InstalledProject {
  * `leftOut` are dropped from the project's devDependencies (a tool the test replaces, such as
  * wrangler, which miniflare stands in for, and which is not in this repository's npm cache).
  */
-export async function installProject(template: string, extraDependencies: string[] = [], leftOut: string[] = []): Promise<InstalledProject> {
+export async function installProject(
+  template: string,
+  extraDependencies: string[] = [],
+  leftOut: string[] = [],
+): Promise<InstalledProject> {
   const tarball = await packTarball()
   const dir = await mkdtemp(join(tmpdir(), 'updraft-consumer-'))
   try {
@@ -71,19 +75,29 @@ export async function installProject(template: string, extraDependencies: string
     const pinned = { ...repo.dependencies, ...repo.devDependencies }
     const project = await readJson<PackageJson>(join(dir, 'package.json'))
     const dependencies = { ...project.dependencies, 'updraft-s3': 'file:updraft.tgz' }
-    const devDependencies = Object.fromEntries(Object.entries(project.devDependencies ?? {}).filter(([name]) => !leftOut.includes(name)))
+    const devDependencies = Object.fromEntries(
+      Object.entries(project.devDependencies ?? {}).filter(([name]) => !leftOut.includes(name)),
+    )
     for (const name of extraDependencies) {
-      if (!pinned[name]) throw new Error(`installProject: ${name} is not a dependency of this repository, so it is not in the npm cache`)
+      if (!pinned[name])
+        throw new Error(`installProject: ${name} is not a dependency of this repository, so it is not in the npm cache`)
       devDependencies[name] = pinned[name]
     }
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ ...project, private: true, dependencies, devDependencies }, null, 2))
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({ ...project, private: true, dependencies, devDependencies }, null, 2),
+    )
     const lock = await projectLock(project.name ?? 'consumer', dependencies, devDependencies, join(dir, 'updraft.tgz'))
     await writeFile(join(dir, 'package-lock.json'), JSON.stringify(lock, null, 2))
     // --legacy-peer-deps as this repository installs (.npmrc): peers are listed, never fetched implicitly.
-    await npm(dir, ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--legacy-peer-deps']).catch((error: Error) => {
-      if (!error.message.includes('ENOTCACHED')) throw error
-      throw new Error(`${error.message}\nA package of package-lock.json is missing from the npm cache: run \`npm ci\` in the repository once, which caches every one.`)
-    })
+    await npm(dir, ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--legacy-peer-deps']).catch(
+      (error: Error) => {
+        if (!error.message.includes('ENOTCACHED')) throw error
+        throw new Error(
+          `${error.message}\nA package of package-lock.json is missing from the npm cache: run \`npm ci\` in the repository once, which caches every one.`,
+        )
+      },
+    )
   } catch (error) {
     await rm(dir, { recursive: true, force: true })
     throw error
@@ -102,7 +116,12 @@ interface LockEntry {
  * A lockfile for a project with these dependencies: the entries of this repository's lockfile
  * that the project reaches, resolved as Node does (nearest node_modules first), and the tarball.
  */
-async function projectLock(name: string, dependencies: Record<string, string>, devDependencies: Record<string, string>, tarball: string) {
+async function projectLock(
+  name: string,
+  dependencies: Record<string, string>,
+  devDependencies: Record<string, string>,
+  tarball: string,
+) {
   const repoLock = await readJson<{ packages: Record<string, LockEntry> }>(join(ROOT, 'package-lock.json'))
   const updraft = await readJson<PackageJson & Record<string, unknown>>(join(ROOT, 'package.json'))
   const bytes = await readFile(tarball)
@@ -131,7 +150,10 @@ async function projectLock(name: string, dependencies: Record<string, string>, d
     ...Object.keys({ ...dependencies, ...devDependencies })
       .filter((dependency) => dependency !== 'updraft-s3')
       .map((dependency): [string, string] => ['', dependency]),
-    ...Object.keys(updraft.dependencies ?? {}).map((dependency): [string, string] => ['node_modules/updraft-s3', dependency]),
+    ...Object.keys(updraft.dependencies ?? {}).map((dependency): [string, string] => [
+      'node_modules/updraft-s3',
+      dependency,
+    ]),
   ]
   while (queue.length > 0) {
     const [from, dependency] = queue.shift()!
@@ -149,7 +171,9 @@ async function projectLock(name: string, dependencies: Record<string, string>, d
  * exports from this repository's .npmrc (legacy-peer-deps among them, which changes what installs).
  */
 export function userNpmEnv(): NodeJS.ProcessEnv {
-  const kept = Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name) || /^npm_config_(cache|registry|userconfig)$/i.test(name))
+  const kept = Object.entries(process.env).filter(
+    ([name]) => !/^npm_config_/i.test(name) || /^npm_config_(cache|registry|userconfig)$/i.test(name),
+  )
   // Nothing printed that a test reading npx's output would have to skip.
   return Object.fromEntries([...kept, ['npm_config_update_notifier', 'false']]) as NodeJS.ProcessEnv
 }
@@ -157,7 +181,11 @@ export function userNpmEnv(): NodeJS.ProcessEnv {
 /** Runs PATH's npm (under the Node that PATH names first, as `.ci/run` arranges); on failure, its output goes into the error. */
 export async function npm(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
   try {
-    return await run('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...env, npm_config_update_notifier: 'false' } })
+    return await run('npm', args, {
+      cwd,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...env, npm_config_update_notifier: 'false' },
+    })
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string }
     throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${stderr ?? ''}\n${stdout ?? ''}`.slice(0, 8000))

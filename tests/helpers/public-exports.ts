@@ -18,7 +18,9 @@ type ExportTarget = string | { types?: string; default?: string }
 
 /** The entries' sources, from package.json `exports`. */
 function entrySources(): Array<{ specifier: string; source: string }> {
-  const { exports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, ExportTarget> }
+  const { exports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    exports: Record<string, ExportTarget>
+  }
   return (
     Object.entries(exports)
       // package.json and the components' stylesheet export no names.
@@ -33,7 +35,9 @@ function entrySources(): Array<{ specifier: string; source: string }> {
   )
 }
 
-let entryProgram: { entries: Array<{ specifier: string; source: string }>; program: ts.Program; checker: ts.TypeChecker } | undefined
+let entryProgram:
+  | { entries: Array<{ specifier: string; source: string }>; program: ts.Program; checker: ts.TypeChecker }
+  | undefined
 
 /**
  * One program over every entry, built once per test worker: reading the sources and the typings
@@ -44,15 +48,26 @@ let entryProgram: { entries: Array<{ specifier: string; source: string }>; progr
 function entriesProgram() {
   if (!entryProgram) {
     const entries = entrySources()
-    const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
-    const program = ts.createProgram(entries.map(({ source }) => join(ROOT, source)), config.options)
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(ROOT, 'tsconfig.json'),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+    )!
+    const program = ts.createProgram(
+      entries.map(({ source }) => join(ROOT, source)),
+      config.options,
+    )
     entryProgram = { entries, program, checker: program.getTypeChecker() }
   }
   return entryProgram
 }
 
 /** Each entry's exported symbols, aliases resolved to what they name. */
-function entrySymbols(): Array<{ specifier: string; source: string; symbols: Array<{ symbol: ts.Symbol; target: ts.Symbol }> }> {
+function entrySymbols(): Array<{
+  specifier: string
+  source: string
+  symbols: Array<{ symbol: ts.Symbol; target: ts.Symbol }>
+}> {
   const { entries, program, checker } = entriesProgram()
   return entries.map(({ specifier, source }) => {
     const file = program.getSourceFile(join(ROOT, source))!
@@ -86,7 +101,10 @@ export function everyExportModule(entries: EntryExports[]): string {
   const alias = (specifier: string, name: string) => `${specifier.replace(/\W/g, '_')}__${name}`
   return entries
     .map(({ specifier, values, types }) => {
-      const names = [...values.map((name) => `${name} as ${alias(specifier, name)}`), ...types.map((name) => `type ${name} as ${alias(specifier, name)}`)]
+      const names = [
+        ...values.map((name) => `${name} as ${alias(specifier, name)}`),
+        ...types.map((name) => `type ${name} as ${alias(specifier, name)}`),
+      ]
       return `export { ${names.join(', ')} } from '${specifier}'`
     })
     .join('\n')

@@ -11,8 +11,12 @@ import ts from 'typescript'
  */
 export function typesNoEntryExports(projectDir: string, packageName: string): string[] {
   const packageDir = join(projectDir, 'node_modules', packageName)
-  const { exports } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { exports: Record<string, string | { types?: string }> }
-  const entryFiles = Object.values(exports).flatMap((target) => (typeof target === 'object' && target.types ? [join(packageDir, target.types)] : []))
+  const { exports } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { types?: string }>
+  }
+  const entryFiles = Object.values(exports).flatMap((target) =>
+    typeof target === 'object' && target.types ? [join(packageDir, target.types)] : [],
+  )
   const program = ts.createProgram(entryFiles, {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -22,7 +26,8 @@ export function typesNoEntryExports(projectDir: string, packageName: string): st
     types: [],
   })
   const checker = program.getTypeChecker()
-  const resolve = (symbol: ts.Symbol) => (symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol)
+  const resolve = (symbol: ts.Symbol) =>
+    symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol
   const inPackage = (node: ts.Node) => node.getSourceFile().fileName.startsWith(`${packageDir}/`)
 
   const exported = new Set<ts.Symbol>()
@@ -47,7 +52,8 @@ export function typesNoEntryExports(projectDir: string, packageName: string): st
     // Type parameters, and values named by `typeof` that are not module-level (a parameter), are no one's to export.
     if (!declaration || !inPackage(declaration) || target.flags & ts.SymbolFlags.TypeParameter) return
     if (!ts.isSourceFile(declaration.parent) && !ts.isVariableDeclarationList(declaration.parent)) return
-    if (!exported.has(target)) missing.add(`${target.name} (${relative(packageDir, declaration.getSourceFile().fileName)})`)
+    if (!exported.has(target))
+      missing.add(`${target.name} (${relative(packageDir, declaration.getSourceFile().fileName)})`)
     walk(target)
   }
   const visit = (node: ts.Node): void => {

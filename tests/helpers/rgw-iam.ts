@@ -11,7 +11,12 @@ export const RGW_TEST_USER_ARN = 'arn:aws:iam:::user/tester'
  */
 export async function createRole(store: RgwStore, name: string, trust: object, permissions: object): Promise<string> {
   await iam(store, { Action: 'CreateRole', RoleName: name, Path: '/', AssumeRolePolicyDocument: JSON.stringify(trust) })
-  await iam(store, { Action: 'PutRolePolicy', RoleName: name, PolicyName: 'permissions', PolicyDocument: JSON.stringify(permissions) })
+  await iam(store, {
+    Action: 'PutRolePolicy',
+    RoleName: name,
+    PolicyName: 'permissions',
+    PolicyDocument: JSON.stringify(permissions),
+  })
   return `arn:aws:iam:::role/${name}`
 }
 

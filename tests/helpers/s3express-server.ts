@@ -62,15 +62,33 @@ export interface S3ExpressOptions {
 }
 
 /** Query parameters of a presigned request, left out of what is forwarded. */
-const AUTH_QUERY = /^x-amz-(algorithm|credential|date|expires|signedheaders|signature|content-sha256|s3session-token|security-token)$/i
+const AUTH_QUERY =
+  /^x-amz-(algorithm|credential|date|expires|signedheaders|signature|content-sha256|s3session-token|security-token)$/i
 /** Headers not forwarded: this hop's signature, and what the store's new signature or fetch sets. */
-const HOP_HEADERS = new Set(['host', 'authorization', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-s3session-token', 'x-amz-security-token', 'connection', 'content-length', 'transfer-encoding', 'expect'])
+const HOP_HEADERS = new Set([
+  'host',
+  'authorization',
+  'x-amz-date',
+  'x-amz-content-sha256',
+  'x-amz-s3session-token',
+  'x-amz-security-token',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'expect',
+])
 
 /**
  * Starts the stand-in on a free loopback port. Sessions live `sessionSeconds` (as their Expiration
  * says), or until `expireSessions()`; the store is reached with its own keys.
  */
-export async function startS3ExpressStandIn({ store, buckets, callers, sessionSeconds = 300, now = Date.now }: S3ExpressOptions): Promise<S3ExpressStandIn> {
+export async function startS3ExpressStandIn({
+  store,
+  buckets,
+  callers,
+  sessionSeconds = 300,
+  now = Date.now,
+}: S3ExpressOptions): Promise<S3ExpressStandIn> {
   const issued = new Map<string, IssuedSession>()
   const sessions: string[] = []
   const forwarded: string[] = []
@@ -104,7 +122,9 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
       if (!target) return refuse(404, 'NoSuchBucket', 'The specified bucket does not exist')
 
       if (url.searchParams.has('session') && !key) {
-        const caller = checkHeaderSignature(request, url, body, 's3express', (id) => callers.find((c) => c.accessKeyId === id))
+        const caller = checkHeaderSignature(request, url, body, 's3express', (id) =>
+          callers.find((c) => c.accessKeyId === id),
+        )
         if (typeof caller === 'string') return refuse(403, caller, `CreateSession refused: ${caller}`)
         if (caller.sessionToken !== undefined && request.headers['x-amz-security-token'] !== caller.sessionToken) {
           return refuse(403, 'InvalidToken', 'The provided token is malformed or otherwise invalid')
@@ -128,16 +148,23 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
         const session = issued.get(id)
         return session && { accessKeyId: id, ...session }
       }
-      const found = presigned ? checkQuerySignature(request, url, lookup, now()) : checkHeaderSignature(request, url, body, 's3express', lookup)
+      const found = presigned
+        ? checkQuerySignature(request, url, lookup, now())
+        : checkHeaderSignature(request, url, body, 's3express', lookup)
       if (typeof found === 'string') return refuse(403, found, `Signature check failed: ${found}`)
       const token = presigned ? url.searchParams.get('X-Amz-S3session-Token') : request.headers['x-amz-s3session-token']
-      if (token !== found.sessionToken || found.bucket !== bucket) return refuse(403, 'InvalidToken', 'The provided token is malformed or otherwise invalid')
+      if (token !== found.sessionToken || found.bucket !== bucket)
+        return refuse(403, 'InvalidToken', 'The provided token is malformed or otherwise invalid')
       if (now() >= found.expires) return refuse(403, 'ExpiredToken', 'The provided token has expired')
 
       const query = [...url.searchParams].filter(([name]) => !AUTH_QUERY.test(name))
-      const search = query.length ? `?${query.map(([k, v]) => (v === '' ? rfc3986(k) : `${rfc3986(k)}=${rfc3986(v)}`)).join('&')}` : ''
+      const search = query.length
+        ? `?${query.map(([k, v]) => (v === '' ? rfc3986(k) : `${rfc3986(k)}=${rfc3986(v)}`)).join('&')}`
+        : ''
       const headers = Object.fromEntries(
-        Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name)).map(([name, value]) => [name, String(value)]),
+        Object.entries(request.headers)
+          .filter(([name]) => !HOP_HEADERS.has(name))
+          .map(([name, value]) => [name, String(value)]),
       )
       forwarded.push(`${request.method} /${bucket}/${key}${search}`)
       const reply = await storeClient.fetch(`${store.endpoint}/${target}/${key}${search}`, {
@@ -148,7 +175,10 @@ export async function startS3ExpressStandIn({ store, buckets, callers, sessionSe
       const replyBody = Buffer.from(await reply.arrayBuffer())
       // fetch has decoded the body: its own length, unless a HEAD's (no body, the object's length).
       const replyHeaders = Object.fromEntries(
-        [...reply.headers].filter(([name]) => name !== 'content-encoding' && name !== 'transfer-encoding' && !name.startsWith('access-control-')),
+        [...reply.headers].filter(
+          ([name]) =>
+            name !== 'content-encoding' && name !== 'transfer-encoding' && !name.startsWith('access-control-'),
+        ),
       )
       if (request.method !== 'HEAD') replyHeaders['content-length'] = String(replyBody.length)
       response.writeHead(reply.status, replyHeaders)
@@ -182,10 +212,17 @@ type Signer = { accessKeyId: string; secretAccessKey: string }
  * SigV4 in the Authorization header (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html),
  * recomputed here: the signer `lookup` finds, or the S3 error code of the mismatch.
  */
-function checkHeaderSignature<T extends Signer>(request: IncomingMessage, url: URL, body: Buffer, service: string, lookup: (id: string) => T | undefined): T | string {
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
-    request.headers.authorization ?? '',
-  )
+function checkHeaderSignature<T extends Signer>(
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  service: string,
+  lookup: (id: string) => T | undefined,
+): T | string {
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
+      request.headers.authorization ?? '',
+    )
   if (!match) return 'AccessDenied'
   const [, accessKeyId, day, region, signedService, signedHeaders, signature] = match as unknown as string[]
   const signer = lookup(accessKeyId!)
@@ -195,19 +232,44 @@ function checkHeaderSignature<T extends Signer>(request: IncomingMessage, url: U
   if (!amzDate.startsWith(day!)) return 'SignatureDoesNotMatch'
   const names = signedHeaders!.split(';')
   // Every x-amz-* header sent must be signed (the session token above all), and host always.
-  if (!names.includes('host') || Object.keys(request.headers).some((name) => name.startsWith('x-amz-') && !names.includes(name))) return 'AccessDenied'
+  if (
+    !names.includes('host') ||
+    Object.keys(request.headers).some((name) => name.startsWith('x-amz-') && !names.includes(name))
+  )
+    return 'AccessDenied'
   const payloadHash = String(request.headers['x-amz-content-sha256'] ?? '')
   if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== sha256(body)) return 'XAmzContentSHA256Mismatch'
-  const canonicalHeaders = names.map((name) => `${name}:${String(request.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('')
-  const canonical = [request.method, rawPath(request), canonicalQuery(url), canonicalHeaders, signedHeaders, payloadHash].join('\n')
+  const canonicalHeaders = names
+    .map(
+      (name) =>
+        `${name}:${String(request.headers[name] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('')
+  const canonical = [
+    request.method,
+    rawPath(request),
+    canonicalQuery(url),
+    canonicalHeaders,
+    signedHeaders,
+    payloadHash,
+  ].join('\n')
   const expected = signatureOf(signer.secretAccessKey, amzDate, day!, region!, service, canonical)
   return expected === signature ? signer : 'SignatureDoesNotMatch'
 }
 
 /** SigV4 in the query string (presigned URLs), with X-Amz-Expires enforced. */
-function checkQuerySignature<T extends Signer>(request: IncomingMessage, url: URL, lookup: (id: string) => T | undefined, now: number): T | string {
+function checkQuerySignature<T extends Signer>(
+  request: IncomingMessage,
+  url: URL,
+  lookup: (id: string) => T | undefined,
+  now: number,
+): T | string {
   const params = url.searchParams
-  const [accessKeyId = '', day = '', region = '', service = '', terminator] = (params.get('X-Amz-Credential') ?? '').split('/')
+  const [accessKeyId = '', day = '', region = '', service = '', terminator] = (
+    params.get('X-Amz-Credential') ?? ''
+  ).split('/')
   if (params.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || terminator !== 'aws4_request') return 'AccessDenied'
   const signer = lookup(accessKeyId)
   if (!signer) return 'InvalidAccessKeyId'
@@ -219,18 +281,41 @@ function checkQuerySignature<T extends Signer>(request: IncomingMessage, url: UR
   const signedHeaders = params.get('X-Amz-SignedHeaders') ?? ''
   const names = signedHeaders.split(';')
   // AWS refuses x-amz-* headers a presigned URL does not sign (x-amz-copy-source, x-amz-acl, …).
-  if (!names.includes('host') || Object.keys(request.headers).some((name) => name.startsWith('x-amz-') && !names.includes(name))) return 'AccessDenied'
-  const canonicalHeaders = names.map((name) => `${name}:${String(request.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('')
+  if (
+    !names.includes('host') ||
+    Object.keys(request.headers).some((name) => name.startsWith('x-amz-') && !names.includes(name))
+  )
+    return 'AccessDenied'
+  const canonicalHeaders = names
+    .map(
+      (name) =>
+        `${name}:${String(request.headers[name] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('')
   const unsigned = new URL(url)
   unsigned.searchParams.delete('X-Amz-Signature')
   const payloadHash = params.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD'
-  const canonical = [request.method, rawPath(request), canonicalQuery(unsigned), canonicalHeaders, signedHeaders, payloadHash].join('\n')
+  const canonical = [
+    request.method,
+    rawPath(request),
+    canonicalQuery(unsigned),
+    canonicalHeaders,
+    signedHeaders,
+    payloadHash,
+  ].join('\n')
   const expected = signatureOf(signer.secretAccessKey, amzDate, day, region, service, canonical)
   return expected === params.get('X-Amz-Signature') ? signer : 'SignatureDoesNotMatch'
 }
 
 function signatureOf(secret: string, amzDate: string, day: string, region: string, service: string, canonical: string) {
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, `${day}/${region}/${service}/aws4_request`, sha256(canonical)].join('\n')
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    amzDate,
+    `${day}/${region}/${service}/aws4_request`,
+    sha256(canonical),
+  ].join('\n')
   let key: Buffer = hmac(`AWS4${secret}`, day)
   for (const part of [region, service, 'aws4_request']) key = hmac(key, part)
   return createHmac('sha256', key).update(stringToSign).digest('hex')
@@ -260,4 +345,5 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex')
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest()
-const rfc3986 = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+const rfc3986 = (value: string) =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)

@@ -5,7 +5,8 @@ import { type Uploader, UploaderContext } from '../../src/uploader.ts'
 
 /** An `upload` stand-in for the React layer's unit tests, settled by hand; it rejects on abort as the engine does. */
 export function stubUploader() {
-  const calls: Array<{ file: File; options: UploadOptions; resolve(r: UploadResult): void; reject(e: unknown): void }> = []
+  const calls: Array<{ file: File; options: UploadOptions; resolve(r: UploadResult): void; reject(e: unknown): void }> =
+    []
   const uploader = vi.fn(
     (file: File, options: UploadOptions) =>
       new Promise<UploadResult>((resolve, reject) => {

@@ -1,11 +1,11 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
 import { sdkClient } from '../../dev/s3-client.ts'
 import { S3RVER_CREDENTIALS, type S3rverInstance, startS3rver } from '../../dev/s3rver.ts'
 import { recordCalls, serveHandler, type WebHandler } from '../../dev/serve-handler.ts'
 import { storeConfig, type TestStore } from '../../dev/stores.ts'
-import { startStsServer, type StsStandIn } from '../../dev/sts-server.ts'
+import { type StsStandIn, startStsServer } from '../../dev/sts-server.ts'
+import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
 
 /**
  * For end-to-end test files: an s3rver of their own beside the run's RGW (with an STS stand-in,

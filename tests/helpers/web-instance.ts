@@ -3,13 +3,16 @@
 // Redis at REDIS_URL (createRedisThrottle), served over node:http on PORT.
 // Run by tests/several-instances.test.ts: `node --import tsx tests/helpers/web-instance.ts`.
 import { Redis } from 'ioredis'
-import { createRedisThrottle, createUploadHandler } from '../../server/index.ts'
 import { serveHandler } from '../../dev/serve-handler.ts'
+import { createRedisThrottle, createUploadHandler } from '../../server/index.ts'
 
 const { PORT, REDIS_URL } = process.env
 const redis = new Redis(REDIS_URL!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 1000 })
 redis.on('error', () => {})
-const handler = createUploadHandler({ throttle: createRedisThrottle({ redis }), logger: { error: (obj, message) => console.error(message, obj) } })
+const handler = createUploadHandler({
+  throttle: createRedisThrottle({ redis }),
+  logger: { error: (obj, message) => console.error(message, obj) },
+})
 const served = await serveHandler(handler, '/api/s3-upload', Number(PORT))
 console.log(`web instance on ${served.origin}`)
 process.on('SIGTERM', () => void served.close().then(() => process.exit(0)))

@@ -2,8 +2,8 @@
 // (typed errors, retries, abort), prefetched part URLs never reject unheard, and token-mode
 // credentials are renewed from the upload API for the same upload. Each test fails without its fix.
 import { afterAll, describe, expect, it, vi } from 'vitest'
+import { ApiError, isUploadError, NetworkError, type UploadOptions, upload } from '../../engine/index.ts'
 import { learnServerTime } from '../../engine/s3/clock.ts'
-import { ApiError, isUploadError, NetworkError, upload, type UploadOptions } from '../../engine/index.ts'
 import { nodeTransport } from '../../engine/transport/node-transport.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { PresignedMultipartReply, TokenReply } from '../../protocol/wire.ts'
@@ -94,16 +94,22 @@ describe('upload API calls', () => {
   it('a reply that is not JSON names the URL and status, and the text of a plain-text one, never an HTML page', async () => {
     const notFound = setup(10)
     ;(await notFound.next()).respond(404, { 'content-type': 'text/html' }, '<!doctype html><h1>Not Found</h1>')
-    await expect(notFound.result).rejects.toEqual(new ApiError('Upload API https://app.test/api/s3-upload answered HTTP 404', 404))
+    await expect(notFound.result).rejects.toEqual(
+      new ApiError('Upload API https://app.test/api/s3-upload answered HTTP 404', 404),
+    )
     const broken = setup(10, { retry: { limit: 0 } })
     ;(await broken.next()).respond(500, { 'content-type': 'text/plain' }, 'Internal Server Error')
-    await expect(broken.result).rejects.toEqual(new ApiError('Upload API https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500))
+    await expect(broken.result).rejects.toEqual(
+      new ApiError('Upload API https://app.test/api/s3-upload answered HTTP 500: Internal Server Error', 500),
+    )
   })
 
   it('outside a browser, a relative upload API URL is refused with what to set, not a bare "Invalid URL"', async () => {
     const failure = upload(new Blob(['x']), { strategy: 'token', transport: nodeTransport })
     await expect(failure).rejects.toBeInstanceOf(TypeError)
-    await expect(failure).rejects.toThrow("updraft: '/api/s3-upload' is not an absolute URL: outside a browser, give your upload API's URL in full, e.g. api: 'https://")
+    await expect(failure).rejects.toThrow(
+      "updraft: '/api/s3-upload' is not an absolute URL: outside a browser, give your upload API's URL in full, e.g. api: 'https://",
+    )
   })
 
   it('a refusal from the upload API is an ApiError with its own words, never retried', async () => {
@@ -174,12 +180,24 @@ describe('token mode: fresh credentials for long uploads', () => {
     await answerComplete(next)
     await result
     // Part 1, finished with the old credentials, is not sent again.
-    expect(fake.log).toEqual(['POST /', 'POST ?uploads', 'PUT ?partNumber=1', 'PUT ?partNumber=2', 'POST /refresh', 'PUT ?partNumber=2', 'POST ?uploadId', 'POST /complete'])
+    expect(fake.log).toEqual([
+      'POST /',
+      'POST ?uploads',
+      'PUT ?partNumber=1',
+      'PUT ?partNumber=2',
+      'POST /refresh',
+      'PUT ?partNumber=2',
+      'POST ?uploadId',
+      'POST /complete',
+    ])
   })
 
   it('refreshes before the credentials expire, not only when storage refuses them', async () => {
     const { result, next } = setup(10)
-    json(await next(), tokenReply({ token: { Credentials: credentials('SOON', new Date(Date.now() + 60_000).toISOString()) } }))
+    json(
+      await next(),
+      tokenReply({ token: { Credentials: credentials('SOON', new Date(Date.now() + 60_000).toISOString()) } }),
+    )
     const refresh = await next()
     expect(refresh.step).toBe('POST /refresh')
     json(refresh, { token: { Credentials: credentials('FRESH') } })
@@ -251,7 +269,9 @@ describe('clock skew', () => {
     )
     const again = await next()
     expect(again.step).toBe('PUT')
-    const signedAt = Date.parse(again.headers!['x-amz-date']!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'))
+    const signedAt = Date.parse(
+      again.headers!['x-amz-date']!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'),
+    )
     expect(Math.abs(signedAt - serverTime.getTime())).toBeLessThan(60_000)
     again.respond(200, { ETag: '"e"' })
     await answerComplete(next)

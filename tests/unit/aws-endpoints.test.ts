@@ -4,11 +4,16 @@
 // on loopback, so this is a step-through of the requests; tests/engine-region-redirect.test.ts
 // follows a redirect end to end in front of RGW.
 import { describe, expect, it } from 'vitest'
-import { awsEndpoints, EndpointRuleError } from '../../engine/opt-ins/aws-endpoints.ts'
 import { uploadObject } from '../../engine/index.ts'
+import { awsEndpoints, EndpointRuleError } from '../../engine/opt-ins/aws-endpoints.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
-function start(bucket: string, rules: Parameters<typeof awsEndpoints>[0] = {}, fake = stepThroughTransport(), sessionToken?: string) {
+function start(
+  bucket: string,
+  rules: Parameters<typeof awsEndpoints>[0] = {},
+  fake = stepThroughTransport(),
+  sessionToken?: string,
+) {
   const result = uploadObject(new Blob(['hello']), {
     bucket,
     key: 'photos/a b.jpg',
@@ -21,13 +26,18 @@ function start(bucket: string, rules: Parameters<typeof awsEndpoints>[0] = {}, f
   return { fake, result }
 }
 
-const scope = (authorization: string | undefined) => /Credential=AKID\/\d{8}\/([^/]+\/[^/]+)\//.exec(authorization ?? '')?.[1]
+const scope = (authorization: string | undefined) =>
+  /Credential=AKID\/\d{8}\/([^/]+\/[^/]+)\//.exec(authorization ?? '')?.[1]
 
 describe('awsEndpoints() in the engine', () => {
   it('sends to the host the rules choose and signs for its region and service', async () => {
-    const { fake, result } = start('arn:aws:s3:eu-west-3:123456789012:accesspoint/uploads', { useDualstackEndpoint: true })
+    const { fake, result } = start('arn:aws:s3:eu-west-3:123456789012:accesspoint/uploads', {
+      useDualstackEndpoint: true,
+    })
     const [put] = await fake.waitForPending()
-    expect(put!.url).toBe('https://uploads-123456789012.s3-accesspoint.dualstack.eu-west-3.amazonaws.com/photos/a%20b.jpg')
+    expect(put!.url).toBe(
+      'https://uploads-123456789012.s3-accesspoint.dualstack.eu-west-3.amazonaws.com/photos/a%20b.jpg',
+    )
     expect(scope(put!.headers?.authorization)).toBe('eu-west-3/s3')
     put!.respond(200, { etag: '"e1"' })
     await expect(result).resolves.toMatchObject({ url: put!.url, etag: '"e1"' })
@@ -37,7 +47,11 @@ describe('awsEndpoints() in the engine', () => {
     const { fake, result } = start('holiday-photos')
     const [first] = await fake.waitForPending()
     expect(first!.url).toBe('https://holiday-photos.s3.us-east-1.amazonaws.com/photos/a%20b.jpg')
-    first!.respond(301, { 'x-amz-bucket-region': 'ap-south-1' }, xml.error('PermanentRedirect', 'addressed using the specified endpoint'))
+    first!.respond(
+      301,
+      { 'x-amz-bucket-region': 'ap-south-1' },
+      xml.error('PermanentRedirect', 'addressed using the specified endpoint'),
+    )
     const [second] = await fake.waitForPending()
     expect(second!.url).toBe('https://holiday-photos.s3.ap-south-1.amazonaws.com/photos/a%20b.jpg')
     expect(scope(second!.headers?.authorization)).toBe('ap-south-1/s3')
@@ -48,8 +62,16 @@ describe('awsEndpoints() in the engine', () => {
 
   it('a second refusal after moving is final: no loop between regions', async () => {
     const { fake, result } = start('holiday-photos')
-    ;(await fake.waitForPending())[0]!.respond(301, { 'x-amz-bucket-region': 'ap-south-1' }, xml.error('PermanentRedirect'))
-    ;(await fake.waitForPending())[0]!.respond(301, { 'x-amz-bucket-region': 'eu-north-1' }, xml.error('PermanentRedirect'))
+    ;(await fake.waitForPending())[0]!.respond(
+      301,
+      { 'x-amz-bucket-region': 'ap-south-1' },
+      xml.error('PermanentRedirect'),
+    )
+    ;(await fake.waitForPending())[0]!.respond(
+      301,
+      { 'x-amz-bucket-region': 'eu-north-1' },
+      xml.error('PermanentRedirect'),
+    )
     await expect(result).rejects.toMatchObject({ code: 'PermanentRedirect', status: 301 })
     expect(fake.log).toEqual(['PUT', 'PUT'])
   })
@@ -66,7 +88,9 @@ describe('awsEndpoints() in the engine', () => {
     create!.respond(200, {}, session('SESSIONKEY', 'SESSION-TOKEN'))
     const [put] = await fake.waitForPending()
     expect(put!.url).toBe('https://logs--use1-az4--x-s3.s3express-use1-az4.us-east-1.amazonaws.com/photos/a%20b.jpg')
-    expect(put!.headers?.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=SESSIONKEY\/\d{8}\/us-east-1\/s3express\/aws4_request/)
+    expect(put!.headers?.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=SESSIONKEY\/\d{8}\/us-east-1\/s3express\/aws4_request/,
+    )
     expect(put!.headers?.['x-amz-s3session-token']).toBe('SESSION-TOKEN')
     expect(put!.headers?.authorization).toMatch(/SignedHeaders=[^,]*x-amz-s3session-token/)
     expect(put!.headers).not.toHaveProperty('x-amz-security-token')
@@ -77,7 +101,11 @@ describe('awsEndpoints() in the engine', () => {
 
   it('directory buckets: a CreateSession reply without credentials fails the upload with an UploadError', async () => {
     const { fake, result } = start('empty--use1-az4--x-s3')
-    ;(await fake.waitForPending())[0]!.respond(200, {}, '<CreateSessionResult><Credentials></Credentials></CreateSessionResult>')
+    ;(await fake.waitForPending())[0]!.respond(
+      200,
+      {},
+      '<CreateSessionResult><Credentials></Credentials></CreateSessionResult>',
+    )
     await expect(result).rejects.toThrow(/CreateSession on empty--use1-az4--x-s3 answered without complete Credentials/)
     expect(fake.log).toEqual(['GET ?session'])
   })

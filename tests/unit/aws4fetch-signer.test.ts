@@ -7,8 +7,8 @@ import { HttpRequest } from '@smithy/protocol-http'
 import { SignatureV4 } from '@smithy/signature-v4'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { type SigV4Request, signV4 } from '../../engine/s3/aws4fetch-signer.ts'
 import { objectUrl } from '../../protocol/object-url.ts'
-import { signV4, type SigV4Request } from '../../engine/s3/aws4fetch-signer.ts'
 
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
 const example = {
@@ -39,24 +39,44 @@ class NodeSha256 {
   reset() {}
 }
 const bytes = (data: string | ArrayBuffer | ArrayBufferView) =>
-  typeof data === 'string' ? Buffer.from(data) : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data)
+  typeof data === 'string'
+    ? Buffer.from(data)
+    : ArrayBuffer.isView(data)
+      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      : Buffer.from(data)
 
 async function sdkAuthorization(request: Omit<SigV4Request, 'cache'>): Promise<string> {
   const url = new URL(request.url)
-  const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]))
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]),
+  )
   const signer = new SignatureV4({
-    credentials: { accessKeyId: request.accessKeyId, secretAccessKey: request.secretAccessKey, sessionToken: request.sessionToken },
+    credentials: {
+      accessKeyId: request.accessKeyId,
+      secretAccessKey: request.secretAccessKey,
+      sessionToken: request.sessionToken,
+    },
     region: request.region,
     service: request.service,
     sha256: NodeSha256,
     uriEscapePath: false,
     applyChecksum: false,
   })
-  const signingDate = new Date(request.datetime.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'))
+  const signingDate = new Date(
+    request.datetime.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
+  )
   const query: Record<string, string> = {}
   for (const [key, value] of url.searchParams) query[key] ??= value
   const signed = await signer.sign(
-    new HttpRequest({ method: request.method, protocol: url.protocol, hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query, headers: { ...headers, host: url.host } }),
+    new HttpRequest({
+      method: request.method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port ? Number(url.port) : undefined,
+      path: url.pathname,
+      query,
+      headers: { ...headers, host: url.host },
+    }),
     { signingDate, unsignableHeaders: new Set(['content-type']), signableHeaders: new Set(['cache-control']) },
   )
   return signed.headers.authorization!
@@ -68,16 +88,46 @@ afterEach(() => vi.restoreAllMocks())
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html (payloads hashed
 // there, so x-amz-content-sha256 carries the hash instead of UNSIGNED-PAYLOAD).
 describe("AWS's S3 header-signing examples", () => {
-  const examples: Array<[what: string, method: string, url: string, headers: Record<string, string>, signedHeaders: string, signature: string]> = [
+  const examples: Array<
+    [
+      what: string,
+      method: string,
+      url: string,
+      headers: Record<string, string>,
+      signedHeaders: string,
+      signature: string,
+    ]
+  > = [
     // AWS's first example (GET Object with a Range header) is left out: aws4fetch never signs Range
     // (S3 does not ask it to be), and the engine sends none.
-    ['PUT Object, a $ in the key', 'PUT', 'https://examplebucket.s3.amazonaws.com/test%24file.text', {
-      date: 'Fri, 24 May 2013 00:00:00 GMT',
-      'x-amz-storage-class': 'REDUCED_REDUNDANCY',
-      'x-amz-content-sha256': '44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072',
-    }, 'date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class', '98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd'],
-    ['GET Bucket Lifecycle, a subresource without a value', 'GET', 'https://examplebucket.s3.amazonaws.com/?lifecycle', { 'x-amz-content-sha256': EMPTY_SHA256 }, 'host;x-amz-content-sha256;x-amz-date', 'fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543'],
-    ['GET Bucket (List Objects), two parameters', 'GET', 'https://examplebucket.s3.amazonaws.com/?max-keys=2&prefix=J', { 'x-amz-content-sha256': EMPTY_SHA256 }, 'host;x-amz-content-sha256;x-amz-date', '34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7'],
+    [
+      'PUT Object, a $ in the key',
+      'PUT',
+      'https://examplebucket.s3.amazonaws.com/test%24file.text',
+      {
+        date: 'Fri, 24 May 2013 00:00:00 GMT',
+        'x-amz-storage-class': 'REDUCED_REDUNDANCY',
+        'x-amz-content-sha256': '44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072',
+      },
+      'date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class',
+      '98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd',
+    ],
+    [
+      'GET Bucket Lifecycle, a subresource without a value',
+      'GET',
+      'https://examplebucket.s3.amazonaws.com/?lifecycle',
+      { 'x-amz-content-sha256': EMPTY_SHA256 },
+      'host;x-amz-content-sha256;x-amz-date',
+      'fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543',
+    ],
+    [
+      'GET Bucket (List Objects), two parameters',
+      'GET',
+      'https://examplebucket.s3.amazonaws.com/?max-keys=2&prefix=J',
+      { 'x-amz-content-sha256': EMPTY_SHA256 },
+      'host;x-amz-content-sha256;x-amz-date',
+      '34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7',
+    ],
   ]
 
   it.each(examples)('%s', async (_, method, url, headers, signedHeaders, signature) => {
@@ -90,8 +140,50 @@ describe("AWS's S3 header-signing examples", () => {
 })
 
 // Pieces of keys and upload ids: what URL encoding gets wrong most often.
-const tricky = fc.constantFrom(' ', '  ', '+', '%', '%20', '~', '!', "'", '(', ')', '*', '$', '&', ',', ':', ';', '=', '@', '?', '#', '[', ']', '"', '<', '>', '\\', '^', '`', '{', '|', '}', 'é', 'Ä', '日本', '😀', '/', '\t', '-_.')
-const text = (maxLength: number) => fc.array(fc.oneof(tricky, fc.string({ unit: 'grapheme', maxLength: 3 })), { maxLength }).map((parts) => parts.join(''))
+const tricky = fc.constantFrom(
+  ' ',
+  '  ',
+  '+',
+  '%',
+  '%20',
+  '~',
+  '!',
+  "'",
+  '(',
+  ')',
+  '*',
+  '$',
+  '&',
+  ',',
+  ':',
+  ';',
+  '=',
+  '@',
+  '?',
+  '#',
+  '[',
+  ']',
+  '"',
+  '<',
+  '>',
+  '\\',
+  '^',
+  '`',
+  '{',
+  '|',
+  '}',
+  'é',
+  'Ä',
+  '日本',
+  '😀',
+  '/',
+  '\t',
+  '-_.',
+)
+const text = (maxLength: number) =>
+  fc
+    .array(fc.oneof(tricky, fc.string({ unit: 'grapheme', maxLength: 3 })), { maxLength })
+    .map((parts) => parts.join(''))
 const headerValue = fc.string({ unit: fc.constantFrom(...'aZ09+/=-_.,;:"() \t'), maxLength: 24 })
 
 const location = fc
@@ -99,7 +191,15 @@ const location = fc
     bucket: fc.constantFrom('examplebucket', 'my.dotted.bucket', 'uploads--use1-az4--x-s3'),
     key: text(8),
     region: fc.constantFrom('us-east-1', 'eu-west-2', 'auto'),
-    endpoint: fc.constantFrom(undefined, 'http://127.0.0.1:9000', 'http://localhost:80', 'https://storage.example.com:443', 'https://minio.example.com:8443', 'http://[::1]:7480', 'https://gateway.example.com/s3'),
+    endpoint: fc.constantFrom(
+      undefined,
+      'http://127.0.0.1:9000',
+      'http://localhost:80',
+      'https://storage.example.com:443',
+      'https://minio.example.com:8443',
+      'http://[::1]:7480',
+      'https://gateway.example.com/s3',
+    ),
     forcePathStyle: fc.boolean(),
   })
   .filter((at) => {
@@ -114,9 +214,13 @@ const location = fc
 const query = fc.oneof(
   fc.constant(''),
   fc.constantFrom('?uploads', '?tagging', '?session'),
-  fc.record({ part: fc.integer({ min: 1, max: 10_000 }), id: text(6) }).map(({ part, id }) => `?partNumber=${part}&uploadId=${encodeURIComponent(id)}`),
+  fc
+    .record({ part: fc.integer({ min: 1, max: 10_000 }), id: text(6) })
+    .map(({ part, id }) => `?partNumber=${part}&uploadId=${encodeURIComponent(id)}`),
   text(6).map((id) => `?uploadId=${encodeURIComponent(id)}`),
-  fc.record({ marker: fc.integer({ min: 0, max: 10_000 }), id: text(6) }).map(({ marker, id }) => `?part-number-marker=${marker}&uploadId=${encodeURIComponent(id)}`),
+  fc
+    .record({ marker: fc.integer({ min: 0, max: 10_000 }), id: text(6) })
+    .map(({ marker, id }) => `?part-number-marker=${marker}&uploadId=${encodeURIComponent(id)}`),
 )
 
 // Every header kind the engine sends, each present or not; some names capitalised (lowered either way).
@@ -192,7 +296,12 @@ describe("the same requests as the AWS SDK's signer signs them", () => {
   })
 
   it('sorts the query by key, a key before the longer keys it begins, then by value', async () => {
-    const sent = { ...example, method: 'GET', url: 'https://examplebucket.s3.amazonaws.com/k?uploadId=x&partNumber=2&part=1&part-number-marker=3&b=2&b0=&a~=1', headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } }
+    const sent = {
+      ...example,
+      method: 'GET',
+      url: 'https://examplebucket.s3.amazonaws.com/k?uploadId=x&partNumber=2&part=1&part-number-marker=3&b=2&b0=&a~=1',
+      headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+    }
     expect((await signV4({ ...sent, cache: new Map() })).headers.authorization).toBe(await sdkAuthorization(sent))
   })
 
@@ -201,27 +310,49 @@ describe("the same requests as the AWS SDK's signer signs them", () => {
       ...example,
       method: 'PUT',
       url: 'http://127.0.0.1:9000/uploads/a%20b.txt?partNumber=2&uploadId=x%2By',
-      headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'Content-Type': 'image/png', 'x-amz-meta-note': '  two  spaces  ' },
+      headers: {
+        'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+        'Content-Type': 'image/png',
+        'x-amz-meta-note': '  two  spaces  ',
+      },
       sessionToken: 'TOKEN',
       cache: new Map(),
     })
     expect(signed.url).toBe('http://127.0.0.1:9000/uploads/a%20b.txt?partNumber=2&uploadId=x%2By')
-    expect(signed.headers).toMatchObject({ 'content-type': 'image/png', 'x-amz-meta-note': 'two  spaces', 'x-amz-date': '20130524T000000Z', 'x-amz-security-token': 'TOKEN' })
+    expect(signed.headers).toMatchObject({
+      'content-type': 'image/png',
+      'x-amz-meta-note': 'two  spaces',
+      'x-amz-date': '20130524T000000Z',
+      'x-amz-security-token': 'TOKEN',
+    })
     expect(signed.headers).not.toHaveProperty('host')
-    expect(signed.headers.authorization).toContain('SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-meta-note;x-amz-security-token,')
+    expect(signed.headers.authorization).toContain(
+      'SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-meta-note;x-amz-security-token,',
+    )
   })
 })
 
 it('refuses a header value HTTP cannot carry before anything is sent, as aws4fetch does', async () => {
   // Thrown by the transport instead, fetch's TypeError would pass for a network failure and be retried.
   for (const value of ['写真', 'a\r\nx-amz-acl: public-read']) {
-    const sent = { ...example, method: 'PUT', url: 'https://examplebucket.s3.amazonaws.com/k', headers: { 'x-amz-meta-title': value }, cache: new Map() }
+    const sent = {
+      ...example,
+      method: 'PUT',
+      url: 'https://examplebucket.s3.amazonaws.com/k',
+      headers: { 'x-amz-meta-title': value },
+      cache: new Map(),
+    }
     await expect(signV4(sent)).rejects.toThrow(TypeError)
   }
 })
 
 describe("the signing-key cache (aws4fetch's)", () => {
-  const sent = { ...example, method: 'PUT', url: 'https://examplebucket.s3.amazonaws.com/a.bin', headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } }
+  const sent = {
+    ...example,
+    method: 'PUT',
+    url: 'https://examplebucket.s3.amazonaws.com/a.bin',
+    headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+  }
   const counting = () => ({ sign: vi.spyOn(crypto.subtle, 'sign') })
 
   it('derives a key once a day: later requests cost one HMAC', async () => {
@@ -240,7 +371,12 @@ describe("the signing-key cache (aws4fetch's)", () => {
   it('derives a new key for another day, region, service or secret', async () => {
     const cache = new Map<string, ArrayBuffer>()
     await signV4({ ...sent, cache })
-    const others = [{ datetime: '20130525T000000Z' }, { region: 'eu-west-2' }, { service: 's3express' }, { secretAccessKey: 'another/secret' }]
+    const others = [
+      { datetime: '20130525T000000Z' },
+      { region: 'eu-west-2' },
+      { service: 's3express' },
+      { secretAccessKey: 'another/secret' },
+    ]
     for (const [i, other] of others.entries()) {
       const signed = await signV4({ ...sent, ...other, cache })
       expect(cache.size).toBe(i + 2)

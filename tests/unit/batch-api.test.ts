@@ -2,7 +2,7 @@
 // (src/batch-api.ts, through the engine's `post` run hook), each file keeping its own errors,
 // retries, abort and strategy. End to end against real stores and browsers: tests/many-files-browser.test.ts.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ApiError, upload, type UploadOptions, type UploadResult } from '../../engine/index.ts'
+import { ApiError, type UploadOptions, type UploadResult, upload } from '../../engine/index.ts'
 import { BatchingPauseController } from '../../src/batch-api.ts'
 import { type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'
 
@@ -13,7 +13,14 @@ type Answer = Record<string, unknown> & { error?: string; status?: number }
  * settled. `refuse(filename, attempt, strategy)` may answer a file's upload request with an error
  * entry; `batches: false` makes the API an older one (404 on the batch routes).
  */
-function stand(options: { refuse?: (name: string, attempt: number, strategy: string) => Answer | undefined; batches?: boolean; putTicks?: (name: string) => number; completeTicks?: (nth: number) => number } = {}) {
+function stand(
+  options: {
+    refuse?: (name: string, attempt: number, strategy: string) => Answer | undefined
+    batches?: boolean
+    putTicks?: (name: string) => number
+    completeTicks?: (nth: number) => number
+  } = {},
+) {
   const fake = stepThroughTransport()
   const asked = new Map<string, number>()
   const ask = (body: { filename: string; strategy: string }): Answer => {
@@ -38,7 +45,8 @@ function stand(options: { refuse?: (name: string, attempt: number, strategy: str
   const held = new Map<PendingRequest, number>()
   const completes = new Map<PendingRequest, { nth: number; ticks: number }>()
   let mostCompletes = 0
-  const json = (request: PendingRequest, status: number, reply: unknown) => request.respond(status, {}, JSON.stringify(reply))
+  const json = (request: PendingRequest, status: number, reply: unknown) =>
+    request.respond(status, {}, JSON.stringify(reply))
   const answer = (request: PendingRequest) => {
     mostCompletes = Math.max(mostCompletes, fake.pending.filter((pending) => pending.step.endsWith('complete')).length)
     const body = request.method === 'POST' ? JSON.parse(String(request.body)) : undefined
@@ -101,12 +109,25 @@ const filesNamed = (...names: string[]) => names.map((name) => new File([name], 
 
 function start(files: File[], transport: UploadOptions['transport'], options: UploadOptions = {}) {
   return files.map((file) =>
-    upload(file, { transport, strategy: 'presigned', retry: { delay: 1 }, pauseSignal: new BatchingPauseController().signal, ...options }),
+    upload(file, {
+      transport,
+      strategy: 'presigned',
+      retry: { delay: 1 },
+      pauseSignal: new BatchingPauseController().signal,
+      ...options,
+    }),
   )
 }
 
 const outcomes = (uploads: Array<Promise<UploadResult>>) =>
-  Promise.all(uploads.map((upload) => upload.then((result) => result.key, (error: Error) => `${error.name}: ${error.message}`)))
+  Promise.all(
+    uploads.map((upload) =>
+      upload.then(
+        (result) => result.key,
+        (error: Error) => `${error.name}: ${error.message}`,
+      ),
+    ),
+  )
 
 describe('batches of the hooks’ uploads', () => {
   it('files started together are asked for in one /batch and confirmed in one /batch/complete, each with its own reply and result', async () => {
@@ -129,7 +150,10 @@ describe('batches of the hooks’ uploads', () => {
   })
 
   it('a /batch/complete that gets no reply does not hold the completions of files that finish after it', async () => {
-    const { fake, serve, mostCompletes } = stand({ putTicks: (name) => (name === 'c' ? 700 : 0), completeTicks: (nth) => (nth === 1 ? 1500 : 0) })
+    const { fake, serve, mostCompletes } = stand({
+      putTicks: (name) => (name === 'c' ? 700 : 0),
+      completeTicks: (nth) => (nth === 1 ? 1500 : 0),
+    })
     const uploads = start(filesNamed('a', 'b', 'c'), fake.transport, { api: newApi() })
     expect(await serve(outcomes(uploads))).toEqual(['k/a', 'k/b', 'k/c'])
     // c's completion (alone: the one-file form) went while a and b's batch was still unanswered.
@@ -139,7 +163,11 @@ describe('batches of the hooks’ uploads', () => {
   it('one refused file fails alone with the server’s words; one throttled (429, retryAfter) is asked again and stored', async () => {
     const { fake, serve, asked, steps } = stand({
       refuse: (name, attempt) =>
-        name === 'page.html' ? { error: 'filetype not allowed', status: 415 } : name === 'b' && attempt === 1 ? { error: 'Too many requests', status: 429, retryAfter: 0 } : undefined,
+        name === 'page.html'
+          ? { error: 'filetype not allowed', status: 415 }
+          : name === 'b' && attempt === 1
+            ? { error: 'Too many requests', status: 429, retryAfter: 0 }
+            : undefined,
     })
     const uploads = start(filesNamed('a', 'page.html', 'b'), fake.transport, { api: newApi() })
     expect(await serve(outcomes(uploads))).toEqual(['k/a', 'ApiError: filetype not allowed', 'k/b'])
@@ -154,20 +182,30 @@ describe('batches of the hooks’ uploads', () => {
     expect(await serve(outcomes(start(filesNamed('a', 'b'), fake.transport, { api })))).toEqual(['k/a', 'k/b'])
     expect(steps().filter((step) => step.startsWith('/batch'))).toEqual(['/batch'])
     const later = stand({ batches: false })
-    expect(await later.serve(outcomes(start(filesNamed('c', 'd'), later.fake.transport, { api })))).toEqual(['k/c', 'k/d'])
+    expect(await later.serve(outcomes(start(filesNamed('c', 'd'), later.fake.transport, { api })))).toEqual([
+      'k/c',
+      'k/d',
+    ])
     expect(later.steps().filter((step) => step.startsWith('/batch'))).toEqual([])
     expect(later.steps().filter((step) => step === '/')).toHaveLength(2)
   })
 
   it('token mode by default; where the API has no STS the first file learns it alone, and all go presigned in one batch', async () => {
     const { fake, serve } = stand({
-      refuse: (_, __, strategy) => (strategy === 'token' ? { error: 'no STS', code: 'TokenModeUnavailable', status: 400 } : undefined),
+      refuse: (_, __, strategy) =>
+        strategy === 'token' ? { error: 'no STS', code: 'TokenModeUnavailable', status: 400 } : undefined,
     })
     const asked: string[] = []
     const transport: UploadOptions['transport'] = (request) => {
       const { pathname } = new URL(request.url)
-      if (pathname.endsWith('/batch')) asked.push(`batch: ${JSON.parse(String(request.body)).files.map((file: { strategy: string }) => file.strategy).join(' ')}`)
-      else if (request.method === 'POST' && !/\/(complete|batch\/complete)$/.test(pathname)) asked.push(`alone: ${JSON.parse(String(request.body)).strategy}`)
+      if (pathname.endsWith('/batch'))
+        asked.push(
+          `batch: ${JSON.parse(String(request.body))
+            .files.map((file: { strategy: string }) => file.strategy)
+            .join(' ')}`,
+        )
+      else if (request.method === 'POST' && !/\/(complete|batch\/complete)$/.test(pathname))
+        asked.push(`alone: ${JSON.parse(String(request.body)).strategy}`)
       return fake.transport(request)
     }
     const uploads = start(filesNamed('a', 'b', 'c'), transport, { api: newApi(), strategy: undefined })
@@ -180,7 +218,11 @@ describe('batches of the hooks’ uploads', () => {
     const { fake, serve, asked, steps } = stand()
     const controller = new AbortController()
     const api = newApi()
-    const [kept, gone, other] = [...start(filesNamed('a'), fake.transport, { api }), ...start(filesNamed('b'), fake.transport, { api, signal: controller.signal }), ...start(filesNamed('c'), fake.transport, { api })]
+    const [kept, gone, other] = [
+      ...start(filesNamed('a'), fake.transport, { api }),
+      ...start(filesNamed('b'), fake.transport, { api, signal: controller.signal }),
+      ...start(filesNamed('c'), fake.transport, { api }),
+    ]
     controller.abort()
     expect(await serve(outcomes([kept!, gone!, other!]))).toEqual(['k/a', 'AbortError: Upload aborted', 'k/c'])
     expect(steps()[0]).toBe('/batch')
@@ -191,11 +233,15 @@ describe('batches of the hooks’ uploads', () => {
     const { fake, serve } = stand()
     let failed = 0
     const transport: UploadOptions['transport'] = (request) => {
-      if (request.url.endsWith('/batch') && failed++ === 0) return Promise.resolve({ status: 502, header: () => null, body: 'Bad gateway' })
+      if (request.url.endsWith('/batch') && failed++ === 0)
+        return Promise.resolve({ status: 502, header: () => null, body: 'Bad gateway' })
       return fake.transport(request)
     }
     const retried: unknown[] = []
-    const uploads = start(filesNamed('a', 'b'), transport, { api: newApi(), onRetry: ({ error }) => retried.push(error) })
+    const uploads = start(filesNamed('a', 'b'), transport, {
+      api: newApi(),
+      onRetry: ({ error }) => retried.push(error),
+    })
     expect(await serve(outcomes(uploads))).toEqual(['k/a', 'k/b'])
     expect(retried).toHaveLength(2)
     expect(retried[0]).toBeInstanceOf(ApiError)

@@ -5,13 +5,13 @@
 // RGW and Swift are in tests/batch-uploads.test.ts.
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type S3rverInstance, startS3rver } from '../../dev/s3rver.ts'
 import { MAX_BATCH_FILES } from '../../protocol/limits.ts'
 import type { BatchError, PresignedPutReply } from '../../protocol/wire.ts'
 import { BATCH_CONCURRENCY } from '../../server/batch.ts'
 import { mapWithin } from '../../server/bounded-map.ts'
 import { s3Upload } from '../../server/fastify.ts'
 import { createUploadHandler, type UploadHandlerConfig } from '../../server/index.ts'
-import { startS3rver, type S3rverInstance } from '../../dev/s3rver.ts'
 
 const quiet = { error: () => {}, warn: () => {} }
 let store: S3rverInstance
@@ -26,18 +26,36 @@ const files = (count: number) => Array.from({ length: count }, (_, index) => fil
 
 async function batch(config: UploadHandlerConfig, body: unknown) {
   const handle = createUploadHandler({ ...base, ...config })
-  const response = await handle(new Request('http://app.test/api/s3-upload/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
-  return { status: response.status, body: (await response.json()) as { files: Array<PresignedPutReply | BatchError>; error?: string } }
+  const response = await handle(
+    new Request('http://app.test/api/s3-upload/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  )
+  return {
+    status: response.status,
+    body: (await response.json()) as { files: Array<PresignedPutReply | BatchError>; error?: string },
+  }
 }
 
-const statuses = (answers: Array<PresignedPutReply | BatchError>) => answers.map((answer) => ('error' in answer ? answer.status : 200))
+const statuses = (answers: Array<PresignedPutReply | BatchError>) =>
+  answers.map((answer) => ('error' in answer ? answer.status : 200))
 
 describe('the list', () => {
   it.each([
     ['no files', {}, 'files must be a non-empty array with one entry per file, got nothing'],
     ['an empty list', { files: [] }, 'files must be a non-empty array with one entry per file, got an array'],
-    ['one file, not in a list', { files: file('a.png') }, 'files must be a non-empty array with one entry per file, got an object'],
-    [`${MAX_BATCH_FILES + 1} files`, { files: files(MAX_BATCH_FILES + 1) }, `files may hold at most ${MAX_BATCH_FILES} entries per request, got ${MAX_BATCH_FILES + 1}: send the rest in another request`],
+    [
+      'one file, not in a list',
+      { files: file('a.png') },
+      'files must be a non-empty array with one entry per file, got an object',
+    ],
+    [
+      `${MAX_BATCH_FILES + 1} files`,
+      { files: files(MAX_BATCH_FILES + 1) },
+      `files may hold at most ${MAX_BATCH_FILES} entries per request, got ${MAX_BATCH_FILES + 1}: send the rest in another request`,
+    ],
   ])('%s: 400 for the whole request, nothing issued', async (_case, body, error) => {
     expect(await batch({}, body)).toEqual({ status: 400, body: { error } })
   })
@@ -46,7 +64,9 @@ describe('the list', () => {
     const { status, body } = await batch({}, { files: files(MAX_BATCH_FILES) })
     expect(status).toBe(200)
     const replies = body.files as PresignedPutReply[]
-    expect(replies.map((reply) => reply.key.split('/').pop())).toEqual(files(MAX_BATCH_FILES).map((entry) => entry.filename))
+    expect(replies.map((reply) => reply.key.split('/').pop())).toEqual(
+      files(MAX_BATCH_FILES).map((entry) => entry.filename),
+    )
     expect(new Set(replies.map((reply) => reply.ticket)).size).toBe(MAX_BATCH_FILES)
   })
 })
@@ -113,7 +133,13 @@ describe('the rate limit counts files', () => {
     const limit = countingThrottle(5)
     const handle = createUploadHandler({ ...base, throttle: limit.throttle })
     const ask = (route: string, body: unknown) =>
-      handle(new Request(`http://app.test/api/s3-upload${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+      handle(
+        new Request(`http://app.test/api/s3-upload${route}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      )
     const answered = await ask('/batch', { files: files(8) })
     expect(answered.status).toBe(200)
     const { files: answers } = (await answered.json()) as { files: Array<PresignedPutReply | BatchError> }
@@ -129,7 +155,13 @@ describe('the rate limit counts files', () => {
   it('the Fastify plugin’s rateLimit counts a batch’s files on the same counter as every request', async () => {
     const app = Fastify()
     await app.register(s3Upload, { ...base, rateLimit: { max: 5, timeWindow: 60_000 } })
-    const inject = (url: string, payload: unknown) => app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(payload) })
+    const inject = (url: string, payload: unknown) =>
+      app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(payload),
+      })
     const first = await inject('/api/s3-upload/batch', { files: files(3) })
     expect(statuses(first.json<{ files: Array<PresignedPutReply | BatchError> }>().files)).toEqual([200, 200, 200])
     const second = await inject('/api/s3-upload/batch', { files: files(4) })
@@ -143,8 +175,15 @@ describe('the rate limit counts files', () => {
   it('with rateLimit: false, every file goes', async () => {
     const app = Fastify()
     await app.register(s3Upload, { ...base, rateLimit: false })
-    const reply = await app.inject({ method: 'POST', url: '/api/s3-upload/batch', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ files: files(MAX_BATCH_FILES) }) })
-    expect(statuses(reply.json<{ files: Array<PresignedPutReply | BatchError> }>().files).every((status) => status === 200)).toBe(true)
+    const reply = await app.inject({
+      method: 'POST',
+      url: '/api/s3-upload/batch',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ files: files(MAX_BATCH_FILES) }),
+    })
+    expect(
+      statuses(reply.json<{ files: Array<PresignedPutReply | BatchError> }>().files).every((status) => status === 200),
+    ).toBe(true)
     await app.close()
   })
 })
@@ -157,7 +196,9 @@ describe('routes', () => {
       expect(wrong.status, path).toBe(405)
     }
     const unknown = await handle(new Request('http://app.test/api/s3-upload/batches', { method: 'POST' }))
-    expect(((await unknown.json()) as { error: string }).error).toContain('POST /api/s3-upload/batch, POST /api/s3-upload/batch/complete')
+    expect(((await unknown.json()) as { error: string }).error).toContain(
+      'POST /api/s3-upload/batch, POST /api/s3-upload/batch/complete',
+    )
   })
 
   it('a batch /complete whose entries are not completions: each refused alone', async () => {

@@ -2,7 +2,7 @@
 // bench/lib/chart.ts (the SVG bar charts of bench/charts/) and the path from RESULTS.md's tables
 // back to charts: structure, proportions, escaping, determinism.
 import { describe, expect, it } from 'vitest'
-import { axisTicks, barChart, type BarChart } from '../../bench/lib/chart.ts'
+import { axisTicks, type BarChart, barChart } from '../../bench/lib/chart.ts'
 import { bundleCharts, networkCharts } from '../../bench/lib/chart-specs.ts'
 import { markdownTable } from '../../bench/lib/report.ts'
 import { parseTables, spliceSection } from '../../bench/lib/results-file.ts'
@@ -18,7 +18,13 @@ const chart: BarChart = {
   description: 'A test chart.',
   unit: 'KB',
   groups: [
-    { title: 'Ours', bars: [{ label: 'a & b', value: 10, kind: 'updraft' }, { label: '<script>alert(1)</script>', value: 20 }] },
+    {
+      title: 'Ours',
+      bars: [
+        { label: 'a & b', value: 10, kind: 'updraft' },
+        { label: '<script>alert(1)</script>', value: 20 },
+      ],
+    },
     { bars: [{ label: 'c "quoted"', value: 40, kind: 'ceiling' }] },
   ],
   references: [{ value: 30, label: 'goal < 30' }],
@@ -41,7 +47,9 @@ describe('barChart', () => {
     const document = parse(svg)
     expect(document.querySelector('script')).toBeNull()
     const texts = [...document.querySelectorAll('text')].map((text) => text.textContent)
-    expect(texts).toEqual(expect.arrayContaining(['Sizes & <things>', 'a & b', '<script>alert(1)</script>', 'c "quoted"', 'goal < 30']))
+    expect(texts).toEqual(
+      expect.arrayContaining(['Sizes & <things>', 'a & b', '<script>alert(1)</script>', 'c "quoted"', 'goal < 30']),
+    )
     expect(svg).not.toContain('<script>')
   })
 
@@ -53,7 +61,8 @@ describe('barChart', () => {
     const [titleId, descId] = root.getAttribute('aria-labelledby')!.split(' ')
     expect(document.getElementById(titleId!)?.textContent).toBe('Sizes & <things>')
     const desc = document.getElementById(descId!)!.textContent!
-    for (const figure of ['a & b 10 KB', '<script>alert(1)</script> 20 KB', 'c "quoted" 40 KB', 'goal < 30']) expect(desc).toContain(figure)
+    for (const figure of ['a & b 10 KB', '<script>alert(1)</script> 20 KB', 'c "quoted" 40 KB', 'goal < 30'])
+      expect(desc).toContain(figure)
     expect(document.querySelector('path')).toBeNull()
   })
 
@@ -89,11 +98,25 @@ describe('charts from the tables RESULTS.md holds', () => {
   it('reads a printed table back and draws the same chart as from the table itself', () => {
     const table = {
       title: 'Bytes shipped',
-      columns: ['bundle', 'min B (with the page)', 'gzip B (with the page)', 'gzip B (with lazy chunks)', 'brotli B', 'gzip vs Updraft upload()'],
+      columns: [
+        'bundle',
+        'min B (with the page)',
+        'gzip B (with the page)',
+        'gzip B (with lazy chunks)',
+        'brotli B',
+        'gzip vs Updraft upload()',
+      ],
       rows: [
         ['Updraft `upload()` (token + presigned, incl. SigV4)', '17199', '7487', '11400', '6805', '1.00x'],
         ['Updraft React `useS3Upload` (React external)', '26429', '10764', '14744', '9813', '1.44x'],
-        ['`@aws-sdk/client-s3` S3Client + `@aws-sdk/lib-storage` Upload', '354151', '110504', '110504', '93195', '14.76x'],
+        [
+          '`@aws-sdk/client-s3` S3Client + `@aws-sdk/lib-storage` Upload',
+          '354151',
+          '110504',
+          '110504',
+          '93195',
+          '14.76x',
+        ],
         ['a | piped & <odd> label', '1', '1000', '1000', '1', '0.13x'],
       ],
     }
@@ -103,7 +126,12 @@ describe('charts from the tables RESULTS.md holds', () => {
     const [fromFile] = bundleCharts(parsed)
     expect(barChart(fromFile!.chart)).toBe(barChart(fromRun!.chart))
     const labels = fromRun!.chart.groups.flatMap((group) => group.bars.map((bar) => `${bar.label} ${bar.text}`))
-    expect(labels).toEqual(['Updraft upload() 7.49 KB', '@aws-sdk/lib-storage 110.50 KB', 'a | piped & <odd> label 1.00 KB', 'Updraft React useS3Upload 10.76 KB'])
+    expect(labels).toEqual([
+      'Updraft upload() 7.49 KB',
+      '@aws-sdk/lib-storage 110.50 KB',
+      'a | piped & <odd> label 1.00 KB',
+      'Updraft React useS3Upload 10.76 KB',
+    ])
     parse(barChart(fromRun!.chart))
   })
 
@@ -117,7 +145,11 @@ describe('charts from the tables RESULTS.md holds', () => {
         ['ceiling: raw parallel node:http PUTs (presigned, no upload API)', '12.1', '97.0%', '60 (2.0)', '7'],
       ],
     })
-    const files = networkCharts([table('home (100 Mbit/s)'), table('mobile (20 Mbit/s)'), { ...table('home (100 Mbit/s)'), title: 'home (100 Mbit/s), Node: 5 MiB, median of 3' }])
+    const files = networkCharts([
+      table('home (100 Mbit/s)'),
+      table('mobile (20 Mbit/s)'),
+      { ...table('home (100 Mbit/s)'), title: 'home (100 Mbit/s), Node: 5 MiB, median of 3' },
+    ])
     expect(files.map((file) => file.name)).toEqual(['network-node'])
     const { chart } = files[0]!
     expect(chart.groups.map((group) => group.title)).toEqual(['home (100 Mbit/s)', 'mobile (20 Mbit/s)'])
@@ -189,8 +221,32 @@ describe('charts from the tables RESULTS.md holds', () => {
   })
 
   it('--update replaces a lettered section (## 2b.) in place: it was appended as a second copy', () => {
-    const results = ['# Results', '', '## 2. Node', '', 'two', '', '## 2b. Node by body', '', 'old', '', '## 3. Sweep', '', 'three', ''].join('\n')
-    const section = { name: 'node', title: '2b. Node by body', tables: [], goals: [], notes: ['new'], headlines: [], charts: [], seconds: 1 }
+    const results = [
+      '# Results',
+      '',
+      '## 2. Node',
+      '',
+      'two',
+      '',
+      '## 2b. Node by body',
+      '',
+      'old',
+      '',
+      '## 3. Sweep',
+      '',
+      'three',
+      '',
+    ].join('\n')
+    const section = {
+      name: 'node',
+      title: '2b. Node by body',
+      tables: [],
+      goals: [],
+      notes: ['new'],
+      headlines: [],
+      charts: [],
+      seconds: 1,
+    }
     const spliced = spliceSection(results, section, '_From a re-run._')
     expect(spliced.match(/^## 2b\./gm)).toHaveLength(1)
     expect(spliced).not.toContain('old')

@@ -9,13 +9,22 @@ import type { ResolvedCredentials } from '../../server/credentials.ts'
 
 const timeouts = { credentials: 1000, sts: 1000, storage: 1000 }
 const never = () => new Promise<ResolvedCredentials>(() => {})
-const issued = (id: string, msLeft: number): ResolvedCredentials => ({ accessKeyId: id, secretAccessKey: 's', sessionToken: 't', expiration: new Date(Date.now() + msLeft) })
+const issued = (id: string, msLeft: number): ResolvedCredentials => ({
+  accessKeyId: id,
+  secretAccessKey: 's',
+  sessionToken: 't',
+  expiration: new Date(Date.now() + msLeft),
+})
 
 beforeEach(() => void vi.useFakeTimers())
 afterEach(() => void vi.useRealTimers())
 
 const boundedOf = (provider: () => Promise<ResolvedCredentials>) =>
-  boundedServerCredentials({ credentials: provider, region: 'us-east-1', timeouts }) as () => Promise<ResolvedCredentials>
+  boundedServerCredentials({
+    credentials: provider,
+    region: 'us-east-1',
+    timeouts,
+  }) as () => Promise<ResolvedCredentials>
 
 describe('boundedServerCredentials', () => {
   it('a static key is handed over as it is', () => {
@@ -32,7 +41,12 @@ describe('boundedServerCredentials', () => {
       const caught = late.catch((error: unknown) => error)
       await vi.advanceTimersByTimeAsync(1000)
       expect(await caught).toBeInstanceOf(NotAnsweredError)
-      expect(await caught).toMatchObject({ status: 503, message: expect.stringMatching(/^The credentials provider given in the server config did not answer within 1000 ms/) })
+      expect(await caught).toMatchObject({
+        status: 503,
+        message: expect.stringMatching(
+          /^The credentials provider given in the server config did not answer within 1000 ms/,
+        ),
+      })
     }
     answering = true
     expect(await credentials()).toMatchObject({ accessKeyId: 'fresh' })
@@ -43,7 +57,11 @@ describe('boundedServerCredentials', () => {
   })
 
   it('in the renewal window a valid credential answers at once while the renewal hangs; once renewed, the new one', async () => {
-    const answers: Array<() => Promise<ResolvedCredentials>> = [() => Promise.resolve(issued('old', 4 * 60_000)), never, () => Promise.resolve(issued('new', 3_600_000))]
+    const answers: Array<() => Promise<ResolvedCredentials>> = [
+      () => Promise.resolve(issued('old', 4 * 60_000)),
+      never,
+      () => Promise.resolve(issued('new', 3_600_000)),
+    ]
     const credentials = boundedOf(() => answers.shift()!())
     expect(await credentials()).toMatchObject({ accessKeyId: 'old' })
     // In the window (under 5 minutes left): the old one, the renewal hanging behind it.

@@ -19,7 +19,9 @@ describe('campaign seed', () => {
 
   it('refuses a seed it could not replay, saying what it wants', () => {
     for (const bad of ['abc', '0', '-5', '1.5', '2147483648']) {
-      expect(() => campaignSeed({ CAMPAIGN_SEED: bad })).toThrow(`CAMPAIGN_SEED must be a whole number from 1 to 2147483647 (as a campaign run printed it), got '${bad}'`)
+      expect(() => campaignSeed({ CAMPAIGN_SEED: bad })).toThrow(
+        `CAMPAIGN_SEED must be a whole number from 1 to 2147483647 (as a campaign run printed it), got '${bad}'`,
+      )
     }
   })
 

@@ -2,9 +2,9 @@
 // workers: what it does when a worker is refused, fails, never starts, cannot read a body, or
 // sits idle. Every outcome is the body's right digest, or the body's own read error; never a hang.
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { HashWorker } from '../../engine/opt-ins/checksums/start-worker.ts'
-import type { HashReply, HashRequest } from '../../engine/opt-ins/checksums/hash-worker.ts'
 import { digest } from '../../engine/opt-ins/checksums/digest.ts'
+import type { HashReply, HashRequest } from '../../engine/opt-ins/checksums/hash-worker.ts'
+import type { HashWorker } from '../../engine/opt-ins/checksums/start-worker.ts'
 
 interface StandIn {
   posted: HashRequest[]
@@ -22,7 +22,11 @@ vi.mock('#hash-worker', () => ({
     if (behaviour === 'refuse') return undefined
     const standIn: StandIn = { posted: [], reply, failed, stopped: false }
     started.push(standIn)
-    return { post: (request) => void standIn.posted.push(request), busy() {}, stop: () => void (standIn.stopped = true) }
+    return {
+      post: (request) => void standIn.posted.push(request),
+      busy() {},
+      stop: () => void (standIn.stopped = true),
+    }
   },
 }))
 
@@ -96,8 +100,10 @@ describe('the hashing pool', () => {
     expect(started[0]!.stopped).toBe(true)
   })
 
-  it("a body the worker cannot read is read here again: its own error, if it fails again, is what the upload gets", async () => {
-    const unreadable = Object.assign(new Blob([bytes]), { arrayBuffer: () => Promise.reject(new DOMException('the file changed', 'NotReadableError')) })
+  it('a body the worker cannot read is read here again: its own error, if it fails again, is what the upload gets', async () => {
+    const unreadable = Object.assign(new Blob([bytes]), {
+      arrayBuffer: () => Promise.reject(new DOMException('the file changed', 'NotReadableError')),
+    })
     const hashed = pool.hashBody('md5', unreadable)
     await settle()
     const [worker] = started

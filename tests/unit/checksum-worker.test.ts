@@ -2,14 +2,20 @@
 // worker's global scope: from the module, from its source text (what the Blob URL holds), and from
 // that text as a minifying, down-levelling bundler leaves it. Real workers: engine-checksums-browser.
 import { createHash } from 'node:crypto'
-import { build } from 'esbuild'
 import { Worker as NodeWorker } from 'node:worker_threads'
+import { build } from 'esbuild'
 import { describe, expect, it, vi } from 'vitest'
+import { crc } from '../../engine/opt-ins/checksums/crc.ts'
 import { digest, digestWith } from '../../engine/opt-ins/checksums/digest.ts'
+import {
+  type HashReply,
+  type HashRequest,
+  serveHashing,
+  type WorkerScope,
+  workerSource,
+} from '../../engine/opt-ins/checksums/hash-worker.ts'
 import { hashBody, IN_PLACE_BELOW } from '../../engine/opt-ins/checksums/off-thread.ts'
 import { startWorker as startNodeWorker } from '../../engine/opt-ins/checksums/start-worker.node.ts'
-import { type HashReply, type HashRequest, serveHashing, type WorkerScope, workerSource } from '../../engine/opt-ins/checksums/hash-worker.ts'
-import { crc } from '../../engine/opt-ins/checksums/crc.ts'
 import { md5 } from '../../engine/opt-ins/md5.ts'
 
 const ALGORITHMS = ['crc32', 'crc32c', 'sha256', 'md5'] as const
@@ -53,15 +59,25 @@ describe('the hashing worker program', () => {
     const { replies } = await expectServes((scope) => serveHashing(scope, digestWith, crc, md5))
     const last = replies.at(-1)!
     expect(last.transfer).toEqual([(last.reply as { digest: Uint8Array }).digest.buffer])
-    expect(Buffer.from((last.reply as { digest: Uint8Array }).digest).toString('base64')).toBe(createHash('md5').update(bytes).digest('base64'))
+    expect(Buffer.from((last.reply as { digest: Uint8Array }).digest).toString('base64')).toBe(
+      createHash('md5').update(bytes).digest('base64'),
+    )
   })
 
   it('answers a body it cannot read with an error naming why, for that request only', async () => {
     const { scope, ask } = standIn()
     serveHashing(scope, digestWith, crc, md5)
-    const unreadable = { arrayBuffer: () => Promise.reject(new Error('NotReadableError: the file changed')) } as unknown as Blob
-    expect(await ask({ id: 7, algorithm: 'md5', body: unreadable })).toEqual({ id: 7, error: 'Error: NotReadableError: the file changed' })
-    expect(await ask({ id: 8, algorithm: 'crc32', body: bytes })).toEqual({ id: 8, digest: await digest('crc32', bytes) })
+    const unreadable = {
+      arrayBuffer: () => Promise.reject(new Error('NotReadableError: the file changed')),
+    } as unknown as Blob
+    expect(await ask({ id: 7, algorithm: 'md5', body: unreadable })).toEqual({
+      id: 7,
+      error: 'Error: NotReadableError: the file changed',
+    })
+    expect(await ask({ id: 8, algorithm: 'crc32', body: bytes })).toEqual({
+      id: 8,
+      digest: await digest('crc32', bytes),
+    })
   })
 
   it('runs from its source text alone (what the Blob URL holds): no name from outside it', async () => {
@@ -70,7 +86,11 @@ describe('the hashing worker program', () => {
 
   it('runs from its text after a minifying bundler down-levelled it to ES2017 (renamed names, no helpers)', async () => {
     const { outputFiles } = await build({
-      stdin: { contents: `export { workerSource } from './engine/opt-ins/checksums/hash-worker.ts'`, loader: 'ts', resolveDir: process.cwd() },
+      stdin: {
+        contents: `export { workerSource } from './engine/opt-ins/checksums/hash-worker.ts'`,
+        loader: 'ts',
+        resolveDir: process.cwd(),
+      },
       bundle: true,
       format: 'esm',
       platform: 'browser',
@@ -79,7 +99,9 @@ describe('the hashing worker program', () => {
       write: false,
       logLevel: 'silent',
     })
-    const bundled = (await import(`data:text/javascript,${encodeURIComponent(outputFiles[0]!.text)}`)) as { workerSource: () => string }
+    const bundled = (await import(`data:text/javascript,${encodeURIComponent(outputFiles[0]!.text)}`)) as {
+      workerSource: () => string
+    }
     expect(bundled.workerSource()).not.toBe(workerSource())
     await expectServes((scope) => new Function('self', bundled.workerSource())(scope))
   })
@@ -121,20 +143,24 @@ describe('hashBody', () => {
     try {
       const big = new Blob([bytes])
       expect(await hashBody('md5', big)).toEqual(await digest('md5', bytes))
-      expect(await hashBody('crc32', bytes.subarray(0, IN_PLACE_BELOW - 1))).toEqual(await digest('crc32', bytes.subarray(0, IN_PLACE_BELOW - 1)))
+      expect(await hashBody('crc32', bytes.subarray(0, IN_PLACE_BELOW - 1))).toEqual(
+        await digest('crc32', bytes.subarray(0, IN_PLACE_BELOW - 1)),
+      )
       expect(posted.mock.calls).toEqual([[{ id: expect.any(Number), algorithm: 'md5', body: big }, []]])
     } finally {
       posted.mockRestore()
     }
   })
 
-  it('gives every algorithm\'s digest of Blob and Uint8Array bodies, below and above the in-place size, many at once', async () => {
+  it("gives every algorithm's digest of Blob and Uint8Array bodies, below and above the in-place size, many at once", async () => {
     const bodies = [bytes, bytes.subarray(3, 70_000), bytes.subarray(0, IN_PLACE_BELOW - 1)]
     await Promise.all(
       ALGORITHMS.flatMap((algorithm) =>
         bodies.flatMap((body) => [
           hashBody(algorithm, body).then(async (hash) => expect(hash).toEqual(await digest(algorithm, body))),
-          hashBody(algorithm, new Blob([body])).then(async (hash) => expect(hash).toEqual(await digest(algorithm, body))),
+          hashBody(algorithm, new Blob([body])).then(async (hash) =>
+            expect(hash).toEqual(await digest(algorithm, body)),
+          ),
         ]),
       ),
     )

@@ -22,7 +22,12 @@ describe('CRC32 and CRC32C (slicing-by-8)', () => {
   it("gives RFC 3720 B.4's CRC32C vectors (32 zero bytes, 32 0xFF bytes, 0..31)", () => {
     expect(crc(CRC32C, new Uint8Array(32))).toBe(0x8a9136aa)
     expect(crc(CRC32C, new Uint8Array(32).fill(0xff))).toBe(0x62a8ab43)
-    expect(crc(CRC32C, Uint8Array.from({ length: 32 }, (_, i) => i))).toBe(0x46dd794e)
+    expect(
+      crc(
+        CRC32C,
+        Uint8Array.from({ length: 32 }, (_, i) => i),
+      ),
+    ).toBe(0x46dd794e)
   })
 
   it('equals node:zlib crc32 on any bytes, at any split (each length mod 8 takes the byte tail)', () => {
@@ -88,7 +93,9 @@ describe('compositeChecksum', () => {
       expect(await compositeChecksum(algorithm, digests)).toBe(`${expected}-3`)
     }
     const md5s = parts.map((part) => createHash('md5').update(part).digest())
-    expect(await compositeChecksum('md5', md5s)).toBe(`${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-3`)
+    expect(await compositeChecksum('md5', md5s)).toBe(
+      `${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-3`,
+    )
   })
 
   it('CRC32 composite of two parts equals zlib crc32 of the 8 joined digest bytes', async () => {
@@ -101,9 +108,11 @@ describe('compositeChecksum', () => {
 })
 
 describe('checksum() refuses what the target cannot carry', () => {
-  it("a directory bucket gets no MD5 (S3 Express One Zone takes none); crc32c is fine there, md5 elsewhere", () => {
+  it('a directory bucket gets no MD5 (S3 Express One Zone takes none); crc32c is fine there, md5 elsewhere', () => {
     const md5 = checksum('md5').checksum!
-    expect(() => md5({ bucket: 'uploads--use1-az4--x-s3' })).toThrow(/directory buckets .* take no MD5 checksums: use checksum\('crc32c'\)/)
+    expect(() => md5({ bucket: 'uploads--use1-az4--x-s3' })).toThrow(
+      /directory buckets .* take no MD5 checksums: use checksum\('crc32c'\)/,
+    )
     expect(() => md5({ bucket: 'uploads' })).not.toThrow()
     expect(() => checksum('crc32c').checksum!({ bucket: 'uploads--use1-az4--x-s3' })).not.toThrow()
   })

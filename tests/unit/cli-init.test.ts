@@ -34,10 +34,21 @@ describe('updraft-s3 init', () => {
   })
 
   it('keeps what package.json has, adds the scripts, and asks to install only what it lacks', async () => {
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'mine', scripts: { test: 'vitest' }, dependencies: { hono: '^4.0.0', 'updraft-s3': '^0.1.0' } }))
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'mine',
+        scripts: { test: 'vitest' },
+        dependencies: { hono: '^4.0.0', 'updraft-s3': '^0.1.0' },
+      }),
+    )
     expect(await runInit('hono', dir, false, print)).toBe(0)
     const manifest = await readJson('package.json')
-    expect(manifest).toMatchObject({ name: 'mine', type: 'module', dependencies: { hono: '^4.0.0', 'updraft-s3': '^0.1.0' } })
+    expect(manifest).toMatchObject({
+      name: 'mine',
+      type: 'module',
+      dependencies: { hono: '^4.0.0', 'updraft-s3': '^0.1.0' },
+    })
     expect(Object.keys(manifest.scripts)).toEqual(['test', 'build', 'start'])
     const install = printed.find((line) => line.startsWith('  npm install ') && !line.includes(' -D '))!
     expect(install).toContain('@hono/node-server')
@@ -46,14 +57,21 @@ describe('updraft-s3 init', () => {
 
   it('writes nothing when a file or script would be overwritten, naming each; --force overwrites them', async () => {
     await writeFile(join(dir, 'server.js'), '// mine\n')
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'commonjs', scripts: { start: 'node index.js' } }))
+    await writeFile(
+      join(dir, 'package.json'),
+      JSON.stringify({ type: 'commonjs', scripts: { start: 'node index.js' } }),
+    )
     expect(await runInit('hono', dir, false, print)).toBe(1)
-    expect(printed.join('\n')).toMatch(/nothing was written[\s\S]*server\.js[\s\S]*"type" \(commonjs[\s\S]*script "start" \(node index\.js[\s\S]*--force/)
+    expect(printed.join('\n')).toMatch(
+      /nothing was written[\s\S]*server\.js[\s\S]*"type" \(commonjs[\s\S]*script "start" \(node index\.js[\s\S]*--force/,
+    )
     expect(await readFile(join(dir, 'server.js'), 'utf8')).toBe('// mine\n')
     await expect(readFile(join(dir, 'src', 'page.js'))).rejects.toThrow()
 
     expect(await runInit('hono', dir, true, print)).toBe(0)
-    expect(await readFile(join(dir, 'server.js'), 'utf8')).toBe(await readFile(join(EXAMPLES_DIR, 'hono', 'server.js'), 'utf8'))
+    expect(await readFile(join(dir, 'server.js'), 'utf8')).toBe(
+      await readFile(join(EXAMPLES_DIR, 'hono', 'server.js'), 'utf8'),
+    )
     expect(await readJson('package.json')).toMatchObject({ type: 'module', scripts: { start: 'node server.js' } })
   })
 

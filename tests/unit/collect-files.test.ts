@@ -11,7 +11,8 @@ const fileEntry = (fullPath: string): Entry => ({
   isDirectory: false,
   fullPath,
   name: fullPath.split('/').pop()!,
-  file: (resolve: (file: File) => void) => queueMicrotask(() => resolve(new File([fullPath], fullPath.split('/').pop()!))),
+  file: (resolve: (file: File) => void) =>
+    queueMicrotask(() => resolve(new File([fullPath], fullPath.split('/').pop()!))),
 })
 
 /** A folder whose reader answers in batches of `batch`, then an empty batch, as Chromium's does. */
@@ -48,7 +49,11 @@ describe('filesFromDrop', () => {
     const loose = new File(['x'], 'loose.txt')
     const tree = folderEntry('/holiday', [
       fileEntry('/holiday/a.jpg'),
-      folderEntry('/holiday/day 1', [fileEntry('/holiday/day 1/写真.png'), fileEntry('/holiday/day 1/b.jpg'), fileEntry('/holiday/day 1/c.jpg')]),
+      folderEntry('/holiday/day 1', [
+        fileEntry('/holiday/day 1/写真.png'),
+        fileEntry('/holiday/day 1/b.jpg'),
+        fileEntry('/holiday/day 1/c.jpg'),
+      ]),
       fileEntry('/holiday/z.txt'),
     ])
     const files = await filesFromDrop(drop([tree, loose]))
@@ -74,7 +79,10 @@ describe('filesFromDrop', () => {
   })
 
   it('rejects when the browser refuses to read an entry (the dropzone reports it)', async () => {
-    const broken = { ...fileEntry('/d/x.bin'), file: (_: unknown, reject: (error: Error) => void) => reject(new Error('NotReadableError')) }
+    const broken = {
+      ...fileEntry('/d/x.bin'),
+      file: (_: unknown, reject: (error: Error) => void) => reject(new Error('NotReadableError')),
+    }
     await expect(filesFromDrop(drop([folderEntry('/d', [broken])]))).rejects.toThrow('NotReadableError')
   })
 })

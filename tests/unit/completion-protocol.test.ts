@@ -2,7 +2,7 @@
 // reply carried a ticket ends with POST /complete (retried like any upload API call; an abort ends
 // it at once), and its `serverData` is the result's; no ticket (a next-s3-upload route), no call.
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { ApiError, upload, type UploadOptions } from '../../engine/index.ts'
+import { ApiError, type UploadOptions, upload } from '../../engine/index.ts'
 import { uploadPresigned } from '../../engine/presigned.ts'
 import { uploadWithToken } from '../../engine/token.ts'
 import type { JsonObject, JsonValue, PresignedPutReply, TokenReply, UploadTypes } from '../../protocol/wire.ts'
@@ -20,7 +20,14 @@ const putReply = (extra: Partial<PresignedPutReply> = {}): PresignedPutReply => 
   ...extra,
 })
 const tokenReply: TokenReply = {
-  token: { Credentials: { AccessKeyId: 'A', SecretAccessKey: 'S', SessionToken: 'T', Expiration: new Date(Date.now() + 3_600_000).toISOString() } },
+  token: {
+    Credentials: {
+      AccessKeyId: 'A',
+      SecretAccessKey: 'S',
+      SessionToken: 'T',
+      Expiration: new Date(Date.now() + 3_600_000).toISOString(),
+    },
+  },
   key: 'k.png',
   bucket: 'bucket',
   region: 'us-east-1',
@@ -67,7 +74,10 @@ describe('completion after storage accepted the bytes', () => {
 
   it('token mode too, through uploadWithToken', async () => {
     const fake = stepThroughTransport()
-    const result = uploadWithToken(new Blob([new Uint8Array(10)], { type: 'image/png' }), { api: API_URL, transport: fake.transport })
+    const result = uploadWithToken(new Blob([new Uint8Array(10)], { type: 'image/png' }), {
+      api: API_URL,
+      transport: fake.transport,
+    })
     const next = async () => (await fake.waitForPending())[0]!
     json(await next(), tokenReply)
     ;(await next()).respond(200, { ETag: '"e"' })
@@ -89,7 +99,8 @@ describe('completion after storage accepted the bytes', () => {
     const { fake, result, next } = setup()
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
-    const reason = 'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png'
+    const reason =
+      'The uploaded object was refused and deleted: its first bytes do not match its declared type, image/png'
     json(await next(), { error: reason }, 422)
     const error = await result.catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ApiError)
@@ -121,7 +132,11 @@ describe('completion after storage accepted the bytes', () => {
 
   it('with waitForNetwork and the upload API out of reach, an abort during /complete still ends the upload at once', async () => {
     const { PauseController } = await import('../../engine/index.ts')
-    const { controller, result, next } = setup({ pauseSignal: new PauseController().signal, waitForNetwork: true, retry: { limit: 1, delay: 1 } })
+    const { controller, result, next } = setup({
+      pauseSignal: new PauseController().signal,
+      waitForNetwork: true,
+      retry: { limit: 1, delay: 1 },
+    })
     json(await next(), putReply())
     ;(await next()).respond(200, { ETag: '"e"' })
     // The upload API is down: every /complete attempt fails on the network, past the retry budget,
@@ -140,10 +155,22 @@ describe('completion after storage accepted the bytes', () => {
         onUploadComplete: async ({ metadata, uploadId }) => ({ photoId: uploadId.length, album: metadata.album }),
       })
     type Handler = ReturnType<typeof makeHandler>
-    expectTypeOf(upload<Handler>).parameter(1).exclude<undefined>().toHaveProperty('metadata').toEqualTypeOf<{ album: string } | undefined>()
-    expectTypeOf(upload<Handler>).returns.resolves.toHaveProperty('serverData').toEqualTypeOf<{ photoId: number; album: string } | undefined>()
-    expectTypeOf(uploadPresigned<UploadTypes<{ a: 1 }, 'ok'>>).returns.resolves.toHaveProperty('serverData').toEqualTypeOf<'ok' | undefined>()
+    expectTypeOf(upload<Handler>)
+      .parameter(1)
+      .exclude<undefined>()
+      .toHaveProperty('metadata')
+      .toEqualTypeOf<{ album: string } | undefined>()
+    expectTypeOf(upload<Handler>)
+      .returns.resolves.toHaveProperty('serverData')
+      .toEqualTypeOf<{ photoId: number; album: string } | undefined>()
+    expectTypeOf(uploadPresigned<UploadTypes<{ a: 1 }, 'ok'>>)
+      .returns.resolves.toHaveProperty('serverData')
+      .toEqualTypeOf<'ok' | undefined>()
     expectTypeOf(upload).returns.resolves.toHaveProperty('serverData').toEqualTypeOf<JsonValue | undefined>()
-    expectTypeOf(upload).parameter(1).exclude<undefined>().toHaveProperty('metadata').toEqualTypeOf<JsonObject | undefined>()
+    expectTypeOf(upload)
+      .parameter(1)
+      .exclude<undefined>()
+      .toHaveProperty('metadata')
+      .toEqualTypeOf<JsonObject | undefined>()
   })
 })

@@ -3,7 +3,7 @@
 // was signed as the object's Content-Type, and Chromium rendered the object as HTML.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isActiveContent, matchesAllowedType, MediaTypeError, parseMediaType } from '../../protocol/content-type.ts'
+import { isActiveContent, MediaTypeError, matchesAllowedType, parseMediaType } from '../../protocol/content-type.ts'
 import { parseUploadRequest } from '../../server/parse-requests.ts'
 import { RequestError } from '../../server/request-error.ts'
 import { checkLimits, isAllowedType } from '../../server/request-limits.ts'
@@ -70,12 +70,17 @@ describe('active content', () => {
     expect(isActiveContent(essence)).toBe(true)
   })
 
-  it.each(['image/png', 'image/jpeg', 'text/plain', 'application/pdf', 'application/json', 'video/mp4', 'application/octet-stream'])(
-    '%s is not',
-    (essence) => {
-      expect(isActiveContent(essence)).toBe(false)
-    },
-  )
+  it.each([
+    'image/png',
+    'image/jpeg',
+    'text/plain',
+    'application/pdf',
+    'application/json',
+    'video/mp4',
+    'application/octet-stream',
+  ])('%s is not', (essence) => {
+    expect(isActiveContent(essence)).toBe(false)
+  })
 
   it('passes a wildcard only when not active; an exact listing lets it through', () => {
     expect(matchesAllowedType('image/png', ['image/*'])).toBe(true)
@@ -95,15 +100,24 @@ describe('active content', () => {
         return error as RequestError
       }
     }
-    expect(refusal({}, 'text/html')).toMatchObject({ status: 415, message: expect.stringMatching(/active content.*list 'text\/html' in allowedTypes/) })
-    expect(refusal({ allowedTypes: ['image/*'] }, 'image/svg+xml')).toMatchObject({ status: 415, message: expect.stringMatching(/exact type/) })
+    expect(refusal({}, 'text/html')).toMatchObject({
+      status: 415,
+      message: expect.stringMatching(/active content.*list 'text\/html' in allowedTypes/),
+    })
+    expect(refusal({ allowedTypes: ['image/*'] }, 'image/svg+xml')).toMatchObject({
+      status: 415,
+      message: expect.stringMatching(/exact type/),
+    })
     expect(refusal({ allowedTypes: ['text/html'] }, 'Text/HTML; charset=utf-8')).toBeUndefined()
     expect(refusal({}, 'image/png')).toBeUndefined()
   })
 
   it('a non-ASCII filetype is a 400 naming the problem (it was a 500)', () => {
     expect(() => parseUploadRequest({ filename: 'a', filetype: 'image/pngé' })).toThrow(
-      expect.objectContaining({ status: 400, message: expect.stringMatching(/^filetype "image\/pngé" must be printable ASCII/) }),
+      expect.objectContaining({
+        status: 400,
+        message: expect.stringMatching(/^filetype "image\/pngé" must be printable ASCII/),
+      }),
     )
   })
 })

@@ -4,11 +4,11 @@
 // every 30 s by a timer that stops when the cache is empty and never holds a process open.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
+  type DirectorySession,
   parseCreateSession,
   SESSION_PURGE_INTERVAL_MS,
   SESSION_REFRESH_BEFORE_MS,
   SessionCache,
-  type DirectorySession,
 } from '../../protocol/directory-session.ts'
 
 let now = 1_000_000
@@ -19,7 +19,12 @@ function creator() {
   let made = 0
   const create = vi.fn(async (): Promise<DirectorySession> => {
     made++
-    return { accessKeyId: `AK${made}`, secretAccessKey: `S${made}`, sessionToken: `T${made}`, expires: now + FIVE_MINUTES }
+    return {
+      accessKeyId: `AK${made}`,
+      secretAccessKey: `S${made}`,
+      sessionToken: `T${made}`,
+      expires: now + FIVE_MINUTES,
+    }
   })
   return create
 }
@@ -118,7 +123,12 @@ describe('the purge timer never keeps a process alive', () => {
     vi.useRealTimers()
     const spy = vi.spyOn(globalThis, 'setInterval')
     const cache = new SessionCache()
-    await cache.get('k', async () => ({ accessKeyId: 'A', secretAccessKey: 'S', sessionToken: 'T', expires: Date.now() + 1000 }))
+    await cache.get('k', async () => ({
+      accessKeyId: 'A',
+      secretAccessKey: 'S',
+      sessionToken: 'T',
+      expires: Date.now() + 1000,
+    }))
     const timer = spy.mock.results[0]!.value as NodeJS.Timeout
     spy.mockRestore()
     expect(timer.hasRef()).toBe(false)
@@ -131,13 +141,24 @@ describe('the purge timer never keeps a process alive', () => {
 describe('parseCreateSession', () => {
   it('reads the CreateSessionResult credentials', () => {
     const xml = `<?xml version="1.0" encoding="UTF-8"?><CreateSessionResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Credentials><SessionToken>TOKEN</SessionToken><SecretAccessKey>SECRET</SecretAccessKey><AccessKeyId>AKID</AccessKeyId><Expiration>2026-11-24T12:05:00Z</Expiration></Credentials></CreateSessionResult>`
-    expect(parseCreateSession(xml)).toEqual({ accessKeyId: 'AKID', secretAccessKey: 'SECRET', sessionToken: 'TOKEN', expires: Date.parse('2026-11-24T12:05:00Z') })
+    expect(parseCreateSession(xml)).toEqual({
+      accessKeyId: 'AKID',
+      secretAccessKey: 'SECRET',
+      sessionToken: 'TOKEN',
+      expires: Date.parse('2026-11-24T12:05:00Z'),
+    })
   })
 
   it('refuses a reply missing a field or with an unreadable expiry', () => {
-    expect(parseCreateSession('<CreateSessionResult><Credentials><AccessKeyId>A</AccessKeyId></Credentials></CreateSessionResult>')).toBeUndefined()
     expect(
-      parseCreateSession('<Credentials><SessionToken>T</SessionToken><SecretAccessKey>S</SecretAccessKey><AccessKeyId>A</AccessKeyId><Expiration>soon</Expiration></Credentials>'),
+      parseCreateSession(
+        '<CreateSessionResult><Credentials><AccessKeyId>A</AccessKeyId></Credentials></CreateSessionResult>',
+      ),
+    ).toBeUndefined()
+    expect(
+      parseCreateSession(
+        '<Credentials><SessionToken>T</SessionToken><SecretAccessKey>S</SecretAccessKey><AccessKeyId>A</AccessKeyId><Expiration>soon</Expiration></Credentials>',
+      ),
     ).toBeUndefined()
   })
 })

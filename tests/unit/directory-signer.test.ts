@@ -8,15 +8,21 @@ import { S3Client, UploadPartCommand } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resolveConfig } from '../../server/config.ts'
-import { storageObjectUrl } from '../../server/storage.ts'
 import { serverInfo } from '../../server/info.ts'
-import { createSessionSigner } from '../../server/session-signer.ts'
 import { createPresigner } from '../../server/presigner.ts'
+import { createSessionSigner } from '../../server/session-signer.ts'
+import { storageObjectUrl } from '../../server/storage.ts'
 
 const T0 = Date.UTC(2026, 0, 1)
 const FIVE_MINUTES = 5 * 60_000
 const BUCKET = 'uploads--use1-az4--x-s3'
-const config = resolveConfig({ accessKeyId: 'AKIDSERVER', secretAccessKey: 'server-secret', bucket: BUCKET, region: 'us-east-1', logger: { error: () => {} } })
+const config = resolveConfig({
+  accessKeyId: 'AKIDSERVER',
+  secretAccessKey: 'server-secret',
+  bucket: BUCKET,
+  region: 'us-east-1',
+  logger: { error: () => {} },
+})
 
 function sessionClient() {
   const calls: string[] = []
@@ -26,7 +32,14 @@ function sessionClient() {
       // A reply that takes a turn of the event loop, so requests overlap it.
       await new Promise<void>((resolve) => setTimeout(resolve, 0))
       const n = calls.length
-      return { Credentials: { AccessKeyId: `SESSION${n}`, SecretAccessKey: `secret-${n}`, SessionToken: `token-${n}`, Expiration: new Date(Date.now() + FIVE_MINUTES) } }
+      return {
+        Credentials: {
+          AccessKeyId: `SESSION${n}`,
+          SecretAccessKey: `secret-${n}`,
+          SessionToken: `token-${n}`,
+          Expiration: new Date(Date.now() + FIVE_MINUTES),
+        },
+      }
     },
   }
   return { calls, client: client as unknown as S3Client }
@@ -74,38 +87,56 @@ describe('presigning for a directory bucket', () => {
     const { client } = sessionClient()
     const presign = await createSessionSigner(config, undefined, client)()
     expect(new URL(await presign(request)).searchParams.get('X-Amz-Expires')).toBe('300')
-    expect(new URL(await presign({ ...request, date: new Date(T0 + 200_000) })).searchParams.get('X-Amz-Expires')).toBe('100')
+    expect(new URL(await presign({ ...request, date: new Date(T0 + 200_000) })).searchParams.get('X-Amz-Expires')).toBe(
+      '100',
+    )
     await expect(presign({ ...request, date: new Date(T0 + FIVE_MINUTES) })).rejects.toThrow(/session has expired/)
   })
 
   it('refuses at startup a directory bucket on AWS configured path-style (zonal endpoints are virtual-hosted only)', () => {
     const { client } = sessionClient()
-    expect(() => createSessionSigner(resolveConfig({ ...config, forcePathStyle: true }), undefined, client)).toThrow(/directory buckets .* virtual-hosted zonal URLs only/)
+    expect(() => createSessionSigner(resolveConfig({ ...config, forcePathStyle: true }), undefined, client)).toThrow(
+      /directory buckets .* virtual-hosted zonal URLs only/,
+    )
   })
 
   it('the upload API offers no token mode for a directory bucket, and says why', () => {
-    const info = serverInfo(resolveConfig({ ...config, sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/uploader' } }))
+    const info = serverInfo(
+      resolveConfig({ ...config, sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/uploader' } }),
+    )
     expect(info.token).toBe(false)
     expect(info.tokenUnavailableReason).toMatch(/directory bucket .* could write any key/)
   })
 })
 
-describe('a directory-bucket URL equals the AWS SDK\'s (SignatureV4S3Express) for the same session', () => {
+describe("a directory-bucket URL equals the AWS SDK's (SignatureV4S3Express) for the same session", () => {
   it('UploadPart on a zonal endpoint, character for character', async () => {
     vi.useRealTimers()
-    const session = { accessKeyId: 'SESSIONKEY', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'IQoJb3JpZ2lu+/=session' }
+    const session = {
+      accessKeyId: 'SESSIONKEY',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      sessionToken: 'IQoJb3JpZ2lu+/=session',
+    }
     const date = new Date('2024-02-29T23:59:58Z')
     const client = new S3Client({
       region: 'us-west-2',
       credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'unused' },
       requestChecksumCalculation: 'WHEN_REQUIRED',
       // The SDK's own session, given rather than fetched with CreateSession.
-      s3ExpressIdentityProvider: { getS3ExpressIdentity: async () => ({ ...session, expiration: new Date(Date.now() + FIVE_MINUTES) }) },
+      s3ExpressIdentityProvider: {
+        getS3ExpressIdentity: async () => ({ ...session, expiration: new Date(Date.now() + FIVE_MINUTES) }),
+      },
     })
     const key = "uploads/ünï cödé/!'()*.bin"
     const expected = await getSignedUrl(
       client,
-      new UploadPartCommand({ Bucket: 'mybucket--usw2-az1--x-s3', Key: key, UploadId: 'upload+/=id', PartNumber: 7, ContentLength: 5242880 }),
+      new UploadPartCommand({
+        Bucket: 'mybucket--usw2-az1--x-s3',
+        Key: key,
+        UploadId: 'upload+/=id',
+        PartNumber: 7,
+        ContentLength: 5242880,
+      }),
       { expiresIn: 300, signingDate: date },
     )
     client.destroy()

@@ -1,11 +1,24 @@
 // What `updraft-s3 doctor` tells a user to run, per store (cli/bucket-rules.ts), and the rules
 // setup-bucket accepts as already sufficient (cli/setup-bucket.ts).
 import { describe, expect, it } from 'vitest'
-import { corsFix, corsRule, detectProvider, fixesFor, lifecycleFix, lifecycleRule, PROVIDERS } from '../../cli/bucket-rules.ts'
-import { corsRuleAllows } from '../../cli/setup-bucket.ts'
+import {
+  corsFix,
+  corsRule,
+  detectProvider,
+  fixesFor,
+  lifecycleFix,
+  lifecycleRule,
+  PROVIDERS,
+} from '../../cli/bucket-rules.ts'
 import { corsVerdict, storeFromReply } from '../../cli/doctor.ts'
+import { corsRuleAllows } from '../../cli/setup-bucket.ts'
 
-const target = { bucket: 'uploads', endpoint: 'https://s3.example.test', origins: ['https://app.example.test'], keyPrefix: 'next-s3-uploads/' }
+const target = {
+  bucket: 'uploads',
+  endpoint: 'https://s3.example.test',
+  origins: ['https://app.example.test'],
+  keyPrefix: 'next-s3-uploads/',
+}
 
 describe('fixes per store', () => {
   it('tells AWS, R2, B2 and Ceph apart by endpoint; a custom endpoint could be MinIO or Ceph', () => {
@@ -27,7 +40,9 @@ describe('fixes per store', () => {
       expect(fix, provider).toContain('https://app.example.test')
       if (provider !== 'minio') expect(fix, provider).toMatch(/ETag/)
     }
-    expect(corsFix('aws', { ...target, endpoint: undefined })).toMatch(/aws s3api put-bucket-cors --bucket uploads --cors-configuration file:\/\/cors.json\n/)
+    expect(corsFix('aws', { ...target, endpoint: undefined })).toMatch(
+      /aws s3api put-bucket-cors --bucket uploads --cors-configuration file:\/\/cors.json\n/,
+    )
     expect(corsFix('ceph', target)).toContain('--endpoint-url https://s3.example.test')
     expect(corsFix('r2', target)).toContain('npx wrangler r2 bucket cors set uploads --file cors.json')
     expect(corsFix('b2', target)).toMatch(/"allowedOperations":\["s3_put","s3_post","s3_delete","s3_head"\]/)
@@ -36,7 +51,9 @@ describe('fixes per store', () => {
 
   it('lists request headers rather than *, which R2 refuses', () => {
     expect(corsRule(['https://a.test']).AllowedHeaders).not.toContain('*')
-    expect(corsRule(['https://a.test']).AllowedHeaders).toEqual(expect.arrayContaining(['content-type', 'x-amz-security-token']))
+    expect(corsRule(['https://a.test']).AllowedHeaders).toEqual(
+      expect.arrayContaining(['content-type', 'x-amz-security-token']),
+    )
   })
 
   it('gives a lifecycle fix for every store', () => {
@@ -50,7 +67,9 @@ describe('fixes per store', () => {
   it("scopes the lifecycle rule to the upload API's keyPrefix, never the whole bucket", () => {
     expect(lifecycleRule('next-s3-uploads/').Filter).toEqual({ Prefix: 'next-s3-uploads/' })
     for (const provider of ['aws', 'ceph', 'r2'] as const) {
-      expect(lifecycleFix(provider, { ...target, keyPrefix: 'app/uploads/' }), provider).toContain('"Prefix": "app/uploads/"')
+      expect(lifecycleFix(provider, { ...target, keyPrefix: 'app/uploads/' }), provider).toContain(
+        '"Prefix": "app/uploads/"',
+      )
       expect(lifecycleFix(provider, target), provider).not.toContain('"Prefix": ""')
     }
     expect(lifecycleFix('b2', { ...target, keyPrefix: 'app/uploads/' })).toContain('"fileNamePrefix":"app/uploads/"')
@@ -83,7 +102,13 @@ describe('a store whose S3 API has no bucket CORS (GetBucketCors 501 NotImplemen
   })
 
   it('a refused preflight on Swift fails with proxy-server.conf settings, not a put-bucket-cors command', () => {
-    const verdict = corsVerdict({ origin, refused: ['PUT: origin not allowed'], bucketCors: notImplemented, provider: 'swift', fix })
+    const verdict = corsVerdict({
+      origin,
+      refused: ['PUT: origin not allowed'],
+      bucketCors: notImplemented,
+      provider: 'swift',
+      fix,
+    })
     expect(verdict.status).toBe('fail')
     expect(verdict.summary).toContain('GetBucketCors answered 501 NotImplemented')
     expect(verdict.summary).toContain("CORS is set in the server's configuration")
@@ -94,7 +119,12 @@ describe('a store whose S3 API has no bucket CORS (GetBucketCors 501 NotImplemen
   })
 
   it('an unknown store with a 501 gets both places CORS can live (Swift, MinIO)', () => {
-    const verdict = corsVerdict({ origin, refused: ['PUT: preflight answered HTTP 400'], bucketCors: notImplemented, fix })
+    const verdict = corsVerdict({
+      origin,
+      refused: ['PUT: preflight answered HTTP 400'],
+      bucketCors: notImplemented,
+      fix,
+    })
     expect(verdict.fix).toContain('proxy-server.conf')
     expect(verdict.fix).toContain(`MINIO_API_CORS_ALLOW_ORIGIN=${origin}`)
   })
@@ -107,6 +137,8 @@ describe('a store whose S3 API has no bucket CORS (GetBucketCors 501 NotImplemen
 
   it('a store with bucket CORS keeps the S3 API fix', () => {
     expect(corsVerdict({ origin, refused: [], bucketCors: { status: 200 }, fix })).toMatchObject({ status: 'ok' })
-    expect(corsVerdict({ origin, refused: ['x'], bucketCors: { status: 404, code: 'NoSuchCORSConfiguration' }, fix })).toMatchObject({ status: 'fail', fix })
+    expect(
+      corsVerdict({ origin, refused: ['x'], bucketCors: { status: 404, code: 'NoSuchCORSConfiguration' }, fix }),
+    ).toMatchObject({ status: 'fail', fix })
   })
 })

@@ -4,11 +4,13 @@
 import { describe, expect, it } from 'vitest'
 import { S3Error } from '../../engine/core/errors.ts'
 import { createRun } from '../../engine/core/run.ts'
-import { send, type Signer } from '../../engine/s3/send.ts'
+import { type Signer, send } from '../../engine/s3/send.ts'
 import type { Transport } from '../../engine/transport/transport.ts'
 
-const bareDenied = '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message></Message><RequestId>tx1</RequestId></Error>'
-const expiredDenied = '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>'
+const bareDenied =
+  '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message></Message><RequestId>tx1</RequestId></Error>'
+const expiredDenied =
+  '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>'
 
 /** Answers each request with the next of `statuses` (403 with `body`, or 200). */
 function run(renewable: boolean, statuses: number[], body = bareDenied) {

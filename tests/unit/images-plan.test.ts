@@ -2,8 +2,16 @@
 // new name, the files that go unchanged, and the options checked where they are given. The pixels
 // (decode, draw, encode in a worker) are tested in real browsers: images-browser.test.ts.
 import { describe, expect, it } from 'vitest'
-import { fallbackType, fitWithin, isAnimated, outputType, passesUnchanged, renamed, shrinkPlan } from '../../engine/opt-ins/images/plan.ts'
 import { shrinkImage, shrinkImages } from '../../engine/opt-ins/images/index.ts'
+import {
+  fallbackType,
+  fitWithin,
+  isAnimated,
+  outputType,
+  passesUnchanged,
+  renamed,
+  shrinkPlan,
+} from '../../engine/opt-ins/images/plan.ts'
 
 describe('fitWithin', () => {
   it('scales a 4000×3000 landscape and a 3000×4000 portrait into 2048², keeping the aspect', () => {
@@ -20,7 +28,11 @@ describe('fitWithin', () => {
     expect(fitWithin(800, 600, 2048, 2048)).toEqual({ width: 800, height: 600 })
     expect(fitWithin(2048, 10, 2048, 2048)).toEqual({ width: 2048, height: 10 })
     expect(fitWithin(100_000, 10, 1000, 1000)).toEqual({ width: 1000, height: 1 })
-    for (const [width, height] of [[4001, 2999], [3333, 4097], [2049, 2049]]) {
+    for (const [width, height] of [
+      [4001, 2999],
+      [3333, 4097],
+      [2049, 2049],
+    ]) {
       const fitted = fitWithin(width!, height!, 2048, 2048)
       expect(Math.max(fitted.width, fitted.height)).toBeLessThanOrEqual(2048)
     }
@@ -44,8 +56,10 @@ describe('the type written', () => {
   })
 
   it('sends GIF, SVG and what is not an image without decoding them', () => {
-    for (const type of ['image/gif', 'image/svg+xml', 'application/pdf', 'text/plain', '']) expect(passesUnchanged(type), type).toBe(true)
-    for (const type of ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/bmp']) expect(passesUnchanged(type), type).toBe(false)
+    for (const type of ['image/gif', 'image/svg+xml', 'application/pdf', 'text/plain', ''])
+      expect(passesUnchanged(type), type).toBe(true)
+    for (const type of ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/bmp'])
+      expect(passesUnchanged(type), type).toBe(false)
   })
 })
 
@@ -65,17 +79,42 @@ describe('renamed', () => {
 const chunk = (type: string, data = new Uint8Array(0)) => {
   const bytes = new Uint8Array(12 + data.length)
   new DataView(bytes.buffer).setUint32(0, data.length)
-  bytes.set([...type].map((c) => c.charCodeAt(0)), 4)
+  bytes.set(
+    [...type].map((c) => c.charCodeAt(0)),
+    4,
+  )
   bytes.set(data, 8)
   return bytes
 }
-const png = (...chunks: Uint8Array[]) => new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...chunks.flatMap((c) => [...c])])
-const webp = (flags: number) => new Uint8Array([...'RIFF'].map((c) => c.charCodeAt(0)).concat([0, 0, 0, 0], [...'WEBPVP8X'].map((c) => c.charCodeAt(0)), [10, 0, 0, 0, flags, 0, 0, 0]))
+const png = (...chunks: Uint8Array[]) =>
+  new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...chunks.flatMap((c) => [...c])])
+const webp = (flags: number) =>
+  new Uint8Array(
+    [...'RIFF']
+      .map((c) => c.charCodeAt(0))
+      .concat(
+        [0, 0, 0, 0],
+        [...'WEBPVP8X'].map((c) => c.charCodeAt(0)),
+        [10, 0, 0, 0, flags, 0, 0, 0],
+      ),
+  )
 
 describe('isAnimated', () => {
   it('tells an APNG (acTL before IDAT, after other chunks) from a still PNG', () => {
-    expect(isAnimated('image/png', png(chunk('IHDR', new Uint8Array(13)), chunk('iCCP', new Uint8Array(300)), chunk('acTL', new Uint8Array(8)), chunk('IDAT')))).toBe(true)
-    expect(isAnimated('image/png', png(chunk('IHDR', new Uint8Array(13)), chunk('IDAT'), chunk('acTL', new Uint8Array(8))))).toBe(false)
+    expect(
+      isAnimated(
+        'image/png',
+        png(
+          chunk('IHDR', new Uint8Array(13)),
+          chunk('iCCP', new Uint8Array(300)),
+          chunk('acTL', new Uint8Array(8)),
+          chunk('IDAT'),
+        ),
+      ),
+    ).toBe(true)
+    expect(
+      isAnimated('image/png', png(chunk('IHDR', new Uint8Array(13)), chunk('IDAT'), chunk('acTL', new Uint8Array(8)))),
+    ).toBe(false)
     expect(isAnimated('image/png', png(chunk('IHDR', new Uint8Array(13))))).toBe(false)
   })
 
@@ -92,11 +131,17 @@ describe('options', () => {
   })
 
   it('refuses a bad option where it is given, naming it and its value', () => {
-    expect(() => shrinkImages({ maxWidth: 0 })).toThrow(new TypeError('updraft: maxWidth must be a whole number of pixels, at least 1, got 0'))
+    expect(() => shrinkImages({ maxWidth: 0 })).toThrow(
+      new TypeError('updraft: maxWidth must be a whole number of pixels, at least 1, got 0'),
+    )
     expect(() => shrinkImages({ maxHeight: 10.5 })).toThrow(/maxHeight .* got 10\.5/)
-    expect(() => shrinkImages({ quality: 1.5 })).toThrow(new TypeError('updraft: quality must be over 0 and at most 1, got 1.5'))
+    expect(() => shrinkImages({ quality: 1.5 })).toThrow(
+      new TypeError('updraft: quality must be over 0 and at most 1, got 1.5'),
+    )
     expect(() => shrinkImages({ quality: 0 })).toThrow(/quality/)
-    expect(() => shrinkImages({ type: 'image/gif' as never })).toThrow(/type must be one of image\/jpeg, image\/webp, image\/png, got image\/gif/)
+    expect(() => shrinkImages({ type: 'image/gif' as never })).toThrow(
+      /type must be one of image\/jpeg, image\/webp, image\/png, got image\/gif/,
+    )
   })
 
   it('in Node (no image decoder) gives every file back unchanged, the same object', async () => {

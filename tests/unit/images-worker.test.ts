@@ -6,21 +6,38 @@
 import { build } from 'esbuild'
 import { describe, expect, it } from 'vitest'
 import { fitWithin } from '../../engine/opt-ins/images/plan.ts'
-import { type drawSmaller, serveShrinking, type ShrinkJob, type ShrinkReply, type ShrinkRequest, type ShrinkScope, workerSource } from '../../engine/opt-ins/images/shrink.ts'
+import {
+  type drawSmaller,
+  type ShrinkJob,
+  type ShrinkReply,
+  type ShrinkRequest,
+  type ShrinkScope,
+  serveShrinking,
+  workerSource,
+} from '../../engine/opt-ins/images/shrink.ts'
 
 /** A worker scope that records replies; `post` hands it a request as a message would. */
 function standIn() {
   const replies: ShrinkReply[] = []
   const scope: ShrinkScope = { onmessage: null, postMessage: (reply) => void replies.push(reply) }
   const post = (request: ShrinkRequest) => scope.onmessage!({ data: request })
-  const answered = (count: number) => new Promise<void>((resolve) => {
-    const poll = () => (replies.filter((reply) => 'id' in reply).length >= count ? resolve() : setTimeout(poll, 1))
-    poll()
-  })
+  const answered = (count: number) =>
+    new Promise<void>((resolve) => {
+      const poll = () => (replies.filter((reply) => 'id' in reply).length >= count ? resolve() : setTimeout(poll, 1))
+      poll()
+    })
   return { scope, replies, post, answered }
 }
 
-const job = (label: string): ShrinkJob => ({ image: new Blob([label]), maxWidth: 10, maxHeight: 10, quality: 0.8, type: 'image/jpeg', fallback: 'image/jpeg', convert: false })
+const job = (label: string): ShrinkJob => ({
+  image: new Blob([label]),
+  maxWidth: 10,
+  maxHeight: 10,
+  quality: 0.8,
+  type: 'image/jpeg',
+  fallback: 'image/jpeg',
+  convert: false,
+})
 
 describe('the image worker program', () => {
   it('says it is ready, then draws images one at a time, in order, answering each by its id', async () => {
@@ -50,7 +67,11 @@ describe('the image worker program', () => {
 
   it('runs from its text after a minifying bundler down-levelled it to ES2017 (renamed names, no helpers)', async () => {
     const { outputFiles } = await build({
-      stdin: { contents: `export { workerSource } from './engine/opt-ins/images/shrink.ts'`, loader: 'ts', resolveDir: process.cwd() },
+      stdin: {
+        contents: `export { workerSource } from './engine/opt-ins/images/shrink.ts'`,
+        loader: 'ts',
+        resolveDir: process.cwd(),
+      },
       bundle: true,
       format: 'esm',
       platform: 'browser',
@@ -59,7 +80,9 @@ describe('the image worker program', () => {
       write: false,
       logLevel: 'silent',
     })
-    const bundled = (await import(`data:text/javascript,${encodeURIComponent(outputFiles[0]!.text)}`)) as { workerSource: () => string }
+    const bundled = (await import(`data:text/javascript,${encodeURIComponent(outputFiles[0]!.text)}`)) as {
+      workerSource: () => string
+    }
     for (const source of [workerSource(), bundled.workerSource()]) {
       const { scope, replies, post, answered } = standIn()
       new Function('self', source)(scope)
@@ -70,7 +93,9 @@ describe('the image worker program', () => {
       // A stand-in decoder: the program reaches the fit it was given (an outside name would be a
       // ReferenceError), and then the canvas, which Node lacks.
       const closed: number[] = []
-      Object.assign(globalThis, { createImageBitmap: async () => ({ width: 20, height: 10, close: () => void closed.push(1) }) })
+      Object.assign(globalThis, {
+        createImageBitmap: async () => ({ width: 20, height: 10, close: () => void closed.push(1) }),
+      })
       try {
         post({ id: 8, job: { ...job('small'), maxWidth: 100, maxHeight: 100 } })
         post({ id: 9, job: job('large') })
@@ -79,7 +104,10 @@ describe('the image worker program', () => {
         delete (globalThis as { createImageBitmap?: unknown }).createImageBitmap
       }
       expect(replies[2]).toEqual({ id: 8, outcome: { unchanged: 'fits' } })
-      expect(replies[3]).toMatchObject({ id: 9, error: expect.stringMatching(/^ReferenceError: document is not defined/) })
+      expect(replies[3]).toMatchObject({
+        id: 9,
+        error: expect.stringMatching(/^ReferenceError: document is not defined/),
+      })
       expect(closed).toHaveLength(2) // every bitmap closed, drawn or not
     }
   })

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
 import { defaultRetry } from '../../engine/core/options.ts'
 import { NetworkError, type RetryEvent, S3Error, UploadAbortedError, uploadObject } from '../../engine/index.ts'
-import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import type { ObjectTarget } from '../../engine/upload-object.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { type PendingRequest, stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
 const THREE_PARTS = 2 * MIN_PART_SIZE + 1234
@@ -99,7 +99,13 @@ describe('multipart upload', () => {
     complete!.respond(200, {}, xml.completed('"final-3"'))
     await expect(result).resolves.toMatchObject({ etag: '"final-3"', key: 'dir/my file.mp4' })
     expect(progress.at(-1)).toEqual({ loaded: file.size, total: file.size })
-    expect([fake.log[0], ...fake.log.slice(1, 3).sort(), ...fake.log.slice(3)]).toEqual(['POST ?uploads', 'PUT ?partNumber=1', 'PUT ?partNumber=2', 'PUT ?partNumber=3', 'POST ?uploadId'])
+    expect([fake.log[0], ...fake.log.slice(1, 3).sort(), ...fake.log.slice(3)]).toEqual([
+      'POST ?uploads',
+      'PUT ?partNumber=1',
+      'PUT ?partNumber=2',
+      'PUT ?partNumber=3',
+      'POST ?uploadId',
+    ])
   })
 
   it('fails a part without a readable ETag with the CORS ExposeHeaders hint, and aborts the upload', async () => {
@@ -116,7 +122,12 @@ describe('multipart upload', () => {
     const { fake, result } = setup(THREE_PARTS, { partConcurrency: 1, leavePartsOnError: true })
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.created())
     ;(await fake.waitForPending())[0]!.respond(404, {}, xml.error('NoSuchUpload', 'The upload does not exist'))
-    await expect(result).rejects.toMatchObject({ name: 'S3Error', code: 'NoSuchUpload', status: 404, requestId: 'REQ123' })
+    await expect(result).rejects.toMatchObject({
+      name: 'S3Error',
+      code: 'NoSuchUpload',
+      status: 404,
+      requestId: 'REQ123',
+    })
     expect(fake.log).toEqual(['POST ?uploads', 'PUT ?partNumber=1'])
   })
 
@@ -124,7 +135,11 @@ describe('multipart upload', () => {
     const { fake, result } = setup(THREE_PARTS, { partConcurrency: 4 })
     ;(await fake.waitForPending())[0]!.respond(200, {}, xml.created())
     for (const part of await fake.waitForPending(3)) answerPart(part)
-    ;(await fake.waitForPending())[0]!.respond(200, {}, xml.error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed size'))
+    ;(await fake.waitForPending())[0]!.respond(
+      200,
+      {},
+      xml.error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed size'),
+    )
     ;(await fake.waitForPending())[0]!.respond(204)
     await expect(result).rejects.toMatchObject({ code: 'EntityTooSmall', status: 200 })
     expect(fake.log.at(-1)).toBe('DELETE ?uploadId')
@@ -205,7 +220,11 @@ describe('retries', () => {
       const { fake, result } = setup(1000, { retry: { limit: 2 }, onRetry: (event) => retries.push(event) })
       ;(await fake.waitForPending())[0]!.fail(new NetworkError('Network error on PUT https://bucket'))
       await vi.advanceTimersByTimeAsync(defaultRetry.delay) // the first backoff is at most the base delay
-      ;(await fake.waitForPending())[0]!.respond(503, { 'Retry-After': '1' }, xml.error('SlowDown', 'Please reduce your request rate.'))
+      ;(await fake.waitForPending())[0]!.respond(
+        503,
+        { 'Retry-After': '1' },
+        xml.error('SlowDown', 'Please reduce your request rate.'),
+      )
       await vi.advanceTimersByTimeAsync(999)
       expect(retries.map(({ attempt, delay }) => [attempt, delay])).toEqual([
         [1, expect.any(Number)],
@@ -259,7 +278,7 @@ describe('options', () => {
 
   it('builds path-style and virtual-hosted URLs for custom endpoints', async () => {
     const pathStyle = setup(10, { endpoint: 'http://127.0.0.1:9000', forcePathStyle: true, key: "it's (1)!.txt" })
-    expect((await pathStyle.fake.waitForPending())[0]!.url).toBe("http://127.0.0.1:9000/bucket/it%27s%20%281%29%21.txt")
+    expect((await pathStyle.fake.waitForPending())[0]!.url).toBe('http://127.0.0.1:9000/bucket/it%27s%20%281%29%21.txt')
     const hosted = setup(10, { endpoint: 'https://example.r2.dev' })
     expect((await hosted.fake.waitForPending())[0]!.url).toBe('https://bucket.example.r2.dev/dir/my%20file.mp4')
   })

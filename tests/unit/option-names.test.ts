@@ -5,18 +5,24 @@ import { join } from 'node:path'
 import { build } from 'esbuild'
 import ts from 'typescript'
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest'
-import { ROOT } from '../../scripts/build.ts'
+import { type OptionTaker, optionNames } from '../../engine/core/option-names.ts'
 import { upload, uploadObject } from '../../engine/index.ts'
-import { uploadWithToken } from '../../engine/token.ts'
 import { uploadPresigned } from '../../engine/presigned.ts'
-import { optionNames, type OptionTaker } from '../../engine/core/option-names.ts'
+import { uploadWithToken } from '../../engine/token.ts'
 import type { Transport } from '../../engine/transport/transport.ts'
+import { ROOT } from '../../scripts/build.ts'
 
 /** Every request fails at once, without retries: these tests look at the warning only. */
 const offline: Transport = () => Promise.reject(new TypeError('offline'))
 const settle = (promise: Promise<unknown>) => promise.catch(() => {})
 const quiet = { transport: offline, retry: { limit: 0 } }
-const target = { bucket: 'b', key: 'k', region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 's' }, ...quiet }
+const target = {
+  bucket: 'b',
+  key: 'k',
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'a', secretAccessKey: 's' },
+  ...quiet,
+}
 
 let warn: MockInstance<typeof console.warn>
 beforeEach(() => {
@@ -48,7 +54,9 @@ describe('an option an entry does not know', () => {
 
   it('is named by every entry, inside `retry` too; a new name the entry does not take is not offered', async () => {
     await settle(uploadWithToken(new Blob(['x']), { ...quiet, strategy: 'presigned' } as never))
-    await settle(uploadPresigned(new Blob(['x']), { ...quiet, objectHeaders: {}, retry: { limit: 0, maxRetries: 3 } } as never))
+    await settle(
+      uploadPresigned(new Blob(['x']), { ...quiet, objectHeaders: {}, retry: { limit: 0, maxRetries: 3 } } as never),
+    )
     await settle(uploadObject(new Blob(['x']), { ...target, endpointHeaders: {}, locate: () => undefined } as never))
     expect(warnings()).toEqual([
       "updraft: uploadWithToken() has no option 'strategy'; it is ignored",
@@ -60,9 +68,30 @@ describe('an option an entry does not know', () => {
   })
 
   it('is not named for known options', async () => {
-    const every = { ...quiet, api: '/api/s3-upload', apiBody: {}, apiHeaders: {}, partConcurrency: 2, partSize: 5 * 1024 * 1024, stallTimeout: 1000 }
-    await settle(upload(new Blob(['x']), { ...every, strategy: 'token', retry: { limit: 0, delay: 1, shouldRetry: () => undefined } }))
-    await settle(uploadObject(new Blob(['x']), { ...target, endpoint: 'http://127.0.0.1:9', forcePathStyle: true, cacheControl: 'no-cache' }))
+    const every = {
+      ...quiet,
+      api: '/api/s3-upload',
+      apiBody: {},
+      apiHeaders: {},
+      partConcurrency: 2,
+      partSize: 5 * 1024 * 1024,
+      stallTimeout: 1000,
+    }
+    await settle(
+      upload(new Blob(['x']), {
+        ...every,
+        strategy: 'token',
+        retry: { limit: 0, delay: 1, shouldRetry: () => undefined },
+      }),
+    )
+    await settle(
+      uploadObject(new Blob(['x']), {
+        ...target,
+        endpoint: 'http://127.0.0.1:9',
+        forcePathStyle: true,
+        cacheControl: 'no-cache',
+      }),
+    )
     expect(warnings()).toEqual([])
   })
 
@@ -113,15 +142,18 @@ describe('a production bundle', () => {
 describe('the lists of known names', () => {
   // Read from the sources with the TypeScript checker: each entry's option parameter, by name
   // (no Node types: names are all this reads, and parsing them would take seconds).
-  const program = ts.createProgram(['engine/index.ts', 'engine/token.ts', 'engine/presigned.ts'].map((file) => join(ROOT, file)), {
-    strict: true,
-    allowImportingTsExtensions: true,
-    noEmit: true,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    module: ts.ModuleKind.ESNext,
-    target: ts.ScriptTarget.ES2022,
-    types: [],
-  })
+  const program = ts.createProgram(
+    ['engine/index.ts', 'engine/token.ts', 'engine/presigned.ts'].map((file) => join(ROOT, file)),
+    {
+      strict: true,
+      allowImportingTsExtensions: true,
+      noEmit: true,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      types: [],
+    },
+  )
   const checker = program.getTypeChecker()
   const optionsOf = (file: string, name: OptionTaker) => {
     const module = checker.getSymbolAtLocation(program.getSourceFile(join(ROOT, file))!)!
@@ -130,7 +162,9 @@ describe('the lists of known names', () => {
     const [signature] = checker.getSignaturesOfType(checker.getTypeOfSymbol(fn), ts.SignatureKind.Call)
     const options = checker.getTypeOfSymbol(signature!.getParameters()[1]!)
     const names = checker.getPropertiesOfType(checker.getNonNullableType(options)).map((property) => property.name)
-    const retry = checker.getPropertiesOfType(checker.getNonNullableType(checker.getTypeOfSymbol(options.getProperty('retry')!)))
+    const retry = checker.getPropertiesOfType(
+      checker.getNonNullableType(checker.getTypeOfSymbol(options.getProperty('retry')!)),
+    )
     return [...names, ...retry.map((property) => `retry.${property.name}`)].sort()
   }
 

@@ -4,9 +4,9 @@
 // its own per-origin limit of requests in flight (`transport.connections`), and the watchdog
 // starts once a request can be sent.
 import { describe, expect, it } from 'vitest'
-import { createRun } from '../../engine/core/run.ts'
 import { NetworkError, UploadAbortedError } from '../../engine/core/errors.ts'
 import type { HttpRequest, HttpResponse, Transport } from '../../engine/core/http.ts'
+import { createRun } from '../../engine/core/run.ts'
 import { postToApi } from '../../engine/transport/api.ts'
 import { settle, stepThroughTransport } from '../helpers/fake-transport.ts'
 
@@ -30,10 +30,13 @@ function browserLike(connections = 6) {
       const go = () => {
         open.set(host, (open.get(host) ?? 0) + 1)
         mostOpen = Math.max(mostOpen, open.get(host)!)
-        fake.transport(request).then(resolve, reject).finally(() => {
-          open.set(host, open.get(host)! - 1)
-          queued.shift()?.()
-        })
+        fake
+          .transport(request)
+          .then(resolve, reject)
+          .finally(() => {
+            open.set(host, open.get(host)! - 1)
+            queued.shift()?.()
+          })
       }
       if ((open.get(host) ?? 0) < connections) go()
       else {
@@ -64,7 +67,12 @@ const post = (run: ReturnType<typeof createRun>, name: string, signal?: AbortSig
 describe('requests per origin', () => {
   it('regression: requests waiting inside the browser for a connection were declared stalled and sent again; now they wait in the engine and go once', async () => {
     const browser = browserLike()
-    const run = createRun({ api: 'https://app.test/api/s3-upload', transport: browser.transport, stallTimeout: STALL, retry: { delay: 1 } })
+    const run = createRun({
+      api: 'https://app.test/api/s3-upload',
+      transport: browser.transport,
+      stallTimeout: STALL,
+      retry: { delay: 1 },
+    })
     const replies = Array.from({ length: 8 }, (_, i) => post(run, `file-${i}`))
     await browser.fake.waitForPending(6)
     // The first 6 move bytes for five stall timeouts: the 2 behind them wait all that time.
@@ -114,7 +122,12 @@ describe('requests per origin', () => {
 
   it('a request that does get its connection and then stalls is still cancelled after stallTimeout', async () => {
     const browser = browserLike()
-    const run = createRun({ api: 'https://app.test/api/s3-upload', transport: browser.transport, stallTimeout: STALL, retry: { limit: 0 } })
+    const run = createRun({
+      api: 'https://app.test/api/s3-upload',
+      transport: browser.transport,
+      stallTimeout: STALL,
+      retry: { limit: 0 },
+    })
     await expect(post(run, 'silent')).rejects.toBeInstanceOf(NetworkError)
   })
 })

@@ -5,11 +5,11 @@
 // /parts body with the server's own parser.
 import { describe, expect, it } from 'vitest'
 import { uploadPresigned } from '../../engine/presigned.ts'
+import type { Transport } from '../../engine/transport/transport.ts'
 import { MAX_PARTS_PER_REQUEST, MIN_PART_SIZE } from '../../protocol/limits.ts'
+import type { PresignedMultipartReply } from '../../protocol/wire.ts'
 import { parsePartsRequest } from '../../server/parse-requests.ts'
 import type { RequestError } from '../../server/request-error.ts'
-import type { PresignedMultipartReply } from '../../protocol/wire.ts'
-import type { Transport } from '../../engine/transport/transport.ts'
 
 const PART_COUNT = 150
 
@@ -27,7 +27,13 @@ describe('part URL batches', () => {
     const answerAsApi = (route: string, body: Record<string, unknown>): unknown => {
       if (route === 's3-upload') {
         const reply: PresignedMultipartReply = {
-          key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: PART_COUNT, ticket: 't',
+          key: 'k',
+          bucket: 'b',
+          region: 'us-east-1',
+          uploadId: 'u',
+          partSize: MIN_PART_SIZE,
+          partCount: PART_COUNT,
+          ticket: 't',
         }
         return reply
       }
@@ -48,7 +54,11 @@ describe('part URL batches', () => {
       const url = new URL(request.url)
       if (url.host === 'page.test') {
         const reply = answerAsApi(url.pathname.split('/').pop()!, JSON.parse(String(request.body)))
-        return { status: (reply as { error?: string }).error ? 400 : 200, header: () => null, body: JSON.stringify(reply) }
+        return {
+          status: (reply as { error?: string }).error ? 400 : 200,
+          header: () => null,
+          body: JSON.stringify(reply),
+        }
       }
       return {
         status: 200,
@@ -57,7 +67,11 @@ describe('part URL batches', () => {
       }
     }
 
-    const result = await uploadPresigned(hugeFile, { api: 'http://page.test/api/s3-upload', partConcurrency: 60, transport })
+    const result = await uploadPresigned(hugeFile, {
+      api: 'http://page.test/api/s3-upload',
+      partConcurrency: 60,
+      transport,
+    })
 
     expect(result.key).toBe('k')
     expect(asked.length).toBeGreaterThan(1)
@@ -69,28 +83,47 @@ describe('part URL batches', () => {
   it.each([
     [3, '3'],
     [undefined, 'no'],
-  ])('a plan that does not fit the file (partCount %s) fails before any byte is sent, and the upload the upload API created is aborted', async (partCount, planned) => {
-    const routes: string[] = []
-    let storageRequests = 0
-    const transport: Transport = async (request) => {
-      const url = new URL(request.url)
-      if (url.host !== 'page.test') {
-        storageRequests++
-        return { status: 200, header: () => '"e"', body: '' }
+  ])(
+    'a plan that does not fit the file (partCount %s) fails before any byte is sent, and the upload the upload API created is aborted',
+    async (partCount, planned) => {
+      const routes: string[] = []
+      let storageRequests = 0
+      const transport: Transport = async (request) => {
+        const url = new URL(request.url)
+        if (url.host !== 'page.test') {
+          storageRequests++
+          return { status: 200, header: () => '"e"', body: '' }
+        }
+        const route = url.pathname.split('/').pop()!
+        routes.push(route)
+        const reply: PresignedMultipartReply = {
+          key: 'k',
+          bucket: 'b',
+          region: 'us-east-1',
+          uploadId: 'u',
+          partSize: MIN_PART_SIZE,
+          partCount,
+          ticket: 't',
+        }
+        return {
+          status: 200,
+          header: () => null,
+          body: JSON.stringify(route === 's3-upload' ? reply : route === 'abort' ? { aborted: true } : { urls: {} }),
+        }
       }
-      const route = url.pathname.split('/').pop()!
-      routes.push(route)
-      const reply: PresignedMultipartReply = {
-        key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount, ticket: 't',
-      }
-      return { status: 200, header: () => null, body: JSON.stringify(route === 's3-upload' ? reply : route === 'abort' ? { aborted: true } : { urls: {} }) }
-    }
-    let cleaned!: (error: unknown) => void
-    const cleanup = new Promise((resolve) => (cleaned = resolve))
-    const failure = uploadPresigned(hugeFile, { api: 'http://page.test/api/s3-upload', transport, onCleanup: cleaned })
-    await expect(failure).rejects.toThrow(`The upload API planned ${planned} parts of ${MIN_PART_SIZE} bytes for a ${hugeFile.size}-byte file`)
-    expect(await cleanup).toBeUndefined()
-    expect(routes).toEqual(['s3-upload', 'abort'])
-    expect(storageRequests).toBe(0)
-  })
+      let cleaned!: (error: unknown) => void
+      const cleanup = new Promise((resolve) => (cleaned = resolve))
+      const failure = uploadPresigned(hugeFile, {
+        api: 'http://page.test/api/s3-upload',
+        transport,
+        onCleanup: cleaned,
+      })
+      await expect(failure).rejects.toThrow(
+        `The upload API planned ${planned} parts of ${MIN_PART_SIZE} bytes for a ${hugeFile.size}-byte file`,
+      )
+      expect(await cleanup).toBeUndefined()
+      expect(routes).toEqual(['s3-upload', 'abort'])
+      expect(storageRequests).toBe(0)
+    },
+  )
 })

@@ -1,14 +1,22 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MAX_OBJECT_SIZE, MAX_PARTS, MAX_PART_SIZE, MIN_PART_SIZE, MiB } from '../../protocol/limits.ts'
+import { MAX_OBJECT_SIZE, MAX_PART_SIZE, MAX_PARTS, MIN_PART_SIZE, MiB } from '../../protocol/limits.ts'
 import { partRange, planParts } from '../../protocol/parts.ts'
 
 const TiB = 1024 * 1024 * MiB
 
 /** Sizes where off-by-one mistakes live, plus arbitrary ones across the whole range. */
 const boundarySizes = [
-  0, 1, MIN_PART_SIZE - 1, MIN_PART_SIZE, MIN_PART_SIZE + 1, 3 * MIN_PART_SIZE + 1,
-  MAX_PARTS * MIN_PART_SIZE - 1, MAX_PARTS * MIN_PART_SIZE, MAX_PARTS * MIN_PART_SIZE + 1, MAX_OBJECT_SIZE,
+  0,
+  1,
+  MIN_PART_SIZE - 1,
+  MIN_PART_SIZE,
+  MIN_PART_SIZE + 1,
+  3 * MIN_PART_SIZE + 1,
+  MAX_PARTS * MIN_PART_SIZE - 1,
+  MAX_PARTS * MIN_PART_SIZE,
+  MAX_PARTS * MIN_PART_SIZE + 1,
+  MAX_OBJECT_SIZE,
 ]
 const anySize = fc.oneof(
   fc.constantFrom(...boundarySizes),
@@ -49,44 +57,54 @@ describe('planParts', () => {
 
   it('covers [0, size) with contiguous parts, all but the last exactly partSize, the last non-empty', () => {
     fc.assert(
-      fc.property(fc.oneof(anySize.map((size) => ({ size, partSize: MIN_PART_SIZE })), sizeAroundMultiple), ({ size, partSize }) => {
-        fc.pre(size >= 0 && size <= MAX_OBJECT_SIZE)
-        const plan = planParts(size, partSize)
-        expect(plan.count).toBe(Math.ceil(size / plan.partSize))
-        if (size === 0) {
-          expect(plan.lastPartSize).toBe(0)
-          return
-        }
-        // Checking the first, second, second-to-last and last parts covers every seam.
-        const [firstStart, firstEnd] = partRange(plan, 1)
-        expect(firstStart).toBe(0)
-        for (const n of new Set([1, 2, plan.count - 1, plan.count].filter((n) => n >= 1 && n <= plan.count))) {
-          const [start, end] = partRange(plan, n)
-          if (n > 1) expect(start).toBe(partRange(plan, n - 1)[1])
-          expect(end - start).toBe(n < plan.count ? plan.partSize : plan.lastPartSize)
-        }
-        expect(partRange(plan, plan.count)[1]).toBe(size)
-        expect(plan.lastPartSize).toBeGreaterThan(0)
-        expect(plan.lastPartSize).toBeLessThanOrEqual(plan.partSize)
-        expect(firstEnd).toBe(Math.min(plan.partSize, size))
-      }),
+      fc.property(
+        fc.oneof(
+          anySize.map((size) => ({ size, partSize: MIN_PART_SIZE })),
+          sizeAroundMultiple,
+        ),
+        ({ size, partSize }) => {
+          fc.pre(size >= 0 && size <= MAX_OBJECT_SIZE)
+          const plan = planParts(size, partSize)
+          expect(plan.count).toBe(Math.ceil(size / plan.partSize))
+          if (size === 0) {
+            expect(plan.lastPartSize).toBe(0)
+            return
+          }
+          // Checking the first, second, second-to-last and last parts covers every seam.
+          const [firstStart, firstEnd] = partRange(plan, 1)
+          expect(firstStart).toBe(0)
+          for (const n of new Set([1, 2, plan.count - 1, plan.count].filter((n) => n >= 1 && n <= plan.count))) {
+            const [start, end] = partRange(plan, n)
+            if (n > 1) expect(start).toBe(partRange(plan, n - 1)[1])
+            expect(end - start).toBe(n < plan.count ? plan.partSize : plan.lastPartSize)
+          }
+          expect(partRange(plan, plan.count)[1]).toBe(size)
+          expect(plan.lastPartSize).toBeGreaterThan(0)
+          expect(plan.lastPartSize).toBeLessThanOrEqual(plan.partSize)
+          expect(firstEnd).toBe(Math.min(plan.partSize, size))
+        },
+      ),
       { numRuns: 2000 },
     )
   })
 
   it('walks every part of a plan contiguously', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 400 * MiB }), fc.integer({ min: MIN_PART_SIZE, max: 32 * MiB }), (size, partSize) => {
-        const plan = planParts(size, partSize)
-        let expectedStart = 0
-        for (let n = 1; n <= plan.count; n++) {
-          const [start, end] = partRange(plan, n)
-          expect(start).toBe(expectedStart)
-          expect(end).toBeGreaterThan(start)
-          expectedStart = end
-        }
-        expect(expectedStart).toBe(size)
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 400 * MiB }),
+        fc.integer({ min: MIN_PART_SIZE, max: 32 * MiB }),
+        (size, partSize) => {
+          const plan = planParts(size, partSize)
+          let expectedStart = 0
+          for (let n = 1; n <= plan.count; n++) {
+            const [start, end] = partRange(plan, n)
+            expect(start).toBe(expectedStart)
+            expect(end).toBeGreaterThan(start)
+            expectedStart = end
+          }
+          expect(expectedStart).toBe(size)
+        },
+      ),
       { numRuns: 300 },
     )
   })

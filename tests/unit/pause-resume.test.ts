@@ -95,7 +95,12 @@ describe('pause and resume a multipart upload', () => {
     expect(fake.pending).toEqual([])
     expect(isSettled()).toBe(false)
     expect(states).toEqual(['paused'])
-    expect([fake.log[0], ...fake.log.slice(1, 3).sort(), ...fake.log.slice(3)]).toEqual(['POST ?uploads', 'PUT ?partNumber=1', 'PUT ?partNumber=2', 'PUT ?partNumber=3'])
+    expect([fake.log[0], ...fake.log.slice(1, 3).sort(), ...fake.log.slice(3)]).toEqual([
+      'POST ?uploads',
+      'PUT ?partNumber=1',
+      'PUT ?partNumber=2',
+      'PUT ?partNumber=3',
+    ])
 
     pauses.resume()
     const resent = await fake.waitForPending(2)
@@ -128,13 +133,23 @@ describe('pause and resume a multipart upload', () => {
     ;(await next(fake)).respond(200, {}, xml.completed())
     await result
     // The three parts start together and are signed concurrently: any order among them.
-    expect([fake.log[0], ...fake.log.slice(1, 4).sort(), fake.log[4]]).toEqual(['POST ?uploads', 'PUT ?partNumber=1', 'PUT ?partNumber=2', 'PUT ?partNumber=3', 'POST ?uploadId'])
+    expect([fake.log[0], ...fake.log.slice(1, 4).sort(), fake.log[4]]).toEqual([
+      'POST ?uploads',
+      'PUT ?partNumber=1',
+      'PUT ?partNumber=2',
+      'PUT ?partNumber=3',
+      'POST ?uploadId',
+    ])
     expect(fake.log).toHaveLength(5)
   })
 
   it('no retry is spent while paused: a pause during backoff cancels the retry; resume starts with a fresh budget', async () => {
     const retries = vi.fn()
-    const { fake, pauses, result } = setup(THREE_PARTS, { partConcurrency: 1, retry: { limit: 1, delay: 10 * STALL }, onRetry: retries })
+    const { fake, pauses, result } = setup(THREE_PARTS, {
+      partConcurrency: 1,
+      retry: { limit: 1, delay: 10 * STALL },
+      onRetry: retries,
+    })
     ;(await next(fake)).respond(200, {}, xml.created())
     ;(await next(fake)).respond(500, {}, xml.error('InternalError'))
     await vi.waitFor(() => expect(retries).toHaveBeenCalledTimes(1), { interval: 1 })
@@ -252,7 +267,11 @@ describe('waitForNetwork', () => {
 
   it('network errors past the retry budget wait for the network instead of failing', async () => {
     const browser = fakeBrowser()
-    const { fake, states, result, isSettled } = setup(THREE_PARTS, { waitForNetwork: true, retry: { limit: 1 }, partConcurrency: 1 })
+    const { fake, states, result, isSettled } = setup(THREE_PARTS, {
+      waitForNetwork: true,
+      retry: { limit: 1 },
+      partConcurrency: 1,
+    })
     ;(await next(fake)).respond(200, {}, xml.created())
     ;(await next(fake)).fail(lostReply())
     ;(await next(fake)).fail(lostReply())
@@ -269,7 +288,11 @@ describe('waitForNetwork', () => {
 
   it('regression: a single PUT of an upload given no AbortSignal failed past the budget; now it waits for the network too', async () => {
     const browser = fakeBrowser()
-    const { fake, states, result, isSettled } = setup(1000, { waitForNetwork: true, retry: { limit: 1 }, signal: undefined })
+    const { fake, states, result, isSettled } = setup(1000, {
+      waitForNetwork: true,
+      retry: { limit: 1 },
+      signal: undefined,
+    })
     ;(await next(fake)).fail(lostReply())
     ;(await next(fake)).fail(lostReply())
     await settle(STALL)
@@ -292,7 +315,15 @@ describe('waitForNetwork', () => {
       retry: { limit: 0, delay: 1 },
       partConcurrency: 1,
     })
-    const reply = { key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: 2, ticket: 't' }
+    const reply = {
+      key: 'k',
+      bucket: 'b',
+      region: 'us-east-1',
+      uploadId: 'u',
+      partSize: MIN_PART_SIZE,
+      partCount: 2,
+      ticket: 't',
+    }
     ;(await next(fake)).respond(200, {}, JSON.stringify(reply))
     const parts = await next(fake)
     expect(parts.step).toBe('POST /parts')
@@ -301,10 +332,18 @@ describe('waitForNetwork', () => {
     browser.online()
     const again = await next(fake)
     expect(again.step).toBe('POST /parts')
-    again.respond(200, {}, JSON.stringify({ urls: { 1: 'https://s3.test/b/k?partNumber=1', 2: 'https://s3.test/b/k?partNumber=2' } }))
+    again.respond(
+      200,
+      {},
+      JSON.stringify({ urls: { 1: 'https://s3.test/b/k?partNumber=1', 2: 'https://s3.test/b/k?partNumber=2' } }),
+    )
     answerPart(await next(fake))
     answerPart(await next(fake))
-    ;(await next(fake)).respond(200, {}, JSON.stringify({ url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }))
+    ;(await next(fake)).respond(
+      200,
+      {},
+      JSON.stringify({ url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }),
+    )
     await expect(result).resolves.toMatchObject({ etag: '"e"' })
   })
 

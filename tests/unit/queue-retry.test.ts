@@ -48,7 +48,9 @@ describe('createQueue', () => {
   })
 
   it('refuses a concurrency under 1', () => {
-    expect(() => createQueue(0)).toThrow('updraft: createQueue(concurrency): concurrency must be a whole number of at least 1, got 0')
+    expect(() => createQueue(0)).toThrow(
+      'updraft: createQueue(concurrency): concurrency must be a whole number of at least 1, got 0',
+    )
   })
 })
 
@@ -90,14 +92,18 @@ describe('runPool', () => {
     let taken = 0
     let inFlight = 0
     let peak = 0
-    await runPool(2, async () => {
-      await tick()
-      return taken < 5 ? ++taken : undefined
-    }, async () => {
-      peak = Math.max(peak, ++inFlight)
-      await tick()
-      inFlight--
-    })
+    await runPool(
+      2,
+      async () => {
+        await tick()
+        return taken < 5 ? ++taken : undefined
+      },
+      async () => {
+        peak = Math.max(peak, ++inFlight)
+        await tick()
+        inFlight--
+      },
+    )
     expect(taken).toBe(5)
     expect(peak).toBe(2)
   })
@@ -186,13 +192,17 @@ describe('retry policy', () => {
       run.phase = phase
       return [abortCancels(run, caller.signal), isHeld(run, held), abortCancels(run, sibling)]
     }
-    for (const phase of ['requesting', 'transferring', 'confirming', 'settled'] as const) expect(rule(phase), phase).toEqual([true, true, true])
+    for (const phase of ['requesting', 'transferring', 'confirming', 'settled'] as const)
+      expect(rule(phase), phase).toEqual([true, true, true])
     expect(rule('committing')).toEqual([false, false, true])
     expect(isHeld(run, undefined)).toBe(false)
   })
 
   describe('retry.shouldRetry overrules the built-in rule, within the limit', () => {
-    const attempts = async (error: Error, shouldRetry: (error: UploadError, attempt: number) => boolean | undefined) => {
+    const attempts = async (
+      error: Error,
+      shouldRetry: (error: UploadError, attempt: number) => boolean | undefined,
+    ) => {
       vi.useFakeTimers()
       const attempt = vi.fn(async () => {
         throw error
@@ -210,7 +220,12 @@ describe('retry policy', () => {
     it('true retries what the rule would not (a 403), up to the limit', async () => {
       const { tries, asked } = await attempts(new S3Error('AccessDenied', 'x', 403), () => true)
       expect(tries).toBe(4)
-      expect(asked).toEqual([['S3Error', 1], ['S3Error', 2], ['S3Error', 3], ['S3Error', 4]])
+      expect(asked).toEqual([
+        ['S3Error', 1],
+        ['S3Error', 2],
+        ['S3Error', 3],
+        ['S3Error', 4],
+      ])
     })
 
     it('false gives up on what the rule would retry (a 500)', async () => {

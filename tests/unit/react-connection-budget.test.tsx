@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MIN_PART_SIZE } from '../../protocol/limits.ts'
-import { createQueue } from '../../engine/transport/queue.ts'
 import type { UploadOptions, UploadResult } from '../../engine/index.ts'
+import { createQueue } from '../../engine/transport/queue.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { uploadWithinBudget } from '../../src/connection-budget.ts'
 import type { Uploader } from '../../src/uploader.ts'
 import { useS3Upload } from '../../src/useS3Upload.ts'
@@ -81,7 +81,9 @@ describe('one connection budget for many files', () => {
     const queue = createQueue(8)
     const started: string[] = []
     const uploader: Uploader = (file, options) => (started.push(file.name), counter.uploader(file, options))
-    const uploads = Array.from({ length: 6 }, (_, i) => uploadWithinBudget(uploader, sizedFile(2 * MIN_PART_SIZE, `f${i}`), {}, queue))
+    const uploads = Array.from({ length: 6 }, (_, i) =>
+      uploadWithinBudget(uploader, sizedFile(2 * MIN_PART_SIZE, `f${i}`), {}, queue),
+    )
     await tick()
     expect(started).toEqual(['f0', 'f1', 'f2', 'f3'])
     await counter.finishAll()
@@ -92,7 +94,9 @@ describe('one connection budget for many files', () => {
   it('regression (issue 34): the queue passed in bounded nothing past 4 files; single-PUT files now fill every slot it has', async () => {
     const counter = connectionCounter()
     const queue = createQueue(6)
-    const uploads = Array.from({ length: 20 }, (_, i) => uploadWithinBudget(counter.uploader, sizedFile(10, `f${i}`), {}, queue))
+    const uploads = Array.from({ length: 20 }, (_, i) =>
+      uploadWithinBudget(counter.uploader, sizedFile(10, `f${i}`), {}, queue),
+    )
     await tick()
     expect(counter.open()).toBe(6)
     await counter.finishAll()
@@ -108,7 +112,9 @@ describe('one connection budget for many files', () => {
       started.push(file.name)
       return new Promise((resolve) => finish.set(file.name, () => resolve(result)))
     }
-    const uploads = Array.from({ length: 350 }, (_, i) => uploadWithinBudget(uploader, sizedFile(10, `f${i}`), {}, queue))
+    const uploads = Array.from({ length: 350 }, (_, i) =>
+      uploadWithinBudget(uploader, sizedFile(10, `f${i}`), {}, queue),
+    )
     await tick()
     expect(started).toHaveLength(200)
     for (let i = 0; i < 99; i++) finish.get(`f${i}`)!()
@@ -127,13 +133,17 @@ describe('one connection budget for many files', () => {
     expect(new Set(started).size).toBe(350)
   })
 
-  it('through the hook: every uploadToS3 call shares the hook\'s queue', async () => {
+  it("through the hook: every uploadToS3 call shares the hook's queue", async () => {
     const counter = connectionCounter()
-    const { result: hook } = renderHook(() => useS3Upload({ queue: createQueue(2) }), { wrapper: withUploader(counter.uploader) })
+    const { result: hook } = renderHook(() => useS3Upload({ queue: createQueue(2) }), {
+      wrapper: withUploader(counter.uploader),
+    })
     let all!: Promise<UploadResult[]>
     act(() => {
       all = Promise.all(
-        [sizedFile(10), sizedFile(10), sizedFile(2 * MIN_PART_SIZE), sizedFile(10)].map((f) => hook.current.uploadToS3(f)),
+        [sizedFile(10), sizedFile(10), sizedFile(2 * MIN_PART_SIZE), sizedFile(10)].map((f) =>
+          hook.current.uploadToS3(f),
+        ),
       )
     })
     await act(tick)

@@ -13,7 +13,9 @@ afterEach(() => {
 })
 
 function serveInfo(info: object | number) {
-  const fetch = vi.fn(async () => (typeof info === 'number' ? new Response('Not Found', { status: info }) : Response.json(info)))
+  const fetch = vi.fn(async () =>
+    typeof info === 'number' ? new Response('Not Found', { status: info }) : Response.json(info),
+  )
   vi.stubGlobal('fetch', fetch)
   return fetch
 }
@@ -24,9 +26,16 @@ const presignedRadio = () => screen.getByRole('radio', { name: /presigned/i }) a
 
 describe('demo page', () => {
   it('asks {api}/info once; token unavailable: the option is disabled and says why', async () => {
-    const fetch = serveInfo({ token: false, tokenUnavailableReason: 'No STS configured for s3rver', presigned: true, store: 'embedded s3rver' })
+    const fetch = serveInfo({
+      token: false,
+      tokenUnavailableReason: 'No STS configured for s3rver',
+      presigned: true,
+      store: 'embedded s3rver',
+    })
     render(<App />, { wrapper: stubUploader().wrapper })
-    expect((await screen.findByText(/No STS configured for s3rver/)).textContent).toBe('Not on this server. No STS configured for s3rver.')
+    expect((await screen.findByText(/No STS configured for s3rver/)).textContent).toBe(
+      'Not on this server. No STS configured for s3rver.',
+    )
     expect(fetch).toHaveBeenCalledTimes(1)
     expect(fetch).toHaveBeenCalledWith('/api/s3-upload/info', expect.anything())
     expect(tokenRadio().disabled).toBe(true)
@@ -37,11 +46,21 @@ describe('demo page', () => {
   })
 
   it('keeps a setting to paste whole on one line (a narrow card broke "assume-" / "role")', async () => {
-    serveInfo({ token: false, tokenUnavailableReason: 'GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role and S3_UPLOAD_ROLE_ARN.', presigned: true, store: 'RGW' })
+    serveInfo({
+      token: false,
+      tokenUnavailableReason:
+        'GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role and S3_UPLOAD_ROLE_ARN.',
+      presigned: true,
+      store: 'RGW',
+    })
     render(<App />, { wrapper: stubUploader().wrapper })
     const note = await screen.findByText(/GetFederationToken/)
-    expect(note.textContent).toBe('Not on this server. GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role and S3_UPLOAD_ROLE_ARN.')
-    expect([...note.querySelectorAll('code.setting')].map((code) => code.textContent)).toEqual(['S3_UPLOAD_STS_MODE=assume-role'])
+    expect(note.textContent).toBe(
+      'Not on this server. GetFederationToken exists only on AWS STS; for this store set S3_UPLOAD_STS_MODE=assume-role and S3_UPLOAD_ROLE_ARN.',
+    )
+    expect([...note.querySelectorAll('code.setting')].map((code) => code.textContent)).toEqual([
+      'S3_UPLOAD_STS_MODE=assume-role',
+    ])
   })
 
   it('token available: switching to it makes the next uploads use token mode', async () => {
@@ -69,14 +88,24 @@ describe('demo page', () => {
   })
 
   it("the server's limits from /info: shown, the picker filtered, and a file breaking them refused without a request", async () => {
-    serveInfo({ token: false, presigned: true, store: 's3rver', maxFileSize: 31457280, allowedTypes: ['image/*', 'application/pdf'] })
+    serveInfo({
+      token: false,
+      presigned: true,
+      store: 's3rver',
+      maxFileSize: 31457280,
+      allowedTypes: ['image/*', 'application/pdf'],
+    })
     const { wrapper, calls } = stubUploader()
     render(<App />, { wrapper })
     await screen.findAllByText('Images and PDFs, up to 30 MiB each')
     expect(fileInput().getAttribute('accept')).toBe('image/*,application/pdf')
     const big = new File([], 'talk.pdf', { type: 'application/pdf' })
     Object.defineProperty(big, 'size', { value: 62914560 })
-    pick([big, new File(['x'], 'notes.txt', { type: 'text/plain' }), new File(['y'], 'photo.png', { type: 'image/png' })])
+    pick([
+      big,
+      new File(['x'], 'notes.txt', { type: 'text/plain' }),
+      new File(['y'], 'photo.png', { type: 'image/png' }),
+    ])
     expect(calls.map((c) => c.file.name)).toEqual(['photo.png'])
     const rows = screen.getAllByTestId('upload-row')
     expect(within(rows[0]!).getByText('60 MiB is over the 30 MiB limit')).toBeTruthy()

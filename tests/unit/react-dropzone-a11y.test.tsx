@@ -4,7 +4,7 @@
 // dragenter on one element cannot throw off (a depth counter could). Real browsers: dropzone-browser.test.ts.
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { useDropzone, type DropzoneOptions } from '../../src/useDropzone.ts'
+import { type DropzoneOptions, useDropzone } from '../../src/useDropzone.ts'
 
 afterEach(cleanup)
 
@@ -43,7 +43,7 @@ describe('the root of useDropzone', () => {
     expect(click).toHaveBeenCalledTimes(2)
   })
 
-  it("a role or tabIndex passed in wins (the ready-made zones: a group, out of the tab order, as their buttons are in it)", () => {
+  it('a role or tabIndex passed in wins (the ready-made zones: a group, out of the tab order, as their buttons are in it)', () => {
     render(<Zone rootProps={{ role: 'group', tabIndex: -1 }} />)
     expect(screen.getByTestId('zone').getAttribute('role')).toBe('group')
     expect(screen.getByTestId('zone').tabIndex).toBe(-1)

@@ -61,7 +61,11 @@ describe("the hook's FileInput and openFileDialog", () => {
     // jsdom refuses a non-empty value on a file input: watch the writes instead.
     const writes: string[] = []
     const events: string[] = []
-    Object.defineProperty(input, 'value', { configurable: true, get: () => '', set: (v: string) => void writes.push(v) })
+    Object.defineProperty(input, 'value', {
+      configurable: true,
+      get: () => '',
+      set: (v: string) => void writes.push(v),
+    })
     input.addEventListener('click', (event) => {
       events.push(`click after ${writes.length} clear(s)`)
       event.preventDefault()

@@ -6,7 +6,7 @@
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createQueue } from '../../engine/transport/queue.ts'
-import { FileRefusedError, checkFile } from '../../src/file-checks.ts'
+import { checkFile, FileRefusedError } from '../../src/file-checks.ts'
 import { errorMessage, isFinal } from '../../src/messages.ts'
 import { PrepareError } from '../../src/prepare.ts'
 import type { UseS3UploadOptions } from '../../src/upload-options.ts'
@@ -16,7 +16,8 @@ import { stubUploader } from '../helpers/stub-uploader.ts'
 afterEach(cleanup)
 
 const result = { url: 'http://127.0.0.1:9000/uploads/k', bucket: 'uploads', key: 'k', etag: '"e"' }
-const file = (size: number, name: string, type = 'image/png') => new File([new Uint8Array(size)], name, { type, lastModified: 1234 })
+const file = (size: number, name: string, type = 'image/png') =>
+  new File([new Uint8Array(size)], name, { type, lastModified: 1234 })
 
 function renderUploads(extra: UseS3UploadOptions = {}) {
   const stub = stubUploader()
@@ -51,7 +52,10 @@ describe('prepare', () => {
 
   it('the check judges the prepared file: a picked file over the limit goes once prepared under it, and one still over is refused', async () => {
     const limit = (f: File) => checkFile(f, { maxFileSize: 1000 })
-    const { hook, calls } = renderUploads({ check: limit, prepare: (f) => (f.name === 'fits.png' ? file(900, f.name) : file(2000, f.name)) })
+    const { hook, calls } = renderUploads({
+      check: limit,
+      prepare: (f) => (f.name === 'fits.png' ? file(900, f.name) : file(2000, f.name)),
+    })
     let outcomes!: Promise<PromiseSettledResult<unknown>[]>
     act(() => void (outcomes = hook.current.addFiles([file(5000, 'fits.png'), file(5000, 'still-big.png')])))
     await settle()
@@ -59,7 +63,11 @@ describe('prepare', () => {
     const refused = hook.current.files[1]!
     expect(refused.status).toBe('error')
     expect(refused.error).toBeInstanceOf(FileRefusedError)
-    expect((refused.error as FileRefusedError).refusal).toMatchObject({ reason: 'too-large', size: 2000, maxFileSize: 1000 })
+    expect((refused.error as FileRefusedError).refusal).toMatchObject({
+      reason: 'too-large',
+      size: 2000,
+      maxFileSize: 1000,
+    })
     await act(async () => calls[0]!.resolve(result))
     expect((await outcomes).map((o) => o.status)).toEqual(['fulfilled', 'rejected'])
   })
@@ -81,10 +89,14 @@ describe('prepare', () => {
     expect(error).toBeInstanceOf(PrepareError)
     expect(error).toMatchObject({ name: 'PrepareError', cause })
     expect(error.file.name).toBe('a.png')
-    expect(error.message).toBe("a.png could not be prepared for upload (canvas exploded): fix the hook's prepare, or leave it out to send files as picked")
+    expect(error.message).toBe(
+      "a.png could not be prepared for upload (canvas exploded): fix the hook's prepare, or leave it out to send files as picked",
+    )
     expect(uploader).not.toHaveBeenCalled()
     expect(hook.current.files[0]).toMatchObject({ status: 'error', error })
-    expect(errorMessage(error)).toBe("This site could not prepare this file for upload — nothing was sent; retrying won't help")
+    expect(errorMessage(error)).toBe(
+      "This site could not prepare this file for upload — nothing was sent; retrying won't help",
+    )
     expect(isFinal(error)).toBe(true)
   })
 
@@ -101,7 +113,9 @@ describe('prepare', () => {
       act(() => void (uploaded = hook.current.uploadToS3(file(10, 'a.png')).catch((error: unknown) => error)))
       const error = (await uploaded) as PrepareError
       expect(error).toBeInstanceOf(PrepareError)
-      expect(error.message).toMatch(/^a\.png could not be prepared for upload \((bad|it gave (undefined|object), not a File)\)/)
+      expect(error.message).toMatch(
+        /^a\.png could not be prepared for upload \((bad|it gave (undefined|object), not a File)\)/,
+      )
       expect(uploader).not.toHaveBeenCalled()
       cleanup()
     }

@@ -6,10 +6,10 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { NetworkError } from '../../engine/core/errors.ts'
 import { createQueue } from '../../engine/transport/queue.ts'
-import { queuedEntry } from '../../src/upload-list.ts'
 import { UploadButton, UploadDropzone } from '../../src/ui/index.ts'
 import { ROW_LABELS, rowState } from '../../src/ui/row-state.ts'
 import { UploadRow } from '../../src/ui/UploadRow.tsx'
+import { queuedEntry } from '../../src/upload-list.ts'
 import { fileInput } from '../helpers/file-input.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'
 
@@ -18,7 +18,12 @@ afterEach(() => {
   vi.unstubAllGlobals()
 })
 
-const result = { url: 'http://127.0.0.1:9000/uploads/next-s3-uploads/u/ok.png', bucket: 'uploads', key: 'k', etag: '"e"' }
+const result = {
+  url: 'http://127.0.0.1:9000/uploads/next-s3-uploads/u/ok.png',
+  bucket: 'uploads',
+  key: 'k',
+  etag: '"e"',
+}
 const file = (size: number, name: string, type: string) => new File([new Uint8Array(size)], name, { type })
 const limits = { maxFileSize: 1000, allowedTypes: ['image/*'] }
 
@@ -80,7 +85,11 @@ describe('<UploadDropzone>', () => {
     expect(writeText).toHaveBeenCalledWith(result.url)
     expect(live()).toBe('Link to ok.png copied')
     // Both words stay in the button (it keeps its width); the one shown is not marked off.
-    expect(within(row('ok.png')).getByRole('button', { name: 'Copy link to ok.png' }).querySelector('.updraft-swap > :not(.is-off)')!.textContent).toBe('Copied')
+    expect(
+      within(row('ok.png'))
+        .getByRole('button', { name: 'Copy link to ok.png' })
+        .querySelector('.updraft-swap > :not(.is-off)')!.textContent,
+    ).toBe('Copied')
   })
 
   it('a lost connection says so and offers Retry, which uploads the same file again', async () => {
@@ -91,7 +100,9 @@ describe('<UploadDropzone>', () => {
     expect(row('ok.png').dataset.state).toBe('failed')
     expect(row('ok.png').textContent).toContain('Storage sent no reply this page can read')
     expect(row('ok.png').querySelector('details code')!.textContent).toBe('Failed to fetch') // the developer's words, one click away
-    expect(live()).toMatch(/^ok\.png not uploaded: Storage sent no reply this page can read — it is out of reach, or refused/)
+    expect(live()).toMatch(
+      /^ok\.png not uploaded: Storage sent no reply this page can read — it is out of reach, or refused/,
+    )
 
     act(() => fireEvent.click(within(row('ok.png')).getByRole('button', { name: 'Retry upload of ok.png' })))
     expect(calls).toHaveLength(2)
@@ -180,8 +191,15 @@ describe('<UploadDropzone>', () => {
     // Issue 35: with 3 of 4 files refused the summary read "100% of 120 KiB", and a cancelled file
     // was "1 not uploaded" under a full bar.
     const { calls } = renderZone({ limits: { maxFileSize: 1000 } })
-    pick([file(1000, 'kept.png', 'image/png'), file(1000, 'cancelled.png', 'image/png'), file(2000, 'big-1.png', 'image/png'), file(2000, 'big-2.png', 'image/png')])
-    act(() => fireEvent.click(within(row('cancelled.png')).getByRole('button', { name: 'Cancel upload of cancelled.png' })))
+    pick([
+      file(1000, 'kept.png', 'image/png'),
+      file(1000, 'cancelled.png', 'image/png'),
+      file(2000, 'big-1.png', 'image/png'),
+      file(2000, 'big-2.png', 'image/png'),
+    ])
+    act(() =>
+      fireEvent.click(within(row('cancelled.png')).getByRole('button', { name: 'Cancel upload of cancelled.png' })),
+    )
     await act(async () => calls[0]!.resolve(result))
     const summary = (document.querySelector('.updraft-summary-text') as HTMLElement).textContent!.replace(/\s+/g, ' ')
     expect(summary).toContain('1 done · 1 cancelled · 2 not uploaded')
@@ -189,7 +207,7 @@ describe('<UploadDropzone>', () => {
     expect(screen.getByRole('progressbar', { name: 'All uploads' }).getAttribute('aria-valuenow')).toBe('16')
   })
 
-  it('a double click never acts on a button it did not begin on: Retry then Cancel in its place, Remove then the next row\'s Remove', async () => {
+  it("a double click never acts on a button it did not begin on: Retry then Cancel in its place, Remove then the next row's Remove", async () => {
     const { calls } = renderZone({ limits: false })
     pick([file(10, 'a.png', 'image/png'), file(10, 'b.png', 'image/png')])
     await act(async () => {
@@ -197,18 +215,28 @@ describe('<UploadDropzone>', () => {
       calls[1]!.reject(new NetworkError('Failed to fetch'))
     })
     // A double click on a's Retry: the first click retries; the second lands on the Cancel that took its place.
-    act(() => fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Retry upload of a.png' }), { detail: 1 }))
+    act(() =>
+      fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Retry upload of a.png' }), { detail: 1 }),
+    )
     expect(calls).toHaveLength(3)
     expect(rows().map((element) => element.dataset.state)).toEqual(['queued', 'failed'])
-    act(() => fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Cancel upload of a.png' }), { detail: 2 }))
+    act(() =>
+      fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Cancel upload of a.png' }), { detail: 2 }),
+    )
     expect(calls[2]!.options.signal!.aborted).toBe(false)
     // A double click on a Remove: one row goes, not two.
-    act(() => fireEvent.click(within(row('b.png')).getByRole('button', { name: 'Remove b.png from the list' }), { detail: 1 }))
+    act(() =>
+      fireEvent.click(within(row('b.png')).getByRole('button', { name: 'Remove b.png from the list' }), { detail: 1 }),
+    )
     await act(async () => calls[2]!.reject(new NetworkError('Failed to fetch')))
-    act(() => fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Remove a.png from the list' }), { detail: 2 }))
+    act(() =>
+      fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Remove a.png from the list' }), { detail: 2 }),
+    )
     expect(rows().map((element) => element.textContent?.includes('a.png'))).toEqual([true])
     // A key press, or a click of its own, still acts.
-    act(() => fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Remove a.png from the list' }), { detail: 1 }))
+    act(() =>
+      fireEvent.click(within(row('a.png')).getByRole('button', { name: 'Remove a.png from the list' }), { detail: 1 }),
+    )
     expect(screen.queryAllByTestId('upload-row')).toHaveLength(0)
   })
 
@@ -274,12 +302,20 @@ describe('<UploadDropzone>', () => {
       isFile: false,
       isDirectory: true,
       fullPath: '/locked',
-      createReader: () => ({ readEntries: (_: unknown, reject: (error: Error) => void) => reject(new Error('NotReadableError')) }),
+      createReader: () => ({
+        readEntries: (_: unknown, reject: (error: Error) => void) => reject(new Error('NotReadableError')),
+      }),
     }
-    const dataTransfer = { types: ['Files'], files: [], items: [{ kind: 'file', webkitGetAsEntry: () => unreadable, getAsFile: () => null }] }
+    const dataTransfer = {
+      types: ['Files'],
+      files: [],
+      items: [{ kind: 'file', webkitGetAsEntry: () => unreadable, getAsFile: () => null }],
+    }
     act(() => void fireEvent.drop(zone, { dataTransfer }))
     await settle()
-    expect(screen.getByRole('alert').textContent).toBe("Couldn't read the dropped folder (NotReadableError); nothing from it was uploaded")
+    expect(screen.getByRole('alert').textContent).toBe(
+      "Couldn't read the dropped folder (NotReadableError); nothing from it was uploaded",
+    )
     expect(uploader).not.toHaveBeenCalled()
   })
 })
@@ -287,7 +323,9 @@ describe('<UploadDropzone>', () => {
 describe('<UploadButton>', () => {
   it('one button, the limits beside it, and the same rows', () => {
     const stub = stubUploader()
-    render(<UploadButton queue={createQueue(4)} limits={{ maxFileSize: 5 * 1024 * 1024 }} label="Attach files" />, { wrapper: stub.wrapper })
+    render(<UploadButton queue={createQueue(4)} limits={{ maxFileSize: 5 * 1024 * 1024 }} label="Attach files" />, {
+      wrapper: stub.wrapper,
+    })
     expect(screen.getByText('Up to 5 MiB per file')).toBeTruthy()
     pick([file(10, 'a.txt', 'text/plain')])
     expect(stub.calls[0]!.options.strategy).toBeUndefined() // the engine's default: token mode, presigned where the API has no STS
@@ -297,7 +335,13 @@ describe('<UploadButton>', () => {
 
 describe('rows in states only the engine reaches', () => {
   it("retrying: 'Retrying' with what is being retried in plain words", () => {
-    const entry = { ...queuedEntry('r', file(100, 'a.png', 'image/png'), () => {}), status: 'retrying' as const, uploaded: 40, progress: 40, error: new NetworkError('Failed to fetch') }
+    const entry = {
+      ...queuedEntry('r', file(100, 'a.png', 'image/png'), () => {}),
+      status: 'retrying' as const,
+      uploaded: 40,
+      progress: 40,
+      error: new NetworkError('Failed to fetch'),
+    }
     render(
       <ul>
         <UploadRow entry={entry} online onRetry={() => {}} onRemove={() => {}} onAnnounce={() => {}} />

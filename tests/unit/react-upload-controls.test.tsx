@@ -12,7 +12,8 @@ import { stubUploader } from '../helpers/stub-uploader.ts'
 afterEach(cleanup)
 
 const result = { url: 'http://127.0.0.1:9000/uploads/k', bucket: 'uploads', key: 'k', etag: '"e"' }
-const file = (size: number, name: string, type = 'application/octet-stream') => new File([new Uint8Array(size)], name, { type })
+const file = (size: number, name: string, type = 'application/octet-stream') =>
+  new File([new Uint8Array(size)], name, { type })
 
 function renderUploads(extra: UseS3UploadOptions = {}) {
   const stub = stubUploader()
@@ -54,7 +55,7 @@ describe('addFiles', () => {
 })
 
 describe('retry, remove, clearEnded', () => {
-  it('retry uploads a failed file again as a new entry in the failed one\'s place (the row does not move to the end)', async () => {
+  it("retry uploads a failed file again as a new entry in the failed one's place (the row does not move to the end)", async () => {
     const { hook, calls } = renderUploads()
     act(() => void hook.current.addFiles([file(10, 'flaky.bin'), file(10, 'other.bin')]))
     await act(async () => calls[0]!.reject(new NetworkError('Failed to fetch')))

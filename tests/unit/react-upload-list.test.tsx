@@ -14,7 +14,11 @@ describe('uploadListReducer', () => {
   })
 
   it('finished: what the server answered at /complete is on the entry as serverData', () => {
-    const files = uploadListReducer(listed(), { type: 'finished', id: '1', result: { ...result, serverData: { photoId: 7 } } })
+    const files = uploadListReducer(listed(), {
+      type: 'finished',
+      id: '1',
+      result: { ...result, serverData: { photoId: 7 } },
+    })
     expect(files[0]).toMatchObject({ status: 'done', serverData: { photoId: 7 } })
     expect(uploadListReducer(listed(), { type: 'finished', id: '1', result })[0]!.serverData).toBeUndefined()
   })
@@ -48,7 +52,12 @@ describe('uploadListReducer', () => {
       status: 'error',
       error,
     })
-    const aborted = uploadListReducer(listed(), { type: 'failed', id: '1', error: new UploadAbortedError(), aborted: true })
+    const aborted = uploadListReducer(listed(), {
+      type: 'failed',
+      id: '1',
+      error: new UploadAbortedError(),
+      aborted: true,
+    })
     expect(aborted[0]).toMatchObject({ status: 'aborted', error: { name: 'AbortError', message: 'Upload aborted' } })
   })
 
@@ -65,7 +74,11 @@ describe('uploadListReducer', () => {
     files = uploadListReducer(files, { type: 'held', id: '1', state: 'running' })
     expect(files[0]).toMatchObject({ status: 'uploading', uploaded: 300 })
     // Held before any byte moved: back to queued.
-    const fresh = uploadListReducer(uploadListReducer(listed(10), { type: 'held', id: '1', state: 'paused' }), { type: 'held', id: '1', state: 'running' })
+    const fresh = uploadListReducer(uploadListReducer(listed(10), { type: 'held', id: '1', state: 'paused' }), {
+      type: 'held',
+      id: '1',
+      state: 'running',
+    })
     expect(fresh[0]!.status).toBe('queued')
   })
 
@@ -116,14 +129,19 @@ describe('uploadListReducer', () => {
   })
 
   it('clearedEnded keeps running entries (queued, uploading) in order and drops done, failed, aborted and refused ones', () => {
-    let files: UploadEntry[] = ['q', 'up', 'done', 'failed', 'aborted'].map((id) => queuedEntry(id, file(10, id), () => {}))
+    let files: UploadEntry[] = ['q', 'up', 'done', 'failed', 'aborted'].map((id) =>
+      queuedEntry(id, file(10, id), () => {}),
+    )
     files = uploadListReducer(files, { type: 'progressed', id: 'up', uploaded: 1 })
     files = uploadListReducer(files, { type: 'finished', id: 'done', result })
     files = uploadListReducer(files, { type: 'failed', id: 'failed', error: new Error('x'), aborted: false })
     files = uploadListReducer(files, { type: 'failed', id: 'aborted', error: new UploadAbortedError(), aborted: true })
     files = uploadListReducer(files, { type: 'added', entry: refusedEntry('refused', file(10), new Error('too big')) })
     const cleared = uploadListReducer(files, { type: 'clearedEnded' })
-    expect(cleared.map((entry) => [entry.id, entry.status])).toEqual([['q', 'queued'], ['up', 'uploading']])
+    expect(cleared.map((entry) => [entry.id, entry.status])).toEqual([
+      ['q', 'queued'],
+      ['up', 'uploading'],
+    ])
     expect(uploadListReducer(cleared, { type: 'clearedEnded' })).toBe(cleared)
   })
 

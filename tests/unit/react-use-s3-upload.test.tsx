@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
-import { MIN_PART_SIZE } from '../../protocol/limits.ts'
+
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '../../engine/core/errors.ts'
-import { createQueue } from '../../engine/transport/queue.ts'
 import type { UploadResult } from '../../engine/index.ts'
+import { createQueue } from '../../engine/transport/queue.ts'
+import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { useS3Upload } from '../../src/useS3Upload.ts'
 import { stubUploader } from '../helpers/stub-uploader.ts'
 
@@ -21,7 +22,6 @@ const multipartFile = (name: string) => {
   return large
 }
 const result: UploadResult = { url: 'http://127.0.0.1:9000/uploads/k', bucket: 'uploads', key: 'k', etag: '"abc"' }
-
 
 /** Marks a rejection as expected now; the test still awaits the promise itself afterwards. */
 const handled = <T,>(promise: Promise<T>) => (promise.catch(() => {}), promise)
@@ -119,13 +119,23 @@ describe('useS3Upload with a stubbed upload', () => {
     await act(async () => hook.current.files[0]!.abort())
     await expect(uploaded).rejects.toMatchObject({ name: 'AbortError', message: 'Upload aborted' })
     expect(calls[0]!.options.signal!.aborted).toBe(true)
-    expect(hook.current.files[0]).toMatchObject({ status: 'aborted', progress: 30, error: { message: 'Upload aborted' } })
+    expect(hook.current.files[0]).toMatchObject({
+      status: 'aborted',
+      progress: 30,
+      error: { message: 'Upload aborted' },
+    })
   })
 
   it("an entry's pause() and resume() drive the engine's pauseSignal; the promise stays pending; the engine's state shows", async () => {
     const { result: hook, calls } = renderUploads()
     let settled = false
-    act(() => void hook.current.uploadToS3(file(1000)).finally(() => (settled = true)).catch(() => {}))
+    act(
+      () =>
+        void hook.current
+          .uploadToS3(file(1000))
+          .finally(() => (settled = true))
+          .catch(() => {}),
+    )
     const { options } = calls[0]!
     expect(options.waitForNetwork).toBe(true)
     act(() => hook.current.files[0]!.pause())

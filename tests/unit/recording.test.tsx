@@ -23,14 +23,17 @@ describe('recording refusals', () => {
     ['OverconstrainedError', false, 'no-device', /No camera or microphone/],
     ['NotReadableError', false, 'no-device', /close other apps using it/],
     ['TypeError', false, 'unsupported', /open it over https/],
-  ] as const)('%s (screen: %s) is a RecordingError %s, one sentence saying what to do', (name, screenShare, reason, words) => {
-    const error = captureRefused(refusal(name), screenShare)
-    expect(error).toBeInstanceOf(RecordingError)
-    expect(error.name).toBe('RecordingError')
-    expect(error.reason).toBe(reason)
-    expect(error.message).toMatch(words)
-    expect((error.cause as Error).name).toBe(name)
-  })
+  ] as const)(
+    '%s (screen: %s) is a RecordingError %s, one sentence saying what to do',
+    (name, screenShare, reason, words) => {
+      const error = captureRefused(refusal(name), screenShare)
+      expect(error).toBeInstanceOf(RecordingError)
+      expect(error.name).toBe('RecordingError')
+      expect(error.reason).toBe(reason)
+      expect(error.message).toMatch(words)
+      expect((error.cause as Error).name).toBe(name)
+    },
+  )
 
   it('a page without mediaDevices (insecure, or jsdom) cannot open a camera: unsupported, before asking', async () => {
     await expect(openSource('camera')).rejects.toMatchObject({ name: 'RecordingError', reason: 'unsupported' })

@@ -2,9 +2,9 @@
 // recorded upload makes, in order; a part storage lists with the wrong size is sent again; a
 // store that fails means no resume, never a failed upload.
 import { describe, expect, it } from 'vitest'
-import { resumeUploads, type ResumeRecord, type ResumeStore } from '../../engine/index.ts'
-import { fileFingerprint, memoryResumeStore } from '../../engine/resume/resume-store.ts'
+import { type ResumeRecord, type ResumeStore, resumeUploads } from '../../engine/index.ts'
 import { uploadPresigned } from '../../engine/presigned.ts'
+import { fileFingerprint, memoryResumeStore } from '../../engine/resume/resume-store.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { type PendingRequest, stepThroughTransport } from '../helpers/fake-transport.ts'
 
@@ -17,7 +17,10 @@ const json = (request: PendingRequest, body: unknown) => request.respond(200, {}
 const completed = { url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }
 
 /** Plays storage and the upload API's /parts and /complete until the upload completes. */
-async function answerUntilComplete(fake: ReturnType<typeof stepThroughTransport>, afterEachPart: () => Promise<void> = async () => {}) {
+async function answerUntilComplete(
+  fake: ReturnType<typeof stepThroughTransport>,
+  afterEachPart: () => Promise<void> = async () => {},
+) {
   for (;;) {
     const request = await next(fake)
     if (request.step === 'POST /complete') return json(request, completed)
@@ -58,12 +61,22 @@ describe('resume, step by step', () => {
     const store = memoryResumeStore()
     await store.put(await recorded())
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { api: API_URL, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const result = uploadPresigned(file, {
+      api: API_URL,
+      transport: fake.transport,
+      resume: resumeUploads({ store }),
+      partConcurrency: 1,
+    })
     const listing = await next(fake)
     expect(listing.step).toBe('POST /list-parts')
     expect(JSON.parse(String(listing.body))).toEqual({ ticket: 't' })
     // Part 1 is whole; part 2 arrived cut short (another size): it goes again.
-    json(listing, { parts: [{ partNumber: 1, etag: '"one"', size: MIN_PART_SIZE }, { partNumber: 2, etag: '"two"', size: 10 }] })
+    json(listing, {
+      parts: [
+        { partNumber: 1, etag: '"one"', size: MIN_PART_SIZE },
+        { partNumber: 2, etag: '"two"', size: 10 },
+      ],
+    })
     const parts = await next(fake)
     expect(parts.step).toBe('POST /parts')
     json(parts, { urls: { 2: 'https://s3.test/b/k?partNumber=2', 3: 'https://s3.test/b/k?partNumber=3' } })
@@ -77,7 +90,13 @@ describe('resume, step by step', () => {
     ])
     json(complete, completed)
     await expect(result).resolves.toEqual(completed)
-    expect(fake.log).toEqual(['POST /list-parts', 'POST /parts', 'PUT ?partNumber=2', 'PUT ?partNumber=3', 'POST /complete'])
+    expect(fake.log).toEqual([
+      'POST /list-parts',
+      'POST /parts',
+      'PUT ?partNumber=2',
+      'PUT ?partNumber=3',
+      'POST /complete',
+    ])
     expect(await store.list()).toEqual([])
   })
 
@@ -85,17 +104,32 @@ describe('resume, step by step', () => {
     const store = memoryResumeStore()
     await store.put(await recorded())
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { api: API_URL, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
+    const result = uploadPresigned(file, {
+      api: API_URL,
+      transport: fake.transport,
+      resume: resumeUploads({ store }),
+      partConcurrency: 1,
+    })
     ;(await next(fake)).respond(404, {}, JSON.stringify({ error: 'The upload is gone from storage' }))
     const fresh = await next(fake)
     expect(fresh.step).toBe('POST /')
-    json(fresh, { key: 'k2', bucket: 'b', region: 'us-east-1', uploadId: 'u2', partSize: MIN_PART_SIZE, partCount: 3, ticket: 't2' })
+    json(fresh, {
+      key: 'k2',
+      bucket: 'b',
+      region: 'us-east-1',
+      uploadId: 'u2',
+      partSize: MIN_PART_SIZE,
+      partCount: 3,
+      ticket: 't2',
+    })
     // The new upload is on record as it goes.
     let checked = false
     await answerUntilComplete(fake, async () => {
       if (checked) return
       checked = true
-      await expect.poll(async () => (await store.list())[0]).toMatchObject({ uploadId: 'u2', ticket: 't2', parts: [{ partNumber: 1 }] })
+      await expect
+        .poll(async () => (await store.list())[0])
+        .toMatchObject({ uploadId: 'u2', ticket: 't2', parts: [{ partNumber: 1 }] })
     })
     await result
     expect(await store.list()).toEqual([])
@@ -105,8 +139,21 @@ describe('resume, step by step', () => {
     const broken = () => Promise.reject(new Error('IndexedDB is not available'))
     const store: ResumeStore = { get: broken, put: broken, delete: broken, list: broken }
     const fake = stepThroughTransport()
-    const result = uploadPresigned(file, { api: API_URL, transport: fake.transport, resume: resumeUploads({ store }), partConcurrency: 1 })
-    json(await next(fake), { key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, partCount: 3, ticket: 't' })
+    const result = uploadPresigned(file, {
+      api: API_URL,
+      transport: fake.transport,
+      resume: resumeUploads({ store }),
+      partConcurrency: 1,
+    })
+    json(await next(fake), {
+      key: 'k',
+      bucket: 'b',
+      region: 'us-east-1',
+      uploadId: 'u',
+      partSize: MIN_PART_SIZE,
+      partCount: 3,
+      ticket: 't',
+    })
     await answerUntilComplete(fake)
     await expect(result).resolves.toEqual(completed)
   })

@@ -8,7 +8,9 @@ import { xmlText } from '../../protocol/xml.ts'
 
 describe('XML text from S3 replies', () => {
   it('decodes numeric entities, decimal and hexadecimal, as Go-based stores write them', () => {
-    expect(xmlText('<ETag>&#34;9b2cf535f27731c974343645a3985328&#34;</ETag>', 'ETag')).toBe('"9b2cf535f27731c974343645a3985328"')
+    expect(xmlText('<ETag>&#34;9b2cf535f27731c974343645a3985328&#34;</ETag>', 'ETag')).toBe(
+      '"9b2cf535f27731c974343645a3985328"',
+    )
     expect(xmlText('<ETag>&#x22;abc&#x22;</ETag>', 'ETag')).toBe('"abc"')
     expect(xmlText('<Key>caf&#233; &#x1F600;</Key>', 'Key')).toBe('café 😀')
   })
@@ -19,7 +21,8 @@ describe('XML text from S3 replies', () => {
   })
 
   it('an error message with numeric entities reads as plain words', () => {
-    const body = '<Error><Code>InvalidArgument</Code><Message>Header &#34;x-amz-acl&#34; is not allowed</Message></Error>'
+    const body =
+      '<Error><Code>InvalidArgument</Code><Message>Header &#34;x-amz-acl&#34; is not allowed</Message></Error>'
     const error = (() => {
       try {
         throwIfS3Error({ status: 400, header: () => null, body })

@@ -4,14 +4,23 @@
 import type { S3Client } from '@aws-sdk/client-s3'
 import { describe, expect, it } from 'vitest'
 import { parseMediaType } from '../../protocol/content-type.ts'
-import { resolveConfig } from '../../server/config.ts'
 import { completeUpload } from '../../server/completion.ts'
+import { resolveConfig } from '../../server/config.ts'
 import { hasFileSignature, matchesFileSignature } from '../../server/file-signatures.ts'
 import type { MultipartContext } from '../../server/multipart.ts'
 import type { Ticket } from '../../server/ticket.ts'
 
 const NOW_S = Math.floor(Date.now() / 1000)
-const ticket: Ticket = { kind: 'put', bucket: 'uploads', key: 'k.bin', uploadId: 'u-1', filesize: 3, contentType: 'application/octet-stream', issued: NOW_S, expires: NOW_S + 60 }
+const ticket: Ticket = {
+  kind: 'put',
+  bucket: 'uploads',
+  key: 'k.bin',
+  uploadId: 'u-1',
+  filesize: 3,
+  contentType: 'application/octet-stream',
+  issued: NOW_S,
+  expires: NOW_S + 60,
+}
 
 /** An S3 client whose replies the test writes: `head` answers HeadObject, `remove` DeleteObject. */
 function contextWith(head: () => unknown, remove: () => unknown = () => ({}), issued: Ticket = ticket) {
@@ -35,18 +44,31 @@ function contextWith(head: () => unknown, remove: () => unknown = () => ({}), is
   })
   const context = { config, s3, ticketSecret: 's' } as unknown as MultipartContext
   const logger = { error: (obj: object, msg?: string) => void logged.push({ obj, msg }) }
-  return { run: () => completeUpload(context, issued, undefined, new Request('http://app.test/'), logger), sent, called, logged }
+  return {
+    run: () => completeUpload(context, issued, undefined, new Request('http://app.test/'), logger),
+    sent,
+    called,
+    logged,
+  }
 }
 
-const stored = (extra: object = {}) => ({ ContentLength: 3, ContentType: 'application/octet-stream', ETag: '"e"', LastModified: new Date(), ...extra })
-const storageError = (status: number, name: string) => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } })
+const stored = (extra: object = {}) => ({
+  ContentLength: 3,
+  ContentType: 'application/octet-stream',
+  ETag: '"e"',
+  LastModified: new Date(),
+  ...extra,
+})
+const storageError = (status: number, name: string) =>
+  Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } })
 
 describe('/complete against storage’s answers', () => {
   it('a server key without s3:GetObject: a 500 that says what the key needs (logged), nothing deleted or called', async () => {
     const { run, sent, called, logged } = contextWith(() => Promise.reject(storageError(403, 'AccessDenied')))
     await expect(run()).rejects.toMatchObject({
       status: 500,
-      message: 'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft-s3 doctor)',
+      message:
+        'The server cannot check uploads: its key needs s3:GetObject and s3:DeleteObject on them (npx updraft-s3 doctor)',
     })
     expect(sent).toEqual(['HeadObjectCommand'])
     expect(called).toEqual([])
@@ -65,7 +87,10 @@ describe('/complete against storage’s answers', () => {
       () => stored({ ContentLength: 4 }),
       () => Promise.reject(storageError(403, 'AccessDenied')),
     )
-    await expect(run()).rejects.toMatchObject({ status: 422, message: 'The uploaded object was refused and not deleted: it holds 4 bytes, not the 3 declared' })
+    await expect(run()).rejects.toMatchObject({
+      status: 422,
+      message: 'The uploaded object was refused and not deleted: it holds 4 bytes, not the 3 declared',
+    })
     expect(called).toEqual([])
     expect(JSON.stringify(logged)).toContain('could not delete')
   })
@@ -79,9 +104,16 @@ describe('/complete against storage’s answers', () => {
   it('media types compare as media types: case and spacing do not matter, parameters do', async () => {
     // What the upload request issued: the canonical form (protocol/content-type.ts).
     const typed: Ticket = { ...ticket, contentType: parseMediaType('text/plain; charset=utf-8').value }
-    for (const [storedType, accepted] of [['Text/Plain;Charset=utf-8', true], ['text/plain', false], ['text/html; charset=utf-8', false]] as const) {
+    for (const [storedType, accepted] of [
+      ['Text/Plain;Charset=utf-8', true],
+      ['text/plain', false],
+      ['text/html; charset=utf-8', false],
+    ] as const) {
       const { run } = contextWith(() => stored({ ContentType: storedType }), undefined, typed)
-      const outcome = await run().then(() => true, () => false)
+      const outcome = await run().then(
+        () => true,
+        () => false,
+      )
       expect(outcome, storedType).toBe(accepted)
     }
   })
@@ -89,7 +121,9 @@ describe('/complete against storage’s answers', () => {
 
 describe('file signatures', () => {
   const bytes = (...values: Array<number | string>) =>
-    new Uint8Array(values.flatMap((value) => (typeof value === 'string' ? [...value].map((c) => c.charCodeAt(0)) : [value])))
+    new Uint8Array(
+      values.flatMap((value) => (typeof value === 'string' ? [...value].map((c) => c.charCodeAt(0)) : [value])),
+    )
 
   it.each([
     ['image/png', bytes(0x89, 'PNG', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13)],

@@ -46,7 +46,9 @@ describe('configFromEnv', () => {
   })
 
   it('refuses an unknown S3_UPLOAD_STS_MODE', () => {
-    expect(() => configFromEnv({ S3_UPLOAD_STS_MODE: 'oidc' })).toThrow("updraft: S3_UPLOAD_STS_MODE must be 'federation' or 'assume-role', got 'oidc'")
+    expect(() => configFromEnv({ S3_UPLOAD_STS_MODE: 'oidc' })).toThrow(
+      "updraft: S3_UPLOAD_STS_MODE must be 'federation' or 'assume-role', got 'oidc'",
+    )
   })
 })
 
@@ -65,7 +67,13 @@ describe('resolveConfig', () => {
 
   it('takes the config first and fills the rest from the environment', () => {
     const resolved = resolveConfig({ bucket: 'mine', endpoint: 'http://s3.local' }, FULL_ENV)
-    expect(resolved).toMatchObject({ credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' }, staticKey: true, bucket: 'mine', region: 'eu-central-1', endpoint: 'http://s3.local' })
+    expect(resolved).toMatchObject({
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
+      staticKey: true,
+      bucket: 'mine',
+      region: 'eu-central-1',
+      endpoint: 'http://s3.local',
+    })
   })
 
   it('has the documented defaults', () => {
@@ -81,10 +89,23 @@ describe('resolveConfig', () => {
   })
 
   it('needs a role for assume-role, and asks STS at the storage endpoint unless told otherwise', () => {
-    expect(() => resolveConfig({ sts: { mode: 'assume-role' } }, FULL_ENV)).toThrow('updraft: missing settings: sts.roleArn (S3_UPLOAD_ROLE_ARN)')
-    const onRgw = resolveConfig({ endpoint: 'http://rgw:7480', sts: { mode: 'assume-role', roleArn: 'arn:r' } }, FULL_ENV)
-    expect(onRgw.sts).toEqual({ mode: 'assume-role', roleArn: 'arn:r', endpoint: 'http://rgw:7480', policyVariables: false })
-    const elsewhere = resolveConfig({ endpoint: 'http://rgw:7480', sts: { mode: 'assume-role', roleArn: 'arn:r', endpoint: 'https://sts.example' } }, FULL_ENV)
+    expect(() => resolveConfig({ sts: { mode: 'assume-role' } }, FULL_ENV)).toThrow(
+      'updraft: missing settings: sts.roleArn (S3_UPLOAD_ROLE_ARN)',
+    )
+    const onRgw = resolveConfig(
+      { endpoint: 'http://rgw:7480', sts: { mode: 'assume-role', roleArn: 'arn:r' } },
+      FULL_ENV,
+    )
+    expect(onRgw.sts).toEqual({
+      mode: 'assume-role',
+      roleArn: 'arn:r',
+      endpoint: 'http://rgw:7480',
+      policyVariables: false,
+    })
+    const elsewhere = resolveConfig(
+      { endpoint: 'http://rgw:7480', sts: { mode: 'assume-role', roleArn: 'arn:r', endpoint: 'https://sts.example' } },
+      FULL_ENV,
+    )
     expect(elsewhere.sts.endpoint).toBe('https://sts.example')
     // Federation is AWS's alone: never sent to a custom storage endpoint.
     expect(resolveConfig({ endpoint: 'http://rgw:7480' }, FULL_ENV).sts.endpoint).toBeUndefined()
@@ -104,7 +125,9 @@ describe('resolveConfig', () => {
 describe('createUploadHandler', () => {
   it('fails when it is created, not on the first upload', () => {
     for (const name of Object.keys(FULL_ENV)) vi.stubEnv(name, '')
-    expect(() => createUploadHandler()).toThrow(/^updraft: missing settings: bucket \(S3_UPLOAD_BUCKET\), region \(S3_UPLOAD_REGION\), a static key/)
+    expect(() => createUploadHandler()).toThrow(
+      /^updraft: missing settings: bucket \(S3_UPLOAD_BUCKET\), region \(S3_UPLOAD_REGION\), a static key/,
+    )
   })
 
   it('reads process.env when given no config', () => {
@@ -120,10 +143,19 @@ describe('createUploadHandler', () => {
         throw new Error('key store offline')
       },
     })
-    const response = await handler(new Request('http://app.test/api/s3-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"filename":"a","filetype":""}' }))
+    const response = await handler(
+      new Request('http://app.test/api/s3-upload', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"filename":"a","filetype":""}',
+      }),
+    )
     expect(response.status).toBe(500)
     expect(consoleError).toHaveBeenCalledOnce()
-    expect(consoleError.mock.calls[0]).toEqual(['updraft: upload API failed', expect.objectContaining({ err: expect.objectContaining({ message: 'key store offline' }) })])
+    expect(consoleError.mock.calls[0]).toEqual([
+      'updraft: upload API failed',
+      expect.objectContaining({ err: expect.objectContaining({ message: 'key store offline' }) }),
+    ])
     expect(JSON.stringify(consoleError.mock.calls)).not.toContain('SECRET')
   })
 })

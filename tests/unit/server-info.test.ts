@@ -1,18 +1,28 @@
 // `GET {prefix}/info` (server/info.ts): what the demo page may offer, derived from the config.
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { MAX_BATCH_FILES } from '../../protocol/limits.ts'
 import { resolveConfig, type UploadHandlerConfig } from '../../server/config.ts'
 import { s3Upload } from '../../server/fastify.ts'
 import { createUploadHandler } from '../../server/handler.ts'
 import { serverInfo } from '../../server/info.ts'
-import { MAX_BATCH_FILES } from '../../protocol/limits.ts'
 
-const base: UploadHandlerConfig = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', bucket: 'uploads', region: 'eu-west-1' }
+const base: UploadHandlerConfig = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'secret',
+  bucket: 'uploads',
+  region: 'eu-west-1',
+}
 const info = (config: UploadHandlerConfig) => serverInfo(resolveConfig({ ...base, ...config }, {}))
 
 describe('serverInfo', () => {
   it('offers token mode on AWS (federation) and names the store', () => {
-    expect(info({})).toEqual({ token: true, presigned: true, store: 'AWS S3 (eu-west-1) · bucket uploads', maxBatchFiles: MAX_BATCH_FILES })
+    expect(info({})).toEqual({
+      token: true,
+      presigned: true,
+      store: 'AWS S3 (eu-west-1) · bucket uploads',
+      maxBatchFiles: MAX_BATCH_FILES,
+    })
     expect(info({ endpoint: 'https://s3.eu-west-1.amazonaws.com' }).token).toBe(true)
   })
 
@@ -30,7 +40,9 @@ describe('serverInfo', () => {
   it('says why not when federation would go to AWS STS for a custom store', () => {
     const r2 = info({ endpoint: 'https://abc.r2.cloudflarestorage.com', region: 'auto' })
     expect(r2).toMatchObject({ token: false, store: 'Cloudflare R2 · bucket uploads' })
-    expect(r2.tokenUnavailableReason).toMatch(/GetFederationToken exists only on AWS STS.*S3_UPLOAD_STS_MODE=assume-role/)
+    expect(r2.tokenUnavailableReason).toMatch(
+      /GetFederationToken exists only on AWS STS.*S3_UPLOAD_STS_MODE=assume-role/,
+    )
   })
 
   it('says it takes the batch form (/batch, /batch/complete), and how many files per request', () => {
@@ -38,7 +50,13 @@ describe('serverInfo', () => {
   })
 
   it('tells the page the limits it enforces, so the page can check them first', () => {
-    expect(info({ maxFileSize: 31_457_280, allowedTypes: ['image/*', 'application/pdf'], sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/up' } })).toMatchObject({
+    expect(
+      info({
+        maxFileSize: 31_457_280,
+        allowedTypes: ['image/*', 'application/pdf'],
+        sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/up' },
+      }),
+    ).toMatchObject({
       maxFileSize: 31_457_280,
       allowedTypes: ['image/*', 'application/pdf'],
     })
@@ -63,7 +81,12 @@ describe('the /info route', () => {
     const reply = await handle(new Request('http://app.test/uploads/info'))
     expect(reply.status).toBe(200) // capabilities only: open to callers `authorize` refuses
     expect(reply.headers.get('cache-control')).toBe('no-store')
-    expect(await reply.json()).toEqual({ token: true, presigned: true, store: 'AWS S3 (eu-west-1) · bucket uploads', maxBatchFiles: MAX_BATCH_FILES })
+    expect(await reply.json()).toEqual({
+      token: true,
+      presigned: true,
+      store: 'AWS S3 (eu-west-1) · bucket uploads',
+      maxBatchFiles: MAX_BATCH_FILES,
+    })
 
     const post = await handle(new Request('http://app.test/uploads/info', { method: 'POST', body: '{}' }))
     expect(post.status).toBe(405)

@@ -14,7 +14,11 @@ describe('the policy per mode', () => {
     expect(serverKeyPolicy({ bucket: 'uploads' })).toEqual({
       Version: '2012-10-17',
       Statement: [
-        { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject'], Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*' },
+        {
+          Effect: 'Allow',
+          Action: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject'],
+          Resource: 'arn:aws:s3:::uploads/next-s3-uploads/*',
+        },
         { Effect: 'Allow', Action: 's3:ListBucketMultipartUploads', Resource: 'arn:aws:s3:::uploads' },
       ],
     })
@@ -31,19 +35,32 @@ describe('the policy per mode', () => {
 
   it('a directory bucket needs CreateSession on the bucket (its sessions cover every call)', () => {
     expect(serverKeyPolicy({ bucket: 'b--use1-az4--x-s3' }).Statement).toEqual([
-      { Effect: 'Allow', Action: 's3express:CreateSession', Resource: 'arn:aws:s3express:REGION:ACCOUNT_ID:bucket/b--use1-az4--x-s3' },
+      {
+        Effect: 'Allow',
+        Action: 's3express:CreateSession',
+        Resource: 'arn:aws:s3express:REGION:ACCOUNT_ID:bucket/b--use1-az4--x-s3',
+      },
     ])
   })
 
   it('the mode follows the STS the config calls: none on a custom endpoint, AssumeRole when set, GetFederationToken on AWS', () => {
     const base = { accessKeyId: 'k', secretAccessKey: 's', bucket: 'b', region: 'us-east-1' }
     expect(keyModeOf(resolveConfig({ ...base, endpoint: 'http://127.0.0.1:9000' }, {}))).toBe('presigned')
-    expect(keyModeOf(resolveConfig({ ...base, endpoint: 'http://127.0.0.1:9000', sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/r' } }, {}))).toBe('assume-role')
+    expect(
+      keyModeOf(
+        resolveConfig(
+          { ...base, endpoint: 'http://127.0.0.1:9000', sts: { mode: 'assume-role', roleArn: 'arn:aws:iam:::role/r' } },
+          {},
+        ),
+      ),
+    ).toBe('assume-role')
     expect(keyModeOf(resolveConfig(base, {}))).toBe('federation')
   })
 
   it('renders as two-space JSON, the form the docs quote', () => {
-    expect(renderServerKeyPolicy({ bucket: 'uploads' })).toBe(JSON.stringify(serverKeyPolicy({ bucket: 'uploads' }), null, 2))
+    expect(renderServerKeyPolicy({ bucket: 'uploads' })).toBe(
+      JSON.stringify(serverKeyPolicy({ bucket: 'uploads' }), null, 2),
+    )
   })
 })
 
@@ -68,7 +85,9 @@ describe('covers what the server code sends', () => {
   const sent = new Set(
     readdirSync(folder)
       .filter((name) => name.endsWith('.ts'))
-      .flatMap((name) => [...readFileSync(join(folder, name), 'utf8').matchAll(/new (\w+)Command\(/g)].map((match) => match[1]!)),
+      .flatMap((name) =>
+        [...readFileSync(join(folder, name), 'utf8').matchAll(/new (\w+)Command\(/g)].map((match) => match[1]!),
+      ),
   )
 
   it('knows every command server/ sends (a new one must be added here and to the policy)', () => {

@@ -76,7 +76,9 @@ describe('sanitizeFilename', () => {
 
   it('keeps the extension when cutting a long name to 255 characters', () => {
     const key = defaultKey(`${'a'.repeat(3000)}.jpeg`)
-    expect(key).toMatch(/^next-s3-uploads\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\/a+\.jpeg$/)
+    expect(key).toMatch(
+      /^next-s3-uploads\/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\/a+\.jpeg$/,
+    )
     expect(key.split('/').pop()).toHaveLength(255)
   })
 
@@ -129,7 +131,10 @@ describe('sanitizePath (relative paths from dropped or picked folders)', () => {
   })
 
   it('never makes an empty, `.` or `..` segment, a backslash, or more than 255 bytes; stable when applied twice', () => {
-    const pathLike = fc.array(fc.oneof(fc.constantFrom('/', '\\', '.', '..', '', 'a'), fc.string({ unit: 'binary', maxLength: 40 })), { maxLength: 30 })
+    const pathLike = fc.array(
+      fc.oneof(fc.constantFrom('/', '\\', '.', '..', '', 'a'), fc.string({ unit: 'binary', maxLength: 40 })),
+      { maxLength: 30 },
+    )
     fc.assert(
       fc.property(pathLike, (parts) => {
         const path = parts.join('/')
@@ -173,11 +178,20 @@ describe('checkKey (custom key callbacks)', () => {
 
 describe('uploadPolicy', () => {
   it('allows exactly PutObject and AbortMultipartUpload on the one key, and refuses public ACLs and grants', () => {
-    const deny = (condition: object) => ({ Effect: 'Deny', Action: 's3:PutObject', Resource: '*', Condition: condition })
+    const deny = (condition: object) => ({
+      Effect: 'Deny',
+      Action: 's3:PutObject',
+      Resource: '*',
+      Condition: condition,
+    })
     expect(JSON.parse(uploadPolicy('uploads', 'next-s3-uploads/u/a.png'))).toEqual({
       Version: '2012-10-17',
       Statement: [
-        { Effect: 'Allow', Action: ['s3:PutObject', 's3:AbortMultipartUpload'], Resource: ['arn:aws:s3:::uploads/next-s3-uploads/u/a.png'] },
+        {
+          Effect: 'Allow',
+          Action: ['s3:PutObject', 's3:AbortMultipartUpload'],
+          Resource: ['arn:aws:s3:::uploads/next-s3-uploads/u/a.png'],
+        },
         deny({ StringEquals: { 's3:x-amz-acl': ['public-read', 'public-read-write', 'authenticated-read'] } }),
         deny({ StringLike: { 's3:x-amz-grant-read': '*' } }),
         deny({ StringLike: { 's3:x-amz-grant-full-control': '*' } }),
@@ -195,7 +209,9 @@ describe('uploadPolicy', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (name) => {
         const key = defaultKey(name)
-        const { Statement } = JSON.parse(uploadPolicy('b', key)) as { Statement: Array<{ Resource: string[] | string }> }
+        const { Statement } = JSON.parse(uploadPolicy('b', key)) as {
+          Statement: Array<{ Resource: string[] | string }>
+        }
         expect(Statement[0]!.Resource).toEqual([`arn:aws:s3:::b/${key}`])
         expect(key).not.toMatch(/[*?$]/)
       }),
@@ -212,17 +228,28 @@ describe('uploadPolicy', () => {
   it('on a store without policy variables, refuses such a key (400) rather than write an escape it reads literally', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, written literally
     for (const key of ['custom/a*b.png', 'a?b', 'cost$5', 'a${*}b']) {
-      expect(() => uploadPolicy('b', key, false, false)).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining("Upload with strategy 'presigned'") }))
+      expect(() => uploadPolicy('b', key, false, false)).toThrow(
+        expect.objectContaining({ status: 400, message: expect.stringContaining("Upload with strategy 'presigned'") }),
+      )
     }
-    expect(JSON.parse(uploadPolicy('b', "plain/a b+c!'().png", false, false)).Statement[0].Resource).toEqual(["arn:aws:s3:::b/plain/a b+c!'().png"])
+    expect(JSON.parse(uploadPolicy('b', "plain/a b+c!'().png", false, false)).Statement[0].Resource).toEqual([
+      "arn:aws:s3:::b/plain/a b+c!'().png",
+    ])
   })
 
   it('sts.policyVariables: true on AWS, false on any other store, unless configured; checked', () => {
     const base = { accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'b', region: 'us-east-1' }
     expect(resolveConfig(base, {}).sts.policyVariables).toBe(true)
-    expect(resolveConfig({ ...base, endpoint: 'https://s3.eu-west-1.amazonaws.com' }, {}).sts.policyVariables).toBe(true)
+    expect(resolveConfig({ ...base, endpoint: 'https://s3.eu-west-1.amazonaws.com' }, {}).sts.policyVariables).toBe(
+      true,
+    )
     expect(resolveConfig({ ...base, endpoint: 'http://127.0.0.1:7480' }, {}).sts.policyVariables).toBe(false)
-    expect(resolveConfig({ ...base, endpoint: 'http://127.0.0.1:7480', sts: { policyVariables: true } }, {}).sts.policyVariables).toBe(true)
-    expect(() => resolveConfig({ ...base, sts: { policyVariables: 'no' as never } }, {})).toThrow(new TypeError('updraft: sts.policyVariables must be true or false, got "no"'))
+    expect(
+      resolveConfig({ ...base, endpoint: 'http://127.0.0.1:7480', sts: { policyVariables: true } }, {}).sts
+        .policyVariables,
+    ).toBe(true)
+    expect(() => resolveConfig({ ...base, sts: { policyVariables: 'no' as never } }, {})).toThrow(
+      new TypeError('updraft: sts.policyVariables must be true or false, got "no"'),
+    )
   })
 })

@@ -14,7 +14,12 @@ const KEYS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDE
 const stores = [
   { name: 'AWS, virtual-hosted', region: 'eu-west-1', endpoint: undefined, forcePathStyle: false },
   { name: 'custom endpoint, path-style', region: 'us-east-1', endpoint: 'http://127.0.0.1:7480', forcePathStyle: true },
-  { name: 'https on its default port', region: 'auto', endpoint: 'https://account.r2.example.com', forcePathStyle: true },
+  {
+    name: 'https on its default port',
+    region: 'auto',
+    endpoint: 'https://account.r2.example.com',
+    forcePathStyle: true,
+  },
 ]
 const keys = [
   'next-s3-uploads/3f1c2a9e-0b7d-4e55-9a0c-1d2e3f405060/photo.png',
@@ -47,10 +52,19 @@ describe('createPresigner equals getSignedUrl for the same command', () => {
         const uploadId = 'VXBsb2FkIElEIGZvciA2aWWpbmcncyBteS1tb3ZpZS5tMnRzIHVwbG9hZA--/+='
         const expected = await getSignedUrl(
           sdkClient(store, sessionToken),
-          new UploadPartCommand({ Bucket: 'uploads', Key: key, UploadId: uploadId, PartNumber: 42, ContentLength: 5242880 }),
+          new UploadPartCommand({
+            Bucket: 'uploads',
+            Key: key,
+            UploadId: uploadId,
+            PartNumber: 42,
+            ContentLength: 5242880,
+          }),
           { expiresIn: 3600, signingDate: DATE },
         )
-        const actual = await createPresigner({ ...KEYS, sessionToken }, store.region)({
+        const actual = await createPresigner(
+          { ...KEYS, sessionToken },
+          store.region,
+        )({
           method: 'PUT',
           url: objectUrl({ ...store, bucket: 'uploads', key }),
           // The SDK adds x-id to every operation; part URLs need not carry it, the comparison does.
@@ -73,10 +87,20 @@ describe('createPresigner equals getSignedUrl for the same command', () => {
     const md5 = '1B2M2Y8AsgTpgAmY7PhCfg=='
     const expected = await getSignedUrl(
       sdkClient(store),
-      new UploadPartCommand({ Bucket: 'uploads', Key: 'k', UploadId: 'u', PartNumber: 1, ContentLength: 5242880, ContentMD5: md5 }),
+      new UploadPartCommand({
+        Bucket: 'uploads',
+        Key: 'k',
+        UploadId: 'u',
+        PartNumber: 1,
+        ContentLength: 5242880,
+        ContentMD5: md5,
+      }),
       { expiresIn: 3600, signingDate: DATE },
     )
-    const actual = await createPresigner(KEYS, store.region)({
+    const actual = await createPresigner(
+      KEYS,
+      store.region,
+    )({
       method: 'PUT',
       url: objectUrl({ ...store, bucket: 'uploads', key: 'k' }),
       query: { partNumber: '1', uploadId: 'u', 'x-id': 'UploadPart' },
@@ -104,19 +128,35 @@ describe('createPresigner equals getSignedUrl for the same command', () => {
         ACL: 'private',
         ContentDisposition: 'attachment',
       }),
-      { expiresIn: 900, signingDate: DATE, signableHeaders: new Set(['content-type', 'cache-control']), unhoistableHeaders: new Set(['x-amz-acl']) },
+      {
+        expiresIn: 900,
+        signingDate: DATE,
+        signableHeaders: new Set(['content-type', 'cache-control']),
+        unhoistableHeaders: new Set(['x-amz-acl']),
+      },
     )
-    const actual = await createPresigner(KEYS, store.region)({
+    const actual = await createPresigner(
+      KEYS,
+      store.region,
+    )({
       method: 'PUT',
       url: objectUrl({ ...store, bucket: 'uploads', key }),
       query: { 'x-id': 'PutObject' },
-      headers: { 'Content-Type': 'image/png', 'Cache-Control': 'max-age=630720000', 'Content-Length': '10', 'x-amz-acl': 'private', 'Content-Disposition': 'attachment' },
+      headers: {
+        'Content-Type': 'image/png',
+        'Cache-Control': 'max-age=630720000',
+        'Content-Length': '10',
+        'x-amz-acl': 'private',
+        'Content-Disposition': 'attachment',
+      },
       expiresIn: 900,
       date: DATE,
     })
     expect(actual).toBe(expected)
     const query = new URL(actual).searchParams
-    expect(query.get('X-Amz-SignedHeaders')).toBe('cache-control;content-disposition;content-length;content-type;host;x-amz-acl')
+    expect(query.get('X-Amz-SignedHeaders')).toBe(
+      'cache-control;content-disposition;content-length;content-type;host;x-amz-acl',
+    )
     expect([...query.keys()].filter((name) => !name.startsWith('X-Amz-'))).toEqual(['x-id'])
   })
 
@@ -138,10 +178,14 @@ describe('createPresigner equals getSignedUrl for the same command', () => {
   })
 
   it.each([0, 604_801, 1.5])('refuses expiresIn %s', async (expiresIn) => {
-    await expect(createPresigner(KEYS, 'us-east-1')({ method: 'PUT', url: 'http://h/b/k', expiresIn })).rejects.toThrow(RangeError)
+    await expect(createPresigner(KEYS, 'us-east-1')({ method: 'PUT', url: 'http://h/b/k', expiresIn })).rejects.toThrow(
+      RangeError,
+    )
   })
 
   it('refuses a URL that already has a query string', async () => {
-    await expect(createPresigner(KEYS, 'us-east-1')({ method: 'PUT', url: 'http://h/b/k?x=1', expiresIn: 60 })).rejects.toThrow(/without a query string/)
+    await expect(
+      createPresigner(KEYS, 'us-east-1')({ method: 'PUT', url: 'http://h/b/k?x=1', expiresIn: 60 }),
+    ).rejects.toThrow(/without a query string/)
   })
 })

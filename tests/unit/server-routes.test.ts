@@ -21,13 +21,24 @@ describe('routeOf', () => {
   })
 
   it('refuses any other path under the mount (404), deeper paths and near-misses included', () => {
-    for (const path of ['/api/s3-upload/complet', '/api/s3-upload/upload', '/api/s3-upload/parts/1', '/api/s3-upload//parts']) {
-      expect(route(path)).toMatchObject({ status: 404, error: expect.stringContaining(`No route POST ${path} on the upload API`) })
+    for (const path of [
+      '/api/s3-upload/complet',
+      '/api/s3-upload/upload',
+      '/api/s3-upload/parts/1',
+      '/api/s3-upload//parts',
+    ]) {
+      expect(route(path)).toMatchObject({
+        status: 404,
+        error: expect.stringContaining(`No route POST ${path} on the upload API`),
+      })
     }
   })
 
   it('takes a path sharing the mount as a prefix for outside it, not a sub-route', () => {
-    expect(route('/api/s3-uploads/parts')).toMatchObject({ status: 404, error: expect.stringContaining("path setting is '/api/s3-upload'") })
+    expect(route('/api/s3-uploads/parts')).toMatchObject({
+      status: 404,
+      error: expect.stringContaining("path setting is '/api/s3-upload'"),
+    })
   })
 
   it('serves from the root when mounted at /', () => {
@@ -44,7 +55,12 @@ describe('the path setting', () => {
     expect(resolveConfig({ ...base, path: '/' }, {}).path).toBe('')
   })
 
-  it.each(['api/s3-upload', 'https://app.test/api/s3-upload', '/api/:path*', '/api?x=1', '/api//upload', ''])('refuses %j, saying what a path is', (path) => {
-    expect(() => resolveConfig({ ...base, path }, {})).toThrow(/^updraft: path must be the URL path the handler is mounted at, such as '\/api\/s3-upload'/)
-  })
+  it.each(['api/s3-upload', 'https://app.test/api/s3-upload', '/api/:path*', '/api?x=1', '/api//upload', ''])(
+    'refuses %j, saying what a path is',
+    (path) => {
+      expect(() => resolveConfig({ ...base, path }, {})).toThrow(
+        /^updraft: path must be the URL path the handler is mounted at, such as '\/api\/s3-upload'/,
+      )
+    },
+  )
 })

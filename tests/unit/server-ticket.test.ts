@@ -2,9 +2,17 @@
 // but an intact, current ticket of the expected kind for this bucket is a 403.
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../server/config.ts'
-import { readTicket, type MultipartContext } from '../../server/multipart.ts'
-import { signTokenTicket, verifyTokenTicket, type TokenRoutesContext } from '../../server/refresh.ts'
-import { deriveTicketSecret, signTicket, signUploadTicket, verifyTicket, verifyTicketOf, type Ticket, type TicketClaims } from '../../server/ticket.ts'
+import { type MultipartContext, readTicket } from '../../server/multipart.ts'
+import { signTokenTicket, type TokenRoutesContext, verifyTokenTicket } from '../../server/refresh.ts'
+import {
+  deriveTicketSecret,
+  signTicket,
+  signUploadTicket,
+  type Ticket,
+  type TicketClaims,
+  verifyTicket,
+  verifyTicketOf,
+} from '../../server/ticket.ts'
 import { refusal } from '../helpers/refusal.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
@@ -23,19 +31,42 @@ const claims: TicketClaims = {
 const multipart: Ticket = { kind: 'multipart', ...claims }
 const SECRET = 'ticket-secret'
 
-const verifying = (ticket: string, { secret = SECRET, bucket = 'uploads', now = NOW } = {}) => () => verifyTicket(ticket, secret, bucket, now)
+const verifying =
+  (ticket: string, { secret = SECRET, bucket = 'uploads', now = NOW } = {}) =>
+  () =>
+    verifyTicket(ticket, secret, bucket, now)
 const INVALID = { status: 403, message: 'The upload ticket is not valid' }
 const OTHER_SECRET = {
   status: 403,
-  message: "The upload ticket was not signed with this server's ticketSecret: if several instances serve this API, give them all the same S3_UPLOAD_TICKET_SECRET (ticketSecret)",
+  message:
+    "The upload ticket was not signed with this server's ticketSecret: if several instances serve this API, give them all the same S3_UPLOAD_TICKET_SECRET (ticketSecret)",
 }
 const EXPIRED = { status: 403, message: 'The upload ticket has expired: start the upload again' }
 
 describe('tickets', () => {
   it.each<Ticket>([
     multipart,
-    { kind: 'token', bucket: 'uploads', key: 'k', uploadId: 'minted', filesize: 10, contentType: 'image/png', issued: NOW / 1000, expires: NOW / 1000 + 60 },
-    { kind: 'put', bucket: 'uploads', key: 'k', uploadId: 'minted', filesize: 0, contentType: 'text/plain', metadata: 'x', issued: NOW / 1000, expires: NOW / 1000 + 60 },
+    {
+      kind: 'token',
+      bucket: 'uploads',
+      key: 'k',
+      uploadId: 'minted',
+      filesize: 10,
+      contentType: 'image/png',
+      issued: NOW / 1000,
+      expires: NOW / 1000 + 60,
+    },
+    {
+      kind: 'put',
+      bucket: 'uploads',
+      key: 'k',
+      uploadId: 'minted',
+      filesize: 0,
+      contentType: 'text/plain',
+      metadata: 'x',
+      issued: NOW / 1000,
+      expires: NOW / 1000 + 60,
+    },
   ])('carry their kind and claims back intact: $kind', (ticket) => {
     expect(verifyTicket(signTicket(ticket, SECRET), SECRET, 'uploads', NOW)).toEqual(ticket)
   })
@@ -44,7 +75,9 @@ describe('tickets', () => {
     const [prefix, , signature] = signTicket(multipart, SECRET).split('.')
     const bigger = Buffer.from(JSON.stringify({ ...claims, filesize: claims.filesize * 10 })).toString('base64url')
     expect(refusal(verifying(`${prefix}.${bigger}.${signature}`))).toEqual(INVALID)
-    const otherMetadata = Buffer.from(JSON.stringify({ ...claims, metadata: { album: 'theirs' } })).toString('base64url')
+    const otherMetadata = Buffer.from(JSON.stringify({ ...claims, metadata: { album: 'theirs' } })).toString(
+      'base64url',
+    )
     expect(refusal(verifying(`${prefix}.${otherMetadata}.${signature}`))).toEqual(INVALID)
   })
 
@@ -59,9 +92,12 @@ describe('tickets', () => {
     expect(refusal(verifying(ticket, { bucket: 'other-bucket' }))).toEqual(INVALID)
   })
 
-  it.each(['', 'v1', 'v1.', 'v1..', 'v2.e30.AAAA', 'v1.e30.AAAA.extra', 'not a ticket at all', 'v1.!!!.???'])('refuse %j', (ticket) => {
-    expect(refusal(verifying(ticket))).toEqual(INVALID)
-  })
+  it.each(['', 'v1', 'v1.', 'v1..', 'v2.e30.AAAA', 'v1.e30.AAAA.extra', 'not a ticket at all', 'v1.!!!.???'])(
+    'refuse %j',
+    (ticket) => {
+      expect(refusal(verifying(ticket))).toEqual(INVALID)
+    },
+  )
 
   it('refuse a well-signed ticket whose claims are not all there', () => {
     const { partCount: _, ...partial } = multipart
@@ -94,12 +130,23 @@ describe('tickets', () => {
 })
 
 describe('the routes’ readers: readTicket (multipart) and verifyTokenTicket (token)', () => {
-  const config = resolveConfig({ accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'uploads', region: 'us-east-1', ticketTtlSeconds: 600 })
+  const config = resolveConfig({
+    accessKeyId: 'AK',
+    secretAccessKey: 'SK',
+    bucket: 'uploads',
+    region: 'us-east-1',
+    ticketTtlSeconds: 600,
+  })
   const tokenContext = { config, ticketSecret: SECRET } as TokenRoutesContext
   const multipartContext = { config, ticketSecret: SECRET } as MultipartContext
 
   it('a token ticket carries bucket, key, what was declared, a minted uploadId and its lifetime', () => {
-    const declared = { key: 'next-s3-uploads/u/a.png', contentType: 'image/png', filesize: 10, metadata: { album: 'a' } }
+    const declared = {
+      key: 'next-s3-uploads/u/a.png',
+      contentType: 'image/png',
+      filesize: 10,
+      metadata: { album: 'a' },
+    }
     const ticket = signTokenTicket(tokenContext, declared, NOW)
     expect(ticket).toMatch(/^tok1\./)
     expect(verifyTokenTicket(tokenContext, ticket, NOW)).toEqual({
@@ -116,8 +163,12 @@ describe('the routes’ readers: readTicket (multipart) and verifyTokenTicket (t
 
   it('a token ticket: another secret, another bucket, expiry', () => {
     const ticket = signTokenTicket(tokenContext, 'mine.bin', NOW)
-    expect(refusal(() => verifyTokenTicket({ ...tokenContext, ticketSecret: 'other' }, ticket, NOW))).toEqual(OTHER_SECRET)
-    expect(refusal(() => verifyTokenTicket({ ...tokenContext, config: { ...config, bucket: 'elsewhere' } }, ticket, NOW))).toEqual(INVALID)
+    expect(refusal(() => verifyTokenTicket({ ...tokenContext, ticketSecret: 'other' }, ticket, NOW))).toEqual(
+      OTHER_SECRET,
+    )
+    expect(
+      refusal(() => verifyTokenTicket({ ...tokenContext, config: { ...config, bucket: 'elsewhere' } }, ticket, NOW)),
+    ).toEqual(INVALID)
     expect(refusal(() => verifyTokenTicket(tokenContext, ticket, NOW + 601_000))).toEqual(EXPIRED)
   })
 
@@ -125,7 +176,9 @@ describe('the routes’ readers: readTicket (multipart) and verifyTokenTicket (t
     expect(refusal(() => verifyTokenTicket(tokenContext, signTicket(multipart, SECRET), NOW))).toEqual(INVALID)
     expect(refusal(() => readTicket(multipartContext, signTokenTicket(tokenContext, 'k')))).toEqual(INVALID)
     const { kind: _, ...rest } = multipart
-    expect(readTicket(multipartContext, signTicket({ ...multipart, expires: Math.floor(Date.now() / 1000) + 60 }, SECRET))).toEqual({
+    expect(
+      readTicket(multipartContext, signTicket({ ...multipart, expires: Math.floor(Date.now() / 1000) + 60 }, SECRET)),
+    ).toEqual({
       ...rest,
       expires: expect.any(Number),
     })
@@ -137,7 +190,16 @@ describe('the routes’ readers: readTicket (multipart) and verifyTokenTicket (t
 describe('tickets of unknown size', () => {
   const { filesize: _, partCount: __, ...planless } = claims
   const unknown: Ticket = { kind: 'multipart', ...planless, sizeUnknown: true }
-  const tokenUnknown: Ticket = { kind: 'token', bucket: 'uploads', key: 'k', uploadId: 'minted', contentType: 'image/png', sizeUnknown: true, issued: NOW / 1000, expires: NOW / 1000 + 60 }
+  const tokenUnknown: Ticket = {
+    kind: 'token',
+    bucket: 'uploads',
+    key: 'k',
+    uploadId: 'minted',
+    contentType: 'image/png',
+    sizeUnknown: true,
+    issued: NOW / 1000,
+    expires: NOW / 1000 + 60,
+  }
   /** The ticket's own signature over claims someone rewrote. */
   const rewritten = (ticket: Ticket, change: (claims: Record<string, unknown>) => Record<string, unknown>) => {
     const [prefix, body, signature] = signTicket(ticket, SECRET).split('.')
@@ -150,14 +212,21 @@ describe('tickets of unknown size', () => {
   })
 
   it('refuse a known-size ticket altered to unknown size, and an unknown-size one given a size', () => {
-    const toUnknown = ({ filesize: _f, partCount: _p, ...rest }: Record<string, unknown>) => ({ ...rest, sizeUnknown: true })
+    const toUnknown = ({ filesize: _f, partCount: _p, ...rest }: Record<string, unknown>) => ({
+      ...rest,
+      sizeUnknown: true,
+    })
     expect(refusal(verifying(rewritten(multipart, toUnknown)))).toEqual(INVALID)
     expect(refusal(verifying(rewritten(multipart, (c) => ({ ...c, sizeUnknown: true }))))).toEqual(INVALID)
     const toKnown = ({ sizeUnknown: _s, ...rest }: Record<string, unknown>) => ({ ...rest, filesize: 1, partCount: 1 })
     expect(refusal(verifying(rewritten(unknown, toKnown)))).toEqual(INVALID)
     const token: Ticket = { ...tokenUnknown, sizeUnknown: undefined, filesize: 10 }
-    expect(refusal(verifying(rewritten(token, ({ filesize: _f, ...rest }) => ({ ...rest, sizeUnknown: true }))))).toEqual(INVALID)
-    expect(refusal(verifying(rewritten(tokenUnknown, ({ sizeUnknown: _s, ...rest }) => ({ ...rest, filesize: 10 }))))).toEqual(INVALID)
+    expect(
+      refusal(verifying(rewritten(token, ({ filesize: _f, ...rest }) => ({ ...rest, sizeUnknown: true })))),
+    ).toEqual(INVALID)
+    expect(
+      refusal(verifying(rewritten(tokenUnknown, ({ sizeUnknown: _s, ...rest }) => ({ ...rest, filesize: 10 })))),
+    ).toEqual(INVALID)
   })
 
   it('refuse well-signed claims that mix a size with the flag, or lack both, or flag a single PUT', () => {
@@ -175,8 +244,18 @@ describe('tickets of unknown size', () => {
 // Issue 16, token uploads the upload API created (`createMultipart`): the ticket names storage's
 // UploadId and says the upload API created it, inside the MAC; only a token ticket may say so.
 describe('token tickets of an upload the upload API created', () => {
-  const config = resolveConfig({ accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'uploads', region: 'us-east-1', ticketTtlSeconds: 600 })
-  const declared = { key: 'next-s3-uploads/u/a.bin', contentType: 'application/octet-stream', filesize: 12 * 1024 * 1024 }
+  const config = resolveConfig({
+    accessKeyId: 'AK',
+    secretAccessKey: 'SK',
+    bucket: 'uploads',
+    region: 'us-east-1',
+    ticketTtlSeconds: 600,
+  })
+  const declared = {
+    key: 'next-s3-uploads/u/a.bin',
+    contentType: 'application/octet-stream',
+    filesize: 12 * 1024 * 1024,
+  }
   const options = { bucket: 'uploads', ticketTtlSeconds: 600, ticketSecret: SECRET }
 
   it('carry storage’s UploadId as the dedupe key, and the claim', () => {
@@ -190,7 +269,9 @@ describe('token tickets of an upload the upload API created', () => {
       expires: NOW / 1000 + 600,
     })
     // Not created: a minted id and no claim.
-    expect(verifyTicket(signUploadTicket('token', declared, options, NOW), SECRET, 'uploads', NOW)).not.toHaveProperty('multipart')
+    expect(verifyTicket(signUploadTicket('token', declared, options, NOW), SECRET, 'uploads', NOW)).not.toHaveProperty(
+      'multipart',
+    )
   })
 
   it('refuse the claim added to a ticket, on another kind, or not exactly true', () => {
@@ -200,7 +281,31 @@ describe('token tickets of an upload the upload API created', () => {
     expect(refusal(verifying(added))).toEqual(INVALID)
     const signed = (ticket: object) => verifying(signTicket(ticket as Ticket, SECRET))
     expect(refusal(signed({ ...multipart, multipart: true }))).toEqual(INVALID)
-    expect(refusal(signed({ kind: 'put', ...declared, bucket: 'uploads', uploadId: 'u', multipart: true, issued: NOW / 1000, expires: NOW / 1000 + 60 }))).toEqual(INVALID)
-    expect(refusal(signed({ kind: 'token', ...declared, bucket: 'uploads', uploadId: 'u', multipart: 'yes', issued: NOW / 1000, expires: NOW / 1000 + 60 }))).toEqual(INVALID)
+    expect(
+      refusal(
+        signed({
+          kind: 'put',
+          ...declared,
+          bucket: 'uploads',
+          uploadId: 'u',
+          multipart: true,
+          issued: NOW / 1000,
+          expires: NOW / 1000 + 60,
+        }),
+      ),
+    ).toEqual(INVALID)
+    expect(
+      refusal(
+        signed({
+          kind: 'token',
+          ...declared,
+          bucket: 'uploads',
+          uploadId: 'u',
+          multipart: 'yes',
+          issued: NOW / 1000,
+          expires: NOW / 1000 + 60,
+        }),
+      ),
+    ).toEqual(INVALID)
   })
 })

@@ -6,7 +6,13 @@ import { resolveConfig } from '../../server/config.ts'
 import { abortDuplicates, refreshCredentials, signTokenTicket, type TokenRoutesContext } from '../../server/refresh.ts'
 
 const NOW = Date.UTC(2025, 0, 1)
-const config = resolveConfig({ accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'uploads', region: 'us-east-1', ticketTtlSeconds: 600 })
+const config = resolveConfig({
+  accessKeyId: 'AK',
+  secretAccessKey: 'SK',
+  bucket: 'uploads',
+  region: 'us-east-1',
+  ticketTtlSeconds: 600,
+})
 const issued: string[] = []
 const context: TokenRoutesContext = {
   config,
@@ -14,7 +20,12 @@ const context: TokenRoutesContext = {
   ticketSecret: 'secret',
   issueToken: async (key) => {
     issued.push(key)
-    return { AccessKeyId: 'NEW', SecretAccessKey: 'S', SessionToken: 'T', Expiration: new Date(NOW + 3_600_000).toISOString() }
+    return {
+      AccessKeyId: 'NEW',
+      SecretAccessKey: 'S',
+      SessionToken: 'T',
+      Expiration: new Date(NOW + 3_600_000).toISOString(),
+    }
   },
 }
 
@@ -55,7 +66,10 @@ describe('/duplicates', () => {
       }),
     } as unknown as S3Client
     expect(await abortDuplicates({ ...context, s3 }, { ticket, keep: 'kept' })).toEqual({ aborted: 1 })
-    expect(sent[0]).toMatchObject({ name: 'ListMultipartUploadsCommand', input: { Bucket: 'uploads', Prefix: 'mine.bin' } })
+    expect(sent[0]).toMatchObject({
+      name: 'ListMultipartUploadsCommand',
+      input: { Bucket: 'uploads', Prefix: 'mine.bin' },
+    })
     expect(sent.slice(1)).toEqual([
       { name: 'AbortMultipartUploadCommand', input: { Bucket: 'uploads', Key: 'mine.bin', UploadId: 'duplicate' } },
     ])

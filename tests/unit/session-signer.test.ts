@@ -40,7 +40,8 @@ function fakeSts() {
 }
 
 const sign = async (presign: Awaited<ReturnType<ReturnType<typeof createSessionSigner>>>) =>
-  new URL(await presign({ method: 'PUT', url: 'http://127.0.0.1:9/uploads/next-s3-uploads/a', expiresIn: 3600 })).searchParams
+  new URL(await presign({ method: 'PUT', url: 'http://127.0.0.1:9/uploads/next-s3-uploads/a', expiresIn: 3600 }))
+    .searchParams
 
 beforeEach(() => {
   vi.useFakeTimers()
@@ -56,7 +57,8 @@ describe('createSessionSigner', () => {
     const presigners = await Promise.all([signer(), signer(), signer()])
     expect(sts.calls).toEqual([
       {
-        policy: '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:AbortMultipartUpload"],"Resource":["arn:aws:s3:::uploads/next-s3-uploads/*"]}]}',
+        policy:
+          '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:PutObject","s3:AbortMultipartUpload"],"Resource":["arn:aws:s3:::uploads/next-s3-uploads/*"]}]}',
         name: 'S3UploadPresigner',
         duration: 3600,
       },

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { upload, uploadObject } from '../../engine/index.ts'
+import { md5 } from '../../engine/opt-ins/md5.ts'
 import { sseCustomerKey } from '../../engine/opt-ins/sse-c.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
-import { md5 } from '../../engine/opt-ins/md5.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
 const ALGORITHM = 'x-amz-server-side-encryption-customer-algorithm'
@@ -19,9 +19,9 @@ const RAW_KEY = Uint8Array.from({ length: 32 }, (_, i) => i)
 
 describe('md5', () => {
   it('matches node:crypto on any input, across block and padding boundaries', () => {
-    const lengthsNearBoundaries = fc.constantFrom(0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128).chain((length) =>
-      fc.uint8Array({ minLength: length, maxLength: length }),
-    )
+    const lengthsNearBoundaries = fc
+      .constantFrom(0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128)
+      .chain((length) => fc.uint8Array({ minLength: length, maxLength: length }))
     fc.assert(
       fc.property(fc.oneof(fc.uint8Array({ maxLength: 300 }), lengthsNearBoundaries), (bytes) => {
         expect(md5(bytes)).toEqual(nodeMd5(bytes))
@@ -37,7 +37,8 @@ describe('md5', () => {
       abc: '900150983cd24fb0d6963f7d28e17f72',
       'message digest': 'f96b697d7cb7938d525a2f31aaf161d0',
       abcdefghijklmnopqrstuvwxyz: 'c3fcd3d76192e4007dfb496cca67e13b',
-      '12345678901234567890123456789012345678901234567890123456789012345678901234567890': '57edf4a22be3c955ac49da2e2107b67a',
+      '12345678901234567890123456789012345678901234567890123456789012345678901234567890':
+        '57edf4a22be3c955ac49da2e2107b67a',
     }
     for (const [input, digest] of Object.entries(suite)) {
       expect(Buffer.from(md5(new TextEncoder().encode(input))).toString('hex')).toBe(digest)
@@ -133,7 +134,11 @@ describe('SSE-C headers on the wire (step-through transport)', () => {
   const signedNames = (headers: Record<string, string> | undefined) =>
     /SignedHeaders=([^,]+)/.exec(headers!.authorization!)![1]!.split(';')
   const expectSseC = (headers: Record<string, string> | undefined) => {
-    expect(headers).toMatchObject({ [ALGORITHM]: 'AES256', [KEY]: base64(RAW_KEY), [KEY_MD5]: base64(nodeMd5(RAW_KEY)) })
+    expect(headers).toMatchObject({
+      [ALGORITHM]: 'AES256',
+      [KEY]: base64(RAW_KEY),
+      [KEY_MD5]: base64(nodeMd5(RAW_KEY)),
+    })
     expect(signedNames(headers)).toEqual(expect.arrayContaining([ALGORITHM, KEY, KEY_MD5]))
   }
   const expectNoSseC = (headers: Record<string, string> | undefined) =>
@@ -184,7 +189,11 @@ describe('SSE-C through upload()', () => {
   it('refuses presigned mode, where the upload API signs the headers and would drop the key silently', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch')
     await expect(
-      upload(new Blob(['secret']), { strategy: 'presigned', api: 'http://127.0.0.1:9/api', ...sseCustomerKey(new Uint8Array(32)) }),
+      upload(new Blob(['secret']), {
+        strategy: 'presigned',
+        api: 'http://127.0.0.1:9/api',
+        ...sseCustomerKey(new Uint8Array(32)),
+      }),
     ).rejects.toThrow("updraft: objectHeaders and partHeaders (SSE-C, tags) need strategy: 'token'")
     expect(fetchSpy).not.toHaveBeenCalled()
     fetchSpy.mockRestore()

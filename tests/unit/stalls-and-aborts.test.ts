@@ -94,7 +94,9 @@ describe('hangs', () => {
     await next(fake)
     const error = await result.catch((e: unknown) => e)
     expect(error).toBeInstanceOf(NetworkError)
-    expect((error as Error).message).toBe(`No progress for ${STALL} ms on PUT https://bucket.s3.us-east-1.amazonaws.com`)
+    expect((error as Error).message).toBe(
+      `No progress for ${STALL} ms on PUT https://bucket.s3.us-east-1.amazonaws.com`,
+    )
     expect(fake.log).toEqual(['PUT', 'PUT'])
   })
 })
@@ -211,7 +213,9 @@ describe('orphans', () => {
   }
   const listing = (uploads: Array<[key: string, uploadId: string, initiated: string]>) =>
     `<ListMultipartUploadsResult><Bucket>bucket</Bucket><KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker>${uploads
-      .map(([key, id, at]) => `<Upload><Key>${key}</Key><UploadId>${id}</UploadId><Initiated>${at}</Initiated></Upload>`)
+      .map(
+        ([key, id, at]) => `<Upload><Key>${key}</Key><UploadId>${id}</UploadId><Initiated>${at}</Initiated></Upload>`,
+      )
       .join('')}</ListMultipartUploadsResult>`
 
   it("issue 33: with no abortOtherUploads, the engine lists the key's uploads itself and aborts those started within the Create call", async () => {
@@ -222,12 +226,16 @@ describe('orphans', () => {
     // The bucket's URL (the object's without its key), for exactly this key.
     expect(list.url).toBe('https://bucket.s3.us-east-1.amazonaws.com/?uploads&prefix=k.bin')
     expect(list.headers?.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKID\//)
-    list.respond(200, {}, listing([
-      ['k.bin', 'first', '2026-11-27T10:00:00.000Z'], // the lost reply's: just before the one in use
-      ['k.bin', 'second', '2026-11-27T10:00:00.400Z'],
-      ['k.bin', 'older', '2026-11-27T09:00:00.000Z'], // another writer's, long before the call
-      ['k.bin.parts/x', 'other-key', '2026-11-27T10:00:00.100Z'], // another key with this prefix
-    ]))
+    list.respond(
+      200,
+      {},
+      listing([
+        ['k.bin', 'first', '2026-11-27T10:00:00.000Z'], // the lost reply's: just before the one in use
+        ['k.bin', 'second', '2026-11-27T10:00:00.400Z'],
+        ['k.bin', 'older', '2026-11-27T09:00:00.000Z'], // another writer's, long before the call
+        ['k.bin.parts/x', 'other-key', '2026-11-27T10:00:00.100Z'], // another key with this prefix
+      ]),
+    )
     const abort = await take(fake, 'DELETE ?uploadId')
     expect(new URL(abort.url).searchParams.get('uploadId')).toBe('first')
     abort.respond(204)
@@ -251,7 +259,9 @@ describe('orphans', () => {
     await vi.waitFor(() => expect(cleanup).toHaveBeenCalledOnce())
     expect(cleanup.mock.calls[0]![0]).toMatchObject({
       name: 'UploadError',
-      message: expect.stringMatching(/^CreateMultipartUpload was retried, and the uploads an earlier attempt may have left on k\.bin could not be listed or aborted \(AccessDenied: .*\): give credentials that may list/),
+      message: expect.stringMatching(
+        /^CreateMultipartUpload was retried, and the uploads an earlier attempt may have left on k\.bin could not be listed or aborted \(AccessDenied: .*\): give credentials that may list/,
+      ),
     })
   })
 

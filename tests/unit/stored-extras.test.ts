@@ -17,7 +17,9 @@ describe('unissuedExtras', () => {
   })
 
   it('an object as issued carries nothing extra, SSE and storage class included', () => {
-    expect(unissuedExtras(head({ ...plain, ServerSideEncryption: 'AES256', StorageClass: 'STANDARD', $metadata: {} }), {})).toEqual([])
+    expect(
+      unissuedExtras(head({ ...plain, ServerSideEncryption: 'AES256', StorageClass: 'STANDARD', $metadata: {} }), {}),
+    ).toEqual([])
   })
 
   it('names every header the upload API never issues, never its value', () => {
@@ -51,30 +53,49 @@ describe('unissuedExtras', () => {
   it('the configured Content-Disposition passes; any other does not', () => {
     const head = { ...plain, ContentDisposition: 'attachment', $metadata: {} }
     expect(unissuedExtras(head, { contentDisposition: 'attachment' })).toEqual([])
-    expect(unissuedExtras(head, { contentDisposition: 'attachment; filename="a.png"' })).toEqual(['Content-Disposition'])
+    expect(unissuedExtras(head, { contentDisposition: 'attachment; filename="a.png"' })).toEqual([
+      'Content-Disposition',
+    ])
   })
 
   it('allowedObjectExtras lets the named tags and x-amz-meta-* through, and only those', () => {
     const head = { ...plain, Metadata: { origin: 'camera', role: 'admin' }, TagCount: 1, $metadata: {} }
     expect(unissuedExtras(head, { allowedObjectExtras: { tags: true, meta: ['origin'] } })).toEqual(['x-amz-meta-role'])
-    expect(unissuedExtras(head, { allowedObjectExtras: { meta: ['origin', 'role'] } })).toEqual(['x-amz-tagging (1 tag)'])
+    expect(unissuedExtras(head, { allowedObjectExtras: { meta: ['origin', 'role'] } })).toEqual([
+      'x-amz-tagging (1 tag)',
+    ])
   })
 })
 
 describe('allowedObjectExtras in the config', () => {
   const config = (allowedObjectExtras: unknown) =>
-    resolveConfig({ accessKeyId: 'AK', secretAccessKey: 'SK', bucket: 'b', region: 'us-east-1', allowedObjectExtras: allowedObjectExtras as never }, {})
+    resolveConfig(
+      {
+        accessKeyId: 'AK',
+        secretAccessKey: 'SK',
+        bucket: 'b',
+        region: 'us-east-1',
+        allowedObjectExtras: allowedObjectExtras as never,
+      },
+      {},
+    )
 
   it('names are lower-cased, the x-amz-meta- prefix taken off', () => {
-    expect(config({ tags: true, meta: ['X-Amz-Meta-Origin', 'project'] }).allowedObjectExtras).toEqual({ tags: true, meta: ['origin', 'project'] })
+    expect(config({ tags: true, meta: ['X-Amz-Meta-Origin', 'project'] }).allowedObjectExtras).toEqual({
+      tags: true,
+      meta: ['origin', 'project'],
+    })
     expect(normalizeAllowance(undefined)).toBeUndefined()
   })
 
   it.each([
-    [{ tags: 'yes' }, "allowedObjectExtras.tags must be true or false, got \"yes\""],
-    [{ meta: 'origin' }, "allowedObjectExtras.meta must be an array of names, got \"origin\""],
-    [{ meta: ['has space'] }, "allowedObjectExtras.meta must hold x-amz-meta-* names such as 'project', got \"has space\""],
-    [true, 'allowedObjectExtras must be an object such as { tags: true, meta: [\'project\'] }, got true'],
+    [{ tags: 'yes' }, 'allowedObjectExtras.tags must be true or false, got "yes"'],
+    [{ meta: 'origin' }, 'allowedObjectExtras.meta must be an array of names, got "origin"'],
+    [
+      { meta: ['has space'] },
+      'allowedObjectExtras.meta must hold x-amz-meta-* names such as \'project\', got "has space"',
+    ],
+    [true, "allowedObjectExtras must be an object such as { tags: true, meta: ['project'] }, got true"],
   ])('%j is refused, saying what it must be', (given, message) => {
     expect(() => config(given)).toThrow(new TypeError(`updraft: ${message}`))
   })

@@ -27,7 +27,11 @@ const asReadableStream = (iterable: AsyncIterable<Uint8Array>) => {
   })
 }
 
-const options = (partSize: number, extra: { size?: number; signal?: AbortSignal } = {}) => ({ ...resolveOptions({}), partSize, ...extra })
+const options = (partSize: number, extra: { size?: number; signal?: AbortSignal } = {}) => ({
+  ...resolveOptions({}),
+  partSize,
+  ...extra,
+})
 
 async function allParts(stream: PartStream, partSize: number) {
   const parts: Uint8Array[] = []
@@ -53,7 +57,10 @@ describe('stream gatherer', () => {
         fc.boolean(),
         async (data, sizes, partSize, declared, readable) => {
           const source = chunksOf(data, sizes)
-          const opened = await openStream(readable ? asReadableStream(source) : source, options(partSize, declared ? { size: data.length } : {}))
+          const opened = await openStream(
+            readable ? asReadableStream(source) : source,
+            options(partSize, declared ? { size: data.length } : {}),
+          )
           if (opened instanceof Uint8Array) {
             expect(data.length).toBeLessThanOrEqual(partSize)
             expect([...opened]).toEqual([...data])
@@ -75,9 +82,11 @@ describe('stream gatherer', () => {
 
   it('a chunk that makes a whole part is sent as a view of it, not a copy; small chunks are gathered', async () => {
     const big = new Uint8Array(40_000).fill(7)
-    const reader = byteReader((async function* () {
-      yield big
-    })())
+    const reader = byteReader(
+      (async function* () {
+        yield big
+      })(),
+    )
     const part = await reader.read(20_000)
     expect(part.buffer).toBe(big.buffer)
     const small = byteReader(chunksOf(new Uint8Array(GATHER_BELOW * 3), [100]))
@@ -125,7 +134,10 @@ describe('stream gatherer', () => {
 
   it('an abort ends a read that waits on a stream that never yields, and releases the stream', async () => {
     let released = false
-    const stalled = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}), cancel: () => void (released = true) })
+    const stalled = new ReadableStream<Uint8Array>({
+      pull: () => new Promise(() => {}),
+      cancel: () => void (released = true),
+    })
     const controller = new AbortController()
     const opening = openStream(stalled, options(10, { signal: controller.signal }))
     controller.abort()
@@ -134,7 +146,9 @@ describe('stream gatherer', () => {
   })
 
   it('a signal aborted before the first read stops the stream; it is never taken for an empty body', async () => {
-    await expect(openStream(chunksOf(new Uint8Array(35), [7]), options(10, { signal: AbortSignal.abort() }))).rejects.toBeInstanceOf(UploadAbortedError)
+    await expect(
+      openStream(chunksOf(new Uint8Array(35), [7]), options(10, { signal: AbortSignal.abort() })),
+    ).rejects.toBeInstanceOf(UploadAbortedError)
   })
 
   it('a stream read to its end lets go of the upload signal: a page-wide signal keeps no reader alive', async () => {

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { uploadObject } from '../../engine/index.ts'
-import { putObjectTagging, taggingHeaders } from '../../engine/opt-ins/tags.ts'
 import { sseCustomerKey } from '../../engine/opt-ins/sse-c.ts'
+import { putObjectTagging, taggingHeaders } from '../../engine/opt-ins/tags.ts'
 import { MIN_PART_SIZE } from '../../protocol/limits.ts'
 import { stepThroughTransport, xml } from '../helpers/fake-transport.ts'
 
@@ -35,7 +35,9 @@ describe('taggingHeaders', () => {
 
   it('refuses more than 10 tags (S3 limit) with a TypeError naming the option', () => {
     const eleven = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`t${i}`, 'v']))
-    expect(() => taggingHeaders(eleven)).toThrow(new TypeError("updraft: tags can hold at most 10 tags (S3's limit), got 11"))
+    expect(() => taggingHeaders(eleven)).toThrow(
+      new TypeError("updraft: tags can hold at most 10 tags (S3's limit), got 11"),
+    )
     expect(() => taggingHeaders(Object.fromEntries(Object.entries(eleven).slice(1)))).not.toThrow()
   })
 })
@@ -124,7 +126,9 @@ describe('putObjectTagging (step-through transport)', () => {
     )
     expect(put!.headers).toMatchObject({
       'content-type': 'application/xml',
-      'content-md5': createHash('md5').update(put!.body as string).digest('base64'),
+      'content-md5': createHash('md5')
+        .update(put!.body as string)
+        .digest('base64'),
     })
     expect(signed(put!.headers)).toContain('content-md5')
     put!.respond(200)
@@ -147,4 +151,5 @@ describe('putObjectTagging (step-through transport)', () => {
   })
 })
 
-const signed = (headers: Record<string, string> | undefined) => /SignedHeaders=([^,]+)/.exec(headers!.authorization!)![1]!.split(';')
+const signed = (headers: Record<string, string> | undefined) =>
+  /SignedHeaders=([^,]+)/.exec(headers!.authorization!)![1]!.split(';')

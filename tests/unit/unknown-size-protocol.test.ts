@@ -29,7 +29,12 @@ function contractApi() {
       let reply: unknown
       if (route === 's3-upload') {
         reply = {
-          key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: SERVER_PART, ticket: 't',
+          key: 'k',
+          bucket: 'b',
+          region: 'us-east-1',
+          uploadId: 'u',
+          partSize: SERVER_PART,
+          ticket: 't',
           urls: Object.fromEntries([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, signed(n, SERVER_PART)])),
         } satisfies PresignedMultipartReply
       } else if (route === 'parts') {
@@ -41,15 +46,24 @@ function contractApi() {
     }
     const bytes = request.body as Uint8Array
     // A URL bound to one length, as the contract's /parts signs it: any other length is refused.
-    if (bytes.byteLength !== Number(url.searchParams.get('size'))) return { status: 403, header: () => null, body: '<Error><Code>AccessDenied</Code></Error>' }
-    puts.push({ partNumber: Number(url.searchParams.get('partNumber')), bytes: bytes.slice(), signedFor: Number(url.searchParams.get('size')) })
-    return { status: 200, header: (name) => (name.toLowerCase() === 'etag' ? `"${url.searchParams.get('partNumber')}"` : null), body: '' }
+    if (bytes.byteLength !== Number(url.searchParams.get('size')))
+      return { status: 403, header: () => null, body: '<Error><Code>AccessDenied</Code></Error>' }
+    puts.push({
+      partNumber: Number(url.searchParams.get('partNumber')),
+      bytes: bytes.slice(),
+      signedFor: Number(url.searchParams.get('size')),
+    })
+    return {
+      status: 200,
+      header: (name) => (name.toLowerCase() === 'etag' ? `"${url.searchParams.get('partNumber')}"` : null),
+      body: '',
+    }
   }
   return { calls, puts, transport }
 }
 
 describe('presigned upload() of a stream of unknown length, against the contract', () => {
-  it('asks with sizeUnknown, cuts parts to the reply\'s partSize, asks /parts only for the short last part, with its size', async () => {
+  it("asks with sizeUnknown, cuts parts to the reply's partSize, asks /parts only for the short last part, with its size", async () => {
     const { calls, puts, transport } = contractApi()
     const data = Uint8Array.from({ length: 12 * MiB + 7 }, (_, i) => (i * 7 + 3) % 251)
     const progress: Array<{ loaded: number; total: number }> = []
@@ -80,17 +94,27 @@ describe('presigned upload() of a stream of unknown length, against the contract
     expect(progress.at(-1)).toEqual({ loaded: data.length, total: data.length })
   })
 
-  it('a stream of exactly two parts uses the reply\'s URLs only: no /parts call', async () => {
+  it("a stream of exactly two parts uses the reply's URLs only: no /parts call", async () => {
     const { calls, puts, transport } = contractApi()
     const data = new Uint8Array(2 * SERVER_PART).fill(9)
-    await uploadPresigned(chunked(data, 1 << 20), { api: 'http://page.test/api/s3-upload', filename: 'x', contentType: 'a/b', transport })
+    await uploadPresigned(chunked(data, 1 << 20), {
+      api: 'http://page.test/api/s3-upload',
+      filename: 'x',
+      contentType: 'a/b',
+      transport,
+    })
     expect(calls.map((call) => call.route)).toEqual(['s3-upload', 'complete'])
     expect(puts.map((put) => put.signedFor)).toEqual([SERVER_PART, SERVER_PART])
   })
 
   it('a stream that ends within one part is asked for with its filesize, as a file is', async () => {
     const { calls, transport } = contractApi()
-    await uploadPresigned(chunked(new Uint8Array(1000), 10), { api: 'http://page.test/api/s3-upload', filename: 'x', contentType: 'a/b', transport }).catch(() => {})
+    await uploadPresigned(chunked(new Uint8Array(1000), 10), {
+      api: 'http://page.test/api/s3-upload',
+      filename: 'x',
+      contentType: 'a/b',
+      transport,
+    }).catch(() => {})
     expect(calls[0]!.body).toMatchObject({ filesize: 1000 })
     expect(calls[0]!.body).not.toHaveProperty('sizeUnknown')
   })

@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest'
 import { MAX_PARTS, MiB } from '../../protocol/limits.ts'
 import { maxPartNumber } from '../../protocol/parts.ts'
 import { parsePartsRequest, parseUploadRequest } from '../../server/parse-requests.ts'
-import { checkLimits, checkPartSizes, checkUnknownSizeCompleteParts, checkUnknownSizePartNumbers } from '../../server/request-limits.ts'
+import {
+  checkLimits,
+  checkPartSizes,
+  checkUnknownSizeCompleteParts,
+  checkUnknownSizePartNumbers,
+} from '../../server/request-limits.ts'
 import { refusal } from '../helpers/refusal.ts'
 
 const request = { filename: 'clip.webm', filetype: 'video/webm' }
@@ -13,8 +18,14 @@ const PART = 5 * MiB
 
 describe('the upload request', () => {
   it('takes sizeUnknown: true without filesize, and false or absent as before', () => {
-    expect(parseUploadRequest({ ...request, sizeUnknown: true })).toMatchObject({ filesize: undefined, sizeUnknown: true })
-    expect(parseUploadRequest({ ...request, sizeUnknown: false, filesize: 3 })).toMatchObject({ filesize: 3, sizeUnknown: false })
+    expect(parseUploadRequest({ ...request, sizeUnknown: true })).toMatchObject({
+      filesize: undefined,
+      sizeUnknown: true,
+    })
+    expect(parseUploadRequest({ ...request, sizeUnknown: false, filesize: 3 })).toMatchObject({
+      filesize: 3,
+      sizeUnknown: false,
+    })
     expect(parseUploadRequest(request)).toMatchObject({ filesize: undefined, sizeUnknown: false })
   })
 
@@ -32,13 +43,18 @@ describe('the upload request', () => {
   })
 
   it('with maxFileSize, sizeUnknown stands in for filesize; neither is still a 400', () => {
-    expect(() => checkLimits({ maxFileSize: 10 * MiB }, parseUploadRequest({ ...request, sizeUnknown: true }))).not.toThrow()
+    expect(() =>
+      checkLimits({ maxFileSize: 10 * MiB }, parseUploadRequest({ ...request, sizeUnknown: true })),
+    ).not.toThrow()
     expect(refusal(() => checkLimits({ maxFileSize: 10 * MiB }, parseUploadRequest(request)))).toEqual({
       status: 400,
       message: `filesize is required: this upload API accepts files of at most ${10 * MiB} bytes`,
     })
     // The type is checked as for any upload.
-    expect(refusal(() => checkLimits({ allowedTypes: ['image/*'] }, parseUploadRequest({ ...request, sizeUnknown: true }))).status).toBe(415)
+    expect(
+      refusal(() => checkLimits({ allowedTypes: ['image/*'] }, parseUploadRequest({ ...request, sizeUnknown: true })))
+        .status,
+    ).toBe(415)
   })
 })
 
@@ -46,7 +62,9 @@ describe('/parts with sizes', () => {
   const ticket = 'v1.x.y'
   it('reads sizes beside contentMd5, naming exactly the parts asked for', () => {
     const md5 = '1B2M2Y8AsgTpgAmY7PhCfg=='
-    expect(parsePartsRequest({ ticket, partNumbers: [3, 4], sizes: { 3: PART, 4: 17 }, contentMd5: { 3: md5, 4: md5 } })).toEqual({
+    expect(
+      parsePartsRequest({ ticket, partNumbers: [3, 4], sizes: { 3: PART, 4: 17 }, contentMd5: { 3: md5, 4: md5 } }),
+    ).toEqual({
       ticket,
       partNumbers: [3, 4],
       sizes: { 3: PART, 4: 17 },
@@ -58,9 +76,9 @@ describe('/parts with sizes', () => {
   it.each<[string, unknown, string]>([
     ['a part missing', { 3: PART }, 'sizes must give the length of every part asked for: part 4 has none'],
     ['an extra part', { 3: PART, 4: PART, 5: PART }, 'sizes names part "5", which is not among partNumbers'],
-    ['a fraction', { 3: PART, 4: 1.5 }, 'sizes[4] must be the part\'s length in bytes, got number 1.5'],
+    ['a fraction', { 3: PART, 4: 1.5 }, "sizes[4] must be the part's length in bytes, got number 1.5"],
     ['a string', { 3: PART, 4: '10' }, 'sizes[4] must be the part\'s length in bytes, got "10"'],
-    ['an array', [PART, PART], 'sizes must be an object of part number → the part\'s length in bytes, got an array'],
+    ['an array', [PART, PART], "sizes must be an object of part number → the part's length in bytes, got an array"],
   ])('refuses sizes with %s (400)', (_case, sizes, message) => {
     expect(refusal(() => parsePartsRequest({ ticket, partNumbers: [3, 4], sizes }))).toEqual({ status: 400, message })
   })
@@ -101,7 +119,10 @@ describe('the part cap: min(10000, ceil(maxFileSize / partSize))', () => {
       status: 413,
       message: 'part number 10001 is over the limit: S3 allows at most 10000 parts per upload',
     })
-    expect(refusal(() => checkUnknownSizePartNumbers([0], limits))).toEqual({ status: 400, message: 'part number 0 is below 1: parts are numbered from 1' })
+    expect(refusal(() => checkUnknownSizePartNumbers([0], limits))).toEqual({
+      status: 400,
+      message: 'part number 0 is below 1: parts are numbered from 1',
+    })
   })
 
   it('a Complete lists parts within the cap, each once; gaps are for storage to judge', () => {

@@ -12,11 +12,20 @@ const parts = (status: number | undefined, failed?: string): WireEntry => ({
   status,
   failed,
 })
-const part = (status: number, code?: string): WireEntry => ({ at: 0, step: 'PUT ?partNumber', key: 'PUT ?partNumber /b/k 2', api: false, status, code })
+const part = (status: number, code?: string): WireEntry => ({
+  at: 0,
+  step: 'PUT ?partNumber',
+  key: 'PUT ?partNumber /b/k 2',
+  api: false,
+  status,
+  code,
+})
 
 describe('retryViolations', () => {
   it('a part URL asked for again after storage refused the first is a renewal, not a retry', () => {
-    expect(retryViolations([parts(200), part(403), parts(200), part(400, 'ExpiredToken'), parts(200), part(200)], 8)).toEqual([])
+    expect(
+      retryViolations([parts(200), part(403), parts(200), part(400, 'ExpiredToken'), parts(200), part(200)], 8),
+    ).toEqual([])
   })
 
   it('still counts the attempts of one /parts request, and flags one tried again after a final refusal', () => {

@@ -26,9 +26,15 @@ export interface WorkerScope {
 }
 
 /** The worker's program. Self-contained, as the functions it is given: it runs from its own text. */
-export function serveHashing(scope: WorkerScope, digestOf: typeof digestWith, crcOf: typeof crc, md5Of: typeof md5): void {
+export function serveHashing(
+  scope: WorkerScope,
+  digestOf: typeof digestWith,
+  crcOf: typeof crc,
+  md5Of: typeof md5,
+): void {
   scope.onmessage = ({ data: { id, algorithm, body } }) => {
-    const bytes = body instanceof Uint8Array ? Promise.resolve(body) : body.arrayBuffer().then((buffer) => new Uint8Array(buffer))
+    const bytes =
+      body instanceof Uint8Array ? Promise.resolve(body) : body.arrayBuffer().then((buffer) => new Uint8Array(buffer))
     bytes
       .then((view) => digestOf(crcOf, md5Of, algorithm, view))
       .then(

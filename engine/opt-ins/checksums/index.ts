@@ -1,13 +1,13 @@
 import { xmlText } from '../../../protocol/xml.ts'
 import { UploadError } from '../../core/errors.ts'
-import { toBase64 } from '../md5.ts'
 import type { ChecksumRun, ChecksumTarget, ObjectExtras } from '../../s3/target.ts'
+import { toBase64 } from '../md5.ts'
 import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, compositeChecksum, toHex } from './digest.ts'
 import { hashBody } from './off-thread.ts'
 
-export { compositeChecksum, type ChecksumAlgorithm } from './digest.ts'
 // The contract between the engine and a checksum opt-in (the `checksum` field of an upload's options).
 export type { ChecksumRun, ChecksumTarget } from '../../s3/target.ts'
+export { type ChecksumAlgorithm, compositeChecksum } from './digest.ts'
 
 /**
  * Per-part checksums, an opt-in of `uploadObject` and of `upload` (presigned mode: `'md5'` only):
@@ -59,7 +59,9 @@ export function checksum(algorithm: ChecksumAlgorithm): ObjectExtras {
 }
 
 const mismatch = (what: string, stored: string, sent: string) =>
-  new UploadError(`Checksum mismatch: storage reports ${stored} for ${what}, the bytes sent give ${sent}; the data was damaged on the way, upload it again`)
+  new UploadError(
+    `Checksum mismatch: storage reports ${stored} for ${what}, the bytes sent give ${sent}; the data was damaged on the way, upload it again`,
+  )
 
 /** S3's ETag is the hex MD5 of a body sent in one piece (`…-N` for multipart), unless SSE-C or SSE-KMS encrypted it. */
 const MD5_ETAG = /^"?([0-9a-f]{32}(-\d+)?)"?$/
@@ -69,11 +71,15 @@ function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): Chec
   // Content-MD5 is a standard header, which storage verifies on a presigned request the URL does not
   // sign; AWS refuses an x-amz-* header outside a presigned URL's signed headers.
   if (!md5 && target.strategy === 'presigned') {
-    throw new TypeError(`updraft: presigned mode takes checksum('md5') only, got '${algorithm}': AWS refuses x-amz-checksum-* headers a presigned URL does not sign`)
+    throw new TypeError(
+      `updraft: presigned mode takes checksum('md5') only, got '${algorithm}': AWS refuses x-amz-checksum-* headers a presigned URL does not sign`,
+    )
   }
   // S3 Express One Zone documents that directory buckets take no MD5-based checksums.
   if (md5 && target.bucket?.endsWith('--x-s3')) {
-    throw new TypeError(`updraft: directory buckets (${target.bucket}) take no MD5 checksums: use checksum('crc32c') in token mode`)
+    throw new TypeError(
+      `updraft: directory buckets (${target.bucket}) take no MD5 checksums: use checksum('crc32c') in token mode`,
+    )
   }
   const name = `Checksum${algorithm.toUpperCase()}`
   const header = md5 ? 'content-md5' : `x-amz-checksum-${algorithm}`
@@ -107,7 +113,8 @@ function checksumRun(algorithm: ChecksumAlgorithm, target: ChecksumTarget): Chec
     },
     async stored(reply, etag) {
       const single = digests.get(0)
-      if (md5) return checkETag(etag, single ? toHex(await single) : await compositeChecksum('md5', parts), 'the object')
+      if (md5)
+        return checkETag(etag, single ? toHex(await single) : await compositeChecksum('md5', parts), 'the object')
       // AWS echoes the checksum: a header on PutObject (when CORS exposes it), Complete's XML.
       const echoed = single ? reply.header(header) : xmlText(reply.body, name)
       const expected = single ? toBase64(await single) : await compositeChecksum(algorithm, parts)

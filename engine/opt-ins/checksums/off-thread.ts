@@ -3,7 +3,7 @@
 // of milliseconds to tens of them (8 MiB of SHA-256: 13-17 ms in Chromium, whose WebCrypto digests
 // on the calling thread; MD5 is slower): on a page's main thread it stalls input and rendering,
 // and in Node it takes the thread node:http's upload runs on.
-import { startWorker, type HashWorker } from '#hash-worker'
+import { type HashWorker, startWorker } from '#hash-worker'
 import { type ChecksumAlgorithm, digest } from './digest.ts'
 import type { HashReply } from './hash-worker.ts'
 
@@ -66,7 +66,9 @@ export function hashBody(algorithm: ChecksumAlgorithm, body: Blob | Uint8Array):
 }
 
 const hashHere = (algorithm: ChecksumAlgorithm, body: Blob | Uint8Array) =>
-  body instanceof Uint8Array ? digest(algorithm, body) : body.arrayBuffer().then((buffer) => digest(algorithm, new Uint8Array(buffer)))
+  body instanceof Uint8Array
+    ? digest(algorithm, body)
+    : body.arrayBuffer().then((buffer) => digest(algorithm, new Uint8Array(buffer)))
 
 /** A timer that does not hold a Node process open (browsers' timers are numbers, with nothing to unref). */
 const timer = (run: () => void, ms: number) => {
@@ -77,12 +79,18 @@ const timer = (run: () => void, ms: number) => {
 
 /** The least busy worker, or a new one while under {@link MAX_WORKERS} and every one is busy. */
 function pick(): Hasher | undefined {
-  const idlest = hashers.reduce<Hasher | undefined>((best, hasher) => (!best || hasher.jobs.size < best.jobs.size ? hasher : best), undefined)
+  const idlest = hashers.reduce<Hasher | undefined>(
+    (best, hasher) => (!best || hasher.jobs.size < best.jobs.size ? hasher : best),
+    undefined,
+  )
   return idlest && (idlest.jobs.size === 0 || hashers.length >= MAX_WORKERS) ? idlest : (start() ?? idlest)
 }
 
 function start(): Hasher | undefined {
-  const worker = startWorker((reply) => answer(hasher, reply), () => giveUp(hasher))
+  const worker = startWorker(
+    (reply) => answer(hasher, reply),
+    () => giveUp(hasher),
+  )
   if (!worker) {
     workersWork = false
     return undefined

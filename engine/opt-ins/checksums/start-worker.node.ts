@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads'
-import type { HashWorker } from './start-worker.ts'
 import { type HashReply, workerSource } from './hash-worker.ts'
+import type { HashWorker } from './start-worker.ts'
 
 /** The program's `self`, in a worker_threads worker: its parent port, spoken to as a Web Worker's scope. */
 const SCOPE = `const{parentPort}=require('node:worker_threads');const self={set onmessage(listener){parentPort.on('message',(data)=>listener({data}))},postMessage:(reply,transfer)=>parentPort.postMessage(reply,transfer)};`

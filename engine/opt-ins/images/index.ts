@@ -1,5 +1,14 @@
-import { fallbackType, HEAD_BYTES, isAnimated, outputType, passesUnchanged, renamed, type ShrinkImageOptions, shrinkPlan } from './plan.ts'
 import { shrinkOffThread } from './off-thread.ts'
+import {
+  fallbackType,
+  HEAD_BYTES,
+  isAnimated,
+  outputType,
+  passesUnchanged,
+  renamed,
+  type ShrinkImageOptions,
+  shrinkPlan,
+} from './plan.ts'
 
 export type { ImageType, ShrinkImageOptions } from './plan.ts'
 

@@ -2,9 +2,16 @@
 // there (createImageBitmap and OffscreenCanvas in workers: Chromium 69+, Firefox 105+, Safari
 // 16.4+), else on the page. A 12-megapixel photo takes a few hundred milliseconds to decode, draw
 // and encode (bench/images.ts): on the main thread that is input and rendering stalled.
-import { startBlobWorker, type BlobWorker } from '../blob-worker.ts'
+import { type BlobWorker, startBlobWorker } from '../blob-worker.ts'
 import { fitWithin } from './plan.ts'
-import { drawSmaller, type ShrinkJob, type ShrinkOutcome, type ShrinkReply, type ShrinkRequest, workerSource } from './shrink.ts'
+import {
+  drawSmaller,
+  type ShrinkJob,
+  type ShrinkOutcome,
+  type ShrinkReply,
+  type ShrinkRequest,
+  workerSource,
+} from './shrink.ts'
 
 /** A worker left without work this long is terminated; the next image starts one again. */
 export const IDLE_MS = 2000
@@ -54,7 +61,11 @@ function drawHere(job: ShrinkJob): Promise<ShrinkOutcome> {
 }
 
 function start(): Drawer | undefined {
-  const worker = startBlobWorker<ShrinkRequest, ShrinkReply>(workerSource(), (reply) => answer(started, reply), () => giveUp(started))
+  const worker = startBlobWorker<ShrinkRequest, ShrinkReply>(
+    workerSource(),
+    (reply) => answer(started, reply),
+    () => giveUp(started),
+  )
   if (!worker) {
     workersWork = false
     return undefined

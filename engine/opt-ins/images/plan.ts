@@ -29,12 +29,23 @@ const TYPES: readonly string[] = ['image/jpeg', 'image/webp', 'image/png']
 
 /** Checked once, where the options are given: a bad one is a programming error, said with its value. */
 export function shrinkPlan(options: ShrinkImageOptions = {}): Omit<ShrinkPlan, 'type'> & { type?: ImageType } {
-  const { maxWidth = SHRINK_DEFAULTS.maxWidth, maxHeight = SHRINK_DEFAULTS.maxHeight, quality = SHRINK_DEFAULTS.quality, type } = options
-  for (const [name, value] of [['maxWidth', maxWidth], ['maxHeight', maxHeight]] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new TypeError(`updraft: ${name} must be a whole number of pixels, at least 1, got ${String(value)}`)
+  const {
+    maxWidth = SHRINK_DEFAULTS.maxWidth,
+    maxHeight = SHRINK_DEFAULTS.maxHeight,
+    quality = SHRINK_DEFAULTS.quality,
+    type,
+  } = options
+  for (const [name, value] of [
+    ['maxWidth', maxWidth],
+    ['maxHeight', maxHeight],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1)
+      throw new TypeError(`updraft: ${name} must be a whole number of pixels, at least 1, got ${String(value)}`)
   }
-  if (typeof quality !== 'number' || !(quality > 0 && quality <= 1)) throw new TypeError(`updraft: quality must be over 0 and at most 1, got ${String(quality)}`)
-  if (type !== undefined && !TYPES.includes(type)) throw new TypeError(`updraft: type must be one of ${TYPES.join(', ')}, got ${String(type)}`)
+  if (typeof quality !== 'number' || !(quality > 0 && quality <= 1))
+    throw new TypeError(`updraft: quality must be over 0 and at most 1, got ${String(quality)}`)
+  if (type !== undefined && !TYPES.includes(type))
+    throw new TypeError(`updraft: type must be one of ${TYPES.join(', ')}, got ${String(type)}`)
   return { maxWidth, maxHeight, quality, type }
 }
 
@@ -43,10 +54,18 @@ export function shrinkPlan(options: ShrinkImageOptions = {}): Omit<ShrinkPlan, '
  * least 1 px); the image's own size when it already fits. Self-contained: the worker runs it from
  * its text (shrink.ts).
  */
-export function fitWithin(width: number, height: number, maxWidth: number, maxHeight: number): { width: number; height: number } {
+export function fitWithin(
+  width: number,
+  height: number,
+  maxWidth: number,
+  maxHeight: number,
+): { width: number; height: number } {
   const scale = Math.min(1, maxWidth / width, maxHeight / height)
   if (scale === 1) return { width, height }
-  return { width: Math.max(1, Math.min(maxWidth, Math.round(width * scale))), height: Math.max(1, Math.min(maxHeight, Math.round(height * scale))) }
+  return {
+    width: Math.max(1, Math.min(maxWidth, Math.round(width * scale))),
+    height: Math.max(1, Math.min(maxHeight, Math.round(height * scale))),
+  }
 }
 
 /** The type an image of `source` type is written as: the one asked for, else its own (JPEG for the types no canvas writes). */
@@ -63,7 +82,8 @@ export const fallbackType = (source: string): ImageType => (source === 'image/pn
  * Files not worth decoding: anything but an image, GIF (often animated: a canvas keeps only its
  * first frame), SVG (vector: a canvas would turn it into pixels, larger and blurred).
  */
-export const passesUnchanged = (type: string): boolean => !type.startsWith('image/') || type === 'image/gif' || type === 'image/svg+xml'
+export const passesUnchanged = (type: string): boolean =>
+  !type.startsWith('image/') || type === 'image/gif' || type === 'image/svg+xml'
 
 /** Bytes of a file's start read to tell an animated PNG or WebP: APNG's acTL comes before the first IDAT. */
 export const HEAD_BYTES = 64 * 1024
@@ -89,7 +109,11 @@ export function isAnimated(type: string, head: Uint8Array): boolean {
 }
 
 const EXTENSIONS: Record<ImageType, string> = { 'image/jpeg': '.jpg', 'image/webp': '.webp', 'image/png': '.png' }
-const SAME_TYPE: Record<ImageType, RegExp> = { 'image/jpeg': /\.(jpe?g|jfif)$/i, 'image/webp': /\.webp$/i, 'image/png': /\.png$/i }
+const SAME_TYPE: Record<ImageType, RegExp> = {
+  'image/jpeg': /\.(jpe?g|jfif)$/i,
+  'image/webp': /\.webp$/i,
+  'image/png': /\.png$/i,
+}
 
 /** `name` for a file now of `type`: kept when its extension already says that type, else the extension replaced (or added). */
 export function renamed(name: string, type: ImageType): string {

@@ -38,7 +38,9 @@ export async function drawSmaller(job: ShrinkJob, fitInto: typeof fitWithin): Pr
     const { width, height } = fitInto(bitmap.width, bitmap.height, job.maxWidth, job.maxHeight)
     if (!job.convert && width === bitmap.width && height === bitmap.height) return { unchanged: 'fits' }
     const canvas =
-      typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(width, height) : Object.assign(document.createElement('canvas'), { width, height })
+      typeof OffscreenCanvas === 'function'
+        ? new OffscreenCanvas(width, height)
+        : Object.assign(document.createElement('canvas'), { width, height })
     const context = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D
     const encode = async (type: ImageType): Promise<Blob | null> => {
       context.clearRect(0, 0, width, height)

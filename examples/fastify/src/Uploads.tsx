@@ -14,7 +14,18 @@ export function Uploads() {
     <main>
       <FileInput multiple onChange={onFiles} />
       {/* Styled inline: a CSS reset such as Tailwind's preflight (create-next-app's default) strips a bare button's border and background. */}
-      <button type="button" onClick={openFileDialog} style={{ padding: '6px 14px', border: '1px solid #888', borderRadius: 6, background: '#f4f4f4', color: '#111', cursor: 'pointer' }}>
+      <button
+        type="button"
+        onClick={openFileDialog}
+        style={{
+          padding: '6px 14px',
+          border: '1px solid #888',
+          borderRadius: 6,
+          background: '#f4f4f4',
+          color: '#111',
+          cursor: 'pointer',
+        }}
+      >
         Upload files
       </button>
       <ul>

@@ -14,7 +14,9 @@ input.addEventListener('change', () => {
       row.textContent = `${file.name}: ${text}`
     }
     show('uploading', '0%')
-    upload(file, { onProgress: ({ loaded, total }) => show('uploading', `${Math.round((100 * loaded) / total)}%`) }).then(
+    upload(file, {
+      onProgress: ({ loaded, total }) => show('uploading', `${Math.round((100 * loaded) / total)}%`),
+    }).then(
       (result) => {
         row.dataset.key = result.key
         show('done', `stored as ${result.key}`)

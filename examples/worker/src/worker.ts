@@ -8,7 +8,8 @@ let handle: ((request: Request) => Promise<Response>) | undefined
 export default {
   fetch(request: Request): Promise<Response> | Response {
     const { pathname } = new URL(request.url)
-    if (pathname !== '/api/s3-upload' && !pathname.startsWith('/api/s3-upload/')) return new Response('Not found', { status: 404 })
+    if (pathname !== '/api/s3-upload' && !pathname.startsWith('/api/s3-upload/'))
+      return new Response('Not found', { status: 404 })
     handle ??= createUploadHandler()
     return handle(request)
   },
