@@ -650,12 +650,27 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
       const page = await newPage(open, options)
       const row = await uploadShowingSpeed(page, 'cancelled.bin', 24 * MiB, 98)
       await row.scrollIntoViewIfNeeded()
-      const rowBefore = await box(row)
       const cancel = await box(row.getByRole('button', { name: 'Cancel upload of cancelled.bin' }))
       const [x, y] = [cancel.x + cancel.width / 2, cancel.y + cancel.height / 2]
+      // The row's box as the click lands, read in the page: a box read a round trip earlier could
+      // predate a longer time left that wrapped the phone's figures onto a line more (a full run).
+      const rowBox = () =>
+        row.evaluate((element) => {
+          const { x, y, width, height } = element.getBoundingClientRect()
+          return { x, y, width, height }
+        })
+      await row.evaluate((element) => {
+        const at = window as unknown as { rowAtClick?: unknown }
+        const read = () => {
+          const { x, y, width, height } = element.getBoundingClientRect()
+          at.rowAtClick = { x, y, width, height }
+        }
+        document.addEventListener('pointerdown', read, { capture: true, once: true })
+      })
       await page.mouse.click(x, y)
       await expect.poll(() => stateOf(row)).toBe('cancelled')
-      expect(await box(row)).toEqual(rowBefore)
+      const rowBefore = await page.evaluate(() => (window as unknown as { rowAtClick: unknown }).rowAtClick)
+      expect(await rowBox()).toEqual(rowBefore)
       expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
         'Retry upload of cancelled.bin',
       )
