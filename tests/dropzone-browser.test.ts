@@ -6,7 +6,6 @@
 // Every upload is read back from the demo's embedded s3rver and compared byte for byte.
 import { readFile } from 'node:fs/promises'
 import type { S3Client } from '@aws-sdk/client-s3'
-import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningApp, startApp } from '../demo/app.ts'
 import {
@@ -19,6 +18,7 @@ import {
 } from '../dev/browsers.ts'
 import { readObject, sdkClient, sha256 } from '../dev/s3-client.ts'
 import { filePayload, keyFromObjectUrl } from './helpers/demo-page.ts'
+import { bundleForBrowser } from './helpers/engine-bundle.ts'
 import { type StaticServer, startStaticServer } from './helpers/static-server.ts'
 
 const AXE = new URL('../node_modules/axe-core/axe.min.js', import.meta.url)
@@ -261,9 +261,9 @@ async function axeViolations(page: TestPage): Promise<Array<{ id: string; nodes:
 
 /** A page with only the headless hook: a root of plain text, its input, and the files it delivered (name and size). */
 async function bundleHookPage(): Promise<string> {
-  const result = await build({
-    stdin: {
-      contents: `
+  const { code } = await bundleForBrowser({
+    react: true,
+    contents: `
         import { createElement as h } from 'react'
         import { createRoot } from 'react-dom/client'
         import { useDropzone } from './src/useDropzone.ts'
@@ -273,17 +273,6 @@ async function bundleHookPage(): Promise<string> {
           return h('div', getRootProps({ 'data-testid': 'zone', 'data-active': String(isDragActive) }), 'Drop files here, or press Enter to choose', h('input', getInputProps()))
         }
         createRoot(document.getElementById('app')).render(h(Zone))`,
-      loader: 'tsx',
-      resolveDir: process.cwd(),
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    minify: true,
-    define: { 'process.env.NODE_ENV': '"production"' },
-    logLevel: 'silent',
   })
-  return result.outputFiles[0]!.text
+  return code
 }

@@ -11,7 +11,6 @@
 // maxFileSize as picked is judged as prepared, under it, and stored upright.
 import { randomUUID } from 'node:crypto'
 import { HeadObjectCommand } from '@aws-sdk/client-s3'
-import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type TestPage } from '../dev/browsers.ts'
 import { installPhotoMaker, type MakePhoto } from '../dev/photos.ts'
@@ -393,9 +392,9 @@ describe.each(BROWSERS)("a page whose CSP forbids blob: workers (worker-src 'sel
 
 /** A page with `<UploadDropzone prepare={shrinkImages()}>` (React bundled in), its API from `?api=`. */
 async function dropzonePage(): Promise<string> {
-  const result = await build({
-    stdin: {
-      contents: `
+  const { code } = await bundleForBrowser({
+    react: true,
+    contents: `
         import { createElement as h } from 'react'
         import { createRoot } from 'react-dom/client'
         import { UploadDropzone } from './src/ui/index.ts'
@@ -404,19 +403,8 @@ async function dropzonePage(): Promise<string> {
         const api = new URL(location.href).searchParams.get('api')
         const onUploadComplete = (result) => window.stored.push(result.key)
         createRoot(document.getElementById('app')).render(h(UploadDropzone, { api, strategy: 'presigned', prepare: shrinkImages(), onUploadComplete }))`,
-      loader: 'tsx',
-      resolveDir: process.cwd(),
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    minify: true,
-    define: { 'process.env.NODE_ENV': '"production"' },
-    logLevel: 'silent',
   })
-  return result.outputFiles[0]!.text
+  return code
 }
 
 describe.each(BROWSERS)(

@@ -17,6 +17,7 @@ import {
   openDemo,
   percentOf,
   pickFiles,
+  resumeRecords,
   rowsOf,
   settle,
   stateOf,
@@ -63,21 +64,8 @@ async function openWithNetwork(page: Page) {
 }
 
 /** The most parts any upload record in the page's IndexedDB holds (the page has opened the database by then). */
-const recordedParts = (page: Page) =>
-  page.evaluate(
-    () =>
-      new Promise<number>((resolve, reject) => {
-        const opened = indexedDB.open('updraft-resume')
-        opened.onerror = () => reject(opened.error)
-        opened.onsuccess = () => {
-          const all = opened.result.transaction('uploads').objectStore('uploads').getAll()
-          all.onsuccess = () => {
-            opened.result.close()
-            resolve(Math.max(0, ...all.result.map((record: { parts: unknown[] }) => record.parts.length)))
-          }
-        }
-      }),
-  )
+const recordedParts = async (page: Page) =>
+  Math.max(0, ...(await resumeRecords(page)).map((record) => record.parts.length))
 
 async function expectStored(page: Page, name: string, expected: Buffer) {
   const row = await settle(rowsOf(page, name).last(), 60_000)

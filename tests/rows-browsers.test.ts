@@ -14,7 +14,7 @@ import { type RunningApp, startApp } from '../demo/app.ts'
 import { BROWSER_LABELS, BROWSERS, type BrowserSession, launchBrowser, type TestPage } from '../dev/browsers.ts'
 import { startLinkSwitch } from '../dev/link-switch.ts'
 import { readObject, sdkClient, sha256, testBytes } from '../dev/s3-client.ts'
-import { keyFromObjectUrl, MiB, type TestFiles, testFiles } from './helpers/demo-page.ts'
+import { keyFromObjectUrl, MiB, resumeRecords, type TestFiles, testFiles } from './helpers/demo-page.ts'
 
 /** The uplink the tests start at: slow enough that a 24 MiB upload is still running seconds later. */
 const SLOW = 2 * MiB
@@ -294,21 +294,7 @@ describe.each(BROWSERS)('rows that stay put, in %s', (browser) => {
     )
 
     /** The upload the page's resume record names (written when the upload was created). */
-    const recordedUploadId = () =>
-      page.evaluate(
-        () =>
-          new Promise<string>((resolve, reject) => {
-            const opened = indexedDB.open('updraft-resume')
-            opened.onerror = () => reject(opened.error)
-            opened.onsuccess = () => {
-              const all = opened.result.transaction('uploads').objectStore('uploads').getAll()
-              all.onsuccess = () => {
-                opened.result.close()
-                resolve(all.result[0].uploadId)
-              }
-            }
-          }),
-      )
+    const recordedUploadId = async () => (await resumeRecords(page))[0]!.uploadId
     /**
      * Reloads and reads the unfinished upload's listing, with what storage held whole just before
      * the reload and once it has settled after the listing. Bytes of the closed page's parts that

@@ -130,3 +130,26 @@ export async function testFiles(): Promise<TestFiles> {
     remove: () => rm(folder, { recursive: true, force: true }),
   }
 }
+
+/** What the page's resume journal holds for one upload (engine/resume: its record in IndexedDB). */
+export interface ResumeRecord {
+  uploadId: string
+  parts: unknown[]
+}
+
+/** Every upload record in the page's resume journal (the page has opened the database by then). */
+export const resumeRecords = (page: { evaluate<R>(fn: () => Promise<R>): Promise<R> }): Promise<ResumeRecord[]> =>
+  page.evaluate(
+    () =>
+      new Promise<ResumeRecord[]>((resolve, reject) => {
+        const opened = indexedDB.open('updraft-resume')
+        opened.onerror = () => reject(opened.error)
+        opened.onsuccess = () => {
+          const all = opened.result.transaction('uploads').objectStore('uploads').getAll()
+          all.onsuccess = () => {
+            opened.result.close()
+            resolve(all.result)
+          }
+        }
+      }),
+  )
