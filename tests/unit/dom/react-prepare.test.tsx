@@ -1,17 +1,16 @@
-// @vitest-environment jsdom
 // The hooks' `prepare` (src/prepare.ts): the prepared file is what the engine gets, announced by
 // its own name, type and size; the list's check judges it, not the picked one; a preparer that
 // throws, gives no File or never settles ends its entry, with a PrepareError or on abort, and
 // nothing is sent. The engine is a stand-in here; images-browser.test.ts runs the real one.
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createQueue } from '../../engine/transport/queue.ts'
-import { checkFile, FileRefusedError } from '../../src/file-checks.ts'
-import { errorMessage, isFinal } from '../../src/messages.ts'
-import { PrepareError } from '../../src/prepare.ts'
-import type { UseS3UploadOptions } from '../../src/upload-options.ts'
-import { useS3Upload } from '../../src/useS3Upload.ts'
-import { stubUploader } from '../helpers/stub-uploader.ts'
+import { createQueue } from '../../../engine/transport/queue.ts'
+import { checkFile, FileRefusedError } from '../../../src/file-checks.ts'
+import { errorMessage, isFinal } from '../../../src/messages.ts'
+import { PrepareError } from '../../../src/prepare.ts'
+import type { UseS3UploadOptions } from '../../../src/upload-options.ts'
+import { useS3Upload } from '../../../src/useS3Upload.ts'
+import { stubUploader } from '../../helpers/stub-uploader.ts'
 
 afterEach(cleanup)
 

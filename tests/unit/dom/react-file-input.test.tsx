@@ -1,10 +1,9 @@
-// @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, renderHook, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { FileInput } from '../../src/FileInput.tsx'
-import { useFileDialog } from '../../src/useFileDialog.tsx'
-import { useS3Upload } from '../../src/useS3Upload.ts'
-import { fileInput } from '../helpers/file-input.ts'
+import { FileInput } from '../../../src/FileInput.tsx'
+import { useFileDialog } from '../../../src/useFileDialog.tsx'
+import { useS3Upload } from '../../../src/useS3Upload.ts'
+import { fileInput } from '../../helpers/file-input.ts'
 
 afterEach(cleanup)
 

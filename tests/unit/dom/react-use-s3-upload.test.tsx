@@ -1,13 +1,11 @@
-// @vitest-environment jsdom
-
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ApiError } from '../../engine/core/errors.ts'
-import type { UploadResult } from '../../engine/index.ts'
-import { createQueue } from '../../engine/transport/queue.ts'
-import { MIN_PART_SIZE } from '../../protocol/limits.ts'
-import { useS3Upload } from '../../src/useS3Upload.ts'
-import { stubUploader } from '../helpers/stub-uploader.ts'
+import { ApiError } from '../../../engine/core/errors.ts'
+import type { UploadResult } from '../../../engine/index.ts'
+import { createQueue } from '../../../engine/transport/queue.ts'
+import { MIN_PART_SIZE } from '../../../protocol/limits.ts'
+import { useS3Upload } from '../../../src/useS3Upload.ts'
+import { stubUploader } from '../../helpers/stub-uploader.ts'
 
 afterEach(() => {
   cleanup()

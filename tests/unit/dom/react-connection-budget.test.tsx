@@ -1,13 +1,12 @@
-// @vitest-environment jsdom
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { UploadOptions, UploadResult } from '../../engine/index.ts'
-import { createQueue } from '../../engine/transport/queue.ts'
-import { MIN_PART_SIZE } from '../../protocol/limits.ts'
-import { uploadWithinBudget } from '../../src/connection-budget.ts'
-import type { Uploader } from '../../src/uploader.ts'
-import { useS3Upload } from '../../src/useS3Upload.ts'
-import { withUploader } from '../helpers/stub-uploader.ts'
+import type { UploadOptions, UploadResult } from '../../../engine/index.ts'
+import { createQueue } from '../../../engine/transport/queue.ts'
+import { MIN_PART_SIZE } from '../../../protocol/limits.ts'
+import { uploadWithinBudget } from '../../../src/connection-budget.ts'
+import type { Uploader } from '../../../src/uploader.ts'
+import { useS3Upload } from '../../../src/useS3Upload.ts'
+import { withUploader } from '../../helpers/stub-uploader.ts'
 
 afterEach(cleanup)
 

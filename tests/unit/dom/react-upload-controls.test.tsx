@@ -1,13 +1,12 @@
-// @vitest-environment jsdom
 // The hook's list controls (src/upload-controls.ts) and its leave-page warning: addFiles with a
 // check that refuses before any request, Retry by calling the upload again, Remove, Clear finished.
 import { act, cleanup, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { NetworkError } from '../../engine/core/errors.ts'
-import { createQueue } from '../../engine/transport/queue.ts'
-import type { UseS3UploadOptions } from '../../src/upload-options.ts'
-import { useS3Upload } from '../../src/useS3Upload.ts'
-import { stubUploader } from '../helpers/stub-uploader.ts'
+import { NetworkError } from '../../../engine/core/errors.ts'
+import { createQueue } from '../../../engine/transport/queue.ts'
+import type { UseS3UploadOptions } from '../../../src/upload-options.ts'
+import { useS3Upload } from '../../../src/useS3Upload.ts'
+import { stubUploader } from '../../helpers/stub-uploader.ts'
 
 afterEach(cleanup)
 

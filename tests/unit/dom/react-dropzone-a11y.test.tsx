@@ -1,10 +1,9 @@
-// @vitest-environment jsdom
 // useDropzone's root as react-dropzone's getRootProps promises it: a button in the tab order that
 // Space and Enter open, and drag state from the set of entered elements, which Firefox's doubled
 // dragenter on one element cannot throw off (a depth counter could). Real browsers: dropzone-browser.test.ts.
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { type DropzoneOptions, useDropzone } from '../../src/useDropzone.ts'
+import { type DropzoneOptions, useDropzone } from '../../../src/useDropzone.ts'
 
 afterEach(cleanup)
 

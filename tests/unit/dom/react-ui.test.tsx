@@ -1,17 +1,16 @@
-// @vitest-environment jsdom
 // The ready-made components (src/ui/) in jsdom with a stubbed engine: every row state and
 // control, what is announced, and where focus goes. The same components run against real
 // storage in Chromium in tests/ui-browser.test.ts.
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { NetworkError } from '../../engine/core/errors.ts'
-import { createQueue } from '../../engine/transport/queue.ts'
-import { UploadButton, UploadDropzone } from '../../src/ui/index.ts'
-import { ROW_LABELS, rowState } from '../../src/ui/row-state.ts'
-import { UploadRow } from '../../src/ui/UploadRow.tsx'
-import { queuedEntry } from '../../src/upload-list.ts'
-import { fileInput } from '../helpers/file-input.ts'
-import { stubUploader } from '../helpers/stub-uploader.ts'
+import { NetworkError } from '../../../engine/core/errors.ts'
+import { createQueue } from '../../../engine/transport/queue.ts'
+import { UploadButton, UploadDropzone } from '../../../src/ui/index.ts'
+import { ROW_LABELS, rowState } from '../../../src/ui/row-state.ts'
+import { UploadRow } from '../../../src/ui/UploadRow.tsx'
+import { queuedEntry } from '../../../src/upload-list.ts'
+import { fileInput } from '../../helpers/file-input.ts'
+import { stubUploader } from '../../helpers/stub-uploader.ts'
 
 afterEach(() => {
   cleanup()

@@ -1,11 +1,10 @@
-// @vitest-environment jsdom
 // The demo page (demo/page) with a stubbed engine: one /info call decides token mode and the
 // limits the dropzone checks. The page in real Chromium: tests/demo-browser.test.ts.
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { App } from '../../demo/page/App.tsx'
-import { fileInput } from '../helpers/file-input.ts'
-import { stubUploader } from '../helpers/stub-uploader.ts'
+import { App } from '../../../demo/page/App.tsx'
+import { fileInput } from '../../helpers/file-input.ts'
+import { stubUploader } from '../../helpers/stub-uploader.ts'
 
 afterEach(() => {
   cleanup()

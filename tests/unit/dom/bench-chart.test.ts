@@ -1,11 +1,10 @@
-// @vitest-environment jsdom
 // bench/lib/chart.ts (the SVG bar charts of bench/charts/) and the path from RESULTS.md's tables
 // back to charts: structure, proportions, escaping, determinism.
 import { describe, expect, it } from 'vitest'
-import { axisTicks, type BarChart, barChart } from '../../bench/lib/chart.ts'
-import { bundleCharts, networkCharts } from '../../bench/lib/chart-specs.ts'
-import { markdownTable } from '../../bench/lib/report.ts'
-import { parseTables, spliceSection } from '../../bench/lib/results-file.ts'
+import { axisTicks, type BarChart, barChart } from '../../../bench/lib/chart.ts'
+import { bundleCharts, networkCharts } from '../../../bench/lib/chart-specs.ts'
+import { markdownTable } from '../../../bench/lib/report.ts'
+import { parseTables, spliceSection } from '../../../bench/lib/results-file.ts'
 
 const parse = (svg: string) => {
   const document = new DOMParser().parseFromString(svg, 'image/svg+xml')

@@ -1,15 +1,14 @@
-// @vitest-environment jsdom
 // The recording entry's parts that need no media (the recording itself is tested in real Chromium and
 // Firefox ESR: tests/recording-browsers.test.ts): refusals typed and worded, names, the clock's
 // format, and a hook that fails without rejecting where the browser cannot record (jsdom has no
 // MediaRecorder and no mediaDevices, as an insecure page has none).
 import { act, cleanup, render, renderHook, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { captureRefused, RecordingError } from '../../src/recording/errors.ts'
-import { openSource, recordingName } from '../../src/recording/media-source.ts'
-import { formatElapsed, RecordButton } from '../../src/recording/RecordButton.tsx'
-import { recordToStream } from '../../src/recording/recorder-stream.ts'
-import { useRecordingUpload } from '../../src/recording/useRecordingUpload.ts'
+import { captureRefused, RecordingError } from '../../../src/recording/errors.ts'
+import { openSource, recordingName } from '../../../src/recording/media-source.ts'
+import { formatElapsed, RecordButton } from '../../../src/recording/RecordButton.tsx'
+import { recordToStream } from '../../../src/recording/recorder-stream.ts'
+import { useRecordingUpload } from '../../../src/recording/useRecordingUpload.ts'
 
 afterEach(cleanup)
 
