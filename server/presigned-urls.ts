@@ -23,10 +23,16 @@ export interface PresignedPut {
  * source range no object can satisfy, so that the URL cannot become a copy (server/copy-guard.ts).
  */
 export function objectHeaders(config: ResolvedConfig, contentType: string): Record<string, string> {
+  const headers = servingHeaders(config, contentType)
+  if (config.copyGuard) Object.assign(headers, NO_COPY_HEADERS)
+  return headers
+}
+
+/** {@link objectHeaders} but the copy guard: how the object is kept and served, whatever request writes it. */
+export function servingHeaders(config: ResolvedConfig, contentType: string): Record<string, string> {
   const headers: Record<string, string> = { 'Cache-Control': PRESIGNED_CACHE_CONTROL, 'Content-Type': contentType }
   if (config.objectAcl) headers['x-amz-acl'] = config.objectAcl
   if (config.contentDisposition) headers['Content-Disposition'] = config.contentDisposition
-  if (config.copyGuard) Object.assign(headers, NO_COPY_HEADERS)
   return headers
 }
 
