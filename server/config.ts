@@ -201,8 +201,10 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    * — rather than a PUT URL. Forms go to the bucket's one URL, so a browser sends one CORS
    * preflight for the page rather than one per file. Before the first form, the upload API checks
    * once that storage enforces POST policies (it must refuse a form one byte too long, one with a
-   * field the policy does not name, and one with another Content-Type); a store that does not (s3rver
-   * stores every such form, Swift's S3 API has no POST Object) gets PUT URLs, with a warning.
+   * field the policy does not name, and one with another Content-Type, and keep the Content-Type and
+   * `contentDisposition` an honest one sets); a store that does not (s3rver stores every such form,
+   * Swift's S3 API has no POST Object, Ceph RGW drops Content-Disposition) gets PUT URLs, with a
+   * warning. Ceph RGW also keeps no Cache-Control from a form (said once, forms still go).
    * Never for a directory bucket (S3 Express has no POST Object). `npx updraft-s3 doctor` runs the
    * same check. @default process.env.S3_UPLOAD_FORM_UPLOADS (`true`), else false
    */

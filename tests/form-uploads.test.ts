@@ -228,6 +228,31 @@ describe('stores that do not enforce POST policies get PUT URLs, checked once an
     })
   }
 
+  it("on RGW with contentDisposition 'attachment': RGW keeps no Content-Disposition from a form, so PUT URLs", async () => {
+    const { warned, logger } = warnings()
+    const { api, client } = await uploadApiFor(rgw(), { formUploads: true, contentDisposition: 'attachment', logger })
+    const bytes = testBytesOf('image/png', 3_000, 32)
+    const reply = await post<PresignedPutReply & { form?: unknown }>(api, '', request('a.png', bytes))
+    expect(reply.form).toBeUndefined()
+    expect((await fetch(reply.url, { method: 'PUT', body: bytes, headers: reply.headers })).status).toBe(200)
+    await post<UploadResult>(api, '/complete', { ticket: reply.ticket })
+    const head = await client.send(new HeadObjectCommand({ Bucket: rgw().bucket, Key: reply.key }))
+    expect(head.ContentDisposition).toBe('attachment')
+    expect(
+      warned.filter((message) => /does not keep the Content-Disposition a POST form sets/.test(message)),
+    ).toHaveLength(1)
+  })
+
+  it('on RGW: forms go, and the deployer hears once that RGW keeps no Cache-Control from them', async () => {
+    const { warned, logger } = warnings()
+    const { api } = await uploadApiFor(rgw(), { formUploads: true, logger })
+    for (const name of ['a.png', 'b.png']) {
+      const reply = await post<PresignedFormReply>(api, '', request(name, new Uint8Array(10)))
+      expect(reply.form).toBeDefined()
+    }
+    expect(warned.filter((message) => message.includes('keeps no Cache-Control from a POST form'))).toHaveLength(1)
+  })
+
   it('the check names each lie s3rver took (all of them)', async () => {
     const { warned, logger } = warnings()
     const { api } = await uploadApiFor(stores.s3rver(), { formUploads: true, logger })
