@@ -23,12 +23,17 @@ export const FORM_LIES: readonly Lie[] = [
   { what: 'another Content-Type', fields: (fields) => ({ ...fields, 'Content-Type': 'text/html' }) },
 ]
 
-/** Sends `form` with `body` as the file, the way S3 wants it: every field, then the file, last. */
-export function postForm(form: PresignedForm, body: Uint8Array<ArrayBuffer>, fields = form.fields): Promise<Response> {
+/** Sends `form` with `body` as the file, the way S3 wants it: every field, then the file, last; `timeout` ms at most. */
+export function postForm(
+  form: PresignedForm,
+  body: Uint8Array<ArrayBuffer>,
+  fields = form.fields,
+  timeout = 30_000,
+): Promise<Response> {
   const data = new FormData()
   for (const [name, value] of Object.entries(fields)) data.append(name, value)
   data.append('file', new Blob([body]))
-  return fetch(form.url, { method: 'POST', body: data, redirect: 'manual' })
+  return fetch(form.url, { method: 'POST', body: data, redirect: 'manual', signal: AbortSignal.timeout(timeout) })
 }
 
 /**
@@ -37,9 +42,10 @@ export function postForm(form: PresignedForm, body: Uint8Array<ArrayBuffer>, fie
  * one (one byte) must be stored with the Content-Type (and the configured Content-Disposition) it
  * names, and each of {@link FORM_LIES} refused. s3rver stores all of them (it checks no policy);
  * Swift's S3 API answers 412 to any POST Object; AWS S3 and Ceph RGW refuse the lies, and RGW
- * keeps neither Cache-Control nor Content-Disposition from a form. Whatever a form stored is deleted. A store that fails is logged once, and
- * pages get PUT URLs; storage out of reach (a 5xx, no reply) decides nothing, and the next
- * request asks again (concurrent ones share one check).
+ * keeps neither Cache-Control nor Content-Disposition from a form. Whatever a form stored is
+ * deleted. A store that fails is logged once, and pages get PUT URLs; storage out of reach (a 5xx,
+ * no reply within `timeouts.storage`) decides nothing: that request gets a PUT URL, and the next
+ * asks again (concurrent ones share one check).
  */
 export function createFormCheck(
   config: ResolvedConfig,
@@ -54,7 +60,13 @@ export function createFormCheck(
     const key = `${config.keyPrefix}updraft-form-check/${crypto.randomUUID()}`
     const form = await presignForm({ key, contentType: CHECK_TYPE, filesize: 1 })
     if (!form) return { stored: false }
-    const response = await postForm(form, lie?.body ?? new Uint8Array(1), lie?.fields?.(form.fields))
+    // Storage that never answers must not hold the page's upload request: as long as a storage call's attempt.
+    const response = await postForm(
+      form,
+      lie?.body ?? new Uint8Array(1),
+      lie?.fields?.(form.fields),
+      config.timeouts.storage,
+    )
     await response.body?.cancel()
     if (response.status >= 500) throw new Error(`storage answered ${response.status} to a POST form`)
     if (response.status >= 300) return { stored: false }

@@ -7,6 +7,7 @@
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
 import { AwsClient } from 'aws4fetch'
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
+import { startHangProxy } from '../dev/hang-proxy.ts'
 import { readObject, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
 import type { TestStore } from '../dev/stores.ts'
 import { S3Error, upload } from '../engine/index.ts'
@@ -251,6 +252,30 @@ describe('stores that do not enforce POST policies get PUT URLs, checked once an
       expect(reply.form).toBeDefined()
     }
     expect(warned.filter((message) => message.includes('keeps no Cache-Control from a POST form'))).toHaveLength(1)
+  })
+
+  it('storage that stops answering during the check: the request gets a PUT URL within timeouts.storage, and the next request checks again', async () => {
+    const proxy = await startHangProxy(rgw().endpoint)
+    try {
+      const { warned, logger } = warnings()
+      const store = { ...rgw(), endpoint: proxy.origin }
+      const { api } = await uploadApiFor(store, { formUploads: true, timeouts: { storage: 500 }, logger })
+      // The storage check passes while storage answers (a page that asks no form).
+      await post(api, '', { ...request('a.png', new Uint8Array(10)), form: undefined })
+      proxy.hanging = true
+      const held = await post<PresignedPutReply & { form?: unknown }>(api, '', request('b.png', new Uint8Array(10)))
+      expect(held.form).toBeUndefined()
+      expect(held.url).toContain('X-Amz-Signature')
+      expect(proxy.held).toBeGreaterThan(0)
+      expect(warned.some((message) => message.includes('could not check whether storage enforces POST policies'))).toBe(
+        true,
+      )
+      proxy.hanging = false
+      const checked = await post<PresignedFormReply>(api, '', request('c.png', new Uint8Array(10)))
+      expect(checked.form.url).toBe(`${proxy.origin}/${store.bucket}`)
+    } finally {
+      await proxy.stop()
+    }
   })
 
   it('the check names each lie s3rver took (all of them)', async () => {
