@@ -4,11 +4,11 @@
 // store the tests run: Ceph RGW refuses every lie (the server hands out forms there), s3rver
 // stores every one and Swift's S3 API has no POST Object (the server checks that once and hands
 // out PUT URLs there). Every stored object is read back and compared.
-import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import { HeadObjectCommand } from '@aws-sdk/client-s3'
 import { AwsClient } from 'aws4fetch'
 import { afterEach, describe, expect, inject, it, vi } from 'vitest'
 import { startHangProxy } from '../dev/hang-proxy.ts'
-import { readObject, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
+import { objectExists, readObject, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
 import type { TestStore } from '../dev/stores.ts'
 import { S3Error, upload } from '../engine/index.ts'
 import { checksum } from '../engine/opt-ins/checksums/index.ts'
@@ -47,16 +47,6 @@ const request = (name: string, bytes: Uint8Array, extra: object = {}) => ({
   form: true,
   ...extra,
 })
-
-async function stored(client: S3Client, bucket: string, key: string) {
-  try {
-    await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
-    return true
-  } catch (error) {
-    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false
-    throw error
-  }
-}
 
 /** Posts `form` as `fields` say (the policy's own by default), `body` as the file: storage's status and error code. */
 async function send(form: PresignedForm, body: Uint8Array<ArrayBuffer>, fields = form.fields) {
@@ -134,7 +124,7 @@ describe('on Ceph RGW, which enforces POST policies, formUploads hands out forms
         const refused = await send(reply.form, body ?? bytes, fields(reply.form))
         expect(refused.status, refused.code).toBeGreaterThanOrEqual(400)
         expect(refused.status).toBeLessThan(500)
-        expect(await stored(client, store.bucket, reply.key)).toBe(false)
+        expect(await objectExists(client, store.bucket, reply.key)).toBe(false)
       })
     }
 
@@ -154,8 +144,8 @@ describe('on Ceph RGW, which enforces POST policies, formUploads hands out forms
       const response = await fetch(a.form.url, { method: 'POST', body: twice })
       await response.body?.cancel()
       expect(response.status).toBeGreaterThanOrEqual(400)
-      expect(await stored(client, store.bucket, a.key)).toBe(false)
-      expect(await stored(client, store.bucket, b.key)).toBe(false)
+      expect(await objectExists(client, store.bucket, a.key)).toBe(false)
+      expect(await objectExists(client, store.bucket, b.key)).toBe(false)
     })
 
     describe('replayed after it expired', () => {
@@ -170,7 +160,7 @@ describe('on Ceph RGW, which enforces POST policies, formUploads hands out forms
         vi.useRealTimers()
         const refused = await send(reply.form, bytes)
         expect(refused.status).toBe(403)
-        expect(await stored(client, store.bucket, reply.key)).toBe(false)
+        expect(await objectExists(client, store.bucket, reply.key)).toBe(false)
       })
     })
   })
