@@ -2,7 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3'
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post'
 import type { PresignedForm } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
-import { PRESIGN_EXPIRES_IN, servingHeaders } from './presigned-urls.ts'
+import { PRESIGN_EXPIRES_IN, type SingleUpload, servingHeaders } from './presigned-urls.ts'
 import type { Presign, Signing } from './presigner.ts'
 
 /**
@@ -40,15 +40,12 @@ export function createFormPresigner(config: ResolvedConfig, signer: () => Promis
     return client
   }
 
+  // The policy binds the size: only a declared one.
   return async ({
     key,
     contentType,
     filesize,
-  }: {
-    key: string
-    contentType: string
-    filesize: number
-  }): Promise<PresignedForm | undefined> => {
+  }: SingleUpload & { filesize: number }): Promise<PresignedForm | undefined> => {
     const { signing } = await signer()
     if (!signing) return undefined
     const left = signing.expires === undefined ? PRESIGN_EXPIRES_IN : Math.floor((signing.expires - Date.now()) / 1000)

@@ -8,6 +8,13 @@ import type { TicketClaims } from './ticket.ts'
 /** Presigned URLs live as long as next-s3-upload's; parts are signed just ahead of need, so this is plenty. */
 export const PRESIGN_EXPIRES_IN = 60 * 60
 
+/** What a single-request upload is signed for: the key the upload API chose, the canonical type, the declared size. */
+export interface SingleUpload {
+  key: string
+  contentType: string
+  filesize: number | undefined
+}
+
 export interface PresignedPut {
   url: string
   /** Signed into the URL: the PUT must carry exactly these. */
@@ -42,15 +49,7 @@ export function servingHeaders(config: ResolvedConfig, contentType: string): Rec
  * (server/session-signer.ts) through the SDK's S3RequestPresigner (server/presigner.ts).
  */
 export function createPutPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
-  return async ({
-    key,
-    contentType,
-    filesize,
-  }: {
-    key: string
-    contentType: string
-    filesize: number | undefined
-  }): Promise<PresignedPut> => {
+  return async ({ key, contentType, filesize }: SingleUpload): Promise<PresignedPut> => {
     const headers = objectHeaders(config, contentType)
     const signed = filesize === undefined ? headers : { ...headers, 'Content-Length': String(filesize) }
     const presign = await signer()
