@@ -19,7 +19,8 @@ export interface FormBody {
 export function formBody(form: PresignedForm, file: Bytes): FormBody {
   const boundary = `updraft${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`
   const head = new TextEncoder().encode(
-    [...Object.entries(form.fields), ['file', '']]
+    // The file as a file part (a filename), as browsers' FormData sends one.
+    [...Object.entries(form.fields), ['file"; filename="file', '']]
       .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}`)
       .join('\r\n'),
   )
