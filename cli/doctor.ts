@@ -6,10 +6,13 @@ import { xmlText } from '../protocol/xml.ts'
 import type { ResolvedConfig } from '../server/config.ts'
 import { stsName, unreachableCode } from '../server/config-faults.ts'
 import { credentialSource, credentialsOf, isTemporary, type ResolvedCredentials } from '../server/credentials.ts'
+import { createFormCheck } from '../server/form-check.ts'
 import { serverInfo } from '../server/info.ts'
 import { serverKeyPolicyFor } from '../server/key-policy.ts'
 import { isLocalStore } from '../server/local-store.ts'
+import { createFormPresigner } from '../server/presigned-form.ts'
 import { objectHeaders } from '../server/presigned-urls.ts'
+import { createSessionSigner } from '../server/session-signer.ts'
 import { createS3Client } from '../server/storage.ts'
 import { createTokenIssuer, FEDERATION_NEEDS_USER_KEY } from '../server/sts.ts'
 import {
@@ -37,6 +40,7 @@ export type CheckName =
   | 'expose-etag'
   | 'lifecycle'
   | 'least-privilege'
+  | 'forms'
   | 'sts'
 
 export interface Finding {
@@ -71,9 +75,9 @@ export async function runDoctor(
   if ('error' in found) {
     return [
       credentialsFinding(config, found),
-      ...(['access', 'clock', 'cors', 'presign', 'expose-etag', 'lifecycle', 'least-privilege', 'sts'] as const).map(
-        (check): Finding => ({ check, status: 'skip', summary: 'needs credentials first' }),
-      ),
+      ...(
+        ['access', 'clock', 'cors', 'presign', 'expose-etag', 'lifecycle', 'least-privilege', 'forms', 'sts'] as const
+      ).map((check): Finding => ({ check, status: 'skip', summary: 'needs credentials first' })),
     ]
   }
   const probe = storageProbe(config, found.credentials)
@@ -87,7 +91,7 @@ export async function runDoctor(
   findings.push(access, clockFinding(start))
   if (access.status === 'fail') {
     // Nothing more to learn about a bucket the key cannot reach.
-    for (const check of ['cors', 'presign', 'expose-etag', 'lifecycle', 'least-privilege'] as const) {
+    for (const check of ['cors', 'presign', 'expose-etag', 'lifecycle', 'least-privilege', 'forms'] as const) {
       findings.push({ check, status: 'skip', summary: 'needs the access check to pass first' })
     }
   } else {
@@ -104,9 +108,48 @@ export async function runDoctor(
     findings.push(exposeEtagFinding(await exposeProbe(probe, start, origin), origin, (p) => corsFix(p, target), fixes))
     findings.push(await lifecycleFinding(config, (p) => lifecycleFix(p, target), fixes))
     findings.push(await leastPrivilegeFinding(config, probe))
+    findings.push(await formsFinding(config))
   }
   findings.push(await stsFinding(config))
   return findings
+}
+
+/**
+ * Whether storage enforces POST policies, as the upload API checks before its first form
+ * (`formUploads`, server/form-check.ts): an honest form stored, three lying ones refused.
+ */
+async function formsFinding(config: ResolvedConfig): Promise<Finding> {
+  const check = 'forms'
+  if (isDirectoryBucket(config.bucket))
+    return { check, status: 'skip', summary: 'a directory bucket: S3 Express has no POST Object' }
+  const said: string[] = []
+  const listening = {
+    ...config,
+    logger: { ...config.logger, warn: (_: object, message?: string) => void said.push(message ?? '') },
+  }
+  const s3 = createS3Client(config)
+  try {
+    const signer = createSessionSigner(listening, undefined, s3)
+    if (await createFormCheck(listening, createFormPresigner(listening, signer), s3)()) {
+      return {
+        check,
+        status: 'ok',
+        summary: `storage enforces POST policies: formUploads ${config.formUploads ? 'hands out' : 'can hand out'} POST forms (one CORS preflight per page rather than one per file)`,
+      }
+    }
+  } finally {
+    s3.destroy()
+  }
+  // The check's own words, without its "formUploads is on" preamble.
+  const why = said.at(-1)?.replace(/^updraft: formUploads is on, but /, '') ?? 'storage does not enforce POST policies'
+  return config.formUploads
+    ? {
+        check,
+        status: 'warn',
+        summary: why,
+        fix: 'Leave formUploads off for this store: the upload API hands out PUT URLs anyway.',
+      }
+    : { check, status: 'ok', summary: `${why.replace(/: pages get presigned PUT URLs$/, '')}: leave formUploads off` }
 }
 
 export type Attempt = { reply: ProbeReply; error?: undefined } | { reply?: undefined; error: Error }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3'
 
 export interface StoreAccess {
   endpoint: string
@@ -23,6 +23,17 @@ export function sdkClient(store: StoreAccess): S3Client {
 export async function readObject(client: S3Client, bucket: string, key: string): Promise<Uint8Array> {
   const reply = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))
   return reply.Body!.transformToByteArray()
+}
+
+/** Whether storage holds `key` (HEAD: 404 is no; any other failure is thrown). */
+export async function objectExists(client: S3Client, bucket: string, key: string): Promise<boolean> {
+  try {
+    await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
+    return true
+  } catch (error) {
+    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false
+    throw error
+  }
 }
 
 export const sha256 = (bytes: Uint8Array | ArrayBuffer) =>

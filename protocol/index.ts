@@ -27,6 +27,8 @@ export type {
   MetadataOf,
   PartsReply,
   PartsRequest,
+  PresignedForm,
+  PresignedFormReply,
   PresignedMultipartReply,
   PresignedPutReply,
   PresignedReply,

@@ -37,6 +37,15 @@ export interface UploadRequest {
    * know the flag ignores it, and the page creates the upload itself.
    */
   createMultipart?: boolean
+  /**
+   * Presigned mode: the page can send the file as an S3 POST form (`PresignedFormReply`) rather
+   * than a PUT. Forms all go to the bucket's one URL, so a browser sends one CORS preflight for
+   * the page (cached for the bucket rule's `MaxAgeSeconds`) where each PUT URL needs its own. An
+   * upload API answers with a form only for a file of one request, when its `formUploads` is on
+   * and its store has shown that it enforces POST policies; otherwise, and on an API that does
+   * not know the flag, the usual PUT URL. Token mode ignores it.
+   */
+  form?: boolean
   /** Absent means token. */
   strategy?: Strategy
   /** next-s3-upload's form of the same marker. */
@@ -159,8 +168,30 @@ export interface PresignedMultipartReply extends LocationReply {
   urls?: Record<string, string>
 }
 
-/** Reply to a presigned {@link UploadRequest}: one PUT, or a multipart upload. */
-export type PresignedReply = PresignedPutReply | PresignedMultipartReply
+/**
+ * Reply to a presigned {@link UploadRequest} that asked for a `form`: one S3 POST Object
+ * (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-UsingHTTPPOST.html). Its policy binds
+ * what a PUT URL binds — the exact key, the bucket, the Content-Type, Cache-Control, the canned
+ * ACL and Content-Disposition as configured, a length of exactly `filesize` bytes
+ * (`content-length-range`), the same expiry — and refuses any field it does not name.
+ */
+export interface PresignedFormReply extends LocationReply {
+  endpoint?: string
+  form: PresignedForm
+  /** What the engine sends to `/complete` once storage holds the object (as `PresignedPutReply.ticket`). */
+  ticket: string
+}
+
+/** An S3 POST form: `fields` in order, then the file last (as `file`), `multipart/form-data` to `url`. */
+export interface PresignedForm {
+  /** The bucket's URL: the same for every form of a bucket. */
+  url: string
+  /** The policy, its signature and every field it names, as they must be sent. */
+  fields: Record<string, string>
+}
+
+/** Reply to a presigned {@link UploadRequest}: one PUT, one POST form, or a multipart upload. */
+export type PresignedReply = PresignedPutReply | PresignedFormReply | PresignedMultipartReply
 
 /** POST {api}/parts */
 export interface PartsRequest {

@@ -195,6 +195,21 @@ export interface UploadHandlerConfig<Metadata = unknown, ServerData = unknown> {
    */
   resumable?: boolean
   /**
+   * Answer a presigned upload request whose page can send an S3 POST form (`form: true`, as the
+   * engine asks for a file of one request without `checksum`) with a form — a POST policy binding
+   * the key, the Content-Type, the signed headers, the exact length and the expiry a PUT URL binds
+   * — rather than a PUT URL. Forms go to the bucket's one URL, so a browser sends one CORS
+   * preflight for the page rather than one per file. Before the first form, the upload API checks
+   * once that storage enforces POST policies (it must refuse a form one byte too long, one with a
+   * field the policy does not name, and one with another Content-Type, and keep the Content-Type and
+   * `contentDisposition` an honest one sets); a store that does not (s3rver stores every such form,
+   * Swift's S3 API has no POST Object, Ceph RGW drops Content-Disposition) gets PUT URLs, with a
+   * warning. Ceph RGW also keeps no Cache-Control from a form (said once, forms still go).
+   * Never for a directory bucket (S3 Express has no POST Object). `npx updraft-s3 doctor` runs the
+   * same check. @default process.env.S3_UPLOAD_FORM_UPLOADS (`true`), else false
+   */
+  formUploads?: boolean
+  /**
    * Where the upload API's uploads live: default keys are `{keyPrefix}{uuid}/{name}`, the session
    * credential that signs presigned URLs may write only under it, and `sweepStaleUploads` cleans
    * only under it. @default 'next-s3-uploads/'
@@ -338,6 +353,7 @@ const defaultConfig = {
   partUrlExpiresIn: 60 * 60,
   ticketTtlSeconds: 24 * 60 * 60,
   resumable: false,
+  formUploads: false,
   path: DEFAULT_API_PATH,
   keyPrefix: 'next-s3-uploads/',
   checkFileSignatures: true,
@@ -381,6 +397,7 @@ export function configFromEnv(env: Env = processEnv()): UploadHandlerConfig {
     sts,
     ticketSecret: present(env.S3_UPLOAD_TICKET_SECRET),
     presignWith: present(env.S3_UPLOAD_PRESIGN_WITH) as PresignWith | undefined,
+    ...(/^(1|true|yes)$/i.test(env.S3_UPLOAD_FORM_UPLOADS ?? '') && { formUploads: true }),
   }
 }
 
@@ -454,6 +471,7 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
     region: pick('region') as string,
     endpoint: pick('endpoint'),
     forcePathStyle: config.forcePathStyle ?? fromEnv.forcePathStyle ?? false,
+    formUploads: config.formUploads ?? fromEnv.formUploads ?? false,
     sts: {
       mode,
       roleArn: present(sts.roleArn),
@@ -488,6 +506,9 @@ export function resolveConfig(config: UploadHandlerConfig = {}, env: Env = proce
   resolved.objectAcl = resolveObjectAcl(config.objectAcl, resolved.endpoint)
   if (config.copyGuard !== undefined && typeof config.copyGuard !== 'boolean') {
     throw new TypeError(`updraft: copyGuard must be true or false, got ${JSON.stringify(config.copyGuard)}`)
+  }
+  if (typeof resolved.formUploads !== 'boolean') {
+    throw new TypeError(`updraft: formUploads must be true or false, got ${JSON.stringify(resolved.formUploads)}`)
   }
   // AWS refuses an unsigned x-amz-* header on a presigned request: nothing to guard there.
   resolved.copyGuard = config.copyGuard ?? (resolved.endpoint !== undefined && !isAws(resolved.endpoint))

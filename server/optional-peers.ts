@@ -10,6 +10,7 @@ import { createRequire } from 'node:module'
 export const SERVER_PACKAGES = Object.freeze([
   '@aws-sdk/client-s3',
   '@aws-sdk/client-sts',
+  '@aws-sdk/s3-presigned-post',
   '@aws-sdk/s3-request-presigner',
   '@smithy/core',
 ])

@@ -8,6 +8,13 @@ import type { TicketClaims } from './ticket.ts'
 /** Presigned URLs live as long as next-s3-upload's; parts are signed just ahead of need, so this is plenty. */
 export const PRESIGN_EXPIRES_IN = 60 * 60
 
+/** What a single-request upload is signed for: the key the upload API chose, the canonical type, the declared size. */
+export interface SingleUpload {
+  key: string
+  contentType: string
+  filesize: number | undefined
+}
+
 export interface PresignedPut {
   url: string
   /** Signed into the URL: the PUT must carry exactly these. */
@@ -23,10 +30,16 @@ export interface PresignedPut {
  * source range no object can satisfy, so that the URL cannot become a copy (server/copy-guard.ts).
  */
 export function objectHeaders(config: ResolvedConfig, contentType: string): Record<string, string> {
+  const headers = servingHeaders(config, contentType)
+  if (config.copyGuard) Object.assign(headers, NO_COPY_HEADERS)
+  return headers
+}
+
+/** {@link objectHeaders} but the copy guard: how the object is kept and served, whatever request writes it. */
+export function servingHeaders(config: ResolvedConfig, contentType: string): Record<string, string> {
   const headers: Record<string, string> = { 'Cache-Control': PRESIGNED_CACHE_CONTROL, 'Content-Type': contentType }
   if (config.objectAcl) headers['x-amz-acl'] = config.objectAcl
   if (config.contentDisposition) headers['Content-Disposition'] = config.contentDisposition
-  if (config.copyGuard) Object.assign(headers, NO_COPY_HEADERS)
   return headers
 }
 
@@ -36,15 +49,7 @@ export function objectHeaders(config: ResolvedConfig, contentType: string): Reco
  * (server/session-signer.ts) through the SDK's S3RequestPresigner (server/presigner.ts).
  */
 export function createPutPresigner(config: ResolvedConfig, signer: () => Promise<Presign>) {
-  return async ({
-    key,
-    contentType,
-    filesize,
-  }: {
-    key: string
-    contentType: string
-    filesize: number | undefined
-  }): Promise<PresignedPut> => {
+  return async ({ key, contentType, filesize }: SingleUpload): Promise<PresignedPut> => {
     const headers = objectHeaders(config, contentType)
     const signed = filesize === undefined ? headers : { ...headers, 'Content-Length': String(filesize) }
     const presign = await signer()

@@ -32,7 +32,25 @@ export interface PresignRequest {
  * Presigns with the credentials current when it was handed out (a session's, a directory bucket
  * session's, or the server's own key); `expiresIn` is cut to what those credentials have left.
  */
-export type Presign = (request: PresignRequest) => Promise<string>
+export interface Presign {
+  (request: PresignRequest): Promise<string>
+  /**
+   * What it signs with, for what else those credentials sign (a POST policy: server/presigned-form.ts).
+   * Absent for a directory bucket's sessions: S3 Express has no POST Object.
+   */
+  readonly signing?: Signing
+}
+
+/** The credentials a {@link Presign} signs with, its region, and when they expire (epoch ms; none: never). */
+export interface Signing {
+  credentials: SigningCredentials
+  region: string
+  expires?: number
+}
+
+/** `presign`, saying what it signs with. */
+export const signingWith = (presign: (request: PresignRequest) => Promise<string>, signing: Signing): Presign =>
+  Object.assign(presign, { signing })
 
 export interface PresignerOptions {
   /**

@@ -7,7 +7,7 @@ import { errorLogFields } from './error-log-fields.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { describePreflight, refusesSessionPreflight, sendPreflight } from './preflight-check.ts'
 import { objectHeaders } from './presigned-urls.ts'
-import { createPresigner, type Presign } from './presigner.ts'
+import { createPresigner, type Presign, signingWith } from './presigner.ts'
 import { createS3Client, storageObjectUrl } from './storage.ts'
 import { createCredentialIssuer, type IssueCredentials, presignPolicy } from './sts.ts'
 
@@ -128,21 +128,22 @@ function createStsSigner(config: ResolvedConfig, issue: IssueCredentials): () =>
   async function renew() {
     const credentials = await issue(policy, PRESIGNER_SESSION_NAME, PRESIGNER_SESSION_SECONDS)
     const expires = credentials.Expiration?.getTime() ?? Date.now() + PRESIGNER_SESSION_SECONDS * 1000
-    const presign = createPresigner(
-      {
-        accessKeyId: credentials.AccessKeyId,
-        secretAccessKey: credentials.SecretAccessKey,
-        sessionToken: credentials.SessionToken,
-      },
-      config.region,
-    )
-    const signer: Presign = async (request) => {
-      const date = request.date ?? new Date()
-      // A URL outliving its credentials would be refused by storage as expired: say so in the URL.
-      const left = Math.floor((expires - date.getTime()) / 1000)
-      if (left < 1) throw new Error('updraft: the presigning session credential has expired')
-      return presign({ ...request, date, expiresIn: Math.min(request.expiresIn, left) })
+    const session = {
+      accessKeyId: credentials.AccessKeyId,
+      secretAccessKey: credentials.SecretAccessKey,
+      sessionToken: credentials.SessionToken,
     }
+    const presign = createPresigner(session, config.region)
+    const signer = signingWith(
+      async (request) => {
+        const date = request.date ?? new Date()
+        // A URL outliving its credentials would be refused by storage as expired: say so in the URL.
+        const left = Math.floor((expires - date.getTime()) / 1000)
+        if (left < 1) throw new Error('updraft: the presigning session credential has expired')
+        return presign({ ...request, date, expiresIn: Math.min(request.expiresIn, left) })
+      },
+      { credentials: session, region: config.region, expires },
+    )
     return { signer, expires }
   }
 

@@ -14,6 +14,7 @@ import { configurationFault, createFaultLog } from './config-faults.ts'
 import { credentialsOf } from './credentials.ts'
 import { corsHeaders, crossSiteRefusal, preflight } from './cross-site.ts'
 import { errorLogFields } from './error-log-fields.ts'
+import { createFormCheck } from './form-check.ts'
 import { serverInfo } from './info.ts'
 import { checkJsonContentType, readJson } from './json-body.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
@@ -27,6 +28,7 @@ import {
   parsePartsRequest,
   parseUploadRequest,
 } from './parse-requests.ts'
+import { createFormPresigner } from './presigned-form.ts'
 import { createPartPresigner, createPutPresigner } from './presigned-urls.ts'
 import { abortDuplicates, refreshCredentials, type TokenRoutesContext } from './refresh.ts'
 import { notAuthorized, RequestError, ThrottledError } from './request-error.ts'
@@ -94,12 +96,15 @@ export function createUploadApi(config?: UploadHandlerConfig): UploadApi {
     ticketSecret: resolved.ticketSecret,
   }
   const info = serverInfo(resolved)
+  const presignForm = createFormPresigner(resolved, signer)
   const uploads: UploadRequestContext = {
     config: resolved,
     s3,
     info,
     issueToken,
     presignPut: createPutPresigner(resolved, signer),
+    presignForm,
+    formsEnforced: createFormCheck(resolved, presignForm, s3),
     multipart,
     checkStorage: createStorageCheck(resolved, s3),
   }

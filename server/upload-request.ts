@@ -6,6 +6,7 @@ import { checkKey, defaultKey } from './key.ts'
 import { validateMetadata } from './metadata.ts'
 import { abortUpload, createUpload, type MultipartContext, startMultipart } from './multipart.ts'
 import type { ValidUploadRequest } from './parse-requests.ts'
+import type { createFormPresigner } from './presigned-form.ts'
 import type { createPutPresigner } from './presigned-urls.ts'
 import { RequestError } from './request-error.ts'
 import { checkLimits } from './request-limits.ts'
@@ -19,6 +20,9 @@ export interface UploadRequestContext {
   info: InfoReply
   issueToken: IssueToken
   presignPut: ReturnType<typeof createPutPresigner>
+  presignForm: ReturnType<typeof createFormPresigner>
+  /** Storage enforces POST policies (server/form-check.ts): asked before the first form, when `formUploads` is on. */
+  formsEnforced: () => Promise<boolean>
   multipart: MultipartContext
   /** Storage takes the server's key and knows the bucket (server/storage-check.ts): asked before a single PUT is signed. */
   checkStorage: () => Promise<void>
@@ -30,10 +34,11 @@ export interface UploadRequestContext {
  * ticket binding what was declared.
  */
 export async function answerUploadRequest(
-  { config, s3, info, issueToken, presignPut, multipart, checkStorage }: UploadRequestContext,
+  context: UploadRequestContext,
   request: Request,
   input: ValidUploadRequest,
 ): Promise<TokenReply | PresignedReply> {
+  const { config, s3, info, issueToken, presignPut, multipart, checkStorage } = context
   checkLimits(config, input)
   // Refused here, before anything is issued and with no call to an STS that is not there.
   if (input.strategy === 'token' && !info.token) {
@@ -100,6 +105,25 @@ export async function answerUploadRequest(
   // The one reply made without a word to storage or STS: a wrong secret or bucket would show only as
   // the page's own PUT refused, where a larger file hears ServerMisconfigured from CreateMultipartUpload.
   await checkStorage()
+  const ticket = signUploadTicket('put', declared, ticketOptions)
+  const form = await formFor(context, input, key)
+  if (form) return { key, bucket, region, endpoint, form, ticket }
   const { url, headers } = await presignPut({ key, contentType, filesize })
-  return { key, bucket, region, endpoint, url, headers, ticket: signUploadTicket('put', declared, ticketOptions) }
+  return { key, bucket, region, endpoint, url, headers, ticket }
+}
+
+/**
+ * A POST form for a file of one request, when the page can send one (`form: true`), its size is
+ * declared (the policy binds it), `formUploads` is on and storage enforces policies; else undefined,
+ * and the page gets a PUT URL. The ticket and `/complete` are a PUT's: the same object, verified alike.
+ */
+async function formFor(
+  { config, presignForm, formsEnforced }: UploadRequestContext,
+  input: ValidUploadRequest,
+  key: string,
+) {
+  const { filesize, contentType } = input
+  if (input.body.form !== true || !config.formUploads || filesize === undefined) return undefined
+  if (!(await formsEnforced())) return undefined
+  return presignForm({ key, contentType, filesize })
 }

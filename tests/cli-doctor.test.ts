@@ -77,6 +77,7 @@ describe('on Ceph RGW', () => {
       'expose-etag': 'fail',
       lifecycle: 'fail',
       'least-privilege': 'warn', // the owner's key can list, and read and delete anywhere
+      forms: 'ok', // RGW enforces POST policies
       sts: 'skip', // GetFederationToken on a custom endpoint
     })
     expect(finding(findings, 'cors').fix).toContain(
@@ -244,6 +245,19 @@ describe('on s3rver', () => {
     expect(finding(findings, 'access').summary).toContain('AbortMultipartUpload answered HTTP 405')
   })
 
+  it('says s3rver stores POST forms that break their policy: ok with formUploads off, a warning with it on', async () => {
+    const off = finding(await doctor(storeConfig(s3)), 'forms')
+    expect(off).toMatchObject({
+      status: 'ok',
+      summary: expect.stringMatching(
+        /^storage does not enforce POST policies \(it stored a form with a body one byte longer/,
+      ),
+    })
+    expect(off.summary).toMatch(/: leave formUploads off$/)
+    const on = finding(await doctor(storeConfig(s3, { formUploads: true })), 'forms')
+    expect(on).toMatchObject({ status: 'warn', fix: expect.stringContaining('Leave formUploads off') })
+  })
+
   // Issue 35: against the README's own local store, doctor warned for an IAM policy s3rver cannot
   // enforce and suggested an STS mode for RGW and MinIO.
   it('recognises the local store: no IAM-policy or STS advice, "expected for the local store"', async () => {
@@ -355,6 +369,10 @@ describe('on OpenStack Swift, whose S3 API has no PutBucketCors (501)', () => {
     expect(cors.fix).toContain('[filter:s3api]')
     // Swift takes no lifecycle rules either: the fix is the upload API's sweep.
     expect(finding(findings, 'lifecycle').fix).toContain("OpenStack Swift's S3 API has no lifecycle rules")
+    expect(finding(findings, 'forms')).toMatchObject({
+      status: 'ok',
+      summary: 'storage did not store an honest POST form (no POST Object): leave formUploads off',
+    })
   })
 
   it('setup-bucket reads the 501 as the store, not the key, and writes no CORS rule when the preflight passes', async () => {

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-s3'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
+import { objectExists, readObject, sdkClient, sha256, testBytes, testBytesOf } from '../dev/s3-client.ts'
 import { S3RVER_CREDENTIALS, type S3rverInstance, startS3rver } from '../dev/s3rver.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 import { type StsStandIn, startStsServer } from '../dev/sts-server.ts'
@@ -57,16 +57,6 @@ async function ask<T>(handler: UploadHandler, path: string, body: unknown): Prom
 
 const put = (url: string, body: Uint8Array, headers: Record<string, string>) =>
   fetch(url, { method: 'PUT', body: body as Uint8Array<ArrayBuffer>, headers })
-
-async function exists(client: S3Client, bucket: string, key: string) {
-  try {
-    await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
-    return true
-  } catch (error) {
-    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false
-    throw error
-  }
-}
 
 const anonymousStatus = async (store: TestStore, bucket: string, key: string) =>
   (await fetch(objectUrl({ ...store, bucket, key, forcePathStyle: true }))).status
@@ -109,7 +99,7 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
     })
     // The signed copy guard answers first (416 InvalidRange); without it the session may read nothing (403).
     expect(response.status).toBe(416)
-    expect(await exists(admin, rgw.bucket, reply.key)).toBe(false)
+    expect(await objectExists(admin, rgw.bucket, reply.key)).toBe(false)
     const unguarded = createUploadHandler(
       storeConfig(rgw, {
         sts: { mode: 'assume-role', roleArn: rgw.roleArn },
@@ -130,7 +120,7 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
     })
     expect(refused.status).toBe(403)
     expect(await refused.text()).toContain('AccessDenied')
-    expect(await exists(admin, rgw.bucket, bare.key)).toBe(false)
+    expect(await objectExists(admin, rgw.bucket, bare.key)).toBe(false)
   })
 
   it('a part URL plus x-amz-copy-source (UploadPartCopy) is refused, and no part is stored', async () => {
@@ -162,7 +152,7 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
       'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"',
     })
     expect(grant.status).toBe(400)
-    expect(await exists(admin, rgw.bucket, reply.key)).toBe(false)
+    expect(await objectExists(admin, rgw.bucket, reply.key)).toBe(false)
     expect((await put(reply.url, bytes, reply.headers!)).status).toBe(200)
     expect(await anonymousStatus(rgw, rgw.bucket, reply.key)).toBe(403)
   })
@@ -170,7 +160,7 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
   it('a Content-Type other than the signed one is refused', async () => {
     const reply = await presignPut(5, 'image/png')
     expect((await put(reply.url, testBytes(5), { ...reply.headers!, 'Content-Type': 'text/html' })).status).toBe(403)
-    expect(await exists(admin, rgw.bucket, reply.key)).toBe(false)
+    expect(await objectExists(admin, rgw.bucket, reply.key)).toBe(false)
   })
 
   it('any set of hostile headers added to a URL: never a copy, never public, never another type (fast-check)', async () => {
@@ -197,7 +187,7 @@ describe("on Ceph RGW, URLs signed by a session credential (assume-role, presign
         const headers = { ...reply.headers! }
         for (const name of names) headers[name] = hostile[name]!
         const response = await put(reply.url, bytes, headers)
-        if (!(await exists(admin, rgw.bucket, reply.key))) {
+        if (!(await objectExists(admin, rgw.bucket, reply.key))) {
           expect(response.status).toBeGreaterThanOrEqual(400)
           return
         }

@@ -140,21 +140,26 @@ export const BUDGETS: Array<{
   // names the upload API or storage rather than the network), and the API's `ServerMisconfigured`
   // is never retried: 7021 / 6283 / 4828 B with the page (+85 / +85 / +82 B), 13932 / 12194 /
   // 7774 B with every chunk. Both together: 7103 B with the page, 14014 B with every chunk.
-  { entry: 'upload', goal: 6000, limit: 7115, allLimit: 14025, what: 'full path (`upload()`, token + presigned)' },
+  // Issue 34: S3 POST forms (`formUploads`; engine/s3/form.ts, its own chunk, loaded beside the
+  // upload request that asks for a form): 7185 / 6298 / 4913 B with the page (+112 / +31 / +108 B:
+  // the mode's choice of PUT or form, progress counted from the file's first byte), 14404 / 12211 /
+  // 8162 B with every chunk (the form chunk, ~310 B gzipped alone); the React entries +109 / +105 /
+  // +121 / +104 B.
+  { entry: 'upload', goal: 6000, limit: 7195, allLimit: 14405, what: 'full path (`upload()`, token + presigned)' },
   {
     entry: 'token',
     goal: 6000,
-    limit: 6290,
+    limit: 6305,
     allGoal: 9000,
-    allLimit: 12200,
+    allLimit: 12220,
     what: 'token-only path (`uploadWithToken()`)',
   },
   {
     entry: 'presigned',
     goal: 3000,
-    limit: 4835,
+    limit: 4925,
     allGoal: 5000,
-    allLimit: 7780,
+    allLimit: 8165,
     what: 'presigned-only path (`uploadPresigned()`)',
   },
   // The React layer, React external. Each carries `upload()`, so issue 11's ~1.1 KB of base-path
@@ -193,8 +198,9 @@ export const BUDGETS: Array<{
   // the entry, PrepareError and its words, Cancel while a preparer runs): 12001 / 14054 B measured
   // (+389 / +360 B); the components +376 B. What prepares (updraft-s3/images) is apart.
   // Issue 37: the `preparing` status until `prepare` gives the file: 12020 / 14080 B measured.
-  { entry: 'react', goal: 9000, limit: 12030, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
-  { entry: 'dropzone', goal: 10800, limit: 14090, what: 'React dropzone hook (`useS3Dropzone`)' },
+  // With issue 34's POST forms (above): 12132 / 14185 B measured; the components 22400 B.
+  { entry: 'react', goal: 9000, limit: 12135, what: 'React hook (`useS3Upload`, incl. `upload()`)' },
+  { entry: 'dropzone', goal: 10800, limit: 14195, what: 'React dropzone hook (`useS3Dropzone`)' },
   // Rows memoised with stable callbacks and one ref callback per row (a long folder drop re-rendered
   // every row on every progress tick): +56 B. Issue 14's directory-bucket session hook: +15 B measured.
   // Issue 23's rows that hold still and tell the truth ("Resuming…" until bytes move again, the
@@ -222,7 +228,7 @@ export const BUDGETS: Array<{
   {
     entry: 'ui',
     goal: 16200,
-    limit: 22300,
+    limit: 22410,
     what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)',
   },
   // Issue 37: record and upload at once, an entry of its own (`updraft-s3/react/recording`): pages that
@@ -234,8 +240,8 @@ export const BUDGETS: Array<{
   {
     entry: 'recording',
     goal: 12500,
-    limit: 12500,
-    allLimit: 19410,
+    limit: 12600,
+    allLimit: 19810,
     what: 'React recording (`useRecordingUpload`, `RecordButton`; CSS apart)',
   },
   // An opt-in, off every base path: pages that import it pay for it. Issue 14: 2110 B with the

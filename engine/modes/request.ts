@@ -60,7 +60,7 @@ export type ModeFields = Partial<Record<Strategy, RequestFields>>
 export type RequestFields = (
   size: number | undefined,
   options: ResolvedOptions<UploadOptions>,
-) => { createMultipart?: true }
+) => { createMultipart?: true; form?: true }
 
 /**
  * How `upload()` chooses its strategy when none is named (flow/default-strategy.ts): entries of one

@@ -2,19 +2,23 @@ import type { UploadResult } from '../../protocol/wire.ts'
 import { type Bytes, sizeOf } from '../core/body.ts'
 import type { HttpResponse } from '../core/http.ts'
 import { startTransfer, type UploadRun } from '../core/run.ts'
+import type { FormBody } from './form.ts'
 import { type Signer, send } from './send.ts'
 
-/** One PutObject. */
+/** One PutObject, or one POST Object when `form` (engine/s3/form.ts) holds the file as a form's body. */
 export async function putSingle(
   file: Bytes,
   sign: Signer,
   result: (etag: string, reply: HttpResponse) => UploadResult | Promise<UploadResult>,
   run: UploadRun,
+  form?: FormBody,
 ): Promise<UploadResult> {
   const { signal } = run.options
   const size = sizeOf(file)
   const progress = startTransfer(run, () => size)
-  const onSent = (bytes: number) => {
+  const onSent = (sent: number) => {
+    // A form's fields go first: its bytes sent count from the file's first.
+    const bytes = form ? Math.min(size, Math.max(0, sent - form.head)) : sent
     // Its last byte has left (an empty body's at once): storage may be writing the object, which
     // an abort can no longer stop.
     if (bytes === size) run.phase = 'committing'
@@ -24,7 +28,7 @@ export async function putSingle(
   const response = await bodyRequest(
     run,
     signal,
-    (held) => send(run, sign, { body: file, signal, onSent, held }),
+    (held) => send(run, sign, { body: form?.body ?? file, signal, onSent, held }),
     () => progress.sent(1, 0),
   )
   run.phase = 'committing'

@@ -133,7 +133,7 @@ describe('installLine', () => {
 
   it('makes, from package.json, the lines the README and the errors give', () => {
     expect(installLine(SERVER_PACKAGES, manifest.peerDependencies)).toBe(
-      'npm install @aws-sdk/client-s3@3 @aws-sdk/client-sts@3 @aws-sdk/s3-request-presigner@3 @smithy/core@3',
+      'npm install @aws-sdk/client-s3@3 @aws-sdk/client-sts@3 @aws-sdk/s3-presigned-post@3 @aws-sdk/s3-request-presigner@3 @smithy/core@3',
     )
     expect(installLine(STORE_PACKAGES, manifest.peerDependencies, true)).toBe(
       'npm install --save-dev @20minutes/s3rver@4',
