@@ -66,8 +66,8 @@ export interface PartJournal {
   partSize?: number
   /** Part number → ETag of the parts storage holds: not sent again. */
   stored: Map<number, string>
-  /** The multipart upload exists on storage. */
-  started(uploadId: string, partSize: number, partCount: number): void
+  /** The multipart upload exists on storage; `partCount` undefined for a stream of unknown length. */
+  started(uploadId: string, partSize: number, partCount: number | undefined): void
   /** Storage accepted a part. */
   accepted(partNumber: number, etag: string): void
 }

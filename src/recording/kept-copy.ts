@@ -1,0 +1,202 @@
+import type { TransferOptions } from '../../engine/core/options.ts'
+import { type ResumeUploads, resumeUploads } from '../../engine/resume/resume.ts'
+import { indexedDbResumeStore, memoryResumeStore } from '../../engine/resume/resume-store.ts'
+
+// A recording's copy in the browser's origin-private file system (OPFS), so a page closed
+// mid-recording loses as little as possible: every chunk is written here before it is handed to
+// the upload, and the next visit finishes the upload from the copy through the engine's resume
+// (parts already on storage are not sent again). A chunk of its own (useRecordingUpload imports
+// it when a recording starts or the hook mounts): pages that never record ship none of it.
+//
+// Layout: updraft-recordings/{id}/about.json ({ name, type, startedAt }) and one file per chunk,
+// named 1, 2, 3…: a file is whole once written (createWritable commits on close), so a tab closed
+// mid-write loses that chunk only, never leaves a hole (writes run one after another).
+
+const DIRECTORY = 'updraft-recordings'
+const ABOUT = 'about.json'
+/** A recording's Web Lock: held while a tab records or finishes it, so another tab never takes it for interrupted. */
+const lockOf = (id: string) => `updraft-recording:${id}`
+
+/** A recording kept in this browser, and what its copy holds now. */
+export interface KeptRecording {
+  /** The copy's folder: also the name of its upload's resume record. */
+  id: string
+  /** The file name it is stored under. */
+  name: string
+  /** Its type without codecs (`video/webm`). */
+  type: string
+  /** Bytes kept. */
+  size: number
+  /** When recording began, ms since the epoch. */
+  startedAt: number
+}
+
+/** A recording being copied as it is recorded. */
+export interface LocalCopy {
+  id: string
+  /** Writes the next chunk; never rejects (a failed write, e.g. the quota reached, ends the copy there). */
+  keep(chunk: Blob): Promise<void>
+  /** Lets other tabs (and this one's list) see the copy: the recording ended without being stored. */
+  release(): void
+  /** Deletes the copy. */
+  discard(): Promise<void>
+}
+
+/** The resume records of recordings' uploads: apart from files' (`updraft-resume`), which a page resumes when the file is picked again. */
+let resume: ResumeUploads | undefined
+export const recordingResume = () =>
+  (resume ??= resumeUploads({
+    store: typeof indexedDB === 'undefined' ? memoryResumeStore() : indexedDbResumeStore('updraft-recordings'),
+  }))
+
+const folder = async (create: boolean) =>
+  (await navigator.storage.getDirectory()).getDirectoryHandle(DIRECTORY, { create })
+
+async function write(dir: FileSystemDirectoryHandle, name: string, data: Blob | string) {
+  const writable = await (await dir.getFileHandle(name, { create: true })).createWritable()
+  await writable.write(data)
+  await writable.close()
+}
+
+const remove = async (id: string) => (await folder(false)).removeEntry(id, { recursive: true }).catch(() => {})
+
+/**
+ * Takes the recording's Web Lock when no tab holds it: the release, or undefined when another tab
+ * holds it. Without Web Locks, always taken (a nothing to release).
+ */
+function hold(id: string): Promise<(() => void) | undefined> {
+  const locks = globalThis.navigator?.locks
+  if (!locks) return Promise.resolve(() => {})
+  return new Promise((resolve) => {
+    void locks.request(lockOf(id), { ifAvailable: true }, (lock) => {
+      if (!lock) return resolve(undefined)
+      return new Promise<void>((release) => resolve(() => release()))
+    })
+  })
+}
+
+/**
+ * Starts a copy of a recording: its folder and `about.json`. Undefined where the browser cannot
+ * keep one (no OPFS or no `createWritable`: older browsers, Firefox's private windows), or it
+ * refused (quota): the recording then goes on as without a copy.
+ */
+export async function startCopy(name: string, type: string): Promise<LocalCopy | undefined> {
+  const startedAt = Date.now()
+  const id = `${startedAt}-${Math.random().toString(36).slice(2, 10)}`
+  let release: (() => void) | undefined
+  try {
+    release = await hold(id)
+    const dir = await (await folder(true)).getDirectoryHandle(id, { create: true })
+    await write(dir, ABOUT, JSON.stringify({ name, type, startedAt }))
+    let count = 0
+    let broken = false
+    return {
+      id,
+      async keep(chunk) {
+        if (broken) return
+        try {
+          await write(dir, String(++count), chunk)
+        } catch {
+          broken = true
+        }
+      },
+      release: () => release?.(),
+      async discard() {
+        await remove(id)
+        release?.()
+      },
+    }
+  } catch {
+    release?.()
+    await remove(id).catch(() => {})
+    return undefined
+  }
+}
+
+/** The chunks a copy holds, in order: the first ones up to a missing or empty one (a write the close cut). */
+async function chunksOf(dir: FileSystemDirectoryHandle): Promise<File[]> {
+  const files: File[] = []
+  for (let n = 1; ; n++) {
+    const file = await dir
+      .getFileHandle(String(n))
+      .then((handle) => handle.getFile())
+      .catch(() => undefined)
+    if (!file?.size) return files
+    files.push(file)
+  }
+}
+
+async function read(dir: FileSystemDirectoryHandle, id: string) {
+  const about = JSON.parse(await (await (await dir.getFileHandle(ABOUT)).getFile()).text()) as Omit<
+    KeptRecording,
+    'id' | 'size'
+  >
+  const chunks = await chunksOf(dir)
+  return { id, ...about, size: chunks.reduce((sum, chunk) => sum + chunk.size, 0), chunks }
+}
+
+/**
+ * Recordings kept in this browser that no tab is recording or finishing: what earlier visits left
+ * unfinished (a tab closed mid-recording, a crash, a failed upload), oldest first. A copy with no
+ * chunk, or no `about.json` (a start cut short), has nothing to finish and is deleted.
+ */
+export async function listKept(): Promise<KeptRecording[]> {
+  const root = await folder(false).catch(() => undefined)
+  if (!root) return []
+  const held = new Set(((await globalThis.navigator.locks?.query())?.held ?? []).map((lock) => lock.name))
+  const found: KeptRecording[] = []
+  const entries = (root as unknown as { keys(): AsyncIterable<string> }).keys()
+  for await (const id of entries) {
+    if (held.has(lockOf(id))) continue
+    const kept = await root
+      .getDirectoryHandle(id)
+      .then((dir) => read(dir, id))
+      .catch(() => undefined)
+    if (kept?.size) found.push({ id, name: kept.name, type: kept.type, size: kept.size, startedAt: kept.startedAt })
+    else await remove(id)
+  }
+  return found.sort((a, b) => a.startedAt - b.startedAt)
+}
+
+/**
+ * Takes a kept recording to finish it: its bytes as a File (the chunks, in order), and the lock
+ * to release once done. Undefined when another tab holds it.
+ */
+export async function takeKept(id: string): Promise<{ file: File; release(): void } | undefined> {
+  const release = await hold(id)
+  if (!release) return undefined
+  try {
+    const kept = await read(await (await folder(false)).getDirectoryHandle(id), id)
+    return {
+      file: new File(kept.chunks, kept.name, { type: kept.type, lastModified: kept.startedAt }),
+      release,
+    }
+  } catch (error) {
+    release()
+    throw error
+  }
+}
+
+/** Deletes a kept recording's copy (once its upload is stored and verified). */
+export const deleteKept = remove
+
+/**
+ * Discards a kept recording: its multipart upload aborted on storage (through the upload API, or
+ * with fresh token credentials), its record forgotten, its copy deleted.
+ * @throws (rejects with) the engine's error when the abort failed: the copy is kept, to try again.
+ */
+export async function discardKept(
+  id: string,
+  options: Pick<TransferOptions, 'transport'> & { apiHeaders?: Record<string, string> },
+): Promise<void> {
+  const release = await hold(id)
+  if (!release) return
+  try {
+    const resume = recordingResume()
+    const record = await resume.store.get(id)
+    if (record) await resume.discard(record, options)
+    await remove(id)
+  } finally {
+    release()
+  }
+}
