@@ -87,7 +87,7 @@ type PageWindow = Window & {
   mount(props: Record<string, unknown>): void
   recording(): Promise<Recording>
   /** Every chunk recorded so far, once the copy in the origin-private file system has one chunk more than now. */
-  afterNextKept(): Promise<{ chunks: Chunk[]; kept: number }>
+  afterNextKept(): Promise<{ chunks: Chunk[]; kept: number; puts: Put[] }>
   /** The folders in the origin-private file system's `updraft-recordings` (one per kept recording). */
   keptFolders(): Promise<string[]>
   recordedBytes(): number
@@ -348,11 +348,10 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
       partsStored,
       120_000,
     )
-    const { chunks, kept } = await first.evaluate(() => (window as unknown as PageWindow).afterNextKept())
     const next = await first.newTab()
-    const sent = await first.evaluate(() => (window as unknown as PageWindow).puts)
-    expect(first.errors).toEqual([])
+    const { chunks, kept, puts: sent } = await first.evaluate(() => (window as unknown as PageWindow).afterNextKept())
     await first.close()
+    expect(first.errors).toEqual([])
     await next.goto(`${site.origin}/`)
     await next.waitForFunction(() => typeof (window as unknown as PageWindow).mount === 'function')
     await next.evaluate((props) => (window as unknown as PageWindow).mount(props), {
@@ -537,6 +536,7 @@ async function bundleRecordPage(): Promise<string> {
         }
 
         const chunks = []
+        const hashes = []
         let recorded = 0
         let stopAt, settledAt, lastChunkAt, key
         document.addEventListener('click', (event) => {
@@ -569,8 +569,8 @@ async function bundleRecordPage(): Promise<string> {
           const before = await keptCount()
           let kept
           while ((kept = await keptCount()) <= before) await new Promise((resolve) => setTimeout(resolve, 20))
-          const log = await Promise.all(chunks.map(async (chunk) => ({ size: chunk.size, sha256: await hex(chunk) })))
-          return { chunks: log, kept }
+          // Hashed as they came (onChunk): the tab is closed at once after this.
+          return { chunks: await Promise.all(hashes), kept, puts }
         }
         window.recordedBytes = () => recorded
         window.canvasTrack = () => canvasTrack
@@ -578,7 +578,7 @@ async function bundleRecordPage(): Promise<string> {
           createRoot(document.getElementById('app')).render(h(RecordButton, {
             ...props,
             source: noise,
-            onChunk: (chunk) => { chunks.push(chunk); recorded += chunk.size; lastChunkAt = performance.now() },
+            onChunk: (chunk) => { chunks.push(chunk); hashes.push(hex(chunk).then((sha256) => ({ size: chunk.size, sha256 }))); recorded += chunk.size; lastChunkAt = performance.now() },
             onUploadComplete: (result) => { settledAt = performance.now(); key = result.key },
           }))
         }
