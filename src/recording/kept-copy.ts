@@ -1,6 +1,9 @@
 import type { TransferOptions } from '../../engine/core/options.ts'
+import type { UploadResult } from '../../engine/index.ts'
+import type { UploadOptions } from '../../engine/modes/request.ts'
 import { type ResumeUploads, resumeUploads } from '../../engine/resume/resume.ts'
 import { indexedDbResumeStore, memoryResumeStore } from '../../engine/resume/resume-store.ts'
+import { upload } from '../../engine/upload.ts'
 
 // A recording's copy in the browser's origin-private file system (OPFS), so a page closed
 // mid-recording loses as little as possible: every chunk is written here before it is handed to
@@ -34,6 +37,8 @@ export interface KeptRecording {
 /** A recording being copied as it is recorded. */
 export interface LocalCopy {
   id: string
+  /** `upload()`'s options that record its upload under the copy's id, for the next visit to carry it on. */
+  journal: Pick<UploadOptions, 'resume' | 'fingerprint'>
   /** Writes the next chunk; never rejects (a failed write, e.g. the quota reached, ends the copy there). */
   keep(chunk: Blob): Promise<void>
   /** Lets other tabs (and this one's list) see the copy: the recording ended without being stored. */
@@ -44,10 +49,11 @@ export interface LocalCopy {
 
 /** The resume records of recordings' uploads: apart from files' (`updraft-resume`), which a page resumes when the file is picked again. */
 let resume: ResumeUploads | undefined
-export const recordingResume = () =>
+const recordingResume = () =>
   (resume ??= resumeUploads({
     store: typeof indexedDB === 'undefined' ? memoryResumeStore() : indexedDbResumeStore('updraft-recordings'),
   }))
+const journalOf = (id: string) => ({ resume: recordingResume(), fingerprint: id })
 
 const folder = async (create: boolean) =>
   (await navigator.storage.getDirectory()).getDirectoryHandle(DIRECTORY, { create })
@@ -92,6 +98,7 @@ export async function startCopy(name: string, type: string): Promise<LocalCopy |
     let broken = false
     return {
       id,
+      journal: journalOf(id),
       async keep(chunk) {
         if (broken) return
         try {
@@ -159,26 +166,27 @@ export async function listKept(): Promise<KeptRecording[]> {
 }
 
 /**
- * Takes a kept recording to finish it: its bytes as a File (the chunks, in order), and the lock
- * to release once done. Undefined when another tab holds it.
+ * Uploads a kept recording from its copy (the chunks, in order, as one File) through the engine's
+ * resume, under its record: the parts already on storage are not sent again. Deletes the copy once
+ * the upload is stored and verified. Undefined when another tab holds it (it finishes it).
+ * @throws (rejects with) the engine's error: the copy is kept, to try again.
  */
-export async function takeKept(id: string): Promise<{ file: File; release(): void } | undefined> {
+export async function finishKept(
+  { id }: Pick<KeptRecording, 'id'>,
+  options: UploadOptions,
+): Promise<UploadResult | undefined> {
   const release = await hold(id)
   if (!release) return undefined
   try {
-    const kept = await read(await (await folder(false)).getDirectoryHandle(id), id)
-    return {
-      file: new File(kept.chunks, kept.name, { type: kept.type, lastModified: kept.startedAt }),
-      release,
-    }
-  } catch (error) {
+    const { chunks, name, type, startedAt } = await read(await (await folder(false)).getDirectoryHandle(id), id)
+    const file = new File(chunks, name, { type, lastModified: startedAt })
+    const result = await upload(file, { ...options, filename: name, contentType: type, ...journalOf(id) })
+    await remove(id)
+    return result
+  } finally {
     release()
-    throw error
   }
 }
-
-/** Deletes a kept recording's copy (once its upload is stored and verified). */
-export const deleteKept = remove
 
 /**
  * Discards a kept recording: its multipart upload aborted on storage (through the upload API, or

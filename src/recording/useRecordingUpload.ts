@@ -1,5 +1,8 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
-import { type UploadOptions, type UploadResult, upload } from '../../engine/index.ts'
+import type { UploadOptions, UploadResult } from '../../engine/index.ts'
+// upload()'s own module, not the engine's entry: the entry reaches resume, which this entry loads
+// lazily with the local copy (kept-copy.ts); esbuild would put it in the page's chunks.
+import { upload } from '../../engine/upload.ts'
 import { callBack } from '../call-back.ts'
 import { useLeaveWarning } from '../leave-warning.ts'
 import type { LocalCopy } from './kept-copy.ts'
@@ -282,7 +285,7 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
           filename: name,
           contentType,
           // With a copy, the upload is recorded under the copy's id: the next visit carries it on from the copy.
-          ...(copy && { resume: (await keeping()).recordingResume(), fingerprint: copy.id }),
+          ...copy?.journal,
           signal: controller.signal,
           onProgress: ({ loaded }) => update({ sentBytes: loaded }),
         })
@@ -325,37 +328,22 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
       run.current = { stop() {}, pause() {}, resume() {}, cancel: () => controller.abort() }
       setElapsedMs(0)
       update({ ...IDLE, status: 'finishing', recordedBytes: recording.size })
-      let taken: Awaited<ReturnType<Awaited<ReturnType<typeof keeping>>['takeKept']>>
       try {
-        const kept = await keeping()
-        taken = await kept.takeKept(recording.id)
-        if (!taken) {
-          // Another tab is finishing it: not this one's to offer.
-          drop(recording)
-          update(IDLE)
-          return undefined
-        }
-        const { file } = taken
-        const result = await upload(file, {
+        const result = await (await keeping()).finishKept(recording, {
           ...engineOptionsOf(latest.current),
-          filename: recording.name,
-          contentType: recording.type,
-          resume: kept.recordingResume(),
-          fingerprint: recording.id,
           signal: controller.signal,
           onProgress: ({ loaded }) => update({ sentBytes: loaded }),
         })
-        await kept.deleteKept(recording.id)
+        // Stored, or another tab holds it (and finishes it): not this tab's to offer any more.
         drop(recording)
-        update({ status: 'done', result })
-        callBack(latest.current.onUploaded, result)
+        update(result ? { status: 'done', result } : IDLE)
+        if (result) callBack(latest.current.onUploaded, result)
         return result
       } catch (error) {
         if (controller.signal.aborted) update({ status: 'cancelled' })
         else update({ status: 'failed', error: error instanceof Error ? error : new Error(String(error)) })
         return undefined
       } finally {
-        taken?.release()
         run.current = undefined
       }
     },
