@@ -46,7 +46,15 @@ export type RecordingStatus =
 export interface UseRecordingUploadOptions
   extends Omit<
       UploadOptions,
-      'signal' | 'onProgress' | 'pauseSignal' | 'size' | 'filename' | 'contentType' | 'resume' | 'fileHandle'
+      | 'signal'
+      | 'onProgress'
+      | 'pauseSignal'
+      | 'size'
+      | 'filename'
+      | 'contentType'
+      | 'resume'
+      | 'fileHandle'
+      | 'fingerprint'
     >,
     RecordingOptions {
   /** What `start()` records when it is given nothing. @default 'camera' (with the microphone) */
