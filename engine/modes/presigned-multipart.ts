@@ -30,17 +30,17 @@ function presignedSteps(
   // Undefined: a stream of unknown length, whose reply has no partCount (its parts end with the stream).
   const size = sizeOf(file)
   // A ticket of unknown length has no plan: the upload API binds each URL to the length the page
-  // gives (`sizes`). A file carries one on after a reload (a recording kept in the browser,
-  // engine/resume/resume.ts), its parts cut from its now-known size.
-  const unplanned = reply.partCount === undefined
-  const count = reply.partCount ?? (size === undefined ? undefined : Math.ceil(size / partSize))
+  // gives (`sizes`). Besides a stream, a file carries one on after a reload (a recording kept in
+  // the browser: engine/resume/resume.ts), its parts cut from its now-known size.
+  const unplanned = size === undefined || !!run.hooks.journal?.sizeUnknown
+  const count = unplanned && size !== undefined ? Math.ceil(size / partSize) : reply.partCount
   // The upload API's plan as it stands (planParts would choose a part size of its own). A plan that
-  // does not fit the file fails the first signing, inside the upload, so what the upload API
-  // created is still aborted.
+  // does not fit the file (or has no partCount: that is for a body of unknown length, and a Blob's
+  // is known) fails the first signing, inside the upload, so what the upload API created is still aborted.
   const misplanned =
     size !== undefined &&
     count !== Math.ceil(size / partSize) &&
-    new UploadError(`The upload API planned ${count} parts of ${partSize} bytes for a ${size}-byte file`)
+    new UploadError(`The upload API planned ${count ?? 'no'} parts of ${partSize} bytes for a ${size}-byte file`)
   // Part URLs are fetched in batches just ahead of need, so none sits long enough to expire,
   // however long the upload runs. A batch never asks for more than one /parts call may sign.
   // Only parts whose length follows from the plan, and whose bytes are at hand when a checksum

@@ -150,7 +150,7 @@ export class ResumeUploads {
         if (!isGone(error)) throw error
         // Aborted or expired on storage, or its ticket expired: start afresh.
         journal.stored.clear()
-        journal.uploadId = journal.partSize = undefined
+        journal.uploadId = journal.partSize = journal.sizeUnknown = undefined
         await store.delete(fingerprint).catch(() => {})
       }
     }
@@ -200,6 +200,7 @@ async function recall(record: ResumeRecord, size: number, run: UploadRun, journa
     sizeUnknown,
   } = record
   const partCount = sizeUnknown ? Math.ceil(size / partSize) : record.partCount
+  journal.sizeUnknown = sizeUnknown
   let reply: Prepared['reply']
   let parts: StoredPart[]
   if (record.strategy === 'presigned') {
