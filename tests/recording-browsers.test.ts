@@ -335,6 +335,31 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     await page.close()
   }, 120_000)
 
+  it(`${BROWSER_LABELS[browser]}: in token mode (RGW's STS: the page signs its own parts), parts leave while recording and Stop stores the chunks byte for byte, every part but the last 5 MiB`, async () => {
+    const page = await openPage({ videoBitsPerSecond: 12_000_000, api: servedToken.api, strategy: 'token' })
+    await page.click('.updraft-record button.updraft-primary')
+    await page.waitForFunction(
+      () => (window as unknown as PageWindow).puts.filter((put) => put.part > 0 && put.status === 200).length >= 2,
+      undefined,
+      120_000,
+    )
+    await press(page, 'Stop recording')
+    await settled(page)
+    const run = await recording(page)
+    const stored = await expectStored(run)
+    const parts = partsOf(run.puts)
+    expect(parts.length).toBeGreaterThanOrEqual(3)
+    expect(parts.map((put) => put.part)).toEqual(parts.map((_, index) => index + 1))
+    expect(parts.slice(0, -1).every((put) => put.size === PART)).toBe(true)
+    expect(parts.reduce((sum, put) => sum + put.size, 0)).toBe(stored.length)
+    // Signed in the page with the token's credentials, not presigned by the upload API.
+    expect(parts.every((put) => !new URL(put.url!).searchParams.has('X-Amz-Signature'))).toBe(true)
+    expect(parts.filter((put) => put.end! < run.stopAt!).length).toBeGreaterThanOrEqual(2)
+    expect(await page.evaluate(() => (window as unknown as PageWindow).keptFolders())).toEqual([])
+    expect(page.errors).toEqual([])
+    await page.close()
+  }, 180_000)
+
   it(`${BROWSER_LABELS[browser]}: a track that ends (the canvas track stopped) ends the recording, and what was recorded is stored`, async () => {
     const page = await openPage({ videoBitsPerSecond: 12_000_000 })
     await page.click('.updraft-record button.updraft-primary')
