@@ -1,5 +1,5 @@
 // Issue 37's record-and-upload (updraft-s3/react/recording) in Chromium and in Firefox ESR, against
-// Ceph RGW through the upload API (presigned). The source is real media with no device: a canvas
+// Ceph RGW through the upload API (presigned; token mode with RGW's STS where named). The source is real media with no device: a canvas
 // of noise (captureStream, incompressible, so the encoder makes bytes at its bitrate) and an
 // AudioContext oscillator. The page logs every PUT the engine hands to XMLHttpRequest (its part
 // number, body size, when it ended) and keeps the recorder's chunks: the stored object must be
@@ -7,6 +7,10 @@
 // while recording went on, and while it was paused; the <video> plays the stored object and seeks.
 // Also: a recording stopped within one part is one PUT; a stopped track ends the recording and
 // stores it; Cancel after a part was stored leaves no object and no multipart upload on RGW.
+// A tab closed mid-recording (not a Stop; both modes) is finished in a new tab of the same context
+// from the copy kept in the origin-private file system: the stored object is the recorded chunks,
+// the parts storage held are not sent again, no multipart upload is left on the key; Discard aborts
+// it; without OPFS (getDirectory stubbed away) a recording goes as before.
 // The long recording is measured in bytes, not seconds: it stops once three whole parts and 1 MiB
 // more are recorded (4 parts), 15–25 s at 12 Mbit/s rather than the issue's 30 s, which would add
 // ~10 s per browser and prove nothing more (the parts counted are what the issue asks for).
