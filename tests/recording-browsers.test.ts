@@ -217,7 +217,9 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     const run = await recording(page)
     const stored = await expectStored(run)
     // The copy kept while recording is deleted once the upload is stored and verified.
-    expect(await page.evaluate(() => (window as unknown as PageWindow).keptFolders())).toEqual([])
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
+      .toEqual([])
 
     const parts = partsOf(run.puts)
     expect(parts.length).toBeGreaterThanOrEqual(4)
@@ -330,7 +332,9 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     const run = await recording(page)
     expect(run.state).toBe('cancelled')
     expect(run.key).toBeUndefined()
-    expect(await page.evaluate(() => (window as unknown as PageWindow).keptFolders())).toEqual([])
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
+      .toEqual([])
     // The abort runs in the background once the part requests have closed.
     const deadline = Date.now() + 30_000
     while ((await uploadExists(key, first.uploadId!)) && Date.now() < deadline) await sleep(250)
@@ -359,7 +363,9 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     // Signed in the page with the token's credentials, not presigned by the upload API.
     expect(parts.every((put) => !new URL(put.url!).searchParams.has('X-Amz-Signature'))).toBe(true)
     expect(parts.filter((put) => put.end! < run.stopAt!).length).toBeGreaterThanOrEqual(2)
-    expect(await page.evaluate(() => (window as unknown as PageWindow).keptFolders())).toEqual([])
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
+      .toEqual([])
     expect(page.errors).toEqual([])
     await page.close()
   }, 180_000)
@@ -468,7 +474,9 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
       const { Uploads = [] } = await client.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))
       expect(Uploads).toEqual([])
       // The copy is deleted once the upload is stored and verified; the banner is gone.
-      expect(await next.evaluate(() => (window as unknown as PageWindow).keptFolders())).toEqual([])
+      await expect
+        .poll(() => next.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
+        .toEqual([])
       expect(await next.evaluate(() => document.querySelector('.updraft-record-unfinished'))).toBeNull()
       expect(next.errors).toEqual([])
       await next.close()
@@ -486,7 +494,9 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     )
     await next.waitForFunction(() => document.querySelector('.updraft-record-unfinished') === null, undefined, 30_000)
     expect(await uploadExists(key, uploadId)).toBe(false)
-    expect(await next.evaluate(() => (window as unknown as PageWindow).keptFolders())).toEqual([])
+    await expect
+      .poll(() => next.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
+      .toEqual([])
     expect(next.errors).toEqual([])
     await next.close()
   }, 300_000)
@@ -506,13 +516,17 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     })
     await page.click('.updraft-record button.updraft-primary')
     await recordedAtLeast(page, PART + MiB)
-    expect(await page.evaluate(() => (window as unknown as PageWindow).keptFolders())).toEqual([])
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
+      .toEqual([])
     await press(page, 'Stop recording')
     await settled(page)
     const run = await recording(page)
     await expectStored(run)
     expect(partsOf(run.puts).length).toBeGreaterThanOrEqual(2)
-    expect(await page.evaluate(() => (window as unknown as PageWindow).keptFolders())).toEqual([])
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
+      .toEqual([])
     expect(page.errors).toEqual([])
     await page.close()
   }, 120_000)

@@ -43,7 +43,7 @@ export interface LocalCopy {
   keep(chunk: Blob): Promise<void>
   /** Lets other tabs (and this one's list) see the copy: the recording ended without being stored. */
   release(): void
-  /** Deletes the copy. */
+  /** Deletes the copy (what is left of it is no longer offered once this resolves). */
   discard(): Promise<void>
 }
 
@@ -65,6 +65,19 @@ async function write(dir: FileSystemDirectoryHandle, name: string, data: Blob | 
 }
 
 const remove = async (id: string) => (await folder(false)).removeEntry(id, { recursive: true }).catch(() => {})
+
+/**
+ * Deletes a copy whose recording is stored: its `about.json` at once (one file: without it no tab
+ * offers the copy again), the chunks after, in the background (a folder of many chunk files takes
+ * Firefox ~0.3 s, which the stored recording's callback need not wait for).
+ */
+async function forget(id: string) {
+  await (await folder(false))
+    .getDirectoryHandle(id)
+    .then((dir) => dir.removeEntry(ABOUT))
+    .catch(() => {})
+  void remove(id)
+}
 
 /**
  * Takes the recording's Web Lock when no tab holds it: the release, or undefined when another tab
@@ -109,7 +122,7 @@ export async function startCopy(name: string, type: string): Promise<LocalCopy |
       },
       release: () => release?.(),
       async discard() {
-        await remove(id)
+        await forget(id)
         release?.()
       },
     }
@@ -181,7 +194,7 @@ export async function finishKept(
     const { chunks, name, type, startedAt } = await read(await (await folder(false)).getDirectoryHandle(id), id)
     const file = new File(chunks, name, { type, lastModified: startedAt })
     const result = await upload(file, { ...options, filename: name, contentType: type, ...journalOf(id) })
-    await remove(id)
+    await forget(id)
     return result
   } finally {
     release()
