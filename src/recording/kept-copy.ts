@@ -96,7 +96,7 @@ function hold(id: string): Promise<(() => void) | undefined> {
 
 /**
  * Starts a copy of a recording: its folder and `about.json`. Undefined where the browser cannot
- * keep one (no OPFS or no `createWritable`: older browsers, Firefox's private windows), or it
+ * keep one (no OPFS or no `createWritable`: older browsers, some private windows), or it
  * refused (quota): the recording then goes on as without a copy.
  */
 export async function startCopy(name: string, type: string): Promise<LocalCopy | undefined> {
@@ -181,7 +181,8 @@ export async function listKept(): Promise<KeptRecording[]> {
 /**
  * Uploads a kept recording from its copy (the chunks, in order, as one File) through the engine's
  * resume, under its record: the parts already on storage are not sent again. Deletes the copy once
- * the upload is stored and verified. Undefined when another tab holds it (it finishes it).
+ * the upload is stored and verified. Undefined when another tab holds it (it finishes it), or the
+ * copy is gone.
  * @throws (rejects with) the engine's error: the copy is kept, to try again.
  */
 export async function finishKept(
@@ -191,7 +192,13 @@ export async function finishKept(
   const release = await hold(id)
   if (!release) return undefined
   try {
-    const { chunks, name, type, startedAt } = await read(await (await folder(false)).getDirectoryHandle(id), id)
+    const kept = await folder(false)
+      .then((root) => root.getDirectoryHandle(id))
+      .then((dir) => read(dir, id))
+      .catch(() => undefined)
+    // Gone: finished or discarded elsewhere (or the site's data cleared).
+    if (!kept?.size) return undefined
+    const { chunks, name, type, startedAt } = kept
     const file = new File(chunks, name, { type, lastModified: startedAt })
     const result = await upload(file, { ...options, filename: name, contentType: type, ...journalOf(id) })
     await forget(id)

@@ -70,7 +70,7 @@ export interface UseRecordingUploadOptions
    * and sent, so a page closed mid-recording can be finished on the next visit (`unfinished`). It
    * takes the recording's size on disk, within the browser's quota for the site, until the upload
    * is stored and verified (or cancelled, or discarded). Where the browser has no such file system
-   * (older browsers, private windows), the recording goes on without a copy. @default true
+   * (older browsers, some private windows), the recording goes on without a copy. @default true
    */
   keepLocalCopy?: boolean
 }
@@ -342,7 +342,7 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
           signal: controller.signal,
           onProgress: ({ loaded }) => update({ sentBytes: loaded }),
         })
-        // Stored, or another tab holds it (and finishes it): not this tab's to offer any more.
+        // Stored, or another tab holds it (and finishes it), or its copy is gone: no longer this tab's to offer.
         drop(recording)
         update(result ? { status: 'done', result } : IDLE)
         if (result) callBack(latest.current.onUploaded, result)
