@@ -117,7 +117,9 @@ export interface RecordingUpload {
    * Uploads an unfinished recording from its copy: the parts already on storage are not sent
    * again (through the engine's resume: the server needs `resumable: true`, else the whole copy is
    * sent), then the copy is deleted. Status `finishing`, then `done` (or `failed`: the copy is
-   * kept). Resolves with the stored object, or undefined; never rejects. Ignored while a recording runs.
+   * kept). Resolves with the stored object, or undefined; never rejects. A recording another tab
+   * is finishing, or whose copy is gone, leaves `unfinished` (status back to `idle`). Ignored while
+   * a recording runs.
    */
   finish(recording: UnfinishedRecording): Promise<UploadResult | undefined>
   /** Drops an unfinished recording: its upload aborted on storage (the parts sent removed), its copy deleted. Never rejects (`error` says why it could not). */
