@@ -2,6 +2,7 @@ import type { UploadResult, UploadState } from '../engine/index.ts'
 
 /** Where an upload in `files` stands; see {@link UploadEntry.status}. */
 export type UploadStatus =
+  | 'preparing'
   | 'queued'
   | 'uploading'
   | 'retrying'
@@ -24,7 +25,9 @@ export interface UploadEntry<ServerData = unknown> {
   /** The bytes to send: the file's size, or the prepared file's once the hook's `prepare` gave one. */
   size: number
   /**
-   * `queued` until its first bytes move (or it waits for a connection), then `uploading`, then one
+   * `preparing` while the hook's `prepare` makes the file to send (a photo made smaller takes a
+   * second or two, and each waits its turn), then `queued` until its first bytes move (or it waits
+   * for a connection), then `uploading`, then one
    * of the ends. `retrying` while a request waits to be tried again (a network blip, a 5xx): the
    * bar holds still then; the next bytes past it make it `uploading` again. `paused` after
    * `pause()`; `waiting-for-network` while the browser is offline, or after network errors
@@ -62,7 +65,7 @@ export type PauseControls = Pick<UploadEntry, 'pause' | 'resume'>
 export type UploadAction =
   /** A new entry, at the end, or in the place of entry `replaces` (a retry keeps its row where it was). */
   | { type: 'added'; entry: UploadEntry; replaces?: string }
-  /** `prepare` gave another file: `size` is what will be sent. */
+  /** `prepare` gave the file to send: `size` is what will be sent, and it is `queued`. */
   | { type: 'prepared'; id: string; size: number }
   | { type: 'progressed'; id: string; uploaded: number }
   | { type: 'retrying'; id: string; error: Error }
@@ -76,7 +79,14 @@ export type UploadAction =
   /** Takes every ended entry (done, failed, aborted) off the list; running ones stay. */
   | { type: 'clearedEnded' }
 
-const RUNNING: ReadonlySet<UploadStatus> = new Set(['queued', 'uploading', 'retrying', 'paused', 'waiting-for-network'])
+const RUNNING: ReadonlySet<UploadStatus> = new Set([
+  'preparing',
+  'queued',
+  'uploading',
+  'retrying',
+  'paused',
+  'waiting-for-network',
+])
 const running = (entry: UploadEntry) => RUNNING.has(entry.status)
 /** Paused, or waiting for the network: progress and retry events do not change that. */
 const held = (entry: UploadEntry) => entry.status === 'paused' || entry.status === 'waiting-for-network'
@@ -102,7 +112,11 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
     case 'clearedEnded':
       return files.every(running) ? files : files.filter(running)
     case 'prepared':
-      return update(files, action.id, (entry) => ({ ...entry, size: action.size }))
+      return update(files, action.id, (entry) => ({
+        ...entry,
+        size: action.size,
+        status: entry.status === 'preparing' ? 'queued' : entry.status,
+      }))
     case 'progressed':
       return update(files, action.id, (entry) => {
         const uploaded = Math.min(action.uploaded, entry.size)
@@ -143,14 +157,15 @@ export function uploadListReducer(files: UploadEntry[], action: UploadAction): U
 
 const NO_PAUSE: PauseControls = { pause() {}, resume() {} }
 
-/** A new entry: at 0%, waiting for its turn. */
+/** A new entry: at 0%, waiting for its turn, or first for the hook's `prepare`. */
 export function queuedEntry(
   id: string,
   file: File,
   abort: () => void,
   controls: PauseControls = NO_PAUSE,
+  status: 'queued' | 'preparing' = 'queued',
 ): UploadEntry {
-  return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'queued', abort, ...controls }
+  return { id, file, progress: 0, uploaded: 0, size: file.size, status, abort, ...controls }
 }
 
 /**
@@ -161,7 +176,7 @@ export function refusedEntry(id: string, file: File, error: Error): UploadEntry 
   return { id, file, progress: 0, uploaded: 0, size: file.size, status: 'error', error, abort: () => {}, ...NO_PAUSE }
 }
 
-/** Still queued, uploading, retrying, paused or waiting for the network: not ended. */
+/** Still preparing, queued, uploading, retrying, paused or waiting for the network: not ended. */
 export const isRunning = running
 
 function update(files: UploadEntry[], id: string, change: (entry: UploadEntry) => UploadEntry): UploadEntry[] {

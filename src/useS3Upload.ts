@@ -134,7 +134,13 @@ export function useUploads<Handler = unknown>(
       const pauses = new PauseController()
       dispatch({
         type: 'added',
-        entry: queuedEntry(id, file, abort, { pause: () => pauses.pause(), resume: () => pauses.resume() }),
+        entry: queuedEntry(
+          id,
+          file,
+          abort,
+          { pause: () => pauses.pause(), resume: () => pauses.resume() },
+          prepare ? 'preparing' : 'queued',
+        ),
         replaces,
       })
 

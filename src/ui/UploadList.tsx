@@ -63,7 +63,8 @@ export function UploadList({ uploads, limits, returnFocusTo, describeServerData 
       ? `${percent}% of ${formatBytes(total.total)}`
       : `${formatBytes(total.sent)} of ${formatBytes(total.total)} stored`
   const counts = [
-    total.running > total.paused && `${total.running - total.paused} uploading`,
+    total.preparing > 0 && `${total.preparing} preparing`,
+    total.running > total.paused + total.preparing && `${total.running - total.paused - total.preparing} uploading`,
     total.paused > 0 && `${total.paused} paused`,
     total.done > 0 && `${total.done} done`,
     total.cancelled > 0 && `${total.cancelled} cancelled`,

@@ -148,7 +148,8 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
         )}
       </div>
       <div className="updraft-actions">
-        {isRunning(entry) && state !== 'finishing' && (
+        {/* Nothing to hold while `prepare` makes the file, nor once every byte is out */}
+        {isRunning(entry) && state !== 'finishing' && state !== 'preparing' && (
           <button
             type="button"
             className="updraft-button updraft-small updraft-quiet"

@@ -5,6 +5,7 @@ import { isRunning, type UploadEntry } from '../upload-list.ts'
 
 /** What a row says it is doing: the hook's status, refined by what the person can tell apart. */
 export type RowState =
+  | 'preparing'
   | 'queued'
   | 'uploading'
   | 'finishing'
@@ -17,6 +18,7 @@ export type RowState =
   | 'cancelled'
 
 export const ROW_LABELS: Record<RowState, string> = {
+  preparing: 'Preparing…',
   queued: 'Waiting',
   uploading: 'Uploading',
   finishing: 'Finishing…',
@@ -30,6 +32,7 @@ export const ROW_LABELS: Record<RowState, string> = {
 }
 
 /**
+ * - `preparing`: the hook's `prepare` is making the file to send (a photo made smaller).
  * - `finishing`: every byte is sent but storage has not confirmed yet (a multipart upload's
  *   CompleteMultipartUpload, or the last reply): "100% · Uploading" would be a lie.
  * - `paused`: the person paused it (Pause); nothing moves until Resume.
@@ -48,6 +51,8 @@ export function rowState(entry: UploadEntry, online: boolean): RowState {
   if (entry.status === 'waiting-for-network')
     return entry.error instanceof NetworkError && entry.error.to ? 'retrying' : 'offline'
   switch (entry.status) {
+    case 'preparing':
+      return 'preparing'
     case 'queued':
       return 'queued'
     case 'retrying':
@@ -79,6 +84,8 @@ export interface Overall {
   running: number
   /** Of the running ones, how many the person paused. */
   paused: number
+  /** Of the running ones, how many the hook's `prepare` is still making. */
+  preparing: number
   done: number
   cancelled: number
   /** Failed or refused. */
@@ -104,6 +111,7 @@ export function overall(entries: UploadEntry[]): Overall {
     ),
     running,
     paused: count('paused'),
+    preparing: count('preparing'),
     done,
     cancelled,
     failed: entries.length - running - done - cancelled,

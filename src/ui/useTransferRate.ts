@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from 'react'
 import type { UploadEntry } from '../upload-list.ts'
 
-/** Speed over the last few seconds, so a time left follows the link as it is now. */
-const WINDOW_MS = 5000
+/**
+ * Speed over the last 10 s, so a time left follows the link as it is now. Not shorter: Firefox
+ * reports an upload's progress in steps of megabytes as socket buffers drain (8 MiB every 4 s on a
+ * 2 MiB/s link), and a 5 s window swung from 0.25x to 1.85x the link's speed with them.
+ */
+const WINDOW_MS = 10_000
 const SAMPLE_MS = 1000
 /**
  * Samples in which the count must have grown, once it first moved, before a speed is told. A
@@ -18,7 +22,7 @@ const NONE: ReadonlyMap<string, number> = new Map()
 
 /**
  * Each moving upload's speed in bytes per second, by entry id: sampled once a second over the last
- * 5 s, for the entries `moving` picks (uploading, not paused, offline or finishing). An entry has
+ * 10 s, for the entries `moving` picks (uploading, not paused, offline or finishing). An entry has
  * no speed until its bytes have moved for a while (see {@link createRateMeter}); one that stops
  * moving (paused, ended) loses its speed and starts afresh when it moves again. One timer for the
  * whole list, so the summary's time left and a row's are computed from the very same figures.

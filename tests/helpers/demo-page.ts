@@ -82,6 +82,13 @@ export const percentOf = async (row: Locator): Promise<number> => {
 }
 
 /** What the row says it is doing (src/ui/row-state.ts): queued, uploading, finishing, retrying, paused, … */
+/** The speed a row's or the summary's text tells ("1.3 MiB/s", "768 KiB/s"), in bytes per second. */
+export function speedTold(text: string): number {
+  const match = /([\d.]+) (B|KiB|MiB)\/s/.exec(text)
+  if (!match) throw new Error(`no speed in "${text}"`)
+  return Number(match[1]) * { B: 1, KiB: 1024, MiB }[match[2] as 'B' | 'KiB' | 'MiB']
+}
+
 export const stateOf = async (row: Locator): Promise<string> => (await row.getAttribute('data-state')) ?? ''
 
 /** `http://host:port/{bucket}/{key}` (path-style, as the app's stores use) → the key. */

@@ -40,12 +40,28 @@ describe('createRateMeter (the speed a row shows)', () => {
     expect(told).toBeLessThan(4 * MiB)
   })
 
-  it('once moving, a stall shows as a falling rate over the last 5 s, down to 0', () => {
+  it('progress in steps of megabytes (Firefox through socket buffers): within 2x of the link from the first rate on, within 1.5x once 10 s have moved', () => {
+    // The count Firefox ESR showed once a second after Resume on a 2 MiB/s link (rows-browsers),
+    // in MiB: steps of 4–8 MiB, nothing between. A 5 s window told 0.25x to 2.6x the link's speed.
+    const counts = [
+      37, 38, 39, 40, 44, 45, 45, 45, 45, 49, 57, 59, 60, 60, 60, 65, 65, 65, 65, 73, 78, 79, 80, 80, 80, 85,
+    ]
+    const meter = createRateMeter(0, 36 * MiB)
+    const told = counts.map((count, i) => meter((i + 1) * 1000, count * MiB))
+    const link = ((counts.at(-1)! - counts[0]!) * MiB) / (counts.length - 1)
+    const moving = told.filter((rate) => rate !== undefined)
+    expect(moving.length).toBeGreaterThan(20)
+    for (const rate of moving) expect(rate / link).toBeGreaterThanOrEqual(0.5)
+    for (const rate of moving) expect(rate / link).toBeLessThanOrEqual(2)
+    for (const rate of told.slice(10)) expect(rate! / link).toBeGreaterThanOrEqual(1 / 1.5)
+    for (const rate of told.slice(10)) expect(rate! / link).toBeLessThanOrEqual(1.5)
+  })
+
+  it('once moving, a stall shows as a falling rate over the last 10 s, down to 0', () => {
     const meter = createRateMeter(0, 0)
-    meter(1000, MiB)
-    meter(2000, 2 * MiB)
-    for (let s = 3; s <= 6; s++) expect(meter(s * 1000, s * MiB)).toBe(MiB)
-    const falling = [7, 8, 9, 10, 11].map((s) => meter(s * 1000, 6 * MiB))
+    for (let s = 1; s <= 12; s++) meter(s * 1000, s * MiB)
+    expect(meter(13_000, 13 * MiB)).toBe(MiB)
+    const falling = [14, 16, 18, 20, 22, 24].map((s) => meter(s * 1000, 13 * MiB))
     for (let i = 1; i < falling.length; i++) expect(falling[i]).toBeLessThan(falling[i - 1]!)
     expect(falling.at(-1)).toBe(0)
   })

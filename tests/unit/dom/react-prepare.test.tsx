@@ -35,9 +35,10 @@ describe('prepare', () => {
     Object.defineProperty(picked, 'webkitRelativePath', { value: 'trip/a.png' })
     let outcomes!: Promise<PromiseSettledResult<unknown>[]>
     act(() => void (outcomes = hook.current.addFiles([picked])))
-    expect(hook.current.files[0]).toMatchObject({ status: 'queued', size: 5000 })
+    expect(hook.current.files[0]).toMatchObject({ status: 'preparing', size: 5000 })
     await settle()
     expect(calls).toHaveLength(1)
+    expect(hook.current.files[0]!.status).toBe('queued')
     expect(calls[0]!.file).toBe(smaller)
     expect(calls[0]!.options.filename).toBe('trip/a.webp')
     expect(hook.current.files[0]!.file).toBe(picked)
@@ -125,7 +126,7 @@ describe('prepare', () => {
     let uploaded!: Promise<unknown>
     act(() => void (uploaded = hook.current.uploadToS3(file(10, 'a.png')).catch((error: unknown) => error)))
     await settle()
-    expect(hook.current.files[0]!.status).toBe('queued')
+    expect(hook.current.files[0]!.status).toBe('preparing')
     await act(async () => hook.current.files[0]!.abort())
     expect(await uploaded).toMatchObject({ name: 'AbortError', message: 'Upload aborted' })
     expect(hook.current.files[0]!.status).toBe('aborted')

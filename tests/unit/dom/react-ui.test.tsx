@@ -186,6 +186,29 @@ describe('<UploadDropzone>', () => {
     expect(screen.getByText('2 uploading')).toBeTruthy()
   })
 
+  it('while `prepare` makes the file to send, its row says "Preparing…" and offers Cancel alone; the summary counts it as preparing', async () => {
+    const prepared: Array<(file: File) => void> = []
+    const { calls } = renderZone({
+      limits: false,
+      prepare: () => new Promise<File>((resolve) => prepared.push(resolve)),
+    })
+    pick([file(1000, 'a.png', 'image/png'), file(1000, 'b.png', 'image/png')])
+    await settle()
+    expect(rows().map((element) => element.dataset.state)).toEqual(['preparing', 'preparing'])
+    expect(within(row('a.png')).getByText('Preparing…')).toBeTruthy()
+    expect(within(row('a.png')).queryByRole('button', { name: 'Pause upload of a.png' })).toBeNull()
+    expect(within(row('a.png')).getByRole('button', { name: 'Cancel upload of a.png' })).toBeTruthy()
+    const summary = () =>
+      (document.querySelector('.updraft-summary-text') as HTMLElement).textContent!.replace(/\s+/g, ' ')
+    expect(summary()).toContain('2 preparing')
+    expect(summary()).not.toContain('uploading')
+    await act(async () => prepared[0]!(file(400, 'a.webp', 'image/webp')))
+    expect(calls).toHaveLength(1)
+    expect(row('a.png').dataset.state).toBe('queued')
+    expect(within(row('a.png')).getByRole('button', { name: 'Pause upload of a.png' })).toBeTruthy()
+    expect(summary()).toContain('1 preparing · 1 uploading')
+  })
+
   it('the summary tells cancelled from not uploaded, and its bar counts what was stored of all that was picked', async () => {
     // Issue 35: with 3 of 4 files refused the summary read "100% of 120 KiB", and a cancelled file
     // was "1 not uploaded" under a full bar.
