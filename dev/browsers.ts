@@ -51,6 +51,13 @@ export interface TestPage {
   press(key: string): Promise<void>
   /** Errors the page logged or threw since it opened. */
   errors: string[]
+  /**
+   * Another tab in this page's context, blank: the same site storage (IndexedDB, the origin-private
+   * file system), as a person's next visit has. Open it before closing this page (a Chromium page's
+   * context closes with it).
+   */
+  newTab(): Promise<TestPage>
+  /** Closes the tab as a person does, mid-whatever: no `beforeunload` prompt is run. */
   close(): Promise<void>
 }
 
@@ -149,6 +156,7 @@ function playwrightPage(page: PlaywrightPage): TestPage {
     click: (selector) => page.click(selector),
     doubleClickAt: (x, y) => page.mouse.dblclick(x, y),
     press: (key) => page.keyboard.press(key),
+    newTab: async () => playwrightPage(await page.context().newPage()),
     close: () => page.close(),
   }
 }
@@ -228,6 +236,7 @@ function puppeteerPage(page: PuppeteerPage, sessionFolders: string[]): TestPage 
       await page.keyboard.press((keys.at(-1) === 'Space' ? ' ' : keys.at(-1)) as never)
       for (const held of keys.slice(0, -1).reverse()) await page.keyboard.up(held as never)
     },
+    newTab: async () => puppeteerPage(await page.browserContext().newPage(), sessionFolders),
     async close() {
       await page.close()
       await Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true })))

@@ -1,4 +1,4 @@
-import { UploadError } from '../engine/index.ts'
+import { UploadError } from '../engine/core/errors.ts'
 import { overLimit } from '../protocol/bytes.ts'
 import { essenceOf, type LimitRefusal, limitRefusal, type UploadLimits } from '../protocol/file-limits.ts'
 

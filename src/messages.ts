@@ -3,7 +3,9 @@
  * errors' fields (class, status, S3 code, refusal figures), never by matching message text. The
  * developer's message stays in `error.message`.
  */
-import { ApiError, NetworkError, S3Error, UploadError } from '../engine/index.ts'
+// The errors' own module, not the engine's entry: a bundle that reaches the entry holds its every
+// module in the page's chunks (esbuild), resume's too, which the recording entry loads lazily.
+import { ApiError, NetworkError, S3Error, UploadError } from '../engine/core/errors.ts'
 import type { UploadLimits } from '../protocol/file-limits.ts'
 import { FileRefusedError } from './file-checks.ts'
 import { formatBytes, overLimit } from './format.ts'

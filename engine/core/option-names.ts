@@ -38,7 +38,17 @@ export function optionNames(entry: OptionTaker): Set<string> {
     ...[...Object.keys(defaultRetry), 'shouldRetry'].map((name) => `retry.${name}`),
   ]
   const extras = ['objectHeaders', 'partHeaders', 'resolveEndpoint', 'checksum']
-  const api = ['api', 'apiHeaders', 'apiBody', 'metadata', 'filename', 'contentType', 'resume', 'fileHandle']
+  const api = [
+    'api',
+    'apiHeaders',
+    'apiBody',
+    'metadata',
+    'filename',
+    'contentType',
+    'resume',
+    'fileHandle',
+    'fingerprint',
+  ]
   const object = [
     'bucket',
     'key',

@@ -64,10 +64,12 @@ export interface PartJournal {
   uploadId?: string
   /** Its part size, as recorded (token mode plans its own parts: the same plan as the record's). */
   partSize?: number
+  /** It was started from a stream of unknown length: its presigned ticket has no plan (each part URL is asked with its length). */
+  sizeUnknown?: boolean
   /** Part number → ETag of the parts storage holds: not sent again. */
   stored: Map<number, string>
-  /** The multipart upload exists on storage. */
-  started(uploadId: string, partSize: number, partCount: number): void
+  /** The multipart upload exists on storage; `partCount` undefined for a stream of unknown length. */
+  started(uploadId: string, partSize: number, partCount: number | undefined): void
   /** Storage accepted a part. */
   accepted(partNumber: number, etag: string): void
 }

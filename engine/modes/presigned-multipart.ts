@@ -25,10 +25,15 @@ function presignedSteps(
   checksums?: ChecksumRun,
 ): PartSteps {
   const { options } = run
-  const { ticket, partSize, partCount: count } = reply
+  const { ticket, partSize } = reply
   const bytes = isBytes(file) && file
   // Undefined: a stream of unknown length, whose reply has no partCount (its parts end with the stream).
   const size = sizeOf(file)
+  // A ticket of unknown length has no plan: the upload API binds each URL to the length the page
+  // gives (`sizes`). Besides a stream, a file carries one on after a reload (a recording kept in
+  // the browser: engine/resume/resume.ts), its parts cut from its now-known size.
+  const unplanned = size === undefined || !!run.hooks.journal?.sizeUnknown
+  const count = unplanned && size !== undefined ? Math.ceil(size / partSize) : reply.partCount
   // The upload API's plan as it stands (planParts would choose a part size of its own). A plan that
   // does not fit the file (or has no partCount: that is for a body of unknown length, and a Blob's
   // is known) fails the first signing, inside the upload, so what the upload API created is still aborted.
@@ -51,6 +56,9 @@ function presignedSteps(
   const fetchBatch = (first: number, body?: Bytes) => {
     const partNumbers: number[] = []
     for (let n = first; !(n > count!) && partNumbers.length < batchSize; n++) if (!pending.has(n)) partNumbers.push(n)
+    // A part's length: the stream's part as read, else the file's plan (the last part what is left).
+    const lengthOf = (n: number, body?: Bytes) =>
+      size === undefined ? sizeOf(body!) : Math.min(partSize, size - (n - 1) * partSize)
     const bodyOf = (n: number) => (n === first && body) || slice(bytes as Bytes, (n - 1) * partSize, n * partSize)
     // With checksum('md5') each part's MD5 is signed into its URL: hashed first, one part at a time
     // (one part in memory). An upload API that ignores them still gets a PUT storage verifies.
@@ -65,7 +73,7 @@ function presignedSteps(
           ticket,
           partNumbers,
           ...(checksums && { contentMd5 }),
-          ...(size === undefined && { sizes: { [first]: sizeOf(body!) } }),
+          ...(unplanned && { sizes: Object.fromEntries(partNumbers.map((n) => [n, lengthOf(n, body)])) }),
         },
         options.signal,
       )

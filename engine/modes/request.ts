@@ -1,5 +1,5 @@
 import type { JsonObject, PresignedReply, Strategy, TokenReply, UploadResult } from '../../protocol/wire.ts'
-import { type Bytes, isBlob, sizeOf, type UploadBody, withBody } from '../core/body.ts'
+import { type Bytes, isBlob, isBytes, sizeOf, type UploadBody, withBody } from '../core/body.ts'
 import type { ApiOptions, ResolvedOptions, TransferOptions } from '../core/options.ts'
 import type { UploadRun } from '../core/run.ts'
 import type { Prepared } from '../core/run-hooks.ts'
@@ -47,6 +47,15 @@ export interface UploadOptions<Metadata = JsonObject> extends TransferOptions, A
    * asking the person to pick it.
    */
   fileHandle?: FileSystemFileHandle
+  /**
+   * With `resume`: the name of this upload's record, in place of the file's own fingerprint
+   * (`fileFingerprint(file, api)`). A stream has no fingerprint of its own: given one, its multipart
+   * upload is recorded too (with its length unknown), and a later upload of the same bytes as a
+   * file, under the same `fingerprint`, carries it on — how a recording kept in the browser is
+   * finished after the page was closed (`updraft-s3/react/recording`). The caller then vouches
+   * that the file starts with the bytes the stream gave. @default the file's fingerprint; none for a stream
+   */
+  fingerprint?: string
 }
 
 /**
@@ -141,8 +150,9 @@ export async function prepareAndSend(
     async (body) => {
       const request = () => requestUpload(body, run, fields, choice)
       const send = (prepared: Prepared) => sendWith(prepared, body)
-      // Only a Blob has a fingerprint to be found again by after a reload: bytes and streams are never journaled.
-      return options.resume && isBlob(body)
+      // Only a Blob has a fingerprint to be found again by after a reload; a stream of more than one
+      // part is journaled under the `fingerprint` it is given; bytes never are.
+      return options.resume && (isBlob(body) || (options.fingerprint !== undefined && !isBytes(body)))
         ? options.resume.run(body, run as UploadRun, request, send)
         : send(await request())
     },

@@ -19,13 +19,19 @@ export interface ResumeRecord {
   forcePathStyle?: boolean
   uploadId: string
   partSize: number
+  /** 0 for a stream's upload (`sizeUnknown`). */
   partCount: number
+  /**
+   * Recorded from a stream of unknown length (`upload()`'s `fingerprint` option): `size` and
+   * `partCount` are 0, and the file that carries it on gives them.
+   */
+  sizeUnknown?: true
   /** The upload API's ticket for this upload (presigned: multipart ticket; token: token ticket). */
   ticket: string
   contentType: string
   /** Parts storage accepted, as this page saw them (the engine asks storage again on resume). */
   parts: Array<{ partNumber: number; etag: string }>
-  /** The file, for a list of unfinished uploads. */
+  /** The file, for a list of unfinished uploads (`size` 0 when `sizeUnknown`). */
   name: string
   size: number
   lastModified: number

@@ -9,10 +9,12 @@ import {
   type UploadResult,
 } from '../../protocol/wire.ts'
 import { xmlText } from '../../protocol/xml.ts'
+import { isBlob } from '../core/body.ts'
 import { ApiError, S3Error } from '../core/errors.ts'
 import type { ApiOptions, TransferOptions } from '../core/options.ts'
 import { createRun, type UploadRun } from '../core/run.ts'
 import type { PartJournal, Prepared } from '../core/run-hooks.ts'
+import type { PartStream } from '../core/stream-body.ts'
 import { send } from '../s3/send.ts'
 import { createSigner } from '../s3/sign.ts'
 import { postToApi } from '../transport/api.ts'
@@ -23,7 +25,7 @@ import { defaultResumeStore, fileFingerprint, type ResumeRecord, type ResumeStor
  * modes/request.ts (`UploadOptions.resume`) imports this module: resume is a layer below the modes.
  */
 type ResumedOptions = TransferOptions &
-  ApiOptions & { strategy?: Strategy; filename?: string; fileHandle?: FileSystemFileHandle }
+  ApiOptions & { strategy?: Strategy; filename?: string; fileHandle?: FileSystemFileHandle; fingerprint?: string }
 
 /** Where `resumeUploads()` keeps its records, and for how long. */
 export interface ResumeOptions {
@@ -115,7 +117,7 @@ export class ResumeUploads {
    * installed, from a record's reply when there is one, else from `request()` (the upload API's).
    */
   async run(
-    file: Blob,
+    file: Blob | PartStream,
     run: UploadRun<ResumedOptions>,
     request: () => Promise<Prepared>,
     sendUpload: (prepared: Prepared) => Promise<UploadResult>,
@@ -127,8 +129,11 @@ export class ResumeUploads {
     let found: ResumeRecord | undefined
     try {
       api = new URL(options.api ?? DEFAULT_API_PATH, globalThis.location?.href).href
-      fingerprint = await fileFingerprint(file, api)
-      found = await this.#valid(await store.get(fingerprint))
+      fingerprint = options.fingerprint ?? (await fileFingerprint(file as Blob, api))
+      // A stream is only recorded (its bytes cannot be read again), never carried on; a record of
+      // a known size is carried on by a file of that size only (a `fingerprint` given may name another).
+      found = isBlob(file) ? await this.#valid(await store.get(fingerprint)) : undefined
+      if (found && !found.sizeUnknown && found.size !== (file as Blob).size) found = undefined
     } catch {
       // No WebCrypto (a page served over plain http), no usable store (private browsing), a
       // relative `api` outside a page (the upload says what to set): upload, without resume.
@@ -139,13 +144,13 @@ export class ResumeUploads {
     // A record is carried on in its own mode, which an upload that named none accepts either way.
     if (found && (!options.strategy || found.strategy === options.strategy)) {
       try {
-        prepared = await recall(found, run, journal)
+        prepared = await recall(found, (file as Blob).size, run, journal)
         run.strategy = found.strategy
       } catch (error) {
         if (!isGone(error)) throw error
         // Aborted or expired on storage, or its ticket expired: start afresh.
         journal.stored.clear()
-        journal.uploadId = journal.partSize = undefined
+        journal.uploadId = journal.partSize = journal.sizeUnknown = undefined
         await store.delete(fingerprint).catch(() => {})
       }
     }
@@ -175,15 +180,41 @@ const isGone = (error: unknown) =>
   (error instanceof ApiError && (error.status === 403 || error.status === 404)) ||
   (error instanceof S3Error && (error.code === 'NoSuchUpload' || error.status === 403 || error.status === 404))
 
-/** The upload API's reply rebuilt from a record, with the parts storage holds in the journal. */
-async function recall(record: ResumeRecord, run: UploadRun, journal: Journal): Promise<Prepared> {
+/**
+ * The upload API's reply rebuilt from a record, with the parts storage holds in the journal. A
+ * stream's record (`sizeUnknown`) is carried on by a file of `size` bytes: its parts are planned
+ * from that size and the record's part size (the stream sent whole parts of it, so the parts
+ * stored keep their places), and a presigned reply keeps no part count, as the ticket has none.
+ */
+async function recall(record: ResumeRecord, size: number, run: UploadRun, journal: Journal): Promise<Prepared> {
   const { signal } = run.options
-  const { bucket, key, region, storeEndpoint: endpoint, forcePathStyle, uploadId, partSize, partCount, ticket } = record
+  const {
+    bucket,
+    key,
+    region,
+    storeEndpoint: endpoint,
+    forcePathStyle,
+    uploadId,
+    partSize,
+    ticket,
+    sizeUnknown,
+  } = record
+  const partCount = sizeUnknown ? Math.ceil(size / partSize) : record.partCount
+  journal.sizeUnknown = sizeUnknown
   let reply: Prepared['reply']
   let parts: StoredPart[]
   if (record.strategy === 'presigned') {
     ;({ parts } = await postToApi<ListPartsReply>(run, '/list-parts', { ticket }, signal))
-    reply = { key, bucket, region, endpoint, uploadId, partSize, partCount, ticket } satisfies PresignedMultipartReply
+    reply = {
+      key,
+      bucket,
+      region,
+      endpoint,
+      uploadId,
+      partSize,
+      ...(!sizeUnknown && { partCount }),
+      ticket,
+    } satisfies PresignedMultipartReply
   } else {
     const { token } = await postToApi<RefreshReply>(run, '/refresh', { ticket }, signal)
     const sign = createSigner(fromWire(token.Credentials), { bucket, key, region, endpoint, forcePathStyle })
@@ -192,7 +223,7 @@ async function recall(record: ResumeRecord, run: UploadRun, journal: Journal): P
     journal.uploadId = uploadId
     journal.partSize = partSize
   }
-  const lastPartSize = record.size - (partCount - 1) * partSize
+  const lastPartSize = size - (partCount - 1) * partSize
   for (const part of parts) {
     // A part whose size is not the plan's (a different file, a changed part size) is sent again.
     const expected = part.partNumber === partCount ? lastPartSize : partSize
@@ -248,7 +279,7 @@ type Journal = PartJournal & {
  * fails (private browsing, quota) only means no resume, never a failed upload.
  */
 function createJournal(
-  file: Blob,
+  file: Blob | PartStream,
   fingerprint: string,
   api: string,
   options: ResumedOptions,
@@ -272,6 +303,7 @@ function createJournal(
       if (!reply?.ticket) return
       const now = Date.now()
       const { name = 'file', lastModified = 0 } = file as Partial<File>
+      const blob = isBlob(file)
       record = {
         fingerprint,
         strategy: 'token' in reply ? 'token' : 'presigned',
@@ -283,12 +315,13 @@ function createJournal(
         forcePathStyle: reply.forcePathStyle,
         uploadId,
         partSize,
-        partCount,
+        partCount: partCount ?? 0,
+        ...(!blob && { sizeUnknown: true }),
         ticket: reply.ticket,
         contentType: prepared!.contentType,
         parts: [...journal.stored].map(([partNumber, etag]) => ({ partNumber, etag })),
         name: options.filename ?? name,
-        size: file.size,
+        size: blob ? file.size : 0,
         lastModified,
         handle: options.fileHandle,
         createdAt: now,

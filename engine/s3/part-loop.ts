@@ -69,6 +69,8 @@ export async function putMultipart(
       return n > count ? undefined : [n, part(n)]
     }
   } else {
+    // A stream's upload is recorded with no part count (its length is known only at its end).
+    journal?.started(uploadId, partSize, undefined)
     next = async () => {
       const part = await (body as PartStream).next(partSize)
       return part && [++n, part]

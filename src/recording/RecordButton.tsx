@@ -34,6 +34,8 @@ const defaultLabel = (source: UseRecordingUploadOptions['source']) =>
 /**
  * A record button that uploads while it records: Start, then the elapsed time, bytes sent of bytes
  * recorded, Pause/Resume and Stop; after Stop, "Finishing upload…" until the recording is stored.
+ * A recording an earlier visit left unfinished (the tab closed mid-recording) is offered as "A
+ * recording was interrupted", with Finish uploading and Discard (`keepLocalCopy`).
  * The recording goes up in parts as it is made (see `useRecordingUpload`). Import the styles once:
  * `import 'updraft-s3/react/ui/styles.css'`.
  *
@@ -125,6 +127,37 @@ export function RecordButton({ label, className, theme, onUploadComplete, ...opt
           </p>
         </>
       )}
+      {!busy &&
+        recording.unfinished.map((kept) => (
+          // biome-ignore lint/a11y/useSemanticElements: a line of words and two buttons, not a form's fields
+          <div
+            className="updraft-record-unfinished"
+            role="group"
+            aria-label={`Interrupted recording ${kept.name}`}
+            key={kept.id}
+          >
+            <p className="updraft-hint">
+              A recording was interrupted ({formatBytes(kept.size)} kept in this browser, from{' '}
+              {new Date(kept.startedAt).toLocaleString()})
+            </p>
+            <div className="updraft-button-row">
+              <button
+                type="button"
+                className="updraft-button updraft-primary"
+                onClick={() => void recording.finish(kept)}
+              >
+                Finish uploading
+              </button>
+              <button
+                type="button"
+                className="updraft-button updraft-quiet"
+                onClick={() => void recording.discard(kept)}
+              >
+                Discard
+              </button>
+            </div>
+          </div>
+        ))}
       {status === 'done' && endedBy === 'track-ended' && (
         <p className="updraft-hint">
           The recording ended when its source stopped (sharing ended, or the device went away); what was recorded is

@@ -10,6 +10,7 @@ export type { RecordingEnd, RecordingOptions } from './recorder-stream.ts'
 export {
   type RecordingStatus,
   type RecordingUpload,
+  type UnfinishedRecording,
   type UseRecordingUploadOptions,
   useRecordingUpload,
 } from './useRecordingUpload.ts'

@@ -20,6 +20,12 @@ export interface RecordingOptions {
 export interface RecorderStreamOptions extends RecordingOptions {
   /** Bytes recorded so far, after each chunk. */
   onRecorded?: (bytes: number) => void
+  /**
+   * Keeps each chunk (the local copy, kept-copy.ts) before it enters `stream`, so no byte leaves
+   * for storage that the copy lacks; must not reject. Chunks recorded after the upload stopped
+   * reading are kept too: the copy is the whole recording.
+   */
+  keep?: (chunk: Blob) => Promise<void>
 }
 
 /** A MediaRecorder whose chunks come out of `stream`, in order, as they are recorded. */
@@ -47,7 +53,7 @@ const AUDIO_TYPES = ['audio/webm;codecs=opus', 'audio/webm', 'audio/ogg', 'audio
  * @throws {@link RecordingError} `unsupported`: no MediaRecorder, or not the `mimeType` asked for.
  */
 export function recordToStream(media: MediaStream, options: RecorderStreamOptions = {}): RecorderStream {
-  const { timeslice = 1000, videoBitsPerSecond, audioBitsPerSecond, onChunk, onRecorded } = options
+  const { timeslice = 1000, videoBitsPerSecond, audioBitsPerSecond, onChunk, onRecorded, keep } = options
   if (typeof MediaRecorder === 'undefined') {
     throw new RecordingError(
       'unsupported',
@@ -96,6 +102,7 @@ export function recordToStream(media: MediaStream, options: RecorderStreamOption
         onChunk?.(data)
         queue = queue
           .then(async () => {
+            await keep?.(data)
             const chunk = new Uint8Array(await data.arrayBuffer())
             if (closed) return
             recorded += chunk.byteLength

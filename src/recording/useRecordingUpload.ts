@@ -1,9 +1,35 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
-import { type UploadOptions, type UploadResult, upload } from '../../engine/index.ts'
+import type { UploadOptions, UploadResult } from '../../engine/index.ts'
+// upload()'s own module, not the engine's entry: the entry reaches resume, which this entry loads
+// lazily with the local copy (kept-copy.ts); esbuild would put it in the page's chunks.
+import { upload } from '../../engine/upload.ts'
 import { callBack } from '../call-back.ts'
 import { useLeaveWarning } from '../leave-warning.ts'
+import type { LocalCopy } from './kept-copy.ts'
 import { openSource, type RecordingSource, recordingName } from './media-source.ts'
 import { type RecordingEnd, type RecordingOptions, recordToStream } from './recorder-stream.ts'
+
+/** The local copy's code (kept-copy.ts), loaded when a recording starts or the hook mounts where the browser can keep one. */
+const keeping = () => import('./kept-copy.ts')
+/** The browser has an origin-private file system (its `createWritable` is tried when a copy starts). */
+const canKeep = () => typeof globalThis.navigator?.storage?.getDirectory === 'function'
+
+/**
+ * A recording an earlier visit left unfinished (the tab closed mid-recording, the browser
+ * crashed, the upload failed), kept in this browser: `finish()` uploads it, `discard()` drops it.
+ */
+export interface UnfinishedRecording {
+  /** Its copy's name in the origin-private file system (and of its upload's resume record). */
+  id: string
+  /** The file name it is stored under. */
+  name: string
+  /** Its type, without codecs (`video/webm`). */
+  type: string
+  /** Bytes kept: the recording up to its last chunk written (see docs/recording.md for what may be missing). */
+  size: number
+  /** When recording began, ms since the epoch. */
+  startedAt: number
+}
 
 /** Where a recording is: `finishing` is recorded and still sending its last part and `/complete`. */
 export type RecordingStatus =
@@ -20,7 +46,15 @@ export type RecordingStatus =
 export interface UseRecordingUploadOptions
   extends Omit<
       UploadOptions,
-      'signal' | 'onProgress' | 'pauseSignal' | 'size' | 'filename' | 'contentType' | 'resume' | 'fileHandle'
+      | 'signal'
+      | 'onProgress'
+      | 'pauseSignal'
+      | 'size'
+      | 'filename'
+      | 'contentType'
+      | 'resume'
+      | 'fileHandle'
+      | 'fingerprint'
     >,
     RecordingOptions {
   /** What `start()` records when it is given nothing. @default 'camera' (with the microphone) */
@@ -31,6 +65,14 @@ export interface UseRecordingUploadOptions
   onUploaded?: (result: UploadResult) => void
   /** Ask before the page is left while a recording runs or sends (what is lost then: docs/recording.md). @default true */
   warnBeforeLeaving?: boolean
+  /**
+   * Keep a copy of the recording in the browser's origin-private file system while it is recorded
+   * and sent, so a page closed mid-recording can be finished on the next visit (`unfinished`). It
+   * takes the recording's size on disk, within the browser's quota for the site, until the upload
+   * is stored and verified (or cancelled, or discarded). Where the browser has no such file system
+   * (older browsers, some private windows), the recording goes on without a copy. @default true
+   */
+  keepLocalCopy?: boolean
 }
 
 /** A recording as it goes: state, figures and controls. */
@@ -65,6 +107,23 @@ export interface RecordingUpload {
   result: UploadResult | undefined
   /** Why the last recording failed: a `RecordingError`, or the engine's upload error (`ApiError`, `S3Error`…). */
   error: Error | undefined
+  /**
+   * Recordings an earlier visit left unfinished, kept in this browser (found when the hook
+   * mounts; a recording of this page whose upload failed joins them), oldest first. Empty with
+   * `keepLocalCopy: false` or where the browser keeps no copy.
+   */
+  unfinished: UnfinishedRecording[]
+  /**
+   * Uploads an unfinished recording from its copy: the parts already on storage are not sent
+   * again (through the engine's resume: the server needs `resumable: true`, else the whole copy is
+   * sent), then the copy is deleted. Status `finishing`, then `done` (or `failed`: the copy is
+   * kept). Resolves with the stored object, or undefined; never rejects. A recording another tab
+   * is finishing, or whose copy is gone, leaves `unfinished` (status back to `idle`). Ignored while
+   * a recording runs.
+   */
+  finish(recording: UnfinishedRecording): Promise<UploadResult | undefined>
+  /** Drops an unfinished recording: its upload aborted on storage (the parts sent removed), its copy deleted. Never rejects (`error` says why it could not). */
+  discard(recording: UnfinishedRecording): Promise<void>
 }
 
 interface Figures {
@@ -129,6 +188,19 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
     (change: Partial<Figures>) => mounted.current && setFigures((now) => ({ ...now, ...change })),
     [],
   )
+  const [unfinished, setUnfinished] = useState<UnfinishedRecording[]>([])
+  const findUnfinished = useCallback(async () => {
+    if (latest.current.keepLocalCopy === false || !canKeep()) return
+    const found = await (await keeping()).listKept().catch(() => [])
+    if (mounted.current) setUnfinished(found)
+  }, [])
+  useEffect(() => {
+    void findUnfinished().catch(() => {})
+  }, [findUnfinished])
+  const drop = useCallback(
+    (recording: UnfinishedRecording) => setUnfinished((list) => list.filter(({ id }) => id !== recording.id)),
+    [],
+  )
 
   const running = figures.status === 'recording'
   useEffect(() => {
@@ -152,15 +224,16 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
         source = 'camera',
         filename,
         onUploaded,
-        warnBeforeLeaving: _warn,
         mimeType,
         timeslice,
         videoBitsPerSecond,
         audioBitsPerSecond,
         onChunk,
-        ...engineOptions
       } = latest.current
+      const engineOptions = engineOptionsOf(latest.current)
+      const keepCopy = latest.current.keepLocalCopy !== false && canKeep()
       const controller = new AbortController()
+      let copying: Promise<LocalCopy | undefined> = Promise.resolve(undefined)
       let recorder: ReturnType<typeof recordToStream> | undefined
       let cancelled = false
       // Set once the upload has settled: the recorder's end, which may come later, changes no status then.
@@ -200,33 +273,53 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
           audioBitsPerSecond,
           onChunk,
           onRecorded: (recordedBytes) => update({ recordedBytes }),
+          // The first chunk comes a timeslice after the start, well after the copy is open.
+          keep: async (chunk) => (await copying)?.keep(chunk),
         })
         clock.current.since = performance.now()
         update({ status: 'recording', media: opened.media })
-        const stored = recorder.stream
+        const name = filename ?? recordingName(recorder.mimeType, new Date())
+        // The essence: storage and the API's type check take `video/webm`, not its codecs.
+        const contentType = recorder.mimeType.split(';')[0]!.trim()
+        if (keepCopy)
+          copying = keeping()
+            .then(({ startCopy }) => startCopy(name, contentType))
+            .catch(() => undefined)
+        const copy = await copying
         const ending = recorder.ended.then(({ end, error }) => {
           clockStop()
           update({ endedBy: end, ...(error && { error }), ...(!cancelled && !settled && { status: 'finishing' }) })
         })
-        const result = await upload(stored, {
+        const result = await upload(recorder.stream, {
           ...engineOptions,
-          filename: filename ?? recordingName(recorder.mimeType, new Date()),
-          // The essence: storage and the API's type check take `video/webm`, not its codecs.
-          contentType: recorder.mimeType.split(';')[0]!.trim(),
+          filename: name,
+          contentType,
+          // With a copy, the upload is recorded under the copy's id: the next visit carries it on from the copy.
+          ...copy?.journal,
           signal: controller.signal,
           onProgress: ({ loaded }) => update({ sentBytes: loaded }),
         })
         settled = true
         await ending
+        await copy?.discard()
         update({ status: 'done', result })
         callBack(onUploaded, result)
         return result
       } catch (error) {
         settled = true
         recorder?.stop()
-        if (!cancelled && !controller.signal.aborted)
+        // Every chunk is written once the recorder has ended: then the copy is whole.
+        await recorder?.ended
+        const copy = await copying
+        if (!cancelled && !controller.signal.aborted) {
           update({ status: 'failed', error: error instanceof Error ? error : new Error(String(error)) })
-        else update({ status: 'cancelled' })
+          // Kept: the recording is offered to finish later, with Discard.
+          copy?.release()
+          void findUnfinished()
+        } else {
+          await copy?.discard()
+          update({ status: 'cancelled' })
+        }
         return undefined
       } finally {
         clockStop()
@@ -235,7 +328,49 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
         run.current = undefined
       }
     },
-    [update, clockStop],
+    [update, clockStop, findUnfinished],
+  )
+
+  const finish = useCallback(
+    async (recording: UnfinishedRecording): Promise<UploadResult | undefined> => {
+      if (run.current) return undefined
+      const controller = new AbortController()
+      run.current = { stop() {}, pause() {}, resume() {}, cancel: () => controller.abort() }
+      setElapsedMs(0)
+      update({ ...IDLE, status: 'finishing', recordedBytes: recording.size })
+      try {
+        const result = await (await keeping()).finishKept(recording, {
+          ...engineOptionsOf(latest.current),
+          signal: controller.signal,
+          onProgress: ({ loaded }) => update({ sentBytes: loaded }),
+        })
+        // Stored, or another tab holds it (and finishes it), or its copy is gone: no longer this tab's to offer.
+        drop(recording)
+        update(result ? { status: 'done', result } : IDLE)
+        if (result) callBack(latest.current.onUploaded, result)
+        return result
+      } catch (error) {
+        if (controller.signal.aborted) update({ status: 'cancelled' })
+        else update({ status: 'failed', error: error instanceof Error ? error : new Error(String(error)) })
+        return undefined
+      } finally {
+        run.current = undefined
+      }
+    },
+    [update, drop],
+  )
+
+  const discard = useCallback(
+    async (recording: UnfinishedRecording) => {
+      try {
+        const { transport, apiHeaders } = latest.current
+        await (await keeping()).discardKept(recording.id, { transport, apiHeaders })
+        drop(recording)
+      } catch (error) {
+        update({ error: error instanceof Error ? error : new Error(String(error)) })
+      }
+    },
+    [update, drop],
   )
 
   const stop = useCallback(() => run.current?.stop(), [])
@@ -261,5 +396,26 @@ export function useRecordingUpload(options: UseRecordingUploadOptions = {}): Rec
     pause,
     resume,
     cancel,
+    unfinished,
+    finish,
+    discard,
   }
+}
+
+/** The engine's options of the hook's: what is not about recording. */
+function engineOptionsOf(options: UseRecordingUploadOptions): UploadOptions {
+  const {
+    source: _source,
+    filename: _filename,
+    onUploaded: _onUploaded,
+    warnBeforeLeaving: _warn,
+    keepLocalCopy: _keep,
+    mimeType: _mimeType,
+    timeslice: _timeslice,
+    videoBitsPerSecond: _video,
+    audioBitsPerSecond: _audio,
+    onChunk: _onChunk,
+    ...engineOptions
+  } = options
+  return engineOptions
 }

@@ -157,4 +157,85 @@ describe('resume, step by step', () => {
     await answerUntilComplete(fake)
     await expect(result).resolves.toEqual(completed)
   })
+
+  it('a stream given a fingerprint is recorded with its length unknown; a file of its bytes under that fingerprint carries it on, each part URL asked with its length (the ticket has no plan)', async () => {
+    const store = memoryResumeStore()
+    const resume = resumeUploads({ store })
+    const bytes = new Uint8Array(SIZE).map((_, i) => i % 251)
+    const fake = stepThroughTransport()
+    const controller = new AbortController()
+    const streamed = uploadPresigned(new Blob([bytes]).stream(), {
+      api: API_URL,
+      transport: fake.transport,
+      resume,
+      fingerprint: 'recording-1',
+      filename: 'r.webm',
+      contentType: 'video/webm',
+      partConcurrency: 1,
+      leavePartsOnError: true,
+      signal: controller.signal,
+    })
+    const asked = await next(fake)
+    expect(JSON.parse(String(asked.body))).toMatchObject({ sizeUnknown: true })
+    json(asked, { key: 'k', bucket: 'b', region: 'us-east-1', uploadId: 'u', partSize: MIN_PART_SIZE, ticket: 't' })
+    const firstUrl = await next(fake)
+    expect(JSON.parse(String(firstUrl.body))).toMatchObject({ partNumbers: [1], sizes: { 1: MIN_PART_SIZE } })
+    json(firstUrl, { urls: { 1: 'https://s3.test/b/k?partNumber=1' } })
+    answerPart(await next(fake))
+    await expect
+      .poll(async () => store.get('recording-1'))
+      .toMatchObject({
+        sizeUnknown: true,
+        size: 0,
+        partCount: 0,
+        uploadId: 'u',
+        ticket: 't',
+        parts: [{ partNumber: 1 }],
+      })
+    // The page goes (here: aborted, its parts left): the record stays for the next visit.
+    controller.abort()
+    await expect(streamed).rejects.toThrow()
+    expect(await store.get('recording-1')).toMatchObject({ sizeUnknown: true })
+
+    const carried = uploadPresigned(new File([bytes], 'r.webm', { type: 'video/webm' }), {
+      api: API_URL,
+      transport: fake.transport,
+      resume,
+      fingerprint: 'recording-1',
+      partConcurrency: 1,
+    })
+    const listing = await next(fake)
+    expect(listing.step).toBe('POST /list-parts')
+    json(listing, { parts: [{ partNumber: 1, etag: '"PUT ?partNumber=1"', size: MIN_PART_SIZE }] })
+    const urls = await next(fake)
+    expect(JSON.parse(String(urls.body))).toEqual({
+      ticket: 't',
+      partNumbers: [2, 3],
+      sizes: { 2: MIN_PART_SIZE, 3: 100 },
+    })
+    json(urls, { urls: { 2: 'https://s3.test/b/k?partNumber=2', 3: 'https://s3.test/b/k?partNumber=3' } })
+    answerPart(await next(fake))
+    answerPart(await next(fake))
+    const complete = await next(fake)
+    expect(JSON.parse(String(complete.body)).parts.map((part: { partNumber: number }) => part.partNumber)).toEqual([
+      1, 2, 3,
+    ])
+    json(complete, completed)
+    await expect(carried).resolves.toEqual(completed)
+    expect(await store.list()).toEqual([])
+  })
+
+  it('a record of a known size is not carried on by a file of another size under the same fingerprint: a fresh upload', async () => {
+    const store = memoryResumeStore()
+    await store.put({ ...(await recorded()), fingerprint: 'named' })
+    const fake = stepThroughTransport()
+    const other = new File([new Uint8Array(SIZE + 1)], 'r.bin')
+    void uploadPresigned(other, {
+      api: API_URL,
+      transport: fake.transport,
+      resume: resumeUploads({ store }),
+      fingerprint: 'named',
+    }).catch(() => {})
+    expect((await next(fake)).step).toBe('POST /')
+  })
 })

@@ -82,3 +82,19 @@ describe('useRecordingUpload where the browser cannot record', () => {
     expect(document.querySelector('.updraft-record')!.getAttribute('data-state')).toBe('failed')
   })
 })
+
+describe('useRecordingUpload where the browser keeps no copy (jsdom has no origin-private file system)', () => {
+  it('offers nothing unfinished, and finish() of a recording whose copy is not there settles undefined, idle', async () => {
+    expect((navigator as Partial<Navigator>).storage?.getDirectory).toBeUndefined()
+    const { result } = renderHook(() => useRecordingUpload({ api: '/api/s3-upload' }))
+    await act(async () => {})
+    expect(result.current.unfinished).toEqual([])
+    let outcome: unknown = 'pending'
+    await act(async () => {
+      outcome = await result.current.finish({ id: 'x', name: 'r.webm', type: 'video/webm', size: 1, startedAt: 0 })
+    })
+    expect(outcome).toBeUndefined()
+    expect(result.current.status).toBe('idle')
+    expect(result.current.error).toBeUndefined()
+  })
+})
