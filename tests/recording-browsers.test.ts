@@ -262,6 +262,11 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
       await video.play().catch(() => {})
       const played = await playing
       const seekTo = 4
+      // Firefox's duration is at first an estimate from what it has read (0.746 s once, in a full
+      // run) and a seek past it lands on it: wait until it knows the time is there, as a seek bar does.
+      const knownFrom = performance.now()
+      while (!(video.duration > seekTo) && performance.now() - knownFrom < 20_000)
+        await new Promise((resolve) => setTimeout(resolve, 100))
       const seeking = next('seeked')
       video.currentTime = seekTo
       const seeked = await seeking

@@ -3,12 +3,12 @@
 // declared stalled and sent again (604 of 1000 small files at 150 ms RTT). The engine now keeps
 // its own per-origin limit of requests in flight (`transport.connections`), and the watchdog
 // starts once a request can be sent.
-import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { NetworkError, UploadAbortedError } from '../../engine/core/errors.ts'
 import type { HttpRequest, HttpResponse, Transport } from '../../engine/core/http.ts'
 import { createRun } from '../../engine/core/run.ts'
 import { postToApi } from '../../engine/transport/api.ts'
-import { stepThroughTransport } from '../helpers/fake-transport.ts'
+import { settle, stepThroughTransport } from '../helpers/fake-transport.ts'
 
 const STALL = 60
 
@@ -53,15 +53,11 @@ function browserLike(connections = 6) {
   return { fake, transport, sent, mostOpen: () => mostOpen }
 }
 
-/**
- * Keeps the requests now in flight moving (bytes arrive) for `ms` of fake time, as a slow but live
- * upload does. Fake: on a loaded machine a real 15 ms wait took over the 60 ms stall timeout, and
- * moving requests were declared stalled.
- */
+/** Keeps the requests now in flight moving (bytes arrive) for `ms`, as a slow but live upload does. */
 async function keepMoving(fake: ReturnType<typeof stepThroughTransport>, ms: number) {
   for (let at = 0; at < ms; at += STALL / 4) {
     for (const request of fake.pending) request.onProgress?.(1)
-    await vi.advanceTimersByTimeAsync(STALL / 4)
+    await settle(STALL / 4)
   }
 }
 
@@ -70,8 +66,6 @@ const post = (run: ReturnType<typeof createRun>, name: string, signal?: AbortSig
 
 describe('requests per origin', () => {
   it('regression: requests waiting inside the browser for a connection were declared stalled and sent again; now they wait in the engine and go once', async () => {
-    vi.useFakeTimers()
-    onTestFinished(() => void vi.useRealTimers())
     const browser = browserLike()
     const run = createRun({
       api: 'https://app.test/api/s3-upload',
