@@ -125,6 +125,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const press = (page: TestPage, label: string) =>
   page.evaluate((label) => document.querySelector<HTMLButtonElement>(`button[aria-label="${label}"]`)!.click(), label)
 
+/** Polls until the origin-private file system holds no kept recording (the copy deleted, or never made). */
+const noCopyKept = (page: TestPage) =>
+  expect.poll(() => page.evaluate(() => window.keptFolders()), { timeout: 15_000 }).toEqual([])
+
 describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
   let session: BrowserSession
   beforeAll(async () => {
@@ -217,9 +221,7 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     const run = await recording(page)
     const stored = await expectStored(run)
     // The copy kept while recording is deleted once the upload is stored and verified.
-    await expect
-      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
-      .toEqual([])
+    await noCopyKept(page)
 
     const parts = partsOf(run.puts)
     expect(parts.length).toBeGreaterThanOrEqual(4)
@@ -337,9 +339,7 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     const run = await recording(page)
     expect(run.state).toBe('cancelled')
     expect(run.key).toBeUndefined()
-    await expect
-      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
-      .toEqual([])
+    await noCopyKept(page)
     // The abort runs in the background once the part requests have closed.
     const deadline = Date.now() + 30_000
     while ((await uploadExists(key, first.uploadId!)) && Date.now() < deadline) await sleep(250)
@@ -368,9 +368,7 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     // Signed in the page with the token's credentials, not presigned by the upload API.
     expect(parts.every((put) => !new URL(put.url!).searchParams.has('X-Amz-Signature'))).toBe(true)
     expect(parts.filter((put) => put.end! < run.stopAt!).length).toBeGreaterThanOrEqual(2)
-    await expect
-      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
-      .toEqual([])
+    await noCopyKept(page)
     expect(page.errors).toEqual([])
     await page.close()
   }, 180_000)
@@ -479,9 +477,7 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
       const { Uploads = [] } = await client.send(new ListMultipartUploadsCommand({ Bucket: rgw.bucket, Prefix: key }))
       expect(Uploads).toEqual([])
       // The copy is deleted once the upload is stored and verified; the banner is gone.
-      await expect
-        .poll(() => next.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
-        .toEqual([])
+      await noCopyKept(next)
       expect(await next.evaluate(() => document.querySelector('.updraft-record-unfinished'))).toBeNull()
       expect(next.errors).toEqual([])
       await next.close()
@@ -499,9 +495,7 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     )
     await next.waitForFunction(() => document.querySelector('.updraft-record-unfinished') === null, undefined, 30_000)
     expect(await uploadExists(key, uploadId)).toBe(false)
-    await expect
-      .poll(() => next.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
-      .toEqual([])
+    await noCopyKept(next)
     expect(next.errors).toEqual([])
     await next.close()
   }, 300_000)
@@ -521,17 +515,13 @@ describe.each(BROWSERS)('recording while uploading, in %s', (browser) => {
     })
     await page.click('.updraft-record button.updraft-primary')
     await recordedAtLeast(page, PART + MiB)
-    await expect
-      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
-      .toEqual([])
+    await noCopyKept(page)
     await press(page, 'Stop recording')
     await settled(page)
     const run = await recording(page)
     await expectStored(run)
     expect(partsOf(run.puts).length).toBeGreaterThanOrEqual(2)
-    await expect
-      .poll(() => page.evaluate(() => (window as unknown as PageWindow).keptFolders()), { timeout: 15_000 })
-      .toEqual([])
+    await noCopyKept(page)
     expect(page.errors).toEqual([])
     await page.close()
   }, 120_000)
