@@ -150,14 +150,27 @@ function put(url: string, headers: Record<string, string>, file: File): Promise<
 
 declare global {
   interface Window {
-    runJob(job: Job): Promise<{ seconds: number; keys: string[] }>
+    runJob(job: Job): Promise<{ seconds: number; keys: string[]; storageMs: number }>
   }
 }
 
 window.runJob = async (job) => {
   const files = makeFiles(job)
+  // Every request's timing, to tell how long storage took to answer from how many went at once.
+  performance.setResourceTimingBufferSize(job.count * 4)
+  performance.clearResourceTimings()
   const started = performance.now()
   const run = { hook: runHook, upload: runUpload, raw: runRaw, uppy: runUppy }[job.contender]
   const keys = await run(files)
-  return { seconds: (performance.now() - started) / 1000, keys }
+  const seconds = (performance.now() - started) / 1000
+  return { seconds, keys, storageMs: medianStorageRequest() }
+}
+
+/** The median storage request (PUT or form POST, its CORS preflight included: Chromium times both as one), ms. */
+function medianStorageRequest(): number {
+  const times = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+    .filter((entry) => new URL(entry.name).origin !== location.origin)
+    .map((entry) => entry.responseEnd - entry.startTime)
+    .sort((a, b) => a - b)
+  return times[Math.floor(times.length / 2)] ?? Number.NaN
 }

@@ -6,8 +6,18 @@ import Fastify from 'fastify'
 import { Redis } from 'ioredis'
 import { s3Upload } from '../../server/fastify.ts'
 
-const { stsEndpoint, s3Endpoint, s3Direct, keys, redisUrl } = JSON.parse(process.argv[2] ?? '{}') as {
-  stsEndpoint: string
+const {
+  stsEndpoint,
+  s3Endpoint,
+  s3Direct,
+  keys,
+  redisUrl,
+  bucket = 'uploads',
+  region = 'us-east-1',
+  formUploads = false,
+} = JSON.parse(process.argv[2] ?? '{}') as {
+  /** The STS stand-in; without it the server's default STS is asked, which a store without STS refuses (presigned mode then). */
+  stsEndpoint?: string
   /** Storage as pages reach it: the address in every URL and credential reply the upload API hands out. */
   s3Endpoint: string
   /**
@@ -19,6 +29,9 @@ const { stsEndpoint, s3Endpoint, s3Direct, keys, redisUrl } = JSON.parse(process
   keys: { accessKeyId: string; secretAccessKey: string }
   /** Count requests in this Redis, as instances sharing a limit do (with a limit no run reaches). */
   redisUrl?: string
+  bucket?: string
+  region?: string
+  formUploads?: boolean
 }
 
 if (s3Direct) {
@@ -45,11 +58,12 @@ const app = Fastify({ logger: false })
 await app.register(s3Upload, {
   prefix: '/api/s3-upload',
   ...keys,
-  bucket: 'uploads',
-  region: 'us-east-1',
+  bucket,
+  region,
   endpoint: s3Endpoint,
   forcePathStyle: true,
-  sts: { mode: 'federation', endpoint: stsEndpoint },
+  ...(stsEndpoint && { sts: { mode: 'federation' as const, endpoint: stsEndpoint } }),
+  formUploads,
   // The benchmark is one client sending as fast as it can: exactly what the rate limit refuses.
   // With Redis, every request is counted there, under a limit no run reaches: the cost of sharing it.
   rateLimit: redisUrl
