@@ -350,7 +350,8 @@ async function startRig() {
           seconds,
           apiPerFile: apiRequests / scenario.count,
           // Requests about an object (`/bucket/key`): not the one STS request a page's first token ask costs.
-          storagePerFile: apiStorage.log.filter(({ url }) => url.split('?')[0]!.split('/').length > 2).length / scenario.count,
+          storagePerFile:
+            apiStorage.log.filter(({ url }) => url.split('?')[0]!.split('/').length > 2).length / scenario.count,
           // A form names its key in its body: forms beyond one per file were sent twice.
           sentTwice:
             [...perObject.values()].reduce((sum, times) => sum + times - 1, 0) + Math.max(0, forms - scenario.count),
