@@ -223,6 +223,67 @@ describe('pause a single PUT', () => {
   })
 })
 
+describe('pause and cancel a POST form (formUploads)', () => {
+  // A form goes where a single PUT goes (engine/s3/put.ts), its fields before the file's bytes.
+  function formUpload() {
+    const fake = stepThroughTransport()
+    const pauses = new PauseController()
+    const controller = new AbortController()
+    const result = uploadPresigned(new Blob([new Uint8Array(1000)]), {
+      api: 'https://app.test/api/s3-upload',
+      transport: fake.transport,
+      stallTimeout: STALL,
+      pauseSignal: pauses.signal,
+      signal: controller.signal,
+      retry: { delay: 1 },
+    })
+    result.catch(() => {})
+    const reply = {
+      key: 'k',
+      bucket: 'b',
+      region: 'us-east-1',
+      form: { url: 'https://s3.test/b', fields: { key: 'k', Policy: 'p', 'X-Amz-Signature': 's' } },
+      ticket: 't',
+    }
+    return { fake, pauses, controller, result, reply }
+  }
+
+  it('pause cancels the form mid-file; resume sends the whole form again, then /complete', async () => {
+    const { fake, pauses, result, reply } = formUpload()
+    const asked = await next(fake)
+    expect(JSON.parse(String(asked.body))).toMatchObject({ form: true })
+    asked.respond(200, {}, JSON.stringify(reply))
+    const post = await next(fake)
+    expect([post.method, post.url]).toEqual(['POST', 'https://s3.test/b'])
+    const whole = (post.body as Blob).size
+    post.onProgress?.(whole - 600)
+    pauses.pause()
+    expect(post.signal!.aborted).toBe(true)
+    await settle(STALL * 2)
+    expect(fake.pending).toEqual([])
+    pauses.resume()
+    const again = await next(fake)
+    expect([again.method, again.url, (again.body as Blob).size]).toEqual(['POST', 'https://s3.test/b', whole])
+    again.onProgress?.(whole)
+    again.respond(204, { ETag: '"e"' })
+    const complete = await next(fake)
+    expect(complete.step).toBe('POST /complete')
+    complete.respond(200, {}, JSON.stringify({ url: 'https://s3.test/b/k', bucket: 'b', key: 'k', etag: '"e"' }))
+    await expect(result).resolves.toMatchObject({ key: 'k', etag: '"e"' })
+  })
+
+  it('cancel mid-form rejects at once with AbortError, and nothing is confirmed', async () => {
+    const { fake, controller, result, reply } = formUpload()
+    ;(await next(fake)).respond(200, {}, JSON.stringify(reply))
+    const post = await next(fake)
+    post.onProgress?.(100)
+    controller.abort()
+    await expect(result).rejects.toMatchObject({ name: 'AbortError' })
+    expect(post.signal!.aborted).toBe(true)
+    expect(fake.log.filter((step) => step.includes('/complete'))).toEqual([])
+  })
+})
+
 describe('waitForNetwork', () => {
   /** A browser-like global: online/offline events and navigator.onLine. */
   function fakeBrowser() {
