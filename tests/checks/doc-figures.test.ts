@@ -177,6 +177,10 @@ const FIGURES: Record<string, { where: string; value: () => string }> = {
     where: 'section 10, 1000 × 8–32 KiB, home broadband',
     value: () => manyFiles(SMALL_FILES_HOME, '`useS3Upload`')[2]!,
   },
+  'many-files.uppy.home.vs-raw': {
+    where: 'section 10, 1000 × 8–32 KiB, home broadband',
+    value: () => manyFiles(SMALL_FILES_HOME, '`@uppy/aws-s3`')[2]!,
+  },
   'many-files.hook.slow.vs-raw': {
     where: 'section 10, 1000 × 8–32 KiB, 150 ms RTT',
     value: () => manyFiles(SMALL_FILES_SLOW, '`useS3Upload`')[2]!,
