@@ -694,7 +694,7 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
     { name: 'desktop', options: DESKTOP },
     { name: 'phone', options: PHONE },
   ])(
-    '$name: a row\'s bar keeps its length uploading, paused, cancelled and done; a done row grows no taller; no wrapped line starts with "·"; a mouse Remove rings nothing',
+    '$name: a row\'s bar keeps its length uploading, paused, cancelled and done; its height too, failed included; no wrapped line starts with "·"; a mouse Remove rings nothing',
     async ({ options }) => {
       // Issue 35: the bar was 649 px uploading, 634 paused, 613 done; a done row grew from 87 to
       // 154-173 px and pushed the rows below; a phone's wrapped line started with "·"; after Remove
@@ -704,12 +704,19 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
         row.getByRole('progressbar').evaluate((element) => element.getBoundingClientRect().width)
       const row = await uploadShowingSpeed(page, 'steady.bin', 24 * MiB, 355)
       const uploading = { bar: await bar(row), height: (await box(row)).height }
+      // While it runs its figures change length ("9.8 MiB" → "10 MiB", the time left): on a phone
+      // they wrapped to a line more or less, and the row grew or shrank.
+      const heights = new Set<number>()
+      for (let sample = 0; sample < 15; sample++, await sleep(100)) heights.add(Math.round((await box(row)).height))
+      expect([...heights]).toEqual([Math.round(uploading.height)])
       await row.getByRole('button', { name: 'Pause upload of steady.bin' }).click()
       await expect.poll(() => stateOf(row)).toBe('paused')
       expect(await bar(row)).toBe(uploading.bar)
+      expect((await box(row)).height).toBeCloseTo(uploading.height, 0)
       await row.getByRole('button', { name: 'Cancel upload of steady.bin' }).click()
       await expect.poll(() => stateOf(row)).toBe('cancelled')
       expect(await bar(row)).toBe(uploading.bar)
+      expect((await box(row)).height).toBeCloseTo(uploading.height, 0)
       // No line of the row's figures (nor the summary's) starts with a dot a reader can see.
       const danglingDots = await page.evaluate(() =>
         [...document.querySelectorAll('.updraft-figures')].flatMap((box) => {
@@ -727,7 +734,7 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
       await row.getByRole('button', { name: 'Retry upload of steady.bin' }).click()
       await expectStored(page, 'steady.bin', testBytes(24 * MiB, 355))
       expect(await bar(row)).toBe(uploading.bar)
-      expect((await box(row)).height).toBeLessThanOrEqual(uploading.height)
+      expect((await box(row)).height).toBeCloseTo(uploading.height, 0)
 
       // Remove with the mouse: focus goes to the next row, without a ring (:focus-visible is the keyboard's).
       const small = filePayload('after.txt', 'text/plain', 2_000, 356)
@@ -739,6 +746,24 @@ describe('rows hold still and tell the truth (issue 23, the demo rough edges)', 
         outline: getComputedStyle(document.activeElement!).outlineStyle,
       }))
       expect(focused).toEqual({ name: 'after.txt', outline: 'none' })
+
+      // A row that fails is as tall as one that runs: its sentence is one line (it wrapped, and a
+      // Details line came under it), whole in its title and under Details.
+      await page.route(/\/api\/s3-upload(\/batch)?$/, (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({ status: 403, contentType: 'application/json', body: '{"error":"Forbidden"}' })
+          : route.continue(),
+      )
+      await pickFiles(page, [filePayload('forbidden.bin', 'application/octet-stream', 2_000, 357)])
+      const failed = rowsOf(page, 'forbidden.bin')
+      await expect.poll(() => stateOf(failed), { timeout: 15_000 }).toBe('failed')
+      const sentence = "The server didn't allow this upload — sign in again, or reload the page"
+      expect(await failed.locator('.updraft-message').getAttribute('title')).toBe(sentence)
+      expect((await box(failed)).height).toBeCloseTo(uploading.height, 0)
+      const details = failed.getByRole('button', { name: 'Details' })
+      await details.click()
+      expect(await details.getAttribute('aria-expanded')).toBe('true')
+      expect(await failed.locator('.updraft-details').innerText()).toContain(sentence)
       await page.close()
     },
   )

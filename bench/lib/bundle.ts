@@ -232,11 +232,12 @@ export const BUDGETS: Array<{
   // Both parts of issue 35 together, with the token-mode probe: 21854 B measured.
   // Issue 37's `preparing` status (a row that says "Preparing…" while `prepare` shrinks its photo,
   // and the summary's "2 preparing"): 22283 B measured with the images work before it. With issue
-  // 37's `fingerprint` in `upload()`: 22303 B (+20 B).
+  // 37's `fingerprint` in `upload()`: 22303 B (+20 B). A failed row's sentence cut to one line with
+  // a Details button (aria-expanded) in place of a <details> line under it: 22480 B (+80 B).
   {
     entry: 'ui',
     goal: 16200,
-    limit: 22425,
+    limit: 22505,
     what: 'React components (`UploadDropzone`, `UploadButton`; CSS and thumbnails apart)',
   },
   // Issue 37: record and upload at once, an entry of its own (`updraft-s3/react/recording`): pages that

@@ -1,4 +1,4 @@
-import { forwardRef, memo, useEffect, useRef, useState } from 'react'
+import { forwardRef, memo, useEffect, useId, useRef, useState } from 'react'
 import type { UploadLimits } from '../file-checks.ts'
 import { formatBytes, formatSpeed, formatTimeLeft } from '../format.ts'
 import { errorMessage } from '../messages.ts'
@@ -38,6 +38,8 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
   const resuming = useResuming(state, rate)
   const label = resuming ? 'Resuming…' : ROW_LABELS[state]
   const [copied, setCopied] = useState(false)
+  const [showDetails, setShowDetails] = useState(false)
+  const detailsId = useId()
   const retryRef = useRef<HTMLButtonElement>(null)
   const cancelling = useRef(false)
 
@@ -120,7 +122,8 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             <div className="updraft-bar-fill" style={{ width: `${progress}%` }} />
           </div>
         )}
-        <p className="updraft-row-foot">
+        {/* One line in every state (two on a narrow row): a failed row's sentence is cut to it, whole in its title and under Details, so a row that fails does not grow and shove the rows below */}
+        <div className="updraft-row-foot">
           <span className="updraft-state">{label}</span>
           {figures.length > 0 && (
             <Figures>
@@ -138,13 +141,28 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
               {serverNote}
             </span>
           )}
-          {message && <span className="updraft-message">{message}</span>}
-        </p>
-        {state === 'failed' && error && (
-          <details className="updraft-details">
-            <summary>Details</summary>
-            <code>{error.message}</code>
-          </details>
+          {message && (
+            <span className="updraft-message" title={message}>
+              {message}
+            </span>
+          )}
+          {state === 'failed' && error && (
+            <button
+              type="button"
+              className="updraft-details-toggle"
+              aria-expanded={showDetails}
+              aria-controls={showDetails ? detailsId : undefined}
+              onClick={() => setShowDetails((shown) => !shown)}
+            >
+              Details
+            </button>
+          )}
+        </div>
+        {state === 'failed' && error && showDetails && (
+          <div className="updraft-details" id={detailsId}>
+            {message}
+            {error.message !== message && <code>{error.message}</code>}
+          </div>
         )}
       </div>
       <div className="updraft-actions">

@@ -98,7 +98,10 @@ describe('<UploadDropzone>', () => {
     await act(async () => calls[0]!.reject(new NetworkError('Failed to fetch')))
     expect(row('ok.png').dataset.state).toBe('failed')
     expect(row('ok.png').textContent).toContain('Storage sent no reply this page can read')
-    expect(row('ok.png').querySelector('details code')!.textContent).toBe('Failed to fetch') // the developer's words, one click away
+    // The developer's words, one click away.
+    expect(row('ok.png').querySelector('.updraft-details')).toBeNull()
+    act(() => fireEvent.click(within(row('ok.png')).getByRole('button', { name: 'Details' })))
+    expect(row('ok.png').querySelector('.updraft-details code')!.textContent).toBe('Failed to fetch')
     expect(live()).toMatch(
       /^ok\.png not uploaded: Storage sent no reply this page can read — it is out of reach, or refused/,
     )
