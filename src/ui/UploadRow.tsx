@@ -122,7 +122,7 @@ const Row = forwardRef<HTMLLIElement, UploadRowProps>(function UploadRow(
             <div className="updraft-bar-fill" style={{ width: `${progress}%` }} />
           </div>
         )}
-        {/* One line in every state (two on a narrow row): a failed row's sentence is cut to it, whole in its title and under Details, so a row that fails does not grow and shove the rows below */}
+        {/* One line in every state (three on a narrow row, styles.css): a failed row's sentence is cut to it, whole in its title and under Details, so a row that fails does not grow and shove the rows below */}
         <div className="updraft-row-foot">
           <span className="updraft-state">{label}</span>
           {figures.length > 0 && (

@@ -141,7 +141,7 @@ export async function testFiles(): Promise<TestFiles> {
 /** What the page's resume journal holds for one upload (engine/resume: its record in IndexedDB). */
 export interface ResumeRecord {
   uploadId: string
-  parts: unknown[]
+  parts: Array<{ partNumber: number; etag: string }>
 }
 
 /** Every upload record in the page's resume journal (the page has opened the database by then). */
