@@ -1,5 +1,5 @@
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3'
-import { createPresigner, MAX_EXPIRES_IN, type Presign, signingWith } from './presigner.ts'
+import { expiringPresigner, type Presign } from './presigner.ts'
 
 // The server's own credentials: static keys, a provider the app passes, or (neither set) the AWS
 // SDK's default chain — environment, shared config and SSO profiles, web identity (OIDC) tokens,
@@ -31,16 +31,11 @@ export function serverKeySigner(
     const current = await credentials()
     let signer = signers.get(current)
     if (!signer) {
-      const presign = createPresigner(current, region)
-      const expires = current.expiration?.getTime()
-      signer = signingWith(
-        async (request) => {
-          const date = request.date ?? new Date()
-          const left = expires === undefined ? MAX_EXPIRES_IN : Math.floor((expires - date.getTime()) / 1000)
-          if (left < 1) throw new Error('updraft: the server credentials have expired and were not renewed')
-          return presign({ ...request, date, expiresIn: Math.min(request.expiresIn, left, MAX_EXPIRES_IN) })
-        },
-        { credentials: current, region, ...(expires !== undefined && { expires }) },
+      signer = expiringPresigner(
+        current,
+        region,
+        current.expiration?.getTime(),
+        'updraft: the server credentials have expired and were not renewed',
       )
       signers.set(current, signer)
     }

@@ -1,7 +1,7 @@
 import { CreateSessionCommand, type S3Client } from '@aws-sdk/client-s3'
 import { type DirectorySession, SessionCache } from '../protocol/directory-session.ts'
 import type { ResolvedConfig } from './config.ts'
-import { createPresigner, MAX_EXPIRES_IN, type Presign } from './presigner.ts'
+import { expiringPresigner, type Presign } from './presigner.ts'
 import { storageObjectUrl } from './storage.ts'
 
 /**
@@ -40,14 +40,15 @@ export function createDirectorySigner(config: ResolvedConfig, s3: S3Client): () 
     const session = await sessions.get(key, createSession)
     let signer = presigners.get(session)
     if (!signer) {
-      const presign = createPresigner(session, config.region, { directorySession: true })
-      signer = async (request) => {
-        const date = request.date ?? new Date()
-        // A URL outliving its session would be refused as expired: say so in the URL.
-        const left = Math.floor((session.expires - date.getTime()) / 1000)
-        if (left < 1) throw new Error('updraft: the directory bucket session has expired')
-        return presign({ ...request, date, expiresIn: Math.min(request.expiresIn, left, MAX_EXPIRES_IN) })
-      }
+      signer = expiringPresigner(
+        session,
+        config.region,
+        session.expires,
+        'updraft: the directory bucket session has expired',
+        {
+          directorySession: true,
+        },
+      )
       presigners.set(session, signer)
     }
     return signer

@@ -3,7 +3,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post'
 import type { PresignedForm } from '../protocol/wire.ts'
 import type { ResolvedConfig } from './config.ts'
 import { PRESIGN_EXPIRES_IN, type SingleUpload, servingHeaders } from './presigned-urls.ts'
-import type { Presign, Signing } from './presigner.ts'
+import { type Presign, type Signing, secondsLeft } from './presigner.ts'
 
 /**
  * What a POST form writes the object with: the headers a PUT URL signs (server/presigned-urls.ts),
@@ -48,8 +48,7 @@ export function createFormPresigner(config: ResolvedConfig, signer: () => Promis
   }: SingleUpload & { filesize: number }): Promise<PresignedForm | undefined> => {
     const { signing } = await signer()
     if (!signing) return undefined
-    const left = signing.expires === undefined ? PRESIGN_EXPIRES_IN : Math.floor((signing.expires - Date.now()) / 1000)
-    if (left < 1) throw new Error('updraft: the credentials that sign POST forms have expired')
+    const left = secondsLeft(signing.expires, new Date(), 'updraft: the credentials that sign POST forms have expired')
     const { url, fields } = await createPresignedPost(clientFor(signing), {
       Bucket: config.bucket,
       Key: key,

@@ -48,9 +48,34 @@ export interface Signing {
   expires?: number
 }
 
-/** `presign`, saying what it signs with. */
-export const signingWith = (presign: (request: PresignRequest) => Promise<string>, signing: Signing): Presign =>
-  Object.assign(presign, { signing })
+/**
+ * A {@link Presign} whose URLs never outlive the credentials that sign them (`expires`, epoch ms;
+ * none: never): storage would refuse a URL as expired after them, so `expiresIn` is cut to what
+ * they have left at the signing date, and once they are spent it throws `expired`. It says what it
+ * signs with (`signing`), but for a directory bucket's session: S3 Express has no POST Object.
+ */
+export function expiringPresigner(
+  credentials: SigningCredentials,
+  region: string,
+  expires: number | undefined,
+  expired: string,
+  options: PresignerOptions = {},
+): Presign {
+  const presign = createPresigner(credentials, region, options)
+  const signer = async (request: PresignRequest) => {
+    const date = request.date ?? new Date()
+    return presign({ ...request, date, expiresIn: Math.min(request.expiresIn, secondsLeft(expires, date, expired)) })
+  }
+  if (options.directorySession) return signer
+  return Object.assign(signer, { signing: { credentials, region, ...(expires !== undefined && { expires }) } })
+}
+
+/** Seconds credentials expiring at `expires` (epoch ms; none: never) have left at `date`, at most SigV4's 7 days; throws `expired` once none. */
+export function secondsLeft(expires: number | undefined, date: Date, expired: string): number {
+  const left = expires === undefined ? MAX_EXPIRES_IN : Math.floor((expires - date.getTime()) / 1000)
+  if (left < 1) throw new Error(expired)
+  return Math.min(left, MAX_EXPIRES_IN)
+}
 
 export interface PresignerOptions {
   /**

@@ -7,7 +7,7 @@ import { errorLogFields } from './error-log-fields.ts'
 import { describeServerKeyPolicy, serverKeyPolicyFor } from './key-policy.ts'
 import { describePreflight, refusesSessionPreflight, sendPreflight } from './preflight-check.ts'
 import { objectHeaders } from './presigned-urls.ts'
-import { createPresigner, type Presign, signingWith } from './presigner.ts'
+import { expiringPresigner, type Presign } from './presigner.ts'
 import { createS3Client, storageObjectUrl } from './storage.ts'
 import { createCredentialIssuer, type IssueCredentials, presignPolicy } from './sts.ts'
 
@@ -133,16 +133,11 @@ function createStsSigner(config: ResolvedConfig, issue: IssueCredentials): () =>
       secretAccessKey: credentials.SecretAccessKey,
       sessionToken: credentials.SessionToken,
     }
-    const presign = createPresigner(session, config.region)
-    const signer = signingWith(
-      async (request) => {
-        const date = request.date ?? new Date()
-        // A URL outliving its credentials would be refused by storage as expired: say so in the URL.
-        const left = Math.floor((expires - date.getTime()) / 1000)
-        if (left < 1) throw new Error('updraft: the presigning session credential has expired')
-        return presign({ ...request, date, expiresIn: Math.min(request.expiresIn, left) })
-      },
-      { credentials: session, region: config.region, expires },
+    const signer = expiringPresigner(
+      session,
+      config.region,
+      expires,
+      'updraft: the presigning session credential has expired',
     )
     return { signer, expires }
   }

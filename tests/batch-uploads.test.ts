@@ -4,11 +4,11 @@
 // authorization, token mode the server cannot issue), is verified alone (a lie is deleted while the
 // others are recorded), and `onUploadComplete` runs once per file. Storage is reached through a
 // counting proxy: /complete reads each object with one request. Every stored object is read back.
-import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3'
+import type { S3Client } from '@aws-sdk/client-s3'
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { startCountingProxy } from '../dev/counting-proxy.ts'
-import { readObject, sdkClient, sha256, testBytesOf } from '../dev/s3-client.ts'
+import { objectExists, readObject, sdkClient, sha256, testBytesOf } from '../dev/s3-client.ts'
 import { storeConfig, type TestStore } from '../dev/stores.ts'
 import { uploadObject } from '../engine/index.ts'
 import type {
@@ -100,13 +100,6 @@ async function send(
   expect(put.status, await put.clone().text()).toBe(200)
   return { ticket: reply.ticket! }
 }
-
-const exists = (client: S3Client, bucket: string, key: string) =>
-  client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
-    () => true,
-    (error: { $metadata?: { httpStatusCode?: number } }) =>
-      error.$metadata?.httpStatusCode === 404 ? false : Promise.reject(error),
-  )
 
 describe.each(Object.entries(allStores))('on %s', (name, store) => {
   let proxy: Awaited<ReturnType<typeof startCountingProxy>>
@@ -277,8 +270,8 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
         status: 422,
         error: 'The uploaded object was refused and deleted: it holds 3000 bytes, not the 10 declared',
       })
-    expect(await exists(reader, html!.bucket, html!.key)).toBe(false)
-    expect(await exists(reader, sized!.bucket, sized!.key)).toBe(false)
+    expect(await objectExists(reader, html!.bucket, html!.key)).toBe(false)
+    expect(await objectExists(reader, sized!.bucket, sized!.key)).toBe(false)
     expect(app.calls.map((call) => call.key)).toEqual(expect.arrayContaining([a!.key, b!.key]))
     expect(app.calls).toHaveLength(2)
     expect((done.body.files[0] as UploadResult).serverData).toEqual({ album: 'trip' })
@@ -341,7 +334,7 @@ describe.each(Object.entries(allStores))('on %s', (name, store) => {
       expect(done.body.files.map((entry) => (isError(entry) ? entry.status : 200))).toEqual([200, 422, 200])
       const [a, html, pdf] = asked.body.files
       expect(app.calls.map((call) => call.key).sort()).toEqual([a!.key, pdf!.key].sort())
-      expect(await exists(reader, html!.bucket, html!.key)).toBe(false)
+      expect(await objectExists(reader, html!.bucket, html!.key)).toBe(false)
       expect(sha256(await readObject(reader, a!.bucket, a!.key))).toBe(sha256(bytes[0]!))
       expect(sha256(await readObject(reader, pdf!.bucket, pdf!.key))).toBe(sha256(bytes[2]!))
     } finally {
